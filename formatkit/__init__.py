@@ -1,0 +1,69 @@
+"""formatkit: validate, convert, run and score LLM evaluation sets kept in Excel and jsonl.
+
+The public API::
+
+    from formatkit import validate_file, validate_files, iter_records, iter_dicts, convert
+    report = validate_file("set.xlsx", mode="infer-eval", profile="platform")
+    for issue in report.issues: print(issue.code, issue.place, issue.message)
+
+Names are loaded on first use, so ``import formatkit`` stays cheap for the command line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "validate_file": "formatkit.validate",
+    "validate_files": "formatkit.validate",
+    "iter_records": "formatkit.validate",
+    "iter_dicts": "formatkit.validate",
+    "convert": "formatkit.convert",
+    "export_excel": "formatkit.export",
+    "Issue": "formatkit.issues",
+    "FileReport": "formatkit.issues",
+    "Report": "formatkit.issues",
+    "CODES": "formatkit.codes",
+    "Record": "formatkit.models",
+    "Message": "formatkit.models",
+    "Response": "formatkit.models",
+    "Usage": "formatkit.models",
+    "Meta": "formatkit.models",
+    "SourceLocation": "formatkit.models",
+    "record_to_dict": "formatkit.models",
+    "FormatkitError": "formatkit.errors",
+    "InvalidFileError": "formatkit.errors",
+    "UnreadablePathError": "formatkit.errors",
+    "OutputError": "formatkit.errors",
+    "Mode": "formatkit.modes",
+    "Profile": "formatkit.modes",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'formatkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from formatkit.codes import CODES
+    from formatkit.convert import convert
+    from formatkit.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
+    from formatkit.export import export_excel
+    from formatkit.issues import FileReport, Issue, Report
+    from formatkit.models import Message, Meta, Record, Response, SourceLocation, Usage, record_to_dict
+    from formatkit.modes import Mode, Profile
+    from formatkit.validate import iter_dicts, iter_records, validate_file, validate_files

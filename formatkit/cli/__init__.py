@@ -1,0 +1,31 @@
+"""The ``formatkit`` command: a thin layer over the library API.
+
+Each command lives in its own module with a ``register(app)`` function; heavy libraries (pandas,
+httpx, sympy) are imported inside the commands that need them, so ``formatkit validate`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="formatkit",
+    help="Validate, convert, run and score LLM evaluation sets (Excel and jsonl).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+_COMMAND_MODULES = ("validate", "convert", "schema", "export", "run", "score", "report")
+
+for _name in _COMMAND_MODULES:
+    importlib.import_module(f"formatkit.cli.{_name}").register(app)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,45 @@
+"""``formatkit convert PATH... -o OUT.jsonl [--mode M] [--profile P] [--no-meta]``"""
+
+from __future__ import annotations
+
+import typer
+
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    ModeOption,
+    ProfileOption,
+    fail_usage,
+    paths_or_fail,
+    print_report,
+)
+
+
+def convert(
+    paths: list[str] = typer.Argument(..., help="Input files, converted in order into one output.", metavar="PATH..."),
+    output: str = typer.Option(..., "-o", "--output", help="The canonical jsonl to write."),
+    mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the files are for."),
+    profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
+    no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
+) -> None:
+    """Validate, then write canonical jsonl. Nothing is written when any error is found."""
+    from formatkit.convert import convert as run_convert
+    from formatkit.errors import OutputError
+
+    try:
+        report = run_convert(
+            paths_or_fail(paths), output, mode=mode.value, profile=profile.value, meta=not no_meta  # type: ignore[arg-type]
+        )
+    except (OutputError, OSError) as exc:
+        fail_usage(str(exc))
+    if report.valid:
+        print_report(report, err=True, quiet_valid=True)
+        typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)
+        raise typer.Exit(EXIT_OK)
+    print_report(report, err=True)
+    typer.echo(f"nothing written to {output}: fix the errors above", err=True)
+    raise typer.Exit(EXIT_ERRORS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("convert")(convert)

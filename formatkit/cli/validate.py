@@ -1,0 +1,28 @@
+"""``formatkit validate PATH... [--mode M] [--profile P] [--json]``"""
+
+from __future__ import annotations
+
+import typer
+
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, ModeOption, ProfileOption, paths_or_fail, print_report
+
+
+def validate(
+    paths: list[str] = typer.Argument(..., help="Excel (.xlsx, .xls) or jsonl files to check.", metavar="PATH..."),
+    mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the files are for."),
+    profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
+) -> None:
+    """Check evaluation files; report every problem with its place. Exit 1 when errors are found."""
+    from formatkit.validate import validate_files
+
+    report = validate_files(paths_or_fail(paths), mode=mode.value, profile=profile.value)  # type: ignore[arg-type]
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    else:
+        print_report(report)
+    raise typer.Exit(EXIT_OK if report.valid else EXIT_ERRORS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate")(validate)

@@ -1,0 +1,78 @@
+"""Every issue code formatkit can report, with its severity and a one-line summary.
+
+Codes are a public contract (scripts filter on them): add codes, never rename one. Each code here has
+at least one fixture in ``fixtures/invalid`` and a test that finds it at its place
+(``tests/test_rules.py`` checks that no code is left without one).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = ["CODES", "Severity"]
+
+Severity = Literal["error", "warning"]
+
+CODES: dict[str, tuple[Severity, str]] = {
+    # --- files and uploads -------------------------------------------------------------------------
+    "unsupported_extension": ("error", "Only .xlsx, .xls and .jsonl files can be read."),
+    "too_many_files": ("error", "The platform accepts at most 10 files per upload."),
+    "too_many_rows": ("error", "The platform accepts at most 1,000 rows (Excel) or lines (jsonl) per file."),
+    "empty_file": ("error", "The file holds nothing."),
+    "no_records": ("error", "The file has no data rows or lines."),
+    "unreadable_file": ("error", "The file could not be read at all (corrupt, truncated or another format)."),
+    # --- Excel: workbook and sheet -------------------------------------------------------------------
+    "extra_sheet": ("warning", "Only the first sheet is read; another sheet holds data."),
+    "merged_cells": ("error", "Merged cells hide values from every cell but the first."),
+    "formula_without_value": ("error", "A formula cell has no saved result to read."),
+    "missing_column": ("error", "A required column is missing from the header row."),
+    "unknown_column": ("error", "A header names no known column."),
+    "duplicate_column": ("error", "Two header cells name the same column."),
+    "missing_header": ("error", "A column holds data but has no header."),
+    "header_not_normalized": ("warning", "A header matches a known column only after trimming or case-folding."),
+    "alias_column": ("warning", "A header uses an alias of a known column."),
+    "empty_row": ("warning", "An empty row stands between data rows."),
+    "date_cell": ("error", "A date stands in a text column."),
+    "boolean_cell": ("error", "TRUE/FALSE stands in a text column."),
+    "error_cell": ("error", "An Excel error value (#N/A, #REF!, ...) stands in a cell."),
+    "cell_too_long": ("error", "A cell holds more than Excel's 32,767 characters."),
+    # --- jsonl: lines --------------------------------------------------------------------------------
+    "not_utf8": ("error", "The file is not UTF-8 text."),
+    "utf8_bom": ("warning", "The file starts with a byte-order mark."),
+    "blank_line": ("warning", "A blank line stands in the file."),
+    "invalid_json": ("error", "A line is not valid JSON."),
+    "line_not_object": ("error", "A line is valid JSON but not an object."),
+    "non_finite_number": ("error", "NaN or Infinity is not JSON."),
+    "duplicate_key": ("error", "The same key appears twice in one object."),
+    "mixed_shapes": ("error", "Lines of different shapes stand in one file."),
+    "unknown_key": ("error", "An object holds a key that is not part of the format."),
+    "alias_key": ("warning", "A key uses an accepted alias of the format's name."),
+    "missing_field": ("error", "A required field is missing."),
+    "invalid_type": ("error", "A field holds a value of the wrong type."),
+    # --- conversations -------------------------------------------------------------------------------
+    "empty_text": ("error", "A required text is empty or only whitespace."),
+    "empty_messages": ("error", "A conversation has no messages."),
+    "invalid_role": ("error", "A message role is not system, user or assistant."),
+    "misplaced_system": ("error", "A system message stands after the first message."),
+    "last_message_not_user": ("error", "The conversation does not end with the user's turn."),
+    "target_not_assistant": ("error", "A canonical record does not end with the target assistant turn."),
+    # --- session ids ---------------------------------------------------------------------------------
+    "invalid_session_id": ("error", "A session_id is not an integer."),
+    "missing_session_id": ("error", "A multi-turn row has no session_id."),
+    "duplicate_session_id": ("error", "Two records share a session_id."),
+    "mixed_session_ids": ("error", "Some rows have a session_id and some do not, while ids repeat."),
+    "session_not_consecutive": ("warning", "A session's rows are interleaved with another session's."),
+    "system_prompt_mismatch": ("error", "Rows of one session have different system prompts."),
+    "parameters_mismatch": ("error", "An earlier row of a session has parameters that differ from the last row's."),
+    # --- references and responses by mode ------------------------------------------------------------
+    "missing_reference": ("error", "The target turn has no reference answer, which this mode needs."),
+    "unused_reference": ("warning", "A reference answer is given in infer-only mode and will not be used."),
+    "misplaced_reference": ("error", "A reference answer stands on a row that is not the session's last."),
+    "unexpected_response": ("error", "The target turn already has a response, in a mode that infers it."),
+    "missing_response": ("error", "The target turn has no response, which scored mode needs."),
+    # --- parameters ----------------------------------------------------------------------------------
+    "invalid_parameters": ("error", "parameters is not a dict (JSON object or Python dict literal)."),
+    "unknown_parameter": ("error", "parameters holds an unknown key."),
+    "invalid_parameter_type": ("error", "A parameter has a value of the wrong type."),
+    "parameter_out_of_range": ("error", "A parameter's value is outside its allowed range."),
+}

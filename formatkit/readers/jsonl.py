@@ -1,0 +1,361 @@
+"""jsonl files: detect the shape of the lines and check each line against it.
+
+Shapes (FORMATS.md): single-turn (``prompt``), multi-turn (``messages``) and the canonical record
+(``messages`` ending with the target assistant turn). Every line of a file must be of the first
+line's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from formatkit.draft import Draft
+from formatkit.issues import Format, IssueSink
+from formatkit.modes import Mode
+from formatkit.readers.jsonl_lines import iter_json_lines
+from formatkit.rules.canonical import check_canonical
+from formatkit.rules.common import is_blank
+from formatkit.suggest import did_you_mean
+
+__all__ = ["JsonlReader"]
+
+#: Keys of each line shape: name -> (required, alias of). ``response``, ``session_id`` and ``meta``
+#: are accepted beyond the seed's table: a scored set needs its responses, and ids and labels are kept.
+SINGLE_KEYS = ("session_id", "system", "prompt", "answer", "response", "parameters", "meta")
+MULTI_KEYS = ("session_id", "messages", "answer", "response", "parameters", "meta")
+ALIASES = {
+    "system_prompt": "system",
+    "query": "prompt",
+    "reference_response": "answer",
+    "message": "messages",
+}
+MESSAGE_KEYS = ("role", "content")
+ROLES = ("system", "user", "assistant")
+
+_SHAPE_NAMES = {
+    "jsonl-single-turn": 'single-turn ({"prompt": ..., "answer": ...})',
+    "jsonl-multi-turn": 'multi-turn ({"messages": [...], "answer": ...})',
+    "canonical": 'canonical ({"session_id": ..., "messages": [..., {"role": "assistant", ...}]})',
+}
+
+
+def detect_shape(obj: dict[str, Any]) -> Format:
+    messages = obj.get("messages", obj.get("message"))
+    if isinstance(messages, list) and messages:
+        last = messages[-1]
+        if isinstance(last, dict) and last.get("role") == "assistant" and (
+            "responses" in last or "reference_response" in last
+        ):
+            return "canonical"
+        return "jsonl-multi-turn"
+    if "messages" in obj or "message" in obj:
+        return "jsonl-multi-turn"
+    return "jsonl-single-turn"
+
+
+class JsonlReader:
+    """Reads a jsonl file line by line (memory stays flat)."""
+
+    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
+        self.path = path
+        self.mode = mode
+        self.sink = sink
+        self.max_rows = max_rows
+        self.format: Format | None = None
+        self.rows = 0
+        self._session_ids: dict[int | str, int] = {}
+
+    def drafts(self) -> Iterator[Draft]:
+        if self.path.stat().st_size == 0:
+            self.sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
+            return
+        for line, value in iter_json_lines(self.path, self.sink):
+            self.rows += 1
+            if self.max_rows is not None and self.rows == self.max_rows + 1:
+                self.sink.add(
+                    "too_many_rows",
+                    f"The file has more than {self.max_rows} lines, the platform's limit per file. Split "
+                    "it into several files, or use --profile none for local work.",
+                    line=line,
+                )
+            if not isinstance(value, dict):
+                self.sink.add(
+                    "line_not_object",
+                    f"Line holds a JSON {_json_type(value)}, but each line must be one object "
+                    '({"prompt": ..., "answer": ...}).',
+                    line=line,
+                )
+                continue
+            shape = detect_shape(value)
+            if self.format is None:
+                self.format = shape
+            elif shape != self.format:
+                self.sink.add(
+                    "mixed_shapes",
+                    f"Line is {_SHAPE_NAMES[shape]} but the file started as {_SHAPE_NAMES[self.format]}. "
+                    "Put each shape in a file of its own.",
+                    line=line,
+                )
+                continue
+            draft = self._draft(value, line)
+            if draft is not None:
+                yield draft
+        if self.rows == 0 and self.sink.errors == 0:
+            self.sink.add("no_records", "The file has no records: only blank lines.", line=None)
+
+    # -- one line ---------------------------------------------------------------------------------
+
+    def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
+        source = {"file": str(self.path), "format": self.format, "line": line, "dataset": self.path.stem}
+        if self.format == "canonical":
+            record = check_canonical(obj, self.mode, self.sink, line=line)
+            if record is None:
+                return None
+            self._check_session_id(record.get("session_id"), line)
+            return Draft(
+                session_id=record.get("session_id"),
+                history=[],
+                reference=None,
+                reference_place={"line": line},
+                response=None,
+                response_place={"line": line},
+                parameters=None,
+                parameters_place={"line": line},
+                source=source,
+                canonical=record,
+            )
+        allowed = SINGLE_KEYS if self.format == "jsonl-single-turn" else MULTI_KEYS
+        fields = self._keys(obj, allowed, line)
+        session_id = fields.get("session_id")
+        if session_id is not None:
+            if isinstance(session_id, bool) or not isinstance(session_id, (int, str)):
+                self._type(line, "session_id", "an integer or a string", session_id)
+                session_id = None
+            else:
+                self._check_session_id(session_id, line)
+        if self.format == "jsonl-single-turn":
+            history = self._single_history(fields, line)
+        else:
+            history = self._multi_history(fields, line)
+        reference = self._text(fields, "answer", line, required=False)
+        response = self._text(fields, "response", line, required=False)
+        meta = fields.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            self._type(line, "meta", "an object of labels", meta)
+            meta = None
+        parameters = fields.get("parameters")
+        if parameters is not None and not isinstance(parameters, dict):
+            self._type(line, "parameters", 'an object such as {"temperature": 0.7}', parameters)
+            parameters = None
+        if history is None:
+            return None
+        return Draft(
+            session_id=session_id,
+            history=history,
+            reference=reference,
+            reference_place={"line": line, "field": "answer"},
+            response=response,
+            response_place={"line": line, "field": "response"},
+            parameters=parameters,
+            parameters_place={"line": line, "field": "parameters"},
+            source=source,
+            meta=meta,
+        )
+
+    def _keys(self, obj: dict[str, Any], allowed: tuple[str, ...], line: int) -> dict[str, Any]:
+        """Map aliases to their names; report unknown keys with a suggestion."""
+        fields: dict[str, Any] = {}
+        for key, value in obj.items():
+            name = key
+            if key in ALIASES and ALIASES[key] in allowed:
+                name = ALIASES[key]
+                if name in obj:
+                    self.sink.add(
+                        "duplicate_key",
+                        f'Both "{key}" and "{name}" are given; they mean the same field. Keep "{name}".',
+                        line=line,
+                        field=key,
+                    )
+                    continue
+                self.sink.add(
+                    "alias_key",
+                    f'"{key}" is accepted as an alias of "{name}"; rename it to "{name}".',
+                    line=line,
+                    field=key,
+                )
+            elif key not in allowed:
+                self.sink.add(
+                    "unknown_key",
+                    f'Unknown key "{key}" for a {_SHAPE_NAMES[self.format or "jsonl-single-turn"]} line.'
+                    + did_you_mean(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
+                    line=line,
+                    field=key,
+                )
+                continue
+            fields[name] = value
+        return fields
+
+    def _single_history(self, fields: dict[str, Any], line: int) -> list[dict[str, Any]] | None:
+        history: list[dict[str, Any]] = []
+        system = self._text(fields, "system", line, required=False)
+        if system is not None and system.strip():
+            history.append({"role": "system", "content": system})
+        prompt = self._text(fields, "prompt", line, required=True)
+        if prompt is None:
+            return None
+        history.append({"role": "user", "content": prompt})
+        return history
+
+    def _multi_history(self, fields: dict[str, Any], line: int) -> list[dict[str, Any]] | None:
+        if "messages" not in fields:
+            self.sink.add(
+                "missing_field",
+                'The line has no "messages": give the conversation as a list of {"role", "content"}.',
+                line=line,
+                field="messages",
+            )
+            return None
+        messages = fields["messages"]
+        if not isinstance(messages, list):
+            self._type(line, "messages", "a list of messages", messages)
+            return None
+        if not messages:
+            self.sink.add(
+                "empty_messages",
+                '"messages" is empty; it needs at least one {"role": "user", "content": ...}.',
+                line=line,
+                field="messages",
+            )
+            return None
+        history: list[dict[str, Any]] = []
+        ok = True
+        for index, item in enumerate(messages):
+            path = f"messages[{index}]"
+            if not isinstance(item, dict):
+                self._type(line, path, 'an object {"role": ..., "content": ...}', item)
+                ok = False
+                continue
+            for key in item:
+                if key not in MESSAGE_KEYS:
+                    self.sink.add(
+                        "unknown_key",
+                        f'Unknown key "{key}" in a message; a message holds only "role" and "content".'
+                        + did_you_mean(key, MESSAGE_KEYS),
+                        line=line,
+                        field=f"{path}.{key}",
+                    )
+            role = item.get("role")
+            if role not in ROLES:
+                if role is None:
+                    self.sink.add(
+                        "missing_field", 'The message has no "role".', line=line, field=f"{path}.role"
+                    )
+                else:
+                    self.sink.add(
+                        "invalid_role",
+                        f'Role "{role}" is not one of system, user, assistant.'
+                        + (did_you_mean(role, ROLES) if isinstance(role, str) else ""),
+                        line=line,
+                        field=f"{path}.role",
+                    )
+                ok = False
+                continue
+            if role == "system" and index != 0:
+                self.sink.add(
+                    "misplaced_system",
+                    "A system message may only be the first message; move it to the front or merge it "
+                    "into the first system message.",
+                    line=line,
+                    field=f"{path}.role",
+                )
+                ok = False
+            content = item.get("content")
+            if "content" not in item:
+                self.sink.add(
+                    "missing_field", 'The message has no "content".', line=line, field=f"{path}.content"
+                )
+                ok = False
+            elif not isinstance(content, str):
+                self._type(line, f"{path}.content", "text", content)
+                ok = False
+            elif is_blank(content):
+                self.sink.add(
+                    "empty_text",
+                    f"The {role} message's content is empty; write the text of the turn.",
+                    line=line,
+                    field=f"{path}.content",
+                )
+                ok = False
+            history.append({"role": role, "content": content})
+        if isinstance(messages[-1], dict) and messages[-1].get("role") != "user":
+            self.sink.add(
+                "last_message_not_user",
+                f'The last message is "{messages[-1].get("role")}", but the conversation must end with '
+                "the user's turn that the model answers. Move the final assistant reply to \"answer\".",
+                line=line,
+                field=f"messages[{len(messages) - 1}]",
+            )
+            ok = False
+        return history if ok else None
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _text(self, fields: dict[str, Any], name: str, line: int, *, required: bool) -> str | None:
+        value = fields.get(name)
+        if value is None:
+            if required:
+                self.sink.add(
+                    "missing_field",
+                    f'The line has no "{name}"; it is required.',
+                    line=line,
+                    field=name,
+                )
+            return None
+        if not isinstance(value, str):
+            self._type(line, name, "text (a JSON string)", value)
+            return None
+        if required and is_blank(value):
+            self.sink.add(
+                "empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name
+            )
+            return None
+        return value
+
+    def _type(self, line: int, field: str, expected: str, value: Any) -> None:
+        hint = f' (write "{value}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+        self.sink.add(
+            "invalid_type",
+            f'"{field}" must be {expected}, not a JSON {_json_type(value)}{hint}.',
+            line=line,
+            field=field,
+        )
+
+    def _check_session_id(self, session_id: Any, line: int) -> None:
+        if session_id is None or isinstance(session_id, (dict, list)):
+            return
+        first = self._session_ids.get(session_id)
+        if first is not None:
+            self.sink.add(
+                "duplicate_session_id",
+                f"session_id {session_id!r} is already used on line {first}; each record needs its own.",
+                line=line,
+                field="session_id",
+            )
+        else:
+            self._session_ids[session_id] = line
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

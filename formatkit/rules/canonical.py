@@ -1,0 +1,104 @@
+"""Canonical records given as input: the pydantic model's errors become Issues, plus the mode rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from formatkit.issues import IssueSink
+from formatkit.models import Record, record_to_dict
+from formatkit.modes import Mode
+from formatkit.rules.common import is_blank
+
+__all__ = ["check_canonical", "loc_to_path"]
+
+_PYDANTIC_CODES = {
+    "missing": "missing_field",
+    "extra_forbidden": "unknown_key",
+    "too_short": "empty_messages",
+    "literal_error": "invalid_role",
+}
+
+
+def loc_to_path(loc: tuple[int | str, ...]) -> str:
+    """``("messages", 2, "role")`` → ``messages[2].role``."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            path += ("." if path else "") + str(part)
+    return path
+
+
+def _translate(error: Any, line: int, sink: IssueSink) -> None:
+    kind = str(error["type"])
+    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p in ("int", "str")))
+    field = loc_to_path(loc)
+    code = _PYDANTIC_CODES.get(kind, "invalid_type")
+    if code == "invalid_role" and not field.endswith("role"):
+        code = "invalid_type"
+    messages = {
+        "missing_field": f'"{field}" is missing; the canonical record requires it.',
+        "unknown_key": f'"{field}" is not part of the canonical record; remove it or move it into "meta".',
+        "empty_messages": '"messages" needs at least one user turn and the target assistant turn.',
+        "invalid_role": f'"{field}" must be system, user or assistant.',
+    }
+    text = messages.get(code, f'"{field}": {error["msg"]}.')
+    sink.add(code, text, line=line, field=field or None)
+
+
+def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: int) -> dict[str, Any] | None:
+    """Validate one canonical record; return it as plain canonical data, or None if it is broken."""
+    try:
+        record = Record.model_validate(obj)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            _translate(error, line, sink)
+        return None
+    ok = True
+    for index, message in enumerate(record.messages[:-1]):
+        where = f"messages[{index}]"
+        if message.role == "system" and index != 0:
+            sink.add(
+                "misplaced_system",
+                "A system message may only be the first message.",
+                line=line,
+                field=f"{where}.role",
+            )
+            ok = False
+        if message.role != "assistant" and is_blank(message.content):
+            sink.add(
+                "empty_text", f"The {message.role} message's content is empty.", line=line, field=f"{where}.content"
+            )
+            ok = False
+    target = record.messages[-1]
+    last = f"messages[{len(record.messages) - 1}]"
+    if target.role != "assistant":
+        sink.add(
+            "target_not_assistant",
+            "The last message of a canonical record must be the target assistant turn holding "
+            '"reference_response" and "responses".',
+            line=line,
+            field=f"{last}.role",
+        )
+        return None
+    if mode != "infer-only" and is_blank(target.reference_response):
+        sink.add(
+            "missing_reference",
+            f"The target turn has no reference_response; {mode} mode scores against it.",
+            line=line,
+            field=f"{last}.reference_response",
+        )
+        ok = False
+    if mode == "scored" and not any(r.content is not None for r in target.responses or []):
+        sink.add(
+            "missing_response",
+            "The target turn has no response with content; scored mode scores collected responses. "
+            "Run `formatkit run` first, or fill responses[].content.",
+            line=line,
+            field=f"{last}.responses",
+        )
+        ok = False
+    return record_to_dict(record) if ok else None

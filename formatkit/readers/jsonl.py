@@ -7,6 +7,7 @@ line's shape.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,10 @@ _SHAPE_NAMES = {
 }
 
 
-def detect_shape(obj: dict[str, Any]) -> Format:
+def detect_shape(obj: dict[str, Any], file_format: Format | None = None) -> Format | None:
+    """The shape of one line; None when its keys name no shape (it is then held to the file's)."""
+    if file_format == "canonical" and "messages" in obj:
+        return "canonical"
     messages = obj.get("messages", obj.get("message"))
     if isinstance(messages, list) and messages:
         last = messages[-1]
@@ -52,7 +56,9 @@ def detect_shape(obj: dict[str, Any]) -> Format:
         return "jsonl-multi-turn"
     if "messages" in obj or "message" in obj:
         return "jsonl-multi-turn"
-    return "jsonl-single-turn"
+    if "prompt" in obj or "query" in obj:
+        return "jsonl-single-turn"
+    return None
 
 
 class JsonlReader:
@@ -88,7 +94,7 @@ class JsonlReader:
                     line=line,
                 )
                 continue
-            shape = detect_shape(value)
+            shape = detect_shape(value, self.format) or self.format or "jsonl-single-turn"
             if self.format is None:
                 self.format = shape
             elif shape != self.format:
@@ -131,7 +137,12 @@ class JsonlReader:
         session_id = fields.get("session_id")
         if session_id is not None:
             if isinstance(session_id, bool) or not isinstance(session_id, (int, str)):
-                self._type(line, "session_id", "an integer or a string", session_id)
+                self.sink.add(
+                    "invalid_session_id",
+                    f"session_id must be an integer or a string, not a JSON {_json_type(session_id)}.",
+                    line=line,
+                    field="session_id",
+                )
                 session_id = None
             else:
                 self._check_session_id(session_id, line)
@@ -147,7 +158,13 @@ class JsonlReader:
             meta = None
         parameters = fields.get("parameters")
         if parameters is not None and not isinstance(parameters, dict):
-            self._type(line, "parameters", 'an object such as {"temperature": 0.7}', parameters)
+            self.sink.add(
+                "invalid_parameters",
+                f'"parameters" must be a JSON object such as {{"temperature": 0.7}}, not a JSON '
+                f"{_json_type(parameters)}.",
+                line=line,
+                field="parameters",
+            )
             parameters = None
         if history is None:
             return None
@@ -315,7 +332,9 @@ class JsonlReader:
             return None
         if not isinstance(value, str):
             self._type(line, name, "text (a JSON string)", value)
-            return None
+            # The value is there, only mistyped: stand in its JSON text so the mode rules do not
+            # also call it missing. The file is invalid either way.
+            return None if required else json.dumps(value, ensure_ascii=False)
         if required and is_blank(value):
             self.sink.add(
                 "empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name

@@ -5,77 +5,88 @@ from __future__ import annotations
 import ast
 import json
 import math
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from formatkit.draft import Place
 from formatkit.issues import IssueSink
 from formatkit.suggest import did_you_mean
 
-__all__ = ["KNOWN_PARAMETERS", "check_parameters", "parse_parameters"]
+__all__ = ["KNOWN_PARAMETERS", "ParameterSpec", "check_parameters", "parameters_json_schema", "parse_parameters"]
 
 
-def _number(lo: float | None, hi: float | None) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One known parameter: its JSON type and range. Checks and the JSON Schema both derive from it."""
+
+    kind: Literal["number", "integer", "boolean", "stop"]
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """None when ``value`` is fine; else ``type:<expected>`` or ``range:<allowed>``."""
+        if self.kind == "boolean":
+            return None if isinstance(value, bool) else "type:true or false"
+        if self.kind == "stop":
+            if isinstance(value, str):
+                return None
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return None if len(value) <= 4 else "range:a list of at most 4 strings"
+            return "type:a string or a list of strings"
+        if self.kind == "integer":
+            # 1024.0 is an integer to JSON Schema too; 1024.5 is not.
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+            ):
+                return "type:an integer"
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return "type:a number"
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            return f"range:{_range(lo, hi)}"
+        if (self.minimum is not None and value < self.minimum) or (
+            self.maximum is not None and value > self.maximum
+        ):
+            return "range:" + self.allowed()
         return None
 
-    return check
+    def allowed(self) -> str:
+        if self.maximum is None:
+            return f"at least {self.minimum:g}"
+        return f"from {self.minimum:g} to {self.maximum:g}"
+
+    def json_schema(self) -> dict[str, Any]:
+        if self.kind == "boolean":
+            return {"type": "boolean"}
+        if self.kind == "stop":
+            return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]}
+        schema: dict[str, Any] = {"type": self.kind}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
 
 
-def _integer(lo: int | None, hi: int | None) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            return "type:an integer"
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            return f"range:{_range(lo, hi)}"
-        return None
-
-    return check
-
-
-def _range(lo: float | None, hi: float | None) -> str:
-    if hi is None:
-        return f"at least {lo}"
-    return f"from {lo} to {hi}"
-
-
-def _boolean(value: Any) -> str | None:
-    return None if isinstance(value, bool) else "type:true or false"
-
-
-def _stop(value: Any) -> str | None:
-    if isinstance(value, str):
-        return None
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return None if len(value) <= 4 else "range:a list of at most 4 strings"
-    return "type:a string or a list of strings"
-
-
-def _any_integer(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        return "type:an integer"
-    return None
-
-
-#: Known parameter names and their checks (FORMATS.md, "parameters").
-KNOWN_PARAMETERS: dict[str, Callable[[Any], str | None]] = {
-    "temperature": _number(0, 2),
-    "top_p": _number(0, 1),
-    "max_tokens": _integer(1, None),
-    "frequency_penalty": _number(-2, 2),
-    "presence_penalty": _number(-2, 2),
-    "logprobs": _boolean,
-    "top_logprobs": _integer(0, 20),
-    "stop": _stop,
-    "n": _integer(1, 16),
-    "seed": _any_integer,
+#: Known parameter names and their specs (FORMATS.md, "parameters").
+KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
+    "temperature": ParameterSpec("number", 0, 2),
+    "top_p": ParameterSpec("number", 0, 1),
+    "max_tokens": ParameterSpec("integer", 1),
+    "frequency_penalty": ParameterSpec("number", -2, 2),
+    "presence_penalty": ParameterSpec("number", -2, 2),
+    "logprobs": ParameterSpec("boolean"),
+    "top_logprobs": ParameterSpec("integer", 0, 20),
+    "stop": ParameterSpec("stop"),
+    "n": ParameterSpec("integer", 1, 16),
+    "seed": ParameterSpec("integer"),
 }
+
+
+def parameters_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a parameters object, from the same specs the checks use."""
+    return {
+        "type": "object",
+        "properties": {name: spec.json_schema() for name, spec in KNOWN_PARAMETERS.items()},
+        "additionalProperties": False,
+    }
 
 
 def parse_parameters(text: str) -> dict[str, Any] | None:
@@ -117,16 +128,16 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         return {}
     good: dict[str, Any] = {}
     for key, value in raw.items():
-        check = KNOWN_PARAMETERS.get(key)
+        spec = KNOWN_PARAMETERS.get(key)
         where = _with_key(place, key)
-        if check is None:
+        if spec is None:
             sink.add(
                 "unknown_parameter",
                 f'parameters has an unknown key "{key}".' + did_you_mean(str(key), KNOWN_PARAMETERS),
                 **where,
             )
             continue
-        problem = check(value)
+        problem = spec.problem(value)
         if problem is None:
             good[key] = value
         elif problem.startswith("type:"):

@@ -42,7 +42,32 @@ _EXPORTS = {
     "Profile": "formatkit.modes",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "CODES",
+    "FileReport",
+    "FormatkitError",
+    "InvalidFileError",
+    "Issue",
+    "Message",
+    "Meta",
+    "Mode",
+    "OutputError",
+    "Profile",
+    "Record",
+    "Report",
+    "Response",
+    "SourceLocation",
+    "UnreadablePathError",
+    "Usage",
+    "__version__",
+    "convert",
+    "export_excel",
+    "iter_dicts",
+    "iter_records",
+    "record_to_dict",
+    "validate_file",
+    "validate_files",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,9 +1,9 @@
 """Runtime errors of formatkit. Bad *content* never raises (it becomes Issues); these are for callers.
 
-    FormatkitError
-    ├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
-    ├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
-    └── OutputError           an output could not be written (nothing partial is left behind)
+FormatkitError
+├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
+├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
+└── OutputError           an output could not be written (nothing partial is left behind)
 """
 
 from __future__ import annotations

@@ -7,10 +7,9 @@ schemas accept every valid fixture and reject the invalid fixtures of every stru
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
-from typing_extensions import Annotated
 
 from formatkit.rules.parameters import parameters_json_schema
 

@@ -78,9 +78,7 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
     return []
 
 
-def validate_files(
-    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform"
-) -> Report:
+def validate_files(paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform") -> Report:
     """Check several files as one upload."""
     for path in paths:
         check_path(path)

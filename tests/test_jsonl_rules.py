@@ -185,7 +185,9 @@ def test_cli_validate_mode_option() -> None:
     assert runner.invoke(app, ["validate", path, "--mode", "scored"]).exit_code == 0
 
 
-@pytest.mark.parametrize("args", [["validate", "no/such/file.jsonl"], ["validate", "."], ["validate", "x", "--mode", "bad"]])
+@pytest.mark.parametrize(
+    "args", [["validate", "no/such/file.jsonl"], ["validate", "."], ["validate", "x", "--mode", "bad"]]
+)
 def test_cli_bad_usage_exits_two(args: list[str]) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2

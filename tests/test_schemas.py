@@ -43,8 +43,15 @@ VALID_JSONL = sorted((FIXTURES / "valid").glob("*.jsonl")) + sorted((FIXTURES / 
 
 @pytest.mark.parametrize("path", VALID_JSONL, ids=[p.name for p in VALID_JSONL])
 def test_schema_accepts_every_valid_fixture(path: Path) -> None:
-    report = validate_file(path, profile="none", mode="scored" if "scored" in path.name or "output" in path.name else
-                           "infer-only" if "infer_only" in path.name else "infer-eval")
+    report = validate_file(
+        path,
+        profile="none",
+        mode="scored"
+        if "scored" in path.name or "output" in path.name
+        else "infer-only"
+        if "infer_only" in path.name
+        else "infer-eval",
+    )
     assert report.valid
     validator = _validator(SCHEMA_FOR[report.format or ""])
     for obj in _lines(path):
@@ -55,10 +62,22 @@ def test_schema_accepts_every_valid_fixture(path: Path) -> None:
 #: Invalid fixtures whose rule is structural, so the schema must reject them as the library does.
 #: (Rules across lines or records — duplicate ids, message order, modes — are beyond a line schema.)
 STRUCTURAL = [
-    "unknown_key", "unknown_key_message", "missing_field", "missing_field_messages", "invalid_type",
-    "invalid_type_content", "invalid_session_id", "empty_text", "empty_text_content", "empty_messages",
-    "invalid_role", "invalid_parameters", "unknown_parameter", "invalid_parameter_type",
-    "parameter_out_of_range", "parameter_out_of_range_stop",
+    "unknown_key",
+    "unknown_key_message",
+    "missing_field",
+    "missing_field_messages",
+    "invalid_type",
+    "invalid_type_content",
+    "invalid_session_id",
+    "empty_text",
+    "empty_text_content",
+    "empty_messages",
+    "invalid_role",
+    "invalid_parameters",
+    "unknown_parameter",
+    "invalid_parameter_type",
+    "parameter_out_of_range",
+    "parameter_out_of_range_stop",
 ]
 
 

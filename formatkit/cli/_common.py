@@ -59,8 +59,7 @@ def print_report(report: Report, *, err: bool = False, quiet_valid: bool = False
         fmt = file.format or "unknown format"
         status = "ok" if file.valid else "INVALID"
         print(
-            f"{file.path}: {status} ({fmt}, {file.records} records, {file.errors} errors, "
-            f"{file.warnings} warnings)",
+            f"{file.path}: {status} ({fmt}, {file.records} records, {file.errors} errors, {file.warnings} warnings)",
             file=out,
         )
         for issue in file.issues:

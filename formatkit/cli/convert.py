@@ -28,7 +28,11 @@ def convert(
 
     try:
         report = run_convert(
-            paths_or_fail(paths), output, mode=mode.value, profile=profile.value, meta=not no_meta  # type: ignore[arg-type]
+            paths_or_fail(paths),
+            output,
+            mode=mode.value,
+            profile=profile.value,
+            meta=not no_meta,
         )
     except (OutputError, OSError) as exc:
         fail_usage(str(exc))

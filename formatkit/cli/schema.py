@@ -10,7 +10,9 @@ from formatkit.cli._common import fail_usage
 
 
 def schema(
-    name: str = typer.Argument(None, help="record, report, jsonl-single-turn or jsonl-multi-turn; all when omitted."),
+    name: str | None = typer.Argument(
+        None, help="record, report, jsonl-single-turn or jsonl-multi-turn; all when omitted."
+    ),
     write: bool = typer.Option(False, "--write", help="Regenerate the schema files instead of printing."),
     folder: Path = typer.Option(Path("schemas"), "--dir", help="Where --write puts the files."),
 ) -> None:

@@ -16,7 +16,7 @@ def validate(
     """Check evaluation files; report every problem with its place. Exit 1 when errors are found."""
     from formatkit.validate import validate_files
 
-    report = validate_files(paths_or_fail(paths), mode=mode.value, profile=profile.value)  # type: ignore[arg-type]
+    report = validate_files(paths_or_fail(paths), mode=mode.value, profile=profile.value)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     else:

@@ -31,7 +31,8 @@ def open_reader(path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None
     if suffix in (".xlsx", ".xls"):
         from formatkit.readers.excel import ExcelReader
 
-        return ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows)
+        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows)
+        return reader
     if suffix == ".jsonl":
         from formatkit.readers.jsonl import JsonlReader
 
@@ -39,7 +40,10 @@ def open_reader(path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None
     sink.add(
         "unsupported_extension",
         f'"{path.name}" is a {suffix or "extension-less"} file; formatkit reads .xlsx, .xls and .jsonl. '
-        + ("Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook)." if suffix == ".csv" else
-           "Convert it to one of those formats."),
+        + (
+            "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook)."
+            if suffix == ".csv"
+            else "Convert it to one of those formats."
+        ),
     )
     return None

@@ -49,8 +49,10 @@ def detect_shape(obj: dict[str, Any], file_format: Format | None = None) -> Form
     messages = obj.get("messages", obj.get("message"))
     if isinstance(messages, list) and messages:
         last = messages[-1]
-        if isinstance(last, dict) and last.get("role") == "assistant" and (
-            "responses" in last or "reference_response" in last
+        if (
+            isinstance(last, dict)
+            and last.get("role") == "assistant"
+            and ("responses" in last or "reference_response" in last)
         ):
             return "canonical"
         return "jsonl-multi-turn"
@@ -266,9 +268,7 @@ class JsonlReader:
             role = item.get("role")
             if role not in ROLES:
                 if role is None:
-                    self.sink.add(
-                        "missing_field", 'The message has no "role".', line=line, field=f"{path}.role"
-                    )
+                    self.sink.add("missing_field", 'The message has no "role".', line=line, field=f"{path}.role")
                 else:
                     self.sink.add(
                         "invalid_role",
@@ -290,9 +290,7 @@ class JsonlReader:
                 ok = False
             content = item.get("content")
             if "content" not in item:
-                self.sink.add(
-                    "missing_field", 'The message has no "content".', line=line, field=f"{path}.content"
-                )
+                self.sink.add("missing_field", 'The message has no "content".', line=line, field=f"{path}.content")
                 ok = False
             elif not isinstance(content, str):
                 self._type(line, f"{path}.content", "text", content)
@@ -310,7 +308,7 @@ class JsonlReader:
             self.sink.add(
                 "last_message_not_user",
                 f'The last message is "{messages[-1].get("role")}", but the conversation must end with '
-                "the user's turn that the model answers. Move the final assistant reply to \"answer\".",
+                'the user\'s turn that the model answers. Move the final assistant reply to "answer".',
                 line=line,
                 field=f"messages[{len(messages) - 1}]",
             )
@@ -336,9 +334,7 @@ class JsonlReader:
             # also call it missing. The file is invalid either way.
             return None if required else json.dumps(value, ensure_ascii=False)
         if required and is_blank(value):
-            self.sink.add(
-                "empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name
-            )
+            self.sink.add("empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name)
             return None
         return value
 

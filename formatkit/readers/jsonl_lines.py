@@ -71,10 +71,7 @@ def _may_have_duplicates(text: str, value: Any) -> bool:
         return True
     counts: dict[str, int] = {}
     _keys_needing_check(value, counts)
-    for key, used in counts.items():
-        if text.count(json.dumps(key, ensure_ascii=False)) > used:
-            return True
-    return False
+    return any(text.count(json.dumps(key, ensure_ascii=False)) > used for key, used in counts.items())
 
 
 def _parse(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
@@ -90,9 +87,7 @@ def _parse(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     duplicates: list[str] = []
     try:
-        value = json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_pairs_with_duplicates(duplicates)
-        )
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_with_duplicates(duplicates))
     except _NonFinite as exc:
         sink.add(
             "non_finite_number",

@@ -41,9 +41,7 @@ class ParameterSpec:
                 return "type:an integer"
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return "type:a number"
-        if (self.minimum is not None and value < self.minimum) or (
-            self.maximum is not None and value > self.maximum
-        ):
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
             return "range:" + self.allowed()
         return None
 
@@ -156,7 +154,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
 
 
 def _with_key(place: Place, key: object) -> Place:
-    if "field" in place and place["field"]:
+    if place.get("field"):
         return {**place, "field": f"{place['field']}.{key}"}
     return place
 

@@ -36,6 +36,7 @@ def _check(path: Path, tmp_path: Path) -> None:
         for issue in report.issues:
             assert issue.code and issue.message
     out = tmp_path / "out.jsonl"
+    out.unlink(missing_ok=True)  # hypothesis reuses tmp_path across examples
     result = convert([path], out)
     assert result.valid == out.exists()
 

@@ -32,6 +32,7 @@ ALIASES = {
     "reference_response": "answer",
     "message": "messages",
 }
+_SINGLE_NAMES = frozenset(SINGLE_KEYS)
 MESSAGE_KEYS = ("role", "content")
 ROLES = ("system", "user", "assistant")
 
@@ -74,6 +75,8 @@ class JsonlReader:
         self.format: Format | None = None
         self.rows = 0
         self._session_ids: dict[int | str, int] = {}
+        self._name = str(path)
+        self._stem = path.stem
 
     def drafts(self) -> Iterator[Draft]:
         if self.path.stat().st_size == 0:
@@ -115,8 +118,50 @@ class JsonlReader:
 
     # -- one line ---------------------------------------------------------------------------------
 
+    def _clean_single(self, obj: dict[str, Any], line: int, source: dict[str, Any]) -> Draft | None:
+        """The common case checked in one go: a single-turn line whose keys are all known names and
+        whose values all have the right types. It is only a filter — anything else returns None and
+        goes through the full checks of :meth:`_draft`, where every rule lives."""
+        if not obj.keys() <= _SINGLE_NAMES:
+            return None
+        prompt = obj.get("prompt")
+        system = obj.get("system")
+        answer = obj.get("answer")
+        response = obj.get("response")
+        parameters = obj.get("parameters")
+        meta = obj.get("meta")
+        if (
+            type(prompt) is not str
+            or not prompt.strip()
+            or "session_id" in obj
+            or (system is not None and type(system) is not str)
+            or (answer is not None and type(answer) is not str)
+            or (response is not None and type(response) is not str)
+            or (parameters is not None and type(parameters) is not dict)
+            or (meta is not None and type(meta) is not dict)
+        ):
+            return None
+        user = {"role": "user", "content": prompt}
+        history = [{"role": "system", "content": system}, user] if system and system.strip() else [user]
+        return Draft(
+            session_id=None,
+            history=history,
+            reference=answer,
+            reference_place={"line": line, "field": "answer"},
+            response=response,
+            response_place={"line": line, "field": "response"},
+            parameters=parameters,
+            parameters_place={"line": line, "field": "parameters"},
+            source=source,
+            meta=meta,
+        )
+
     def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
-        source = {"file": str(self.path), "format": self.format, "line": line, "dataset": self.path.stem}
+        source = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
+        if self.format == "jsonl-single-turn":
+            clean = self._clean_single(obj, line, source)
+            if clean is not None:
+                return clean
         if self.format == "canonical":
             record = check_canonical(obj, self.mode, self.sink, line=line)
             if record is None:

@@ -53,35 +53,15 @@ def guess_encoding(data: bytes) -> str:
     return "Latin-1 or another single-byte encoding"
 
 
-def _keys_needing_check(value: Any, counts: dict[str, int]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            counts[key] = counts.get(key, 0) + 1
-            _keys_needing_check(item, counts)
-    elif isinstance(value, list):
-        for item in value:
-            _keys_needing_check(item, counts)
-
-
-def _may_have_duplicates(text: str, value: Any) -> bool:
-    """Cheap and sound: a duplicated key shows as one more ``"key"`` in the text than the parsed data
-    has keys of that name. Escapes in the text make the count unreliable, so they send us to the
-    exact check."""
-    if "\\u" in text or "\\/" in text:
-        return True
-    counts: dict[str, int] = {}
-    _keys_needing_check(value, counts)
-    return any(text.count(json.dumps(key, ensure_ascii=False)) > used for key, used in counts.items())
-
-
-def _parse(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return _parse_slow(text, line, sink)
-    if (isinstance(value, (dict, list))) and _may_have_duplicates(text, value):
-        return _parse_slow(text, line, sink)
-    return True, value
+def _may_have_duplicates(raw: bytes, value: Any) -> bool:
+    """Cheap and sound: every key in the text is followed by exactly one ``:`` outside strings, and
+    ``:`` inside strings is never escaped by orjson. So the text holds more colons than its compact
+    re-serialisation exactly when it has keys (or values) the parsed data dropped — a duplicate —
+    or a colon written as an escape; both go to the exact check."""
+    colons = raw.count(b":")
+    if colons == 0:
+        return False
+    return colons != orjson.dumps(value).count(b":") or b"\\u003" in raw
 
 
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
@@ -128,21 +108,29 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                     "skipped here, but some platforms reject it: save the file as UTF-8 without BOM.",
                     line=1,
                 )
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                if bad_encoding_line is None:
-                    bad_encoding_line = number
-                    encoding = guess_encoding(raw)
-                bad_encoding_count += 1
-                continue
-            if not text.strip():
+            if raw[:1] != b"{" and not raw.strip():  # most lines start with "{": skip the copy
                 blank_before.append(number)
                 continue
-            for blank in blank_before:
-                sink.add("blank_line", "Blank line between records; delete it.", line=blank)
-            blank_before.clear()
-            ok, value = _parse(text, number, sink)
+            if blank_before:
+                for blank in blank_before:
+                    sink.add("blank_line", "Blank line between records; delete it.", line=blank)
+                blank_before.clear()
+            try:
+                value = orjson.loads(raw)  # validates UTF-8 too
+            except orjson.JSONDecodeError:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    if bad_encoding_line is None:
+                        bad_encoding_line = number
+                        encoding = guess_encoding(raw)
+                    bad_encoding_count += 1
+                    continue
+                ok, value = _parse_slow(text, number, sink)
+            else:
+                ok = True
+                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
+                    ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
             if ok:
                 yield number, value
     # Blank lines at the very end are common and harmless: only trailing whitespace, no warning.

@@ -1,0 +1,301 @@
+"""An async client for any OpenAI-compatible ``/chat/completions`` endpoint, built to survive faults.
+
+- At most ``concurrency`` requests in flight (a semaphore around each attempt; the connection pool is sized
+  to match, so connections are reused, never queued), and optionally at most ``rpm`` request starts a minute.
+- Retries with exponential backoff and full jitter on 429, 408/409/425, 5xx, timeouts, refused or dropped
+  connections and malformed bodies; ``Retry-After`` (seconds or HTTP date) is honoured, capped.
+- A 4xx that retrying cannot fix raises :class:`PermanentRequestError` at once with the endpoint's message.
+- When connections are refused on ``unavailable_after`` consecutive requests (each after its retries),
+  :class:`EndpointUnavailableError` is raised, and from then on every call fails fast with it.
+- The API key never appears in any error text (:meth:`ChatClient.scrub`).
+
+Example::
+
+    async with ChatClient("http://127.0.0.1:8000/v1", "qwen") as client:
+        [result] = await client.complete([{"role": "user", "content": "1+1"}], {"temperature": 0})
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import httpx
+import orjson
+
+from scoring.errors import (
+    ClientError,
+    EndpointUnavailableError,
+    MalformedResponseError,
+    PermanentRequestError,
+    RetriesExhaustedError,
+    RetryableStatusError,
+    TransientError,
+)
+from scoring.runner_retry import RateLimiter, backoff_delay, parse_retry_after
+
+__all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult"]
+
+#: Statuses below 500 that a later attempt may get past; every 5xx is retried too.
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+_MAX_MESSAGE = 500
+
+
+@dataclass
+class ChatResult:
+    """One choice of a chat completion."""
+
+    content: str
+    reasoning_content: str | None
+    finish_reason: str | None
+    usage: dict[str, int] | None
+    logprobs: Any | None
+
+
+class ChatClient:
+    """Sends chat completions; see the module docstring for the guarantees."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 8,
+        rpm: float | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        transport: httpx.AsyncBaseTransport | None = None,
+        backoff_base: float = 0.5,
+        backoff_cap: float = 30.0,
+        retry_after_cap: float = 60.0,
+        unavailable_after: int = 3,
+        seed: int | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must be 0 or more")
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.retry_after_cap = retry_after_cap
+        self.unavailable_after = max(1, unavailable_after)
+        self._api_key = api_key or None
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        self._http = httpx.AsyncClient(
+            headers=headers,
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+            transport=transport,
+            follow_redirects=False,
+        )
+        self._slots = asyncio.Semaphore(concurrency)
+        self._limiter = RateLimiter(rpm) if rpm else None
+        self._rng = random.Random(seed)
+        self._refused_in_a_row = 0
+        self._down: EndpointUnavailableError | None = None
+        self.requests_sent = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- public ------------------------------------------------------------------------------------------
+
+    def request_body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        """The JSON body sent for these messages and parameters (``model`` and ``messages`` are ours)."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        for key, value in params.items():
+            if key not in body:
+                body[key] = value
+        return body
+
+    async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[ChatResult]:
+        """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
+        self._fail_if_down()
+        payload = orjson.dumps(self.request_body(messages, params))
+        attempt = 0
+        while True:
+            try:
+                results = await self._attempt(payload)
+            except PermanentRequestError:
+                self._refused_in_a_row = 0
+                raise
+            except (TransientError, httpx.TransportError) as exc:
+                self._scrub_exception(exc)
+                refused = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
+                if not refused:
+                    self._refused_in_a_row = 0
+                if attempt >= self.max_retries:
+                    raise self._give_up(exc, attempt + 1, refused) from exc
+                await asyncio.sleep(self._delay(exc, attempt))
+                self._fail_if_down()
+                attempt += 1
+                continue
+            self._refused_in_a_row = 0
+            return results
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the API key (and any word holding a recognisable piece of it) masked."""
+        key = self._api_key
+        if not key or not text:
+            return text
+        text = text.replace(key, "***")
+        if len(key) >= 12:
+            head, tail = key[:8], key[-6:]
+            if head in text or tail in text:
+                words = text.split(" ")
+                text = " ".join("***" if head in w or tail in w else w for w in words)
+        return text
+
+    # -- internals ---------------------------------------------------------------------------------------
+
+    async def _attempt(self, payload: bytes) -> list[ChatResult]:
+        async with self._slots:
+            if self._limiter is not None:
+                await self._limiter.acquire()
+            self.requests_sent += 1
+            response = await self._http.post(self.url, content=payload)
+        status = response.status_code
+        if status >= 400 or status < 200:
+            message = self.scrub(_error_message(response))
+            if status >= 500 or status in RETRYABLE_STATUS:
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+                raise RetryableStatusError(status, message, retry_after)
+            raise PermanentRequestError(status, message)
+        if 300 <= status < 400:
+            raise PermanentRequestError(status, f"redirected to {response.headers.get('location', '?')}")
+        return _parse_completion(response.content)
+
+    def _delay(self, exc: BaseException, attempt: int) -> float:
+        if isinstance(exc, RetryableStatusError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.retry_after_cap)
+        return backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
+
+    def _give_up(self, exc: BaseException, attempts: int, refused: bool) -> ClientError:
+        detail = self.scrub(_describe(exc))
+        if refused:
+            self._refused_in_a_row += 1
+            if self._refused_in_a_row >= self.unavailable_after:
+                self._down = EndpointUnavailableError(
+                    f"endpoint {self.url} is unavailable: {self._refused_in_a_row} requests in a row could not "
+                    f"connect after {attempts} attempt(s) each ({detail})"
+                )
+                return self._down
+        return RetriesExhaustedError(exc, attempts, f"{detail} (after {attempts} attempt(s))")
+
+    def _fail_if_down(self) -> None:
+        if self._down is not None:
+            raise EndpointUnavailableError(str(self._down)) from self._down
+
+    def _scrub_exception(self, exc: BaseException) -> None:
+        if self._api_key and any(isinstance(a, str) and self._api_key[:8] in a for a in exc.args):
+            exc.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in exc.args)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, (RetryableStatusError, MalformedResponseError)):
+        return str(exc)
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timeout ({type(exc).__name__})"
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The endpoint's own words: ``error.message``, ``detail``, ``message``, else the body text."""
+    raw = response.content
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    message: Any = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = error.get("message")
+        elif isinstance(error, str):
+            message = error
+        if message is None:
+            message = data.get("detail") or data.get("message")
+    if message is None:
+        message = raw.decode("utf-8", "replace").strip() or response.reason_phrase
+    text = message if isinstance(message, str) else orjson.dumps(message).decode()
+    return text[:_MAX_MESSAGE]
+
+
+def _parse_completion(raw: bytes) -> list[ChatResult]:
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise MalformedResponseError(f"response body is not JSON ({len(raw)} bytes): {exc}") from exc
+    if not isinstance(data, dict):
+        raise MalformedResponseError("response body is not a JSON object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        hint = f": {error}" if error else ""
+        raise MalformedResponseError(f"response has no choices{hint}"[:_MAX_MESSAGE])
+    usage = _usage(data.get("usage"))
+    results: list[tuple[int, ChatResult]] = []
+    for position, choice in enumerate(choices):
+        if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+            raise MalformedResponseError(f"choice {position} has no message")
+        message = choice["message"]
+        content = message.get("content")
+        if content is None:
+            content = ""
+        if not isinstance(content, str):
+            raise MalformedResponseError(f"choice {position} content is not text")
+        reasoning = message.get("reasoning_content")
+        if reasoning is None:
+            reasoning = message.get("reasoning")
+        finish = choice.get("finish_reason")
+        index = choice.get("index")
+        results.append(
+            (
+                index if isinstance(index, int) else position,
+                ChatResult(
+                    content=content,
+                    reasoning_content=reasoning if isinstance(reasoning, str) else None,
+                    finish_reason=finish if isinstance(finish, str) else None,
+                    usage=usage,
+                    logprobs=choice.get("logprobs"),
+                ),
+            )
+        )
+    results.sort(key=lambda pair: pair[0])
+    return [result for _, result in results]
+
+
+def _usage(raw: Any) -> dict[str, int] | None:
+    """Integer counts; nested details (``completion_tokens_details.reasoning_tokens``) are flattened."""
+    if not isinstance(raw, dict):
+        return None
+    usage: dict[str, int] = {}
+    for key, value in raw.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            usage[key] = value
+        elif isinstance(value, dict):
+            for inner, count in value.items():
+                if isinstance(count, int) and not isinstance(count, bool) and inner not in usage:
+                    usage[inner] = count
+    return usage or None

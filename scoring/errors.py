@@ -1,0 +1,90 @@
+"""Runtime errors of the endpoint client and the runner.
+
+ClientError                      base of every error the client raises on purpose
+├── PermanentRequestError        a 4xx no retry can fix (400, 401, 403, 404, 422, ...); ``.status``, ``.message``
+├── TransientError               one failed attempt that is worth retrying (the ``cause`` of the errors below)
+│   ├── RetryableStatusError     429, 408, 409, 425 or 5xx; ``.status``, ``.message``, ``.retry_after``
+│   └── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
+├── RetriesExhaustedError        every attempt failed; ``.cause`` is the last failure, ``.attempts`` how many
+└── EndpointUnavailableError     the endpoint is down altogether (connections refused again and again): stop
+
+Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
+subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
+:class:`EndpointUnavailableError` (raised ``from`` them). Every message is scrubbed of the API key.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ClientError",
+    "EndpointUnavailableError",
+    "MalformedResponseError",
+    "PermanentRequestError",
+    "RetriesExhaustedError",
+    "RetryableStatusError",
+    "TransientError",
+    "error_kind",
+]
+
+
+class ClientError(Exception):
+    """Base of every error raised on purpose by :mod:`scoring.client`."""
+
+
+class PermanentRequestError(ClientError):
+    """The endpoint refused the request in a way no retry can fix; recorded at once as the response's error."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        super().__init__(f"HTTP {status}: {message}")
+
+
+class TransientError(ClientError):
+    """One attempt failed in a way a later attempt may not."""
+
+
+class RetryableStatusError(TransientError):
+    """An HTTP status worth retrying (rate limited, server error)."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+        super().__init__(f"HTTP {status}: {message}")
+
+
+class MalformedResponseError(TransientError):
+    """A successful status with a body that is not a usable chat completion."""
+
+
+class RetriesExhaustedError(ClientError):
+    """Every attempt failed; ``cause`` is the last failure."""
+
+    def __init__(self, cause: BaseException, attempts: int, message: str) -> None:
+        self.cause = cause
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class EndpointUnavailableError(ClientError):
+    """The endpoint cannot be reached at all; the run stops (what finished is kept)."""
+
+
+def error_kind(exc: BaseException) -> str:
+    """A short stable label for summaries: ``http_401``, ``timeout``, ``connection``, ``malformed``, ..."""
+    import httpx
+
+    if isinstance(exc, RetriesExhaustedError):
+        return error_kind(exc.cause)
+    if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
+        return f"http_{exc.status}"
+    if isinstance(exc, MalformedResponseError):
+        return "malformed"
+    if isinstance(exc, EndpointUnavailableError):
+        return "unavailable"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
+        return "connection"
+    return type(exc).__name__

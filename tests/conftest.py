@@ -1,0 +1,23 @@
+"""Shared fixtures: ``fake_openai``, a local OpenAI-compatible server (see tests/fakeserver.py)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from fakeserver import FakeOpenAI
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A fresh fake endpoint on 127.0.0.1 (random free port), stopped after the test."""
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,324 @@
+"""A small OpenAI-compatible chat server for tests and benchmarks, on 127.0.0.1 only.
+
+It speaks just enough HTTP/1.1 (keep-alive, Content-Length bodies) over asyncio streams in a background
+thread, so hundreds of concurrent connections cost nothing. Replies are deterministic: the assistant
+echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and usage counts characters.
+
+    server = FakeOpenAI().start()
+    server.base_url                       # "http://127.0.0.1:PORT/v1"
+    server.responder = lambda body: "2"   # script replies: a str is the content, a dict the whole body
+    server.inject([Fault("429", retry_after=0.1), Fault("500"), Fault("close")])   # next requests, in order
+    server.rules.append(lambda body: Fault("400") if "bad" in last_user(body) else None)   # per request
+    server.reasoning = "reasoning_content"   # or "reasoning": add a reasoning text to every reply
+    server.delay = 0.05                   # seconds before every normal reply (to make requests overlap)
+    server.requests, server.max_in_flight, server.bodies, server.auth_headers   # what came in
+    server.stop()
+
+Fault kinds: ``"429"`` (with ``retry_after`` seconds or an HTTP date), ``"500"``/``"502"``/``"503"``,
+``"close"`` (socket closed with no reply), ``"partial"`` (connection cut in the middle of the body),
+``"slow"`` (reply after ``delay`` seconds, to trip the client's timeout), ``"truncated"`` (a 200 whose body
+is cut JSON), ``"empty"`` (a 200 with no choices), and any 4xx such as ``"400"``, ``"401"``, ``"404"``,
+``"422"`` with ``message`` as the endpoint's error message.
+
+Run ``python tests/fakeserver.py`` to serve in the foreground (the benchmark does, in its own process);
+it prints the base URL on its first line of output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+__all__ = ["FakeOpenAI", "Fault", "last_user"]
+
+Responder = Callable[[dict[str, Any]], "str | dict[str, Any]"]
+Rule = Callable[[dict[str, Any]], "Fault | None"]
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            408: "Request Timeout", 422: "Unprocessable Entity", 429: "Too Many Requests",
+            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+@dataclass
+class Fault:
+    """One scripted misbehaviour (see the module docstring for the kinds)."""
+
+    kind: str
+    retry_after: float | str | None = None
+    delay: float = 0.0
+    message: str | None = None
+
+
+def last_user(body: dict[str, Any]) -> str:
+    """The content of the last user message of a request body."""
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            return str(message.get("content", ""))
+    return ""
+
+
+class FakeOpenAI:
+    """The server; see the module docstring."""
+
+    def __init__(self, *, keep_bodies: bool = True) -> None:
+        self.keep_bodies = keep_bodies
+        self.responder: Responder | None = None
+        self.rules: list[Rule] = []
+        self.reasoning: str | None = None
+        self.delay = 0.0
+        self._faults: collections.deque[Fault] = collections.deque()
+        self._lock = threading.Lock()
+        self.reset()
+        self.port = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- control -----------------------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def reset(self) -> None:
+        """Forget counters, bodies and pending faults."""
+        with self._lock:
+            self.requests = 0
+            self.in_flight = 0
+            self.max_in_flight = 0
+            self.bodies: list[dict[str, Any]] = []
+            self.auth_headers: list[str | None] = []
+            self.faults_served: list[str] = []
+            self._faults.clear()
+
+    def inject(self, faults: list[Fault]) -> None:
+        """Queue faults: the next requests get them, one each, in order; then normal replies resume."""
+        self._faults.extend(faults)
+
+    @property
+    def pending_faults(self) -> int:
+        return len(self._faults)
+
+    def start(self) -> FakeOpenAI:
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name="fake-openai", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("fake server did not start")
+        return self
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is None or self._thread is None:
+            return
+        loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._shutdown()))
+        self._thread.join(10)
+        self._loop = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- serving -----------------------------------------------------------------------------------------
+
+    def _run(self, ready: threading.Event) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(self._listen())
+        ready.set()
+        loop.run_forever()
+        loop.close()
+
+    async def _listen(self, port: int = 0) -> None:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", port, backlog=2048)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.sleep(0)
+        asyncio.get_running_loop().stop()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+                    return
+                lines = head.decode("latin-1").split("\r\n")
+                method, path, _ = ([*lines[0].split(" "), "", ""])[:3]
+                headers = {}
+                for line in lines[1:]:
+                    if ":" in line:
+                        name, value = line.split(":", 1)
+                        headers[name.strip().lower()] = value.strip()
+                length = int(headers.get("content-length", "0") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                keep = await self._respond(method, path, headers, raw, writer)
+                if not keep or headers.get("connection", "").lower() == "close":
+                    return
+        except (asyncio.CancelledError, ConnectionError, asyncio.IncompleteReadError):
+            return
+        finally:
+            self._tasks.discard(task)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _respond(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
+        if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+            await _send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
+            return True
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            await _send(writer, 400, {"error": {"message": "body is not JSON"}})
+            return True
+        with self._lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self.keep_bodies:
+                self.bodies.append(body)
+                self.auth_headers.append(headers.get("authorization"))
+        try:
+            fault = self._next_fault(body)
+            if fault is not None:
+                with self._lock:
+                    self.faults_served.append(fault.kind)
+                return await self._fault(fault, body, writer)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            await _send(writer, 200, self._reply(body))
+            return True
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _next_fault(self, body: dict[str, Any]) -> Fault | None:
+        for rule in self.rules:
+            fault = rule(body)
+            if fault is not None:
+                return fault
+        try:
+            return self._faults.popleft()
+        except IndexError:
+            return None
+
+    async def _fault(self, fault: Fault, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+        kind = fault.kind
+        if kind == "close":
+            return False
+        if kind == "slow":
+            await asyncio.sleep(fault.delay or 5.0)
+            await _send(writer, 200, self._reply(body))
+            return True
+        if kind == "partial":
+            data = orjson.dumps(self._reply(body))
+            writer.write(_head(200, len(data), {}) + data[: len(data) // 2])
+            await writer.drain()
+            return False
+        if kind == "truncated":
+            data = orjson.dumps(self._reply(body))
+            cut = data[: len(data) // 2]
+            writer.write(_head(200, len(cut), {}) + cut)
+            await writer.drain()
+            return True
+        if kind == "empty":
+            await _send(writer, 200, {"id": "x", "object": "chat.completion", "choices": []})
+            return True
+        status = int(kind)
+        extra: dict[str, str] = {}
+        if fault.retry_after is not None:
+            extra["Retry-After"] = str(fault.retry_after)
+        message = fault.message or f"fake server says {status}"
+        if fault.delay:
+            await asyncio.sleep(fault.delay)
+        await _send(writer, status, {"error": {"message": message, "type": "fake", "code": status}}, extra)
+        return True
+
+    def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        scripted: str | dict[str, Any] | None = self.responder(body) if self.responder is not None else None
+        if isinstance(scripted, dict):
+            return scripted
+        text = scripted if isinstance(scripted, str) else last_user(body)
+        n = body.get("n") or 1
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or [])
+        choices = []
+        completion_tokens = 0
+        for i in range(n):
+            content = text if n == 1 else f"{text} #{i}"
+            completion_tokens += len(content)
+            message: dict[str, Any] = {"role": "assistant", "content": content}
+            if self.reasoning:
+                message[self.reasoning] = f"thinking about: {text}"
+            choice: dict[str, Any] = {"index": i, "message": message, "finish_reason": "stop"}
+            if body.get("logprobs"):
+                choice["logprobs"] = {
+                    "content": [{"token": ch, "logprob": -0.25, "bytes": None, "top_logprobs": []} for ch in content]
+                }
+            choices.append(choice)
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+
+
+def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", "Content-Type: application/json",
+             f"Content-Length: {length}"]
+    lines += [f"{k}: {v}" for k, v in extra.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _send(writer: asyncio.StreamWriter, status: int, data: Any, extra: dict[str, str] | None = None) -> None:
+    payload = orjson.dumps(data)
+    writer.write(_head(status, len(payload), extra or {}) + payload)
+    await writer.drain()
+
+
+def _serve_forever(port: int) -> None:
+    server = FakeOpenAI(keep_bodies=False)
+
+    async def main() -> None:
+        await server._listen(port)
+        print(server.base_url, flush=True)
+        await asyncio.Event().wait()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="Serve the fake OpenAI-compatible endpoint in the foreground.")
+    parser.add_argument("--port", type=int, default=0)
+    _serve_forever(parser.parse_args(sys.argv[1:]).port)

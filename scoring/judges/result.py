@@ -1,0 +1,30 @@
+"""What judging one response produced, before it is written into the record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Judged", "Status", "not_judged"]
+
+#: ``scored``: a verdict (or a rule such as "an empty reply is wrong") gave the score.
+#: ``unparseable``: the judge replied, but with no verdict in its format (the reply is kept).
+#: ``request_failed``: the judge could not be asked. ``not_judged``: nothing to judge (no content,
+#: no reference, no opponent); nothing was sent.
+Status = Literal["scored", "unparseable", "request_failed", "not_judged"]
+
+
+@dataclass
+class Judged:
+    score: float | None
+    analysis: str
+    status: Status
+    details: dict[str, Any] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
+    template: str | None = None
+    lang: str | None = None
+
+
+def not_judged(reason: str, **details: Any) -> Judged:
+    """A response that could not be put to the judge; ``reason`` says why."""
+    return Judged(score=None, analysis=f"not judged: {reason}", status="not_judged", details=details)

@@ -1,0 +1,250 @@
+"""``judge_records``: put every response of a list of canonical records to an LLM judge.
+
+Everything that can be checked without the network is checked first (judge endpoint and model given,
+scale, language, templates and their placeholders, the ``--against`` file), so a mistake is a
+:class:`JudgeSetupError` before any request is sent. Then all judge calls run concurrently through one
+:class:`~scoring.client.ChatClient` (its concurrency, retries and rate limits), journaled so that a rerun
+after a kill buys nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import os
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from scoring.judges.absolute import judge_absolute
+from scoring.judges.call import JournaledAsker
+from scoring.judges.fallback import needs_fallback
+from scoring.judges.inputs import target_turn
+from scoring.judges.math_judge import judge_math
+from scoring.judges.pairwise import judge_pairwise
+from scoring.judges.prompts import Prompts, parse_lang
+from scoring.judges.result import Judged, not_judged
+from scoring.judges.scale import DEFAULT_SCALE, Scale, parse_scale
+from scoring.judges.summary import summarize
+from scoring.judges.templates import Kind, TemplateError
+from scoring.judges_options import JudgeOptions
+
+__all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
+
+METRICS = ("judge", "pairwise", "math-judge")
+
+#: Sampling parameters of every judge request: deterministic verdicts.
+JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+
+_KINDS: dict[str, tuple[Kind, ...]] = {
+    "judge": ("absolute",),
+    "pairwise": ("pairwise",),
+    "math-judge": ("math_extract", "math_grade"),
+}
+
+
+class JudgeSetupError(ValueError):
+    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
+
+
+@dataclass
+class JudgeOutcome:
+    """The records, in input order, with ``score``/``analysis``/``judge`` filled in each judged response,
+    and the summary (counts, verdict statistics, judge token totals; see :func:`summarize`)."""
+
+    records: list[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Plan:
+    metric: str
+    prompts: Prompts
+    scale: Scale
+    against: dict[str, dict[str, Any]] | None
+    against_label: str
+    fallback: bool
+
+
+def _load_against(path: Path) -> dict[str, dict[str, Any]]:
+    """The other model's records by ``session_id`` (as text, so ``1`` and ``"1"`` match)."""
+    by_id: dict[str, dict[str, Any]] = {}
+    try:
+        with path.open("rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    data = orjson.loads(line)
+                except orjson.JSONDecodeError as exc:
+                    raise JudgeSetupError(f"--against {path}: line {number} is not JSON ({exc})") from exc
+                if not isinstance(data, dict) or "session_id" not in data or not isinstance(data.get("messages"), list):
+                    raise JudgeSetupError(f"--against {path}: line {number} is not a canonical record")
+                by_id.setdefault(str(data["session_id"]), data)
+    except OSError as exc:
+        raise JudgeSetupError(f"--against {path}: cannot read it ({exc.strerror or exc})") from exc
+    return by_id
+
+
+def _plan(metric: str, options: JudgeOptions) -> _Plan:
+    fallback = options.judge_fallback or metric == "math"
+    if metric == "math" and options.judge_fallback:
+        metric = "math-judge"
+    if metric not in _KINDS:
+        raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(METRICS)}")
+    if not options.judge_base_url or not options.judge_model:
+        raise JudgeSetupError(f"--metric {metric} needs --judge-base-url and --judge-model")
+    try:
+        scale = parse_scale(options.judge_scale) if options.judge_scale else DEFAULT_SCALE
+        lang = parse_lang(options.judge_lang)
+        prompts = Prompts.load(_KINDS[metric], lang=lang, template=options.judge_template)
+    except (ValueError, TemplateError) as exc:
+        raise JudgeSetupError(str(exc)) from exc
+    against = None
+    label = "reference answer"
+    if options.against is not None:
+        if metric != "pairwise":
+            raise JudgeSetupError("--against only applies to --metric pairwise")
+        against = _load_against(Path(options.against))
+        label = f"response in {options.against}"
+    return _Plan(metric, prompts, scale, against, label, fallback and metric == "math-judge")
+
+
+def _opponent(plan: _Plan, record: dict[str, Any], index: int) -> tuple[str | None, str]:
+    """The text the response at ``index`` is compared with, and what it is (for the analysis)."""
+    if plan.against is None:
+        value = target_turn(record).get("reference_response")
+        return (value if isinstance(value, str) else None), plan.against_label
+    other = plan.against.get(str(record.get("session_id")))
+    if other is None:
+        return None, f"{plan.against_label} with session_id {record.get('session_id')!r}"
+    try:
+        responses = target_turn(other).get("responses") or []
+    except ValueError:
+        responses = []
+    if not responses:
+        return None, f"{plan.against_label} (session_id {record.get('session_id')!r} has no responses)"
+    chosen = responses[index] if index < len(responses) else responses[0]
+    content = chosen.get("content") if isinstance(chosen, dict) else None
+    label = f"{plan.against_label} (session_id {record.get('session_id')!r}, response {min(index, len(responses) - 1)})"
+    return (content if isinstance(content, str) else None), label
+
+
+def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> dict[str, Any]:
+    """The response with ``score``/``analysis`` in canonical position and ``judge`` last."""
+    judge: dict[str, Any] = {"metric": metric, "model": model}
+    if judged.template is not None:
+        judge["template"] = judged.template
+    if judged.lang is not None:
+        judge["lang"] = judged.lang
+    judge.update(judged.details)
+    judge["usage"] = judged.usage
+    judge["status"] = judged.status
+    out: dict[str, Any] = {}
+    placed = False
+    for key, value in response.items():
+        if key in ("score", "analysis", "judge"):
+            continue
+        if key == "error" and not placed:
+            out["score"], out["analysis"], placed = judged.score, judged.analysis, True
+        out[key] = value
+    if not placed:
+        out["score"], out["analysis"] = judged.score, judged.analysis
+    out["judge"] = judge
+    return out
+
+
+async def _judge_all(
+    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from scoring.client import ChatClient
+    from scoring.journal import Journal
+
+    assert options.judge_base_url is not None and options.judge_model is not None
+    journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
+    done = journal.load() if journal is not None else {}
+    api_key = os.environ.get(options.judge_api_key_env) if options.judge_api_key_env else None
+    out = [copy.deepcopy(record) for record in records]
+    slots: list[tuple[int, int]] = []
+    skipped = 0
+    try:
+        async with ChatClient(
+            options.judge_base_url,
+            options.judge_model,
+            api_key=api_key,
+            concurrency=options.concurrency,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+        ) as client:
+            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, done=done)
+            jobs: list[Awaitable[Judged]] = []
+            for r, record in enumerate(out):
+                try:
+                    responses = target_turn(record).get("responses") or []
+                except ValueError:
+                    continue
+                for i, response in enumerate(responses):
+                    if not isinstance(response, dict):
+                        continue
+                    if plan.fallback and not needs_fallback(response):
+                        skipped += 1
+                        continue
+                    slots.append((r, i))
+                    jobs.append(_judge_one(ask, plan, record, response, i))
+            results = await asyncio.gather(*jobs)
+    finally:
+        if journal is not None:
+            journal.close()
+    for (r, i), judged in zip(slots, results, strict=True):
+        responses = target_turn(out[r])["responses"]
+        if plan.fallback:
+            judged = _keep_rule_score(responses[i], judged)
+        responses[i] = _fill(responses[i], judged, plan.metric, options.judge_model)
+    summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
+    summary.update(
+        judge_model=options.judge_model,
+        judge_requests=ask.bought,
+        judge_reused=ask.reused,
+    )
+    if plan.fallback:
+        summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
+    return out, summary
+
+
+def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
+    """In fallback mode a judge that could not give a verdict leaves the rule-based result standing."""
+    if judged.status == "scored" or response.get("score") is None:
+        return judged
+    rule = f"{response.get('analysis') or ''}".strip()
+    judged.score = response["score"]
+    judged.analysis = f"{rule} [judge fallback gave no verdict: {judged.analysis}]".strip()
+    return judged
+
+
+async def _judge_one(
+    ask: JournaledAsker, plan: _Plan, record: dict[str, Any], response: dict[str, Any], index: int
+) -> Judged:
+    if plan.metric == "judge":
+        return await judge_absolute(ask, record, response, prompts=plan.prompts, scale=plan.scale)
+    if plan.metric == "pairwise":
+        opponent, label = _opponent(plan, record, index)
+        return await judge_pairwise(ask, record, response, opponent, opponent_label=label, prompts=plan.prompts)
+    if plan.metric == "math-judge":
+        return await judge_math(ask, record, response, prompts=plan.prompts)
+    return not_judged(f"unknown metric {plan.metric}")
+
+
+def judge_records(records: list[dict[str, Any]], *, metric: str, options: JudgeOptions) -> JudgeOutcome:
+    """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
+    ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
+
+    Synchronous: runs its own event loop. Raises :class:`JudgeSetupError` before any request when the
+    options, templates or ``--against`` file are unusable. Judge failures never raise: each becomes a
+    response with ``score`` null, an ``analysis`` saying why and the raw reply in ``response["judge"]``.
+    """
+    plan = _plan(metric, options)
+    out, summary = asyncio.run(_judge_all(records, plan, options))
+    return JudgeOutcome(records=out, summary=summary)

@@ -1,0 +1,92 @@
+"""The judges' summary: how many responses were scored and how many could not be, the verdict statistics
+of the metric, and the judge's token usage, totalled apart from the model's own.
+
+Keys (every metric): ``responses`` (sent to the judge or checked for it), ``scored``, ``errors`` (not
+scored for any reason), ``unparseable``, ``request_failed``, ``not_judged``, ``judge_usage``,
+``model_usage``. Then:
+
+- ``judge``: ``mean_score`` (on the scale), ``score_100`` (the mean mapped to 0-100), ``scale``;
+- ``pairwise``: ``win``, ``tie``, ``loss``, ``mean_x100`` (mean combined verdict × 100, -100..100),
+  ``pairs_both_orders``, ``disagreements`` and ``disagreement_rate`` (share of pairs whose two orders
+  disagreed: position bias);
+- ``math-judge``: ``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100,
+  over every response with a score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring.judges.call import add_usage
+from scoring.judges.inputs import target_turn
+from scoring.judges.result import Judged
+from scoring.judges.scale import Scale
+
+__all__ = ["summarize"]
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for record in records:
+        try:
+            responses = target_turn(record).get("responses") or []
+        except ValueError:
+            continue
+        for response in responses:
+            if isinstance(response, dict) and isinstance(response.get("usage"), dict):
+                add_usage(total, response["usage"])
+    return total
+
+
+def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
+    judge_usage: dict[str, int] = {}
+    for judged in results:
+        add_usage(judge_usage, judged.usage)
+    statuses = [j.status for j in results]
+    summary: dict[str, Any] = {
+        "metric": metric,
+        "responses": len(results),
+        "scored": statuses.count("scored"),
+        "errors": len(results) - statuses.count("scored"),
+        "unparseable": statuses.count("unparseable"),
+        "request_failed": statuses.count("request_failed"),
+        "not_judged": statuses.count("not_judged"),
+    }
+    scores = [j.score for j in results if j.status == "scored" and j.score is not None]
+    if metric == "judge":
+        span = scale.high - scale.low
+        summary["scale"] = str(scale)
+        summary["mean_score"] = _round(_mean(scores))
+        summary["score_100"] = _round(_mean([(s - scale.low) / span * 100 for s in scores]))
+    elif metric == "pairwise":
+        summary["win"] = sum(1 for s in scores if s > 0)
+        summary["tie"] = sum(1 for s in scores if s == 0)
+        summary["loss"] = sum(1 for s in scores if s < 0)
+        mean = _mean(scores)
+        summary["mean_x100"] = _round(None if mean is None else mean * 100)
+        both = [j for j in results if j.status == "scored" and len(j.details.get("orders") or []) == 2]
+        disagreements = sum(1 for j in both if j.details.get("disagree"))
+        summary["pairs_both_orders"] = len(both)
+        summary["disagreements"] = disagreements
+        summary["disagreement_rate"] = _round(disagreements / len(both)) if both else None
+    elif metric == "math-judge":
+        all_scores: list[float] = []
+        for record in records:
+            try:
+                responses = target_turn(record).get("responses") or []
+            except ValueError:
+                continue
+            all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]
+        summary["strict_accuracy"] = _round(_mean([100.0 if s >= 1.0 else 0.0 for s in all_scores]))
+        summary["loose_accuracy"] = _round(_mean([s * 100 for s in all_scores]))
+    summary["judge_usage"] = judge_usage
+    summary["model_usage"] = _model_usage(records)
+    return summary

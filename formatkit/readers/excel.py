@@ -1,0 +1,154 @@
+"""Excel files (.xlsx, .xls): the first sheet, its header, rows and sessions, as Drafts.
+
+The work is split by concern: :mod:`formatkit.readers.excel_cells` reads the sheet (calamine for .xlsx,
+xlrd for .xls) into plain values; :mod:`formatkit.rules.excel_header`, :mod:`~formatkit.rules.excel_rows`
+and :mod:`~formatkit.rules.excel_sessions` apply the rules of FORMATS.md. Rows must all be read before
+the first record is known (a repeated session_id anywhere makes the file multi-turn), so the sheet is
+held in memory; the records are still produced one at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from formatkit.draft import Draft
+from formatkit.issues import Format, IssueSink
+from formatkit.modes import Mode
+from formatkit.readers.excel_cells import SheetData, Unreadable, read_sheet
+from formatkit.rules.excel_header import Header, column_letter, read_header
+from formatkit.rules.excel_rows import Row, last_data_row, read_rows
+from formatkit.rules.excel_sessions import Context, group_rows, make_draft
+from formatkit.rules.parameters import check_parameters
+
+__all__ = ["ExcelReader"]
+
+
+class ExcelReader:
+    """Reads the first sheet of an .xlsx or .xls workbook."""
+
+    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
+        self.path = path
+        self.mode = mode
+        self.sink = sink
+        self.max_rows = max_rows
+        self.format: Format | None = None
+        self.rows = 0
+
+    def drafts(self) -> Iterator[Draft]:
+        try:
+            data = read_sheet(self.path)
+        except Unreadable as problem:
+            self.sink.add(problem.code, problem.message)
+            return
+        sheet = data.name
+        self._extra_sheets(data)
+        rows = data.rows
+        _fill_merged(rows, data.merged)
+        end = last_data_row(rows)
+        if end < 0:
+            self._empty(data)
+            return
+        header = read_header(
+            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink
+        )
+        self._merged(data, header)
+        if end == 0:
+            self.sink.add(
+                "no_records",
+                f'Sheet "{sheet}" has a header row but no data rows. Add one row per record from row 2 on.',
+                sheet=sheet,
+                row=2,
+            )
+            return
+        records = read_rows(
+            rows, header, sheet=sheet, sink=self.sink, max_rows=self.max_rows, true_length=data.true_length
+        )
+        data.rows = []  # the Row objects hold what is needed; let the cells go
+        del rows
+        self.rows = len(records)
+        ctx = Context(str(self.path), self.path.stem, sheet, header, self.sink)
+        fmt, groups, orphans = group_rows(records, ctx)
+        self.format = fmt
+        for row in orphans:
+            self._parameters_only([row], fmt, ctx)
+        if header.missing:
+            # Every record would fail the same missing column, reported once in row 1.
+            for group in groups:
+                self._parameters_only(group, fmt, ctx)
+            return
+        for group in groups:
+            yield make_draft(group, fmt, ctx)
+
+    def _parameters_only(self, group: list[Row], fmt: Format, ctx: Context) -> None:
+        """Rows that make no record still have their parameters checked: no problem stays hidden."""
+        draft = make_draft(group, fmt, ctx)
+        check_parameters(draft.parameters, draft.parameters_place, self.sink)
+
+    def _extra_sheets(self, data: SheetData) -> None:
+        for name in data.extra_sheets:
+            self.sink.add(
+                "extra_sheet",
+                f'Sheet "{name}" holds data, but only the first sheet ("{data.name}") is read. Move the '
+                "records onto the first sheet, or save them as a file of their own.",
+                sheet=name,
+            )
+
+    def _empty(self, data: SheetData) -> None:
+        if data.extra_sheets:
+            self.sink.add(
+                "no_records",
+                f'The first sheet "{data.name}" is empty and only the first sheet is read; the data on '
+                f'"{data.extra_sheets[0]}" is ignored. Move that sheet to the front (drag its tab to the left).',
+                sheet=data.name,
+            )
+        else:
+            self.sink.add(
+                "empty_file",
+                "The workbook holds no data: its first sheet is empty. Put the header in row 1 (session_id, "
+                "system_prompt, query, reference_response, parameters, response) and one record per row.",
+                sheet=data.name,
+            )
+
+    def _merged(self, data: SheetData, header: Header) -> None:
+        for r0, c0, r1, c1 in data.merged:
+            if r0 == r1 and c0 == c1:
+                continue
+            span = f"{column_letter(c0)}{r0 + 1}:{column_letter(c1)}{r1 + 1}"
+            self.sink.add(
+                "merged_cells",
+                f"Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
+                "Merge & Center → Unmerge Cells) and fill the value into every cell, e.g. the session_id "
+                "on each row of a session.",
+                sheet=data.name,
+                row=r0 + 1,
+                column=header.label(c0),
+            )
+
+
+def _fill_merged(rows: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> None:
+    """Give every cell of a merged range the first cell's value, so the other rules see what the user
+    sees (the merge itself is reported as an error)."""
+    for r0, c0, r1, c1 in merged:
+        if r0 >= len(rows):
+            continue
+        first = rows[r0]
+        value = first[c0] if c0 < len(first) else ""
+        for r in range(r0, min(r1, len(rows) - 1) + 1):
+            row = rows[r]
+            for c in range(c0, min(c1, len(row) - 1) + 1):
+                row[c] = value
+
+
+def _headerless_data(rows: list[list[Any]], end: int) -> list[bool]:
+    """For each column whose row-1 cell is empty: whether a data row has a value in it."""
+    width = max(len(rows[0]), max((len(r) for r in rows[1 : end + 1]), default=0))
+    header = rows[0]
+    flags = [False] * width
+    for j in range(width):
+        cell = header[j] if j < len(header) else ""
+        if cell is not None and cell != "":
+            continue
+        flags[j] = any(j < len(row) and row[j] is not None and row[j] != "" for row in rows[1 : end + 1])
+    return flags

@@ -1,0 +1,183 @@
+"""The first sheet of a workbook as rows of plain values, whatever the file kind (.xlsx or .xls).
+
+:func:`read_sheet` sniffs the file's bytes (not only its name), hands it to the reader of its kind
+(:mod:`formatkit.readers.excel_xlsx`, :mod:`formatkit.readers.excel_xls`) and returns a :class:`SheetData`:
+``rows[i][j]`` is the value of Excel row ``i + 1``, column ``j``. A value is ``''`` or None when the
+cell is empty, else a str, int, float, bool, a date/time, a :class:`CellError` (``#N/A``...) or
+:data:`NO_VALUE` (a formula with no saved result). A file that cannot be read raises :class:`Unreadable`,
+which the Excel reader turns into one issue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["NO_VALUE", "CellError", "LongText", "NoValue", "SheetData", "Unreadable", "read_sheet"]
+
+#: Guards against zip bombs and absurd sheets (a stray cell at XFD1048576 would be 17 billion cells).
+MAX_PART_BYTES = 4 * 1024**3
+MAX_RATIO = 1000
+MAX_CELLS = 40_000_000
+
+_ZIP = b"PK\x03\x04"
+_ZIP_EMPTY = b"PK\x05\x06"
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED = "EncryptedPackage".encode("utf-16-le")
+_RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
+
+
+class CellError:
+    """An Excel error value held by a cell, such as ``#N/A`` or ``#REF!``."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"CellError({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CellError) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+class NoValue:
+    """A formula cell whose result was never saved (the file was written by a program, not Excel)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE = NoValue()
+
+
+class LongText(str):
+    """Text the reading library cut at Excel's limit; ``length`` is what the file really holds."""
+
+    length: int
+
+    def __new__(cls, text: str, length: int) -> LongText:
+        self = super().__new__(cls, text)
+        self.length = length
+        return self
+
+
+class Unreadable(Exception):
+    """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class SheetData:
+    """The first sheet: its name, its rows, its merged ranges and the other sheets that hold data."""
+
+    name: str
+    rows: list[list[Any]]
+    #: Merged ranges as 0-based inclusive (first_row, first_col, last_row, last_col).
+    merged: list[tuple[int, int, int, int]] = field(default_factory=list)
+    extra_sheets: list[str] = field(default_factory=list)
+    #: Other sheets precede the first worksheet (chart sheets): their names, for the message.
+    skipped: list[str] = field(default_factory=list)
+    #: For a text the reader returned cut at 32,767 characters: its real length, by 0-based (row, col).
+    true_length: Callable[[int, int], int] | None = None
+
+
+def read_sheet(path: Path) -> SheetData:
+    """Read the first worksheet of ``path``; :class:`Unreadable` when the file is not a usable workbook."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8)
+    except OSError as exc:
+        raise Unreadable("unreadable_file", f"The file could not be opened: {exc.strerror or exc}.") from None
+    if not head:
+        raise Unreadable("empty_file", "The file is empty (0 bytes). Save the workbook from Excel again.")
+    suffix = path.suffix.lower()
+    if head.startswith((_ZIP, _ZIP_EMPTY)):
+        if suffix == ".xls":
+            raise Unreadable(
+                "unreadable_file",
+                "The file is named .xls but is an .xlsx workbook inside (Excel 2007 or later). Rename it "
+                "to .xlsx.",
+            )
+        from formatkit.readers.excel_xlsx import read_xlsx
+
+        return read_xlsx(path)
+    if head == _OLE:
+        if _is_encrypted(path):
+            raise Unreadable(
+                "unreadable_file",
+                "The workbook is password-protected (encrypted), so its cells cannot be read. Open it in "
+                "Excel, remove the password (File → Info → Protect Workbook → Encrypt with Password, clear "
+                "it) and save it again.",
+            )
+        if suffix == ".xlsx":
+            raise Unreadable(
+                "unreadable_file",
+                "The file is named .xlsx but is an old .xls workbook inside (Excel 97-2003). Rename it to "
+                ".xls, or open it in Excel and save it again as .xlsx (Excel Workbook).",
+            )
+        from formatkit.readers.excel_xls import read_xls
+
+        return read_xls(path)
+    raise Unreadable("unreadable_file", _not_a_workbook(path, suffix))
+
+
+def _is_encrypted(path: Path) -> bool:
+    """An encrypted .xlsx is an OLE container holding an ``EncryptedPackage`` stream."""
+    try:
+        with path.open("rb") as handle:
+            # The directory sits near the start for the small header; read a bounded amount.
+            data = handle.read(1024 * 1024)
+    except OSError:
+        return False
+    return _ENCRYPTED in data
+
+
+def _not_a_workbook(path: Path, suffix: str) -> str:
+    with path.open("rb") as handle:
+        sample = handle.read(4096)
+    text = sample.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    kind = suffix or "Excel"
+    if text.startswith((b"<html", b"<!doctype html", b"<table", b"<meta")):
+        return (
+            f"The file is named {kind} but is a web page (HTML), as some systems export tables. "
+            f"{_RESAVE} (File → Save As → Excel Workbook)."
+        )
+    if text.startswith(b"<?xml"):
+        return (
+            f"The file is named {kind} but is an XML document (perhaps Excel 2003 XML). {_RESAVE}."
+        )
+    if _looks_like_text(sample):
+        return (
+            f"The file is named {kind} but holds plain text (CSV or tab-separated?), not a workbook. "
+            f"{_RESAVE}."
+        )
+    return (
+        f"The file is named {kind} but is not an Excel workbook (its first bytes are "
+        f"{sample[:8].hex(' ')}); it may be damaged or of another kind. {_RESAVE}."
+    )
+
+
+def _looks_like_text(sample: bytes) -> bool:
+    if b"\x00" in sample:
+        return False
+    for encoding in ("utf-8", "gb18030"):
+        for cut in range(4):  # the sample may end inside a multi-byte character
+            try:
+                sample[: len(sample) - cut].decode(encoding)
+            except UnicodeDecodeError:
+                continue
+            return True
+    return False

@@ -81,6 +81,7 @@ class ChatClient:
         if max_retries < 0:
             raise ValueError("max_retries must be 0 or more")
         self.model = model
+        self.concurrency = concurrency
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.max_retries = max_retries
         self.backoff_base = backoff_base

@@ -1,12 +1,185 @@
-"""``formatkit run`` (not yet built)."""
+"""``formatkit run IN -o OUT.jsonl --base-url URL --model NAME [...]``: infer every pending turn.
+
+The command validates IN, then hands the records to :class:`scoring.runner_job.RunJob`, which journals
+each finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
+Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped: the
+endpoint was down, or it was interrupted), 2 bad usage.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, ModeOption, fail_usage, paths_or_fail, print_report
+
+if TYPE_CHECKING:
+    from scoring.runner_job import RunJob, RunSummary
+
+__all__ = ["parse_params", "register", "run"]
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given."""
+    import orjson
+
+    params: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail_usage(f"--param {item!r}: expected KEY=VALUE, e.g. --param temperature=0.7")
+        try:
+            params[key] = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
+    lines = [
+        f"run: {summary.records} records written to {out}: {summary.finished} finished, "
+        f"{summary.with_errors} with errors",
+        f"  this run: {summary.requests} requests for {summary.sent_records} records; "
+        f"{summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
+    ]
+    if summary.errors_by_kind:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
+        lines.append(f"  errors by kind: {kinds}")
+    tokens = summary.tokens
+    lines.append(
+        f"  tokens: prompt {tokens['prompt_tokens']}, completion {tokens['completion_tokens']}, "
+        f"total {tokens['total_tokens']}"
+    )
+    if summary.stale_journal_entries:
+        lines.append(
+            f"  note: {summary.stale_journal_entries} journal entries did not match the input or settings "
+            "(changed since) and were ignored"
+        )
+    if summary.with_errors:
+        lines.append("  rerun the same command to retry the records that ended in error")
+    return lines
+
+
+def run(
+    source: str = typer.Argument(..., metavar="IN", help="Canonical jsonl, or any Excel/jsonl evaluation set."),
+    output: Path = typer.Option(..., "-o", "--output", help="The canonical jsonl to write (OUT.journal beside it)."),
+    base_url: str = typer.Option(..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"),
+    model: str = typer.Option(..., "--model", help="Model name (or a platform's endpoint id)."),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the API key (unset: no key)."
+    ),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Requests in flight at most."),
+    rpm: float | None = typer.Option(None, "--rpm", min=0.001, help="Requests per minute at most."),
+    max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per request after the first try."),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds per attempt (connect, read, write)."),
+    param: list[str] = typer.Option(
+        [], "--param", metavar="KEY=VALUE", help="Default parameter (JSON value); the set's own parameters win."
+    ),
+    mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the input is for."),
+    restart: bool = typer.Option(False, "--restart", help="Discard the journal and start from scratch."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the first request body and the count; send nothing."),
+    logprobs: bool = typer.Option(False, "--logprobs", help="Ask for logprobs (as --param logprobs=true)."),
+    backoff_base: float = typer.Option(0.5, "--backoff-base", hidden=True, min=0.0),
+    unavailable_after: int = typer.Option(3, "--unavailable-after", hidden=True, min=1),
+    progress_interval: float = typer.Option(10.0, "--progress-interval", hidden=True, min=0.0),
+) -> None:
+    """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
+    defaults = parse_params(param)
+    if logprobs:
+        defaults.setdefault("logprobs", True)
+    if not base_url.startswith(("http://", "https://")):
+        fail_usage(f"--base-url {base_url!r}: expected an http:// or https:// URL")
+    paths_or_fail([source])
+    if Path(source).resolve() == output.resolve():
+        fail_usage("OUT must not be IN: the input is read again at the end to write the output")
+
+    from formatkit.validate import iter_dicts, validate_file
+
+    report = validate_file(source, mode=mode.value, profile="none")
+    if not report.valid or report.issues:
+        from formatkit.issues import Report
+
+        print_report(Report.build([report], []), err=True, quiet_valid=True)
+    if not report.valid:
+        raise typer.Exit(EXIT_ERRORS)
+
+    import asyncio
+
+    from scoring.client import ChatClient
+    from scoring.errors import EndpointUnavailableError
+    from scoring.progress import make_progress
+    from scoring.runner import Runner
+    from scoring.runner_job import RunJob, journal_path
+
+    client = ChatClient(
+        base_url,
+        model,
+        api_key=os.environ.get(api_key_env) or None,
+        concurrency=concurrency,
+        rpm=rpm,
+        timeout=timeout,
+        max_retries=max_retries,
+        backoff_base=backoff_base,
+        unavailable_after=unavailable_after,
+    )
+    runner = Runner(client, defaults=defaults)
+
+    def records() -> Any:
+        return iter_dicts(source, mode=mode.value, profile="none")
+
+    if dry_run:
+        _dry_run(RunJob(runner, records, output, restart=restart))
+        asyncio.run(client.aclose())
+        raise typer.Exit(EXIT_OK)
+
+    progress = make_progress(interval=progress_interval)
+    job = RunJob(runner, records, output, restart=restart, progress=progress, total=report.records)
+
+    async def main() -> RunSummary:
+        try:
+            return await job.run()
+        finally:
+            await client.aclose()
+
+    journal = journal_path(output)
+    try:
+        summary = asyncio.run(main())
+    except EndpointUnavailableError as exc:
+        typer.echo(
+            f"formatkit run: stopped: {client.scrub(str(exc))}\n"
+            f"  {job.summary.sent_records} record(s) finished in this run are kept in {journal}; "
+            f"{output} was not written. Start the endpoint and rerun the same command to resume.",
+            err=True,
+        )
+        raise typer.Exit(EXIT_ERRORS) from None
+    except KeyboardInterrupt:
+        typer.echo(
+            f"formatkit run: interrupted; finished records are kept in {journal}; rerun to resume.", err=True
+        )
+        raise typer.Exit(130) from None
+    for line in _summary_lines(summary, output):
+        typer.echo(line, err=True)
+    raise typer.Exit(EXIT_OK if summary.with_errors == 0 else EXIT_ERRORS)
+
+
+def _dry_run(job: RunJob) -> None:
+    import orjson
+
+    plan = job.plan()
+    if plan.first_request is not None:
+        sys.stdout.write(orjson.dumps(plan.first_request, option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stdout.flush()
+    typer.echo(
+        f"dry run: would send {plan.requests} request(s) for {plan.records_with_work} record(s) "
+        f"({plan.already_finished} of {plan.records} already finished in the journal); nothing was sent",
+        err=True,
+    )
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("run", hidden=True)
-    def _not_yet() -> None:
-        typer.echo("formatkit run: not available yet", err=True)
-        raise typer.Exit(2)
+    app.command("run")(run)

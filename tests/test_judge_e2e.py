@@ -517,3 +517,61 @@ def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI,
     assert fake_openai.requests == 2
     assert outcome.summary["fallback"] == {"judged": 1, "settled_by_rules": 1}
     assert outcome.summary["strict_accuracy"] == 100.0
+
+
+# --------------------------------------------------------------------------------------------------
+# a real kill
+
+
+_KILLED_RUN = """
+import sys
+from pathlib import Path
+from scoring.judges import judge_records
+from scoring.judges_options import JudgeOptions
+
+base_url, journal = sys.argv[1], Path(sys.argv[2])
+records = [
+    {"session_id": i, "messages": [{"role": "user", "content": f"question {i}"},
+     {"role": "assistant", "reference_response": "a", "responses": [{"content": f"answer {i}"}]}]}
+    for i in range(40)
+]
+options = JudgeOptions(judge_base_url=base_url, judge_model="judge-1", journal_path=journal, concurrency=2)
+judge_records(records, metric="pairwise", options=options)
+"""
+
+
+@pytest.mark.slow
+def test_resume_after_kill_buys_nothing_twice(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from scoring.journal import Journal
+
+    fake_openai.responder = lambda body: '{"analysis": "same", "choice": "A=B"}'
+    fake_openai.delay = 0.05
+    journal = tmp_path / "judge.journal"
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, fake_openai.base_url, str(journal)])
+    try:
+        deadline = time.monotonic() + 60
+        while fake_openai.requests < 20 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        proc.kill()  # SIGKILL: no clean-up, whatever was journaled is all that survives
+        proc.wait(10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    first_prompts = [last_user(b) for b in fake_openai.bodies]
+    finished = Journal(journal).load()
+    assert 0 < len(finished) < 80
+
+    fake_openai.reset()
+    records = [rec(i, f"question {i}", "a", f"answer {i}") for i in range(40)]
+    options = opts(fake_openai, tmp_path, concurrency=2)
+    outcome = judge_records(records, metric="pairwise", options=options)
+    assert fake_openai.requests == 80 - len(finished)
+    assert outcome.summary["judge_reused"] == len(finished)
+    assert outcome.summary["scored"] == 40 and outcome.summary["tie"] == 40
+    # no prompt whose reply was journaled in the killed run is sent again
+    rerun_prompts = {last_user(b) for b in fake_openai.bodies}
+    assert len(rerun_prompts & set(first_prompts)) == len(set(first_prompts)) - len(finished)

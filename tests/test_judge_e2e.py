@@ -575,3 +575,17 @@ def test_resume_after_kill_buys_nothing_twice(fake_openai: FakeOpenAI, tmp_path:
     # no prompt whose reply was journaled in the killed run is sent again
     rerun_prompts = {last_user(b) for b in fake_openai.bodies}
     assert len(rerun_prompts & set(first_prompts)) == len(set(first_prompts)) - len(finished)
+
+
+def test_progress_advances_once_per_response(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    from scoring.progress import NullProgress
+
+    fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}' if "good" in last_user(body) else "??"
+    records = [rec(0, "good", "a", "x", "y"), rec(1, "bad", "a", "z"), rec(2, "good", "a", None)]
+    options = opts(fake_openai, tmp_path)
+    progress = NullProgress()
+    judge_records(records, metric="judge", options=options, progress=progress)
+    assert (progress.total, progress.done, progress.errors, progress.this_run) == (4, 4, 2, 3)
+    again = NullProgress()
+    judge_records(records, metric="judge", options=options, progress=again)
+    assert (again.done, again.this_run) == (4, 0)

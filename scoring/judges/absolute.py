@@ -54,7 +54,7 @@ async def judge_absolute(
     add_usage(judged.usage, reply.usage)
     judged.details["reply"] = reply.content
     try:
-        verdict = parse_absolute(reply.content, scale, quoted=[content])
+        verdict = parse_absolute(reply.content, scale, quoted=[content, neutralize(content)])
     except UnparseableReply as exc:
         judged.status, judged.analysis = "unparseable", f"judge reply has no verdict: {exc.reason}"
         return judged

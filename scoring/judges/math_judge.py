@@ -78,7 +78,7 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
     add_usage(judged.usage, grade_reply.usage)
     details["replies"]["grade"] = grade_reply.content
     try:
-        grade = parse_math_grade(grade_reply.content, quoted=[extraction.answer])
+        grade = parse_math_grade(grade_reply.content, quoted=[extraction.answer, neutralize(extraction.answer)])
     except UnparseableReply as exc:
         judged.status = "unparseable"
         judged.analysis = f"extracted answer {extraction.answer!r}; grading judge reply has no score: {exc.reason}"

@@ -82,7 +82,7 @@ async def judge_pairwise(
         add_usage(judged.usage, reply.usage)
         item["reply"] = reply.content
         try:
-            verdict = parse_pairwise(reply.content, quoted=[content, opponent])
+            verdict = parse_pairwise(reply.content, quoted=[content, opponent, mine, theirs])
         except UnparseableReply as exc:
             item["error"] = exc.reason
             problems.append(f"{order}: judge reply has no verdict: {exc.reason}")

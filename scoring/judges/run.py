@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from scoring.judges.absolute import judge_absolute
-from scoring.judges.call import JournaledAsker
+from scoring.judges.call import JournaledAsker, Reply
 from scoring.judges.fallback import needs_fallback
 from scoring.judges.inputs import target_turn
 from scoring.judges.math_judge import judge_math
@@ -31,6 +31,7 @@ from scoring.judges.scale import DEFAULT_SCALE, Scale, parse_scale
 from scoring.judges.summary import summarize
 from scoring.judges.templates import Kind, TemplateError
 from scoring.judges_options import JudgeOptions
+from scoring.progress import Progress
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
 
@@ -158,7 +159,7 @@ def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> 
 
 
 async def _judge_all(
-    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions
+    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from scoring.client import ChatClient
     from scoring.journal import Journal
@@ -193,9 +194,13 @@ async def _judge_all(
                         skipped += 1
                         continue
                     slots.append((r, i))
-                    jobs.append(_judge_one(ask, plan, record, response, i))
+                    jobs.append(_judge_one(ask, plan, record, response, i, progress))
+            if progress is not None:
+                progress.start(len(jobs))
             results = await asyncio.gather(*jobs)
     finally:
+        if progress is not None:
+            progress.stop()
         if journal is not None:
             journal.close()
     for (r, i), judged in zip(slots, results, strict=True):
@@ -225,26 +230,46 @@ def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
 
 
 async def _judge_one(
-    ask: JournaledAsker, plan: _Plan, record: dict[str, Any], response: dict[str, Any], index: int
+    ask: JournaledAsker,
+    plan: _Plan,
+    record: dict[str, Any],
+    response: dict[str, Any],
+    index: int,
+    progress: Progress | None,
 ) -> Judged:
+    bought = 0
+
+    async def counted(prompt: str) -> Reply:
+        nonlocal bought
+        reply = await ask(prompt)
+        bought += not reply.from_journal
+        return reply
+
     if plan.metric == "judge":
-        return await judge_absolute(ask, record, response, prompts=plan.prompts, scale=plan.scale)
-    if plan.metric == "pairwise":
+        judged = await judge_absolute(counted, record, response, prompts=plan.prompts, scale=plan.scale)
+    elif plan.metric == "pairwise":
         opponent, label = _opponent(plan, record, index)
-        return await judge_pairwise(ask, record, response, opponent, opponent_label=label, prompts=plan.prompts)
-    if plan.metric == "math-judge":
-        return await judge_math(ask, record, response, prompts=plan.prompts)
-    return not_judged(f"unknown metric {plan.metric}")
+        judged = await judge_pairwise(counted, record, response, opponent, opponent_label=label, prompts=plan.prompts)
+    elif plan.metric == "math-judge":
+        judged = await judge_math(counted, record, response, prompts=plan.prompts)
+    else:
+        judged = not_judged(f"unknown metric {plan.metric}")
+    if progress is not None:
+        progress.advance(error=judged.status != "scored", resumed=bought == 0)
+    return judged
 
 
-def judge_records(records: list[dict[str, Any]], *, metric: str, options: JudgeOptions) -> JudgeOutcome:
+def judge_records(
+    records: list[dict[str, Any]], *, metric: str, options: JudgeOptions, progress: Progress | None = None
+) -> JudgeOutcome:
     """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
     ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
 
     Synchronous: runs its own event loop. Raises :class:`JudgeSetupError` before any request when the
     options, templates or ``--against`` file are unusable. Judge failures never raise: each becomes a
     response with ``score`` null, an ``analysis`` saying why and the raw reply in ``response["judge"]``.
+    ``progress`` (optional, as the runner's) advances once per judged response.
     """
     plan = _plan(metric, options)
-    out, summary = asyncio.run(_judge_all(records, plan, options))
+    out, summary = asyncio.run(_judge_all(records, plan, options, progress))
     return JudgeOutcome(records=out, summary=summary)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import orjson
 
 from scoring.errors import ClientError, EndpointUnavailableError, error_kind
+from scoring.journal import JournalSlot
 
 __all__ = ["Ask", "CallFailed", "JournaledAsker", "Reply", "add_usage", "failure_text", "request_key"]
 
@@ -58,7 +59,9 @@ class _Client(Protocol):
 
 
 class _Journal(Protocol):
-    def append(self, key: str, entry: dict[str, Any]) -> None: ...
+    def index(self) -> dict[str, JournalSlot]: ...
+    def read(self, slot: JournalSlot) -> dict[str, Any]: ...
+    def append_slot(self, key: str, entry: dict[str, Any]) -> JournalSlot: ...
 
 
 def request_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
@@ -84,20 +87,30 @@ class JournaledAsker:
         *,
         params: dict[str, Any],
         journal: _Journal | None,
-        done: dict[str, dict[str, Any]],
     ) -> None:
         self._client = client
         self._params = params
         self._journal = journal
-        self._done = done
+        # Where each finished reply sits in the journal (or the reply itself, without a journal):
+        # memory stays small however many verdicts a long run has collected.
+        self._slots: dict[str, JournalSlot] = journal.index() if journal is not None else {}
+        self._memory: dict[str, dict[str, Any]] = {}
         self._in_flight: dict[str, asyncio.Future[Reply]] = {}
         self.bought = 0
         self.reused = 0
 
+    def _finished(self, key: str) -> dict[str, Any] | None:
+        if key in self._memory:
+            return self._memory[key]
+        slot = self._slots.get(key)
+        if slot is None or self._journal is None:
+            return None
+        return self._journal.read(slot)
+
     async def __call__(self, prompt: str) -> Reply:
         messages = [{"role": "user", "content": prompt}]
         key = request_key(self._client.model, messages, self._params)
-        entry = self._done.get(key)
+        entry = self._finished(key)
         if entry is not None and isinstance(entry.get("content"), str):
             self.reused += 1
             return Reply(content=entry["content"], usage=entry.get("usage"), from_journal=True)
@@ -131,9 +144,10 @@ class JournaledAsker:
         first: _Result = results[0]
         reply = Reply(content=first.content or "", usage=first.usage)
         entry = {"content": reply.content, "usage": reply.usage}
-        self._done[key] = entry
         if self._journal is not None:
-            self._journal.append(key, entry)
+            self._slots[key] = self._journal.append_slot(key, entry)
+        else:
+            self._memory[key] = entry
         self.bought += 1
         return reply
 

@@ -98,6 +98,8 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
         raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(METRICS)}")
     if not options.judge_base_url or not options.judge_model:
         raise JudgeSetupError(f"--metric {metric} needs --judge-base-url and --judge-model")
+    if options.concurrency < 1 or options.max_retries < 0 or options.timeout <= 0:
+        raise JudgeSetupError("judge concurrency must be at least 1, retries 0 or more, and the timeout positive")
     try:
         scale = parse_scale(options.judge_scale) if options.judge_scale else DEFAULT_SCALE
         lang = parse_lang(options.judge_lang)
@@ -166,7 +168,6 @@ async def _judge_all(
 
     assert options.judge_base_url is not None and options.judge_model is not None
     journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
-    done = journal.load() if journal is not None else {}
     api_key = os.environ.get(options.judge_api_key_env) if options.judge_api_key_env else None
     out = [copy.deepcopy(record) for record in records]
     slots: list[tuple[int, int]] = []
@@ -180,7 +181,7 @@ async def _judge_all(
             timeout=options.timeout,
             max_retries=options.max_retries,
         ) as client:
-            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, done=done)
+            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
                 try:

@@ -110,7 +110,21 @@ class FakeOpenAI:
     def pending_faults(self) -> int:
         return len(self._faults)
 
-    def start(self) -> FakeOpenAI:
+    def go_down(self) -> None:
+        """Stop listening and drop every connection: from now on connections are refused (thread-safe)."""
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._go_down)
+
+    def _go_down(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+
+    def start(self, port: int = 0) -> FakeOpenAI:
+        """Serve in a background thread on ``port`` (0: a free one)."""
+        self.port = port
         ready = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(ready,), name="fake-openai", daemon=True)
         self._thread.start()
@@ -138,7 +152,7 @@ class FakeOpenAI:
         loop = asyncio.new_event_loop()
         self._loop = loop
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(self._listen())
+        loop.run_until_complete(self._listen(self.port))
         ready.set()
         loop.run_forever()
         loop.close()

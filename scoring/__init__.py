@@ -1,0 +1,72 @@
+"""Scoring of LLM evaluation results: answer extraction, rule-based metrics, aggregation.
+
+Usable without the command line::
+
+    from scoring import score_records, aggregate
+    outcome = score_records(records, metric="auto")   # records: canonical dicts, scored in place
+    print(outcome.summary()["overall"])
+
+``scoring`` imports ``formatkit``, never the other way round. sympy is imported only by the guarded math
+worker process, on first need.
+"""
+
+from scoring.aggregate import Aggregate, DatasetStats, aggregate, record_score
+from scoring.extract.choice import (
+    ChoiceExtraction,
+    extract_choice,
+    extract_yes_no,
+    option_letters,
+    parse_choice_reference,
+    parse_yes_no,
+)
+from scoring.extract.math import boxed_contents, extract_math_answer
+from scoring.extract.numeric import extract_number, reference_number
+from scoring.judges_options import JudgeOptions
+from scoring.metrics.auto import MetricChoice, choose_metric
+from scoring.metrics.base import Item, ItemScore, item_from_record
+from scoring.metrics.choice import score_choice
+from scoring.metrics.exact import accepted_answers, exact_match, score_exact
+from scoring.metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
+from scoring.normalize import normalize_text, parse_number, strip_think
+from scoring.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
+
+__all__ = [
+    "RULE_METRICS",
+    "Aggregate",
+    "ChoiceExtraction",
+    "DatasetStats",
+    "Item",
+    "ItemScore",
+    "JudgeOptions",
+    "MetricChoice",
+    "ScoreOutcome",
+    "Scorer",
+    "SympyGuard",
+    "accepted_answers",
+    "aggregate",
+    "answers_equal",
+    "boxed_contents",
+    "choose_metric",
+    "choose_metrics",
+    "exact_match",
+    "extract_choice",
+    "extract_math_answer",
+    "extract_number",
+    "extract_yes_no",
+    "item_from_record",
+    "math_credit",
+    "math_equal",
+    "normalize_text",
+    "option_letters",
+    "parse_choice_reference",
+    "parse_number",
+    "parse_yes_no",
+    "record_score",
+    "reference_number",
+    "score_choice",
+    "score_exact",
+    "score_math",
+    "score_records",
+    "score_response",
+    "strip_think",
+]

@@ -1,0 +1,233 @@
+"""Aggregation (SCORING.md, seed 001): record → dataset → capability dimension → overall, on 0–100.
+
+- A record's score is the mean of its scored responses; a dataset's score is the mean over its scored
+  records (``loose``); ``strict`` is the share of responses scoring 1.0 (math reports both).
+- A dimension's score is the mean of its datasets' scores; ``overall`` the mean of the dimensions. A
+  dataset with no dimension (no ``--dimensions`` entry, no ``meta.dimension``) is a dimension of its own,
+  so without any mapping ``overall`` is the mean of the datasets.
+- With several samples per record: ``pass_at_k`` (some sample scores 1.0) and ``majority`` (the most
+  frequent extracted answer's score), k being the samples per record.
+- Every aggregate counts records, unscorable responses and token usage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Aggregate", "DatasetStats", "DimensionStats", "aggregate", "dataset_of", "record_score"]
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_EXTRACTED = re.compile(r"extracted «(.*?)»", re.DOTALL)
+
+
+def dataset_of(record: Mapping[str, Any], default: str) -> str:
+    meta = record.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
+        return str(meta["dataset"])
+    return default
+
+
+def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    messages = record.get("messages") or []
+    if not messages or not isinstance(messages[-1], dict):
+        return []
+    responses = messages[-1].get("responses") or []
+    return [r for r in responses if isinstance(r, dict)]
+
+
+def record_score(record: Mapping[str, Any]) -> float | None:
+    """Mean score of a record's scored responses (None when none could be scored)."""
+    scores = [float(r["score"]) for r in _responses(record) if isinstance(r.get("score"), int | float)]
+    return sum(scores) / len(scores) if scores else None
+
+
+def _pct(num: float, den: int) -> float | None:
+    return round(100.0 * num / den, 2) if den else None
+
+
+@dataclass
+class DatasetStats:
+    """Running totals for one dataset; :meth:`to_dict` gives the summary JSON entry."""
+
+    name: str
+    metric: str | None = None
+    dimension: str | None = None
+    note: str | None = None
+    records: int = 0
+    scored_records: int = 0
+    record_score_sum: float = 0.0
+    responses: int = 0
+    scored_responses: int = 0
+    unscorable: int = 0
+    response_score_sum: float = 0.0
+    full_marks: int = 0
+    multi_sample_records: int = 0
+    max_samples: int = 0
+    pass_hits: int = 0
+    majority_sum: float = 0.0
+    unsettled: int = 0
+    usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.records += 1
+        responses = _responses(record)
+        scores: list[float] = []
+        answers: list[tuple[str, float]] = []
+        for response in responses:
+            self.responses += 1
+            usage = response.get("usage")
+            if isinstance(usage, dict):
+                for key in self.usage:
+                    value = usage.get(key)
+                    if isinstance(value, int):
+                        self.usage[key] += value
+            score = response.get("score")
+            if isinstance(score, int | float) and not isinstance(score, bool):
+                scores.append(float(score))
+                analysis = response.get("analysis")
+                if isinstance(analysis, str):
+                    m = _EXTRACTED.search(analysis)
+                    if m:
+                        answers.append((m.group(1), float(score)))
+                    if "not settled" in analysis:
+                        self.unsettled += 1
+            else:
+                self.unscorable += 1
+        if not scores:
+            return
+        self.scored_records += 1
+        mean = sum(scores) / len(scores)
+        self.record_score_sum += mean
+        self.scored_responses += len(scores)
+        self.response_score_sum += sum(scores)
+        self.full_marks += sum(1 for s in scores if s >= 1.0)
+        if len(scores) > 1:
+            self.multi_sample_records += 1
+            self.max_samples = max(self.max_samples, len(scores))
+        self.pass_hits += any(s >= 1.0 for s in scores)
+        if answers:
+            top, _ = Counter(a for a, _ in answers).most_common(1)[0]
+            self.majority_sum += next(s for a, s in answers if a == top)
+        else:
+            self.majority_sum += mean
+
+    @property
+    def score(self) -> float | None:
+        return _pct(self.record_score_sum, self.scored_records)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "score": self.score,
+            "records": self.records,
+            "errors": self.unscorable,
+            "scored_records": self.scored_records,
+            "responses": self.responses,
+            "scored_responses": self.scored_responses,
+            "strict": _pct(self.full_marks, self.scored_responses),
+            "loose": self.score,
+            "dimension": self.dimension,
+            "usage": dict(self.usage),
+        }
+        if self.multi_sample_records:
+            out["samples"] = self.max_samples
+            out["pass_at_k"] = _pct(self.pass_hits, self.scored_records)
+            out["majority"] = _pct(self.majority_sum, self.scored_records)
+        if self.unsettled:
+            out["unsettled"] = self.unsettled
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class DimensionStats:
+    name: str
+    datasets: list[str]
+    score: float | None
+
+
+@dataclass
+class Aggregate:
+    """Datasets, dimensions and the overall score; :meth:`to_dict` is the summary JSON of DESIGN.md."""
+
+    datasets: dict[str, DatasetStats]
+    dimensions: dict[str, DimensionStats]
+    overall: float | None
+
+    @property
+    def usage(self) -> dict[str, int]:
+        total = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        for stats in self.datasets.values():
+            for key, value in stats.usage.items():
+                total[key] += value
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall,
+            "dimensions": {
+                name: {"score": dim.score, "datasets": dim.datasets} for name, dim in self.dimensions.items()
+            },
+            "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
+            "records": sum(s.records for s in self.datasets.values()),
+            "errors": sum(s.unscorable for s in self.datasets.values()),
+            "usage": self.usage,
+        }
+
+
+def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:
+    """Group finished dataset totals into dimensions and the overall score."""
+    groups: dict[str, list[str]] = {}
+    for name, stats in datasets.items():
+        dim = (dimensions or {}).get(name) or stats.dimension or name
+        stats.dimension = dim
+        groups.setdefault(dim, []).append(name)
+    dims: dict[str, DimensionStats] = {}
+    for dim, names in groups.items():
+        scores = [s for s in (datasets[n].score for n in names) if s is not None]
+        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None)
+    dim_scores = [d.score for d in dims.values() if d.score is not None]
+    overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
+    return Aggregate(datasets, dims, overall)
+
+
+def aggregate(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    default_dataset: str = "dataset",
+    dimensions: Mapping[str, str] | None = None,
+    metrics: Mapping[str, str] | None = None,
+) -> Aggregate:
+    """Aggregate scored canonical records (plain dicts) into datasets, dimensions and overall."""
+    datasets: dict[str, DatasetStats] = {}
+    for record in records:
+        name = dataset_of(record, default_dataset)
+        stats = datasets.get(name)
+        if stats is None:
+            stats = datasets[name] = DatasetStats(name, metric=(metrics or {}).get(name))
+        if stats.dimension is None:
+            meta = record.get("meta")
+            if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
+                stats.dimension = meta["dimension"]
+        if stats.metric is None:
+            stats.metric = _metric_from_analysis(record)
+        stats.add(record)
+    return finish(datasets, dimensions)
+
+
+def _metric_from_analysis(record: Mapping[str, Any]) -> str | None:
+    for response in _responses(record):
+        analysis = response.get("analysis")
+        if isinstance(analysis, str) and ":" in analysis:
+            head = analysis.split(":", 1)[0].strip()
+            if head in ("choice", "exact", "math", "math (choice rule)"):
+                return "math" if head.startswith("math") else head
+            judge = response.get("judge")
+            if isinstance(judge, dict) and isinstance(judge.get("metric"), str):
+                return str(judge["metric"])
+    return None

@@ -1,0 +1,222 @@
+"""Answer extraction for multiple-choice and yes/no items (SCORING.md, "choice").
+
+Order: the **last** explicit answer marker (``ANSWER: X``, ``the answer is (X)``, ``答案是X``, ``故选X``,
+``\\boxed{X}``…); then a reply that is only a letter (``B``, ``(B)``, ``Option B``, ``B. <option text>``);
+then nothing. A letter must be one of the item's options and must stand alone: ``Answer: Let's think``
+does not give ``L``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from scoring.normalize import nfkc, strip_think
+
+__all__ = [
+    "ChoiceExtraction",
+    "extract_choice",
+    "extract_yes_no",
+    "option_letters",
+    "parse_choice_reference",
+    "parse_yes_no",
+]
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+# An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text".
+_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、])[ \t]*\S", re.MULTILINE)
+
+
+def option_letters(question: str | None, choices: Sequence[str] | None = None) -> str:
+    """The valid letters of an item: from ``meta.choices`` when given, else the option lines of the question.
+
+    Only a run starting at ``A`` counts (``A B C D``), so a stray ``I.`` heading does not add letters.
+    Returns ``""`` when the item shows no options.
+    """
+    if choices:
+        return LETTERS[: min(len(choices), 26)]
+    if not question:
+        return ""
+    found = {a or b for a, b in _OPTION_LINE.findall(nfkc(question))}
+    run = ""
+    for letter in LETTERS:
+        if letter not in found:
+            break
+        run += letter
+    return run if len(run) >= 2 else ""
+
+
+_LETTER_SET = r"[A-Z](?:[ \t]*(?:,|、|，|和|与|及|and|&|/|\+)?[ \t]*[A-Z])*"
+_OPEN = r"[ \t]*(?:\*\*|__|\*)?[ \t]*(?:[\(\[（【\{]|\\\(|\$)?[ \t]*(?:\\text\{|\\textbf\{|\\mathrm\{)?"
+_MARKER_WORDS = (
+    r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
+    r"|answer[ \t]+choice|answer|ans\.?)"
+    r"(?:[ \t]*(?i:is|would[ \t]+be|should[ \t]+be|will[ \t]+be|=))?(?i:[ \t]*(?:option|choice))?"
+    r"|正确答案|最终答案|参考答案|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
+)
+_MARKER = re.compile(
+    r"(?:" + _MARKER_WORDS + r")[ \t]*(?:\*\*|__)?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*[:：]?"
+    + _OPEN
+    + r"(?P<letters>"
+    + _LETTER_SET
+    + r")(?![A-Za-z0-9])"
+)
+_BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\{)?\s*\(?(?P<letters>" + _LETTER_SET + r")\)?\s*\}?\s*\}")
+_SPLIT_LETTERS = re.compile(r"[A-Z]")
+
+# A reply that is only its choice: "B", "(B)", "B.", "**B**", "Option B", "选B", "B. <option text>".
+_BARE = re.compile(
+    r"^(?:(?i:option|choice|answer)[ \t]*:?[ \t]*|选项?[ \t]*)?[\(\[（【]?(?P<letters>"
+    + _LETTER_SET
+    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|[ \t]*)$"
+)
+
+
+@dataclass(frozen=True)
+class ChoiceExtraction:
+    """What was read from a reply: the letters (sorted, ``""`` when none) and how they were found."""
+
+    letters: str
+    how: str
+
+    @property
+    def found(self) -> bool:
+        return bool(self.letters)
+
+
+def _letters(raw: str, valid: str) -> str | None:
+    letters = _SPLIT_LETTERS.findall(raw)
+    if not letters or any(letter not in valid for letter in letters):
+        return None
+    return "".join(sorted(set(letters)))
+
+
+def _article_trap(text: str, match: re.Match[str]) -> bool:
+    """``Answer: A good choice…`` / ``答案 I think``: a lone A or I followed by a lower-case word is English."""
+    letters = match.group("letters")
+    if letters not in ("A", "I"):
+        return False
+    rest = text[match.end() : match.end() + 3]
+    return bool(re.match(r"[ \t]+[a-z]", rest))
+
+
+def _clean(text: str) -> str:
+    return nfkc(strip_think(text)).replace("**", "").replace("__", "")
+
+
+def _bare(text: str, valid: str) -> ChoiceExtraction | None:
+    stripped = text.strip().strip("*_`'\"").strip()
+    if not stripped:
+        return None
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    if len(lines) == 1 or len(lines[0]) <= 24:
+        m = _BARE.match(lines[0].strip().rstrip("。.").strip())
+        if m and not _article_trap(lines[0].strip(), m):
+            letters = _letters(m.group("letters"), valid)
+            if letters:
+                return ChoiceExtraction(letters, f'bare reply "{lines[0].strip()[:40]}"')
+    return None
+
+
+def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtraction:
+    """The chosen letter(s) in a reply, or an empty extraction saying nothing was found.
+
+    >>> extract_choice("Let me think... B looks wrong. ANSWER: C", "ABCD").letters
+    'C'
+    >>> extract_choice("Answer: Let's think step by step.", "ABCD").found
+    False
+    """
+    if not text:
+        return ChoiceExtraction("", "empty reply")
+    body = _clean(text)
+    best: tuple[int, str, str] | None = None
+    for pattern in (_MARKER, _BOXED):
+        for m in pattern.finditer(body):
+            if _article_trap(body, m):
+                continue
+            letters = _letters(m.group("letters"), valid)
+            if letters and (best is None or m.start() >= best[0]):
+                best = (m.start(), letters, m.group(0).strip())
+    if best is not None:
+        return ChoiceExtraction(best[1], f'marker "{best[2][:60]}"')
+    bare = _bare(body, valid)
+    if bare is not None:
+        return bare
+    return ChoiceExtraction("", "no answer marker and the reply is not a bare letter")
+
+
+def parse_choice_reference(reference: str, valid: str = LETTERS) -> str | None:
+    """A reference that names options: ``B``, ``(B)``, ``AB``, ``A,C`` → sorted letters; else None."""
+    ref = nfkc(reference).strip().strip("()（）[]").strip().rstrip(".")
+    if not ref or len(ref) > 40:
+        return None
+    m = re.fullmatch(r"(?:答案[:：]?|answer[:：]?)?\s*(" + _LETTER_SET + r")", ref, re.IGNORECASE)
+    if not m or (not m.group(1).replace(" ", "").isupper() and len(m.group(1)) > 1):
+        return None
+    raw = m.group(1)
+    if raw.isupper() and re.fullmatch(r"[A-Z]+", raw) and len(raw) > 1 and len(set(raw)) != len(raw):
+        return None
+    return _letters(raw.upper() if len(raw) == 1 else raw, valid)
+
+
+# Yes/no. Longest forms first so 不是 wins over 是 and 不正确 over 正确.
+_YES_NO_WORDS: tuple[tuple[str, str], ...] = (
+    ("不正确", "no"),
+    ("不对", "no"),
+    ("不是", "no"),
+    ("错误", "no"),
+    ("正确", "yes"),
+    ("是的", "yes"),
+    ("否", "no"),
+    ("错", "no"),
+    ("对", "yes"),
+    ("是", "yes"),
+)
+_YES_NO_EN = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
+_EN_MAP = {"yes": "yes", "true": "yes", "correct": "yes", "no": "no", "false": "no", "incorrect": "no"}
+_YN_MARKER = re.compile(
+    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?"
+    r"|答案[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
+    r"[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<word>[^\s\)\]）,，。.!！;；*]{1,8})"
+)
+
+
+def parse_yes_no(text: str) -> str | None:
+    """``yes``/``no`` for a short answer word in English or Chinese (是/否/对/错/正确/错误, true/false)."""
+    s = nfkc(text).strip().strip("*_`'\"()[]（）【】").strip().rstrip("。.!！").strip()
+    if not s:
+        return None
+    low = s.casefold()
+    if low in _EN_MAP:
+        return _EN_MAP[low]
+    m = _YES_NO_EN.match(low)
+    if m and (len(low) == len(m.group(0)) or not low[len(m.group(0))].isalnum()):
+        return _EN_MAP[m.group(1)]
+    for word, value in _YES_NO_WORDS:
+        if s.startswith(word):
+            return value
+    return None
+
+
+def extract_yes_no(text: str | None) -> ChoiceExtraction:
+    """``yes``/``no`` from a reply: the last answer marker, else the reply's first word, else nothing."""
+    if not text:
+        return ChoiceExtraction("", "empty reply")
+    body = _clean(text)
+    found: tuple[str, str] | None = None
+    for m in _YN_MARKER.finditer(body):
+        value = parse_yes_no(m.group("word"))
+        if value is not None:
+            found = (value, m.group(0).strip())
+    if found is not None:
+        return ChoiceExtraction(found[0], f'marker "{found[1][:60]}"')
+    value = parse_yes_no(body.strip().split("\n", 1)[0][:20])
+    if value is not None:
+        return ChoiceExtraction(value, "reply starts with it")
+    return ChoiceExtraction("", "no yes/no answer found")
+
+
+def join_letters(letters: Iterable[str]) -> str:
+    return "".join(sorted(set(letters)))

@@ -1,0 +1,52 @@
+"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from scoring.normalize import nfkc, parse_number, strip_think
+
+__all__ = ["extract_number", "reference_number"]
+
+_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
+_NUM_RE = re.compile(r"(?<![\w.])\$?\s*(" + _NUM + r")(?!\.\d)")
+_MARKER = re.compile(
+    r"(?:####|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*(?:is)?[ \t]*[:：]?"
+    r"|答案[是为]?[:：]?|\\boxed\{)"
+    r"[ \t]*(?:\*\*)?[ \t]*(?:\$|\\\$|¥|￥)?[ \t]*(" + _NUM + r")"
+)
+
+
+def _value(raw: str) -> Fraction | float | None:
+    return parse_number(raw.replace(" ", ""))
+
+
+def extract_number(text: str | None) -> tuple[Fraction | float | None, str]:
+    """The answer number and how it was found (``marker "#### 42"`` / ``last number``)."""
+    if not text:
+        return None, "empty reply"
+    body = nfkc(strip_think(text)).replace("**", "")
+    last_marker: re.Match[str] | None = None
+    for m in _MARKER.finditer(body):
+        last_marker = m
+    if last_marker is not None:
+        value = _value(last_marker.group(1))
+        if value is not None:
+            return value, f'marker "{last_marker.group(0).strip()[:50]}"'
+    last: re.Match[str] | None = None
+    for m in _NUM_RE.finditer(body):
+        last = m
+    if last is not None:
+        value = _value(last.group(1))
+        if value is not None:
+            return value, "last number in the reply"
+    return None, "no number in the reply"
+
+
+def reference_number(reference: str) -> Fraction | float | None:
+    """A numeric reference: ``42``, ``1,000``, ``$18``, or a GSM8K solution ending ``#### 42``."""
+    ref = nfkc(reference).strip()
+    if "####" in ref:
+        ref = ref.rsplit("####", 1)[1].strip()
+    return parse_number(ref)

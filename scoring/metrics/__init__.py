@@ -1,0 +1,1 @@
+"""Rule-based metrics: choice, exact, math."""

@@ -1,0 +1,105 @@
+"""Intervals and inequalities as one shape: a union of (low, low_closed, high, high_closed) pieces.
+
+``[0, 1]``, ``0 \\le x \\le 1``, ``0≤x≤1``, ``{x | 0 <= x <= 1}`` and ``x ∈ [0,1]`` are the same set;
+``x < 0 或 x > 2`` equals ``(-oo, 0) ∪ (2, oo)``. Bounds stay expressions; the caller compares them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Piece", "parse_set"]
+
+
+@dataclass(frozen=True)
+class Piece:
+    low: str
+    low_closed: bool
+    high: str
+    high_closed: bool
+
+
+_BOUND = r"([^,\[\]()]*(?:\([^()]*\)[^,\[\]()]*)*)"
+_INTERVAL = re.compile(r"^([\[(])" + _BOUND + "," + _BOUND + r"([\])])$")
+_VAR = r"[a-zA-Z]"
+_REL = r"<=|>=|<|>"
+_CHAIN = re.compile(rf"^(.+?)({_REL})({_VAR})({_REL})(.+)$")
+_ONE_LEFT = re.compile(rf"^({_VAR})({_REL})(.+)$")
+_ONE_RIGHT = re.compile(rf"^(.+?)({_REL})({_VAR})$")
+_OR = re.compile(r"(?:\bor\b|或者|或|∪|\bU\b|,)")
+_FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _pieces_of(part: str) -> Piece | None:
+    m = _INTERVAL.match(part)
+    if m:
+        return Piece(m.group(2), m.group(1) == "[", m.group(3), m.group(4) == "]")
+    m = _CHAIN.match(part)
+    if m:
+        low, rel1, _, rel2, high = m.groups()
+        if rel1[0] == "<" and rel2[0] == "<":
+            return Piece(low, rel1 == "<=", high, rel2 == "<=")
+        if rel1[0] == ">" and rel2[0] == ">":
+            return Piece(high, rel2 == ">=", low, rel1 == ">=")
+        return None
+    m = _ONE_LEFT.match(part)
+    if m:
+        _, rel, bound = m.groups()
+        return _one_sided(rel, bound)
+    m = _ONE_RIGHT.match(part)
+    if m:
+        bound, rel, _ = m.groups()
+        return _one_sided(_FLIP[rel], bound)
+    return None
+
+
+def _one_sided(rel: str, bound: str) -> Piece:
+    """``x rel bound``."""
+    if rel[0] == ">":
+        return Piece(bound, rel == ">=", "oo", False)
+    return Piece("-oo", False, bound, rel == "<=")
+
+
+def parse_set(text: str) -> list[Piece] | None:
+    """The set a plain answer describes, or None when it is not an interval or inequality.
+
+    ``text`` has no spaces and uses ``<=``/``>=``/``oo``/``∪`` (see :func:`latex.strip_decorations`).
+    """
+    s = text.replace(" ", "")
+    m = re.match(r"^\{?[a-zA-Z]\|(.*?)\}?$", s) or re.match(r"^[a-zA-Z]∈(.*)$", s)
+    if m:
+        s = m.group(1)
+    if not any(c in s for c in "<>[]∪") and not (s.startswith("(") and "," in s and ("oo" in s)):
+        return None
+    parts = _split(s)
+    pieces: list[Piece] = []
+    for part in parts:
+        piece = _pieces_of(part)
+        if piece is None:
+            return None
+        pieces.append(piece)
+    return sorted(pieces, key=lambda p: (p.low, p.high)) if pieces else None
+
+
+def _split(s: str) -> list[str]:
+    """Split on or/或/∪ (and commas between inequalities), outside brackets."""
+    out: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif depth == 0:
+            m = _OR.match(s, i)
+            if m and m.end() > i:
+                out.append(s[start:i])
+                start = i = m.end()
+                continue
+        i += 1
+    out.append(s[start:])
+    return [p for p in out if p]

@@ -1,0 +1,121 @@
+"""Text normalisation shared by the metrics: Unicode, case, punctuation, articles, whitespace, numbers."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from fractions import Fraction
+
+__all__ = [
+    "nfkc",
+    "normalize_text",
+    "parse_number",
+    "strip_think",
+]
+
+_ARTICLES = re.compile(r"\b(?:a|an|the)\b")
+_SPACES = re.compile(r"\s+")
+_THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)
+_THINK_BLOCK = re.compile(r"<think\s*>.*?</think\s*>", re.IGNORECASE | re.DOTALL)
+
+# Unicode signs NFKC leaves alone but people (and models) use for ASCII ones.
+_SIGNS = str.maketrans(
+    {
+        "−": "-",
+        "–": "-",
+        "—": "-",
+        "‐": "-",
+        "‑": "-",
+        "×": "*",
+        "·": "*",
+        "÷": "/",
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "。": ".",
+        "，": ",",
+        "、": ",",
+        "；": ";",
+        "：": ":",
+        "（": "(",
+        "）": ")",
+    }
+)
+
+
+def nfkc(text: str) -> str:
+    """NFKC (full-width → half-width) plus the sign characters NFKC keeps (−, ×, ÷, curly quotes, 。)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_SIGNS)
+
+
+def _is_punct(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"
+
+
+_PUNCT_CACHE: dict[str, bool] = {}
+
+
+def _strip_punct(text: str) -> str:
+    out: list[str] = []
+    for ch in text:
+        flag = _PUNCT_CACHE.get(ch)
+        if flag is None:
+            flag = _PUNCT_CACHE[ch] = _is_punct(ch)
+        out.append(" " if flag else ch)
+    return "".join(out)
+
+
+def normalize_text(text: str) -> str:
+    """Exact-match normal form: NFKC, case-fold, punctuation (ASCII and CJK) and English articles removed,
+    whitespace collapsed. ``"The  Eiffel Tower!"`` → ``"eiffel tower"``; ``"北京。"`` → ``"北京"``."""
+    text = nfkc(text).casefold()
+    text = _strip_punct(text)
+    text = _ARTICLES.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def strip_think(text: str) -> str:
+    """The reply without its reasoning: ``<think>…</think>`` blocks removed; text after a lone ``</think>``."""
+    if "think" not in text:
+        return text
+    text = _THINK_BLOCK.sub(" ", text)
+    parts = _THINK_CLOSE.split(text)
+    return parts[-1]
+
+
+_NUMBER = re.compile(
+    r"""^[-+]?(?:
+        \d{1,3}(?:,\d{3})+(?:\.\d+)?   # 1,000 or 1,000.5
+      | \d+\.?\d*(?:[eE][-+]?\d+)?     # 1000, 1000., 1e3
+      | \.\d+(?:[eE][-+]?\d+)?         # .5
+    )$""",
+    re.VERBOSE,
+)
+_FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*(\d+)$")
+
+
+def parse_number(text: str) -> Fraction | float | None:
+    """A plain number (``1,000``, ``-3.5``, ``1e3``, ``3/4``) as an exact Fraction, or None.
+
+    Currency signs, a trailing period and surrounding spaces are ignored: ``$18.`` → 18.
+    """
+    s = nfkc(text).strip().rstrip(".").strip()
+    s = s.replace("$", "").replace("¥", "").replace("￥", "").replace("€", "").replace("£", "").strip()
+    if not s:
+        return None
+    if _NUMBER.match(s):
+        s = s.replace(",", "")
+        try:
+            return Fraction(s)
+        except (ValueError, ZeroDivisionError):
+            try:
+                return float(s)
+            except ValueError:
+                return None
+    m = _FRACTION.match(s)
+    if m and int(m.group(2)) != 0:
+        return Fraction(int(m.group(1)), int(m.group(2)))
+    return None

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring.judges.parse import (
     UnparseableReply,
@@ -265,3 +270,40 @@ def test_parse_scale(text: str, low: float, high: float) -> None:
 def test_parse_scale_rejects(text: str) -> None:
     with pytest.raises(ValueError, match="judge scale"):
         parse_scale(text)
+
+
+# --------------------------------------------------------------------------------------------------
+# robustness: any text gives a verdict or UnparseableReply, in bounded time
+
+_ALPHABET = st.sampled_from(list("{}[]\",:'` \n\\abAB+=<>/score0123456789.-选择分数：“”，"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_ALPHABET, max_size=300) | st.text(max_size=300))
+def test_parsers_never_raise_anything_else(text: str) -> None:
+    for parse in (
+        lambda t: parse_absolute(t, DEFAULT_SCALE, quoted=[t[:50]]),
+        lambda t: parse_pairwise(t, quoted=[t[-50:]]),
+        parse_math_grade,
+        parse_extraction,
+    ):
+        with contextlib.suppress(UnparseableReply):
+            parse(text)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "{" * 50_000,
+        "{" * 30_000 + "}" * 30_000 + '{"choice": "A+"}',
+        '{"' * 30_000,
+        "{}" * 50_000,
+        '{"choice": "B+"}' * 20_000 + '{"choice": "A+"}',
+    ],
+    ids=["open braces", "deep nesting", "open strings", "empty objects", "many verdicts"],
+)
+def test_adversarial_replies_parse_in_bounded_time(reply: str) -> None:
+    started = time.perf_counter()
+    with contextlib.suppress(UnparseableReply):
+        assert parse_pairwise(reply).choice == "A+"
+    assert time.perf_counter() - started < 5.0

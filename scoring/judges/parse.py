@@ -93,12 +93,33 @@ class Extraction:
 # JSON objects inside prose
 
 
-def _match_brace(text: str, start: int, *, strings: bool) -> int | None:
-    """Index of the ``}`` closing the ``{`` at ``start``, or None. ``strings``: skip braces in strings."""
+#: Work limit of one search for JSON objects, in characters scanned or parsed: a reply full of stray
+#: or deeply nested braces costs a bounded time. Candidates are tried from the end of the reply, so
+#: the last verdict (the one that counts) is always within the limit.
+_BUDGET = 2_000_000
+_ATTEMPT_COST = 50
+
+
+def _naive_pairs(text: str) -> dict[int, int]:
+    """Each ``{`` with the ``}`` that closes it, counting braces only (strings ignored), in one pass."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for match in re.finditer(r"[{}]", text):
+        if match.group() == "{":
+            stack.append(match.start())
+        elif stack:
+            pairs[stack.pop()] = match.start()
+    return pairs
+
+
+def _string_aware_end(text: str, start: int, limit: int) -> tuple[int | None, int]:
+    """The ``}`` closing the ``{`` at ``start`` with braces inside JSON strings skipped, looking at no
+    more than ``limit`` characters; returns it (or None) and how many characters were looked at."""
     depth = 0
     in_string = False
     escaped = False
-    for i in range(start, len(text)):
+    stop = min(len(text), start + limit)
+    for i in range(start, stop):
         char = text[i]
         if in_string:
             if escaped:
@@ -107,16 +128,15 @@ def _match_brace(text: str, start: int, *, strings: bool) -> int | None:
                 escaped = True
             elif char == '"':
                 in_string = False
-            continue
-        if char == '"' and strings:
+        elif char == '"':
             in_string = True
         elif char == "{":
             depth += 1
         elif char == "}":
             depth -= 1
             if depth == 0:
-                return i
-    return None
+                return i, i - start + 1
+    return None, stop - start
 
 
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -126,16 +146,17 @@ _FULLWIDTH_JSON = str.maketrans({"“": '"', "”": '"', "：": ":", "，": ","}
 def _loads(chunk: str) -> Any:
     """Parse one JSON object leniently: as is, without trailing commas, with full-width punctuation
     made ASCII, and finally as a Python literal (single quotes). None when nothing works."""
-    attempts = [chunk]
+    try:
+        return json.loads(chunk, strict=False)
+    except ValueError:
+        pass
     no_commas = _TRAILING_COMMA.sub(r"\1", chunk)
-    attempts.append(no_commas)
-    attempts.append(no_commas.translate(_FULLWIDTH_JSON))
-    for attempt in attempts:
+    for attempt in (no_commas, no_commas.translate(_FULLWIDTH_JSON)):
         try:
             return json.loads(attempt, strict=False)
         except ValueError:
             continue
-    if len(chunk) <= 20_000:
+    if "'" in chunk and len(chunk) <= 20_000:
         try:
             return ast.literal_eval(no_commas)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -146,29 +167,36 @@ def _loads(chunk: str) -> Any:
 def json_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
     """Every JSON object in ``text`` as ``(start, end, object)``, in order of position.
 
-    An object that does not parse is searched for objects inside it; parsed objects are not.
+    Outermost objects only: an object inside another that parses is part of it (an object that does not
+    parse is searched for objects inside it). Braces inside JSON strings are handled; the search stops
+    after a bounded amount of work, keeping the objects nearest the end.
     """
+    pairs = _naive_pairs(text)
+    starts = [m.start() for m in re.finditer("{", text)]
     found: list[tuple[int, int, dict[str, Any]]] = []
-    i = 0
-    while True:
-        i = text.find("{", i)
-        if i < 0:
-            return found
-        parsed: tuple[int, Any] | None = None
-        for strings in (True, False):
-            end = _match_brace(text, i, strings=strings)
-            if end is None:
-                continue
-            value = _loads(text[i : end + 1])
+    budget = _BUDGET
+    for start in reversed(starts):
+        if budget <= 0:
+            break
+        ends: list[int] = []
+        if start in pairs:
+            ends.append(pairs[start])
+        string_end, scanned = _string_aware_end(text, start, budget)
+        budget -= scanned
+        if string_end is not None and string_end not in ends:
+            ends.insert(0, string_end)
+        for end in ends:
+            budget -= end - start + 1 + _ATTEMPT_COST
+            value = _loads(text[start : end + 1])
             if isinstance(value, dict):
-                parsed = (end, value)
+                # objects found before (later in the text) that lie inside this one are part of it;
+                # they are the most recent ones, at the tail of the list
+                while found and found[-1][0] <= end:
+                    found.pop()
+                found.append((start, end + 1, value))
                 break
-        if parsed is None:
-            i += 1
-            continue
-        end, value = parsed
-        found.append((i, end + 1, value))
-        i = end + 1
+    found.reverse()
+    return found
 
 
 def _dicts(value: Any) -> Iterator[dict[str, Any]]:

@@ -591,3 +591,22 @@ def test_progress_advances_once_per_response(fake_openai: FakeOpenAI, tmp_path: 
     again = NullProgress()
     judge_records(records, metric="judge", options=options, progress=again)
     assert (again.done, again.this_run) == (4, 0)
+
+
+def test_reply_cut_off_at_the_token_limit_says_so(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: {
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": '{"analysis": "The answ'},
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    options = opts(fake_openai, tmp_path)
+    outcome = judge_records([rec(0, "q", "a", "b")], metric="judge", options=options)
+    assert "cut off" in response_of(outcome.records[0])["analysis"]
+    fake_openai.reset()
+    again = judge_records([rec(0, "q", "a", "b")], metric="judge", options=options)  # from the journal
+    assert fake_openai.requests == 0 and "cut off" in response_of(again.records[0])["analysis"]

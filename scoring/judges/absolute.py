@@ -56,7 +56,7 @@ async def judge_absolute(
     try:
         verdict = parse_absolute(reply.content, scale, quoted=[content, neutralize(content)])
     except UnparseableReply as exc:
-        judged.status, judged.analysis = "unparseable", f"judge reply has no verdict: {exc.reason}"
+        judged.status, judged.analysis = "unparseable", f"judge reply has no verdict: {reply.no_verdict(exc.reason)}"
         return judged
     judged.score = verdict.score
     judged.details["verdict"] = {"score": verdict.score, "raw_score": verdict.raw_score, "clamped": verdict.clamped}

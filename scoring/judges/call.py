@@ -29,6 +29,13 @@ class Reply:
     content: str
     usage: dict[str, int] | None
     from_journal: bool = False
+    finish_reason: str | None = None
+
+    def no_verdict(self, reason: str) -> str:
+        """Why the reply gave no verdict, noting a reply cut off at the judge's token limit."""
+        if self.finish_reason == "length":
+            return f"{reason} (the reply was cut off at the judge's token limit)"
+        return reason
 
 
 class CallFailed(Exception):
@@ -50,6 +57,8 @@ class _Result(Protocol):
     def content(self) -> str: ...
     @property
     def usage(self) -> dict[str, int] | None: ...
+    @property
+    def finish_reason(self) -> str | None: ...
 
 
 class _Client(Protocol):
@@ -113,11 +122,16 @@ class JournaledAsker:
         entry = self._finished(key)
         if entry is not None and isinstance(entry.get("content"), str):
             self.reused += 1
-            return Reply(content=entry["content"], usage=entry.get("usage"), from_journal=True)
+            return Reply(
+                content=entry["content"],
+                usage=entry.get("usage"),
+                from_journal=True,
+                finish_reason=entry.get("finish_reason"),
+            )
         pending = self._in_flight.get(key)
         if pending is not None:
             reply = await asyncio.shield(pending)
-            return Reply(content=reply.content, usage=None, from_journal=True)
+            return Reply(content=reply.content, usage=None, from_journal=True, finish_reason=reply.finish_reason)
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
@@ -142,8 +156,8 @@ class JournaledAsker:
         except ClientError as exc:
             raise CallFailed(str(exc), error_kind(exc)) from exc
         first: _Result = results[0]
-        reply = Reply(content=first.content or "", usage=first.usage)
-        entry = {"content": reply.content, "usage": reply.usage}
+        reply = Reply(content=first.content or "", usage=first.usage, finish_reason=first.finish_reason)
+        entry = {"content": reply.content, "usage": reply.usage, "finish_reason": reply.finish_reason}
         if self._journal is not None:
             self._slots[key] = self._journal.append_slot(key, entry)
         else:

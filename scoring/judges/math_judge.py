@@ -58,7 +58,10 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
     try:
         extraction = parse_extraction(extract_reply.content)
     except UnparseableReply as exc:
-        judged.status, judged.analysis = "unparseable", f"extraction judge reply has no answer: {exc.reason}"
+        judged.status, judged.analysis = (
+            "unparseable",
+            f"extraction judge reply has no answer: {extract_reply.no_verdict(exc.reason)}",
+        )
         return judged
     details["extracted"] = extraction.answer
     if extraction.answer is None:
@@ -81,7 +84,8 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         grade = parse_math_grade(grade_reply.content, quoted=[extraction.answer, neutralize(extraction.answer)])
     except UnparseableReply as exc:
         judged.status = "unparseable"
-        judged.analysis = f"extracted answer {extraction.answer!r}; grading judge reply has no score: {exc.reason}"
+        why = grade_reply.no_verdict(exc.reason)
+        judged.analysis = f"extracted answer {extraction.answer!r}; grading judge reply has no score: {why}"
         return judged
     judged.score = grade.score
     details["verdict"] = {"score": grade.score, "raw_score": grade.raw_score, "clamped": grade.clamped}

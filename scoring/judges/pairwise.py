@@ -84,8 +84,8 @@ async def judge_pairwise(
         try:
             verdict = parse_pairwise(reply.content, quoted=[content, opponent, mine, theirs])
         except UnparseableReply as exc:
-            item["error"] = exc.reason
-            problems.append(f"{order}: judge reply has no verdict: {exc.reason}")
+            item["error"] = reply.no_verdict(exc.reason)
+            problems.append(f"{order}: judge reply has no verdict: {item['error']}")
             continue
         verdicts[order] = verdict
         item.update(choice=verdict.choice, value=model_side(verdict.choice, order), analysis=verdict.analysis)

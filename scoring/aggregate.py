@@ -18,7 +18,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Aggregate", "DatasetStats", "DimensionStats", "aggregate", "dataset_of", "record_score"]
+__all__ = [
+    "Aggregate",
+    "DatasetStats",
+    "DimensionStats",
+    "aggregate",
+    "dataset_of",
+    "finish",
+    "metric_from_analysis",
+    "record_score",
+]
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 _EXTRACTED = re.compile(r"extracted «(.*?)»", re.DOTALL)
@@ -215,12 +224,12 @@ def aggregate(
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
                 stats.dimension = meta["dimension"]
         if stats.metric is None:
-            stats.metric = _metric_from_analysis(record)
+            stats.metric = metric_from_analysis(record)
         stats.add(record)
     return finish(datasets, dimensions)
 
 
-def _metric_from_analysis(record: Mapping[str, Any]) -> str | None:
+def metric_from_analysis(record: Mapping[str, Any]) -> str | None:
     for response in _responses(record):
         analysis = response.get("analysis")
         if isinstance(analysis, str) and ":" in analysis:

@@ -1,12 +1,109 @@
-"""``formatkit report`` (not yet built)."""
+"""``formatkit report RESULTS.jsonl... [--dimensions MAP] [--format text|json|md] [-o OUT]``"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
 import typer
+
+from formatkit.cli._common import EXIT_OK, fail_usage, paths_or_fail
+
+_HELP = """Aggregate scored results: dataset → capability dimension → overall, on 0–100.
+
+A dataset is meta.dataset, else the file's name. Its dimension comes from --dimensions (a JSON file
+{"dataset": "dimension"}), else meta.dimension; a dataset without one is a dimension of its own. A
+dimension's score is the mean of its datasets; overall is the mean of the dimensions (seed 001).
+The report counts records, unscorable responses and token usage; math shows strict (share of full
+marks) next to the loose mean; several samples per record add pass@k and majority vote.
+
+Exit codes: 0 report written; 2 bad usage, an unreadable path or a line that is not a JSON record,
+or a format that is not supported yet (html, xlsx).
+"""
+
+
+class ReportFormat(str, Enum):
+    text = "text"
+    json = "json"
+    md = "md"
+    html = "html"
+    xlsx = "xlsx"
+
+
+def _records(path: str) -> Iterator[dict[str, Any]]:
+    import orjson
+
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                fail_usage(f"{path}: line {number} is not JSON ({exc}); is this a results file from `score`?")
+            if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
+                fail_usage(f"{path}: line {number} is not a canonical record (no messages list)")
+            yield record
+
+
+def _dimensions(path: Path | None) -> dict[str, str] | None:
+    if path is None:
+        return None
+    import orjson
+
+    try:
+        data = orjson.loads(path.read_bytes())
+    except OSError as exc:
+        fail_usage(f"{path}: {exc.strerror or exc}")
+    except orjson.JSONDecodeError as exc:
+        fail_usage(f'{path}: not JSON ({exc}); write {{"dataset": "dimension", ...}}')
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        fail_usage(f'{path}: expected a JSON object of dataset names to dimension names, {{"gsm8k": "推理数学"}}')
+    return dict(data)
+
+
+def report(
+    paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
+    dimensions: Path | None = typer.Option(None, "--dimensions", help='JSON file: {"dataset": "dimension"}.'),
+    fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json or md (html/xlsx: not yet)."),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
+) -> None:
+    from scoring.aggregate import DatasetStats, dataset_of, finish
+    from scoring.render import render
+
+    if fmt.value in ("html", "xlsx"):
+        fail_usage(f"--format {fmt.value} is not supported yet; use text, json or md")
+    mapping = _dimensions(dimensions)
+    datasets: dict[str, DatasetStats] = {}
+    for path in paths_or_fail(paths):
+        stem = Path(path).stem
+        for record in _records(path):
+            name = dataset_of(record, stem)
+            stats = datasets.get(name)
+            if stats is None:
+                stats = datasets[name] = DatasetStats(name)
+            if stats.dimension is None:
+                meta = record.get("meta")
+                if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
+                    stats.dimension = meta["dimension"]
+            if stats.metric is None:
+                from scoring.aggregate import metric_from_analysis
+
+                stats.metric = metric_from_analysis(record)
+            stats.add(record)
+    text = render(finish(datasets, mapping), fmt.value)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        from formatkit.writers import atomic_writer
+
+        with atomic_writer(output) as handle:
+            handle.write(text.encode("utf-8"))
+        typer.echo(f"wrote {output}", err=True)
+    raise typer.Exit(EXIT_OK)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("report", hidden=True)
-    def _not_yet() -> None:
-        typer.echo("formatkit report: not available yet", err=True)
-        raise typer.Exit(2)
+    app.command("report", help=_HELP)(report)

@@ -51,7 +51,9 @@ _LEAD = re.compile(
     r"^[\s:：,，]*(?:(?:is|are|was|would\s+be|will\s+be|equals|为|是|应为|等于)(?![a-z])[\s:：]*)?", re.IGNORECASE
 )
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|。|！|!(?=\s|$)|\n")
-_PROSE = re.compile(r"^[A-Za-z][A-Za-z ,']{0,60}?\b(?:is|are|equals|was|would\s+be)\s+(?=\S)")
+_PROSE = re.compile(
+    r"^(?:[A-Za-z][A-Za-z ,']{0,60}?\b(?:is|are|equals|was|would\s+be)\s+|[\u4e00-\u9fff，,]{1,12}?(?:为|是|等于)\s*)(?=\S)"
+)
 
 
 def _tail_after(text: str, start: int) -> str:

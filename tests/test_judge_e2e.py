@@ -509,9 +509,9 @@ def test_math_judge_two_stages(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
 def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.responder = _math_judge({"a long story": "<answer>7</answer>"}, {"7": "<score>1</score>"})
     settled = rec(0, "1+1", "2", "2")
-    response_of(settled).update(score=1.0, analysis="extracted 2, equals reference 2")
+    response_of(settled).update(score=1.0, analysis="math: extracted «2» via last number; reference «2»; score 1.00")
     unsettled = rec(1, "3+4", "7", "a long story")
-    response_of(unsettled).update(score=0.0, analysis="no answer found in the reply")
+    response_of(unsettled).update(score=0.0, analysis="math: no answer found (last sentence); reference «7»; score 0")
     options = opts(fake_openai, tmp_path, judge_fallback=True)
     outcome = judge_records([settled, unsettled], metric="math", options=options)
     assert response_of(outcome.records[0]) == response_of(settled)  # untouched
@@ -610,3 +610,42 @@ def test_reply_cut_off_at_the_token_limit_says_so(fake_openai: FakeOpenAI, tmp_p
     fake_openai.reset()
     again = judge_records([rec(0, "q", "a", "b")], metric="judge", options=options)  # from the journal
     assert fake_openai.requests == 0 and "cut off" in response_of(again.records[0])["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        (
+            {"content": "x", "score": 0.0, "analysis": "math: no answer found (last sentence); reference «3»; score 0"},
+            True,
+        ),
+        (
+            {
+                "content": "x",
+                "score": 0.0,
+                "analysis": "math (choice rule): no answer found (none); reference «B»; wrong",
+            },
+            True,
+        ),
+        (
+            {
+                "content": "x",
+                "score": 0.5,
+                "analysis": "math: extracted «x^y» via boxed; reference «y^x»; 1 blanks: 0.5; score 0.50; "
+                "not settled (time limit or unparseable): a math judge can review it",
+            },
+            True,
+        ),
+        ({"content": "x", "score": None, "analysis": "unscorable: something"}, True),
+        (
+            {"content": "x", "score": 1.0, "analysis": "math: extracted «no answer found» via boxed; reference «3»"},
+            False,
+        ),
+        ({"content": "x", "score": 0.0, "analysis": "math: extracted «4» via boxed; reference «3»; score 0.00"}, False),
+        ({"error": "HTTP 500", "score": None, "analysis": "unscorable: inference failed: HTTP 500"}, False),
+    ],
+)
+def test_needs_fallback(response: dict[str, Any], expected: bool) -> None:
+    from scoring.judges.fallback import needs_fallback
+
+    assert needs_fallback(response) is expected

@@ -1,8 +1,10 @@
 """``--metric math --judge-fallback``: which responses the rule-based math metric left unsettled.
 
-Until the math metric publishes its own "unsure" signal, a response is unsettled when the metric gave
-it no score, or when its analysis says that no answer was found (the extraction failed, so the rule
-could not compare anything). Responses with no content are not sent: there is nothing to judge.
+The math metric (scoring/metrics/math) marks what it could not settle in the analysis it writes:
+``"...; not settled (time limit or unparseable): a math judge can review it"`` (the same text the
+aggregate counts as ``unsettled``), and ``"math: no answer found (...)"`` when extraction failed. A
+response is sent to the judge when its analysis says either, or when the metric gave it no score.
+Responses with no content are not sent: there is nothing to judge.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from typing import Any
 
 __all__ = ["needs_fallback"]
 
-_NOT_FOUND = re.compile(
-    r"not\s+found|no\s+(?:final\s+)?answer|unextract|未找到|没有找到|无法提取|找不到", re.IGNORECASE
+#: "math: no answer found (...)" / "math (choice rule): no answer found (...)" at the start of the analysis,
+#: or "; not settled (time limit or unparseable)" anywhere after it (not inside the quoted answer).
+_UNSETTLED = re.compile(
+    r"^math(?: \(choice rule\))?: no answer found|; not settled \(|\bnot settled\b[^«»]*$", re.IGNORECASE
 )
 
 
@@ -24,4 +28,4 @@ def needs_fallback(response: dict[str, Any]) -> bool:
     if response.get("score") is None:
         return True
     analysis = response.get("analysis")
-    return isinstance(analysis, str) and _NOT_FOUND.search(analysis) is not None
+    return isinstance(analysis, str) and _UNSETTLED.search(analysis) is not None

@@ -643,6 +643,11 @@ def test_reply_cut_off_at_the_token_limit_says_so(fake_openai: FakeOpenAI, tmp_p
         ),
         ({"content": "x", "score": 0.0, "analysis": "math: extracted «4» via boxed; reference «3»; score 0.00"}, False),
         ({"error": "HTTP 500", "score": None, "analysis": "unscorable: inference failed: HTTP 500"}, False),
+        (
+            {"content": "x", "score": 0.0, "analysis": "math: extracted «a dozen» via last sentence; reference «12»"},
+            True,
+        ),
+        ({"content": "x", "score": 1.0, "analysis": "math: extracted «12» via last sentence; reference «12»"}, False),
     ],
 )
 def test_needs_fallback(response: dict[str, Any], expected: bool) -> None:

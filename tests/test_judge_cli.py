@@ -1,0 +1,150 @@
+"""``formatkit score --metric judge|pairwise|math-judge`` and ``--metric math --judge-fallback`` from the
+command line, with the tests' local server playing the judge."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from fakeserver import FakeOpenAI, last_user
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+
+def rec(sid: int, question: str, reference: str, content: str) -> dict[str, Any]:
+    return {
+        "session_id": sid,
+        "messages": [
+            {"role": "user", "content": question},
+            {
+                "role": "assistant",
+                "reference_response": reference,
+                "responses": [{"parameters": {}, "content": content}],
+            },
+        ],
+    }
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def score_of(record: dict[str, Any]) -> Any:
+    return record["messages"][-1]["responses"][0]["score"]
+
+
+def run(server: FakeOpenAI, *args: str) -> Any:
+    return CliRunner().invoke(
+        app, ["score", *args, "--judge-base-url", server.base_url, "--judge-model", "judge-1"], catch_exceptions=False
+    )
+
+
+def section(prompt: str, name: str) -> str:
+    match = re.search(f"⟪{name}⟫\n(.*?)\n⟪/{name}⟫", prompt, re.DOTALL)
+    assert match is not None
+    return match.group(1)
+
+
+def test_score_metric_judge_and_rerun_resumes(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: (
+        '{"分析": "结论正确", "分数": 2}' if "7" in section(last_user(body), "对话") else "不好说"
+    )
+    source = write_jsonl(
+        tmp_path / "in.jsonl", [rec(0, "三加四等于几？7", "7", "等于7"), rec(1, "二加二等于几？", "4", "5")]
+    )
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "judge", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["datasets"]["in"]["metric"] == "judge"
+    assert summary["datasets"]["in"]["errors"] == 1
+    records = read_jsonl(out)
+    assert [score_of(r) for r in records] == [2.0, None]
+    unparseable = records[1]["messages"][-1]["responses"][0]
+    assert unparseable["judge"]["reply"] == "不好说" and "no verdict" in unparseable["analysis"]
+    assert "结论正确" in out.read_text(encoding="utf-8")  # Chinese never escaped
+    assert fake_openai.requests == 2
+
+    fake_openai.reset()
+    again = run(fake_openai, str(source), "-o", str(out), "--metric", "judge", "--json")
+    assert again.exit_code == 0
+    assert fake_openai.requests == 0  # every verdict came from OUT.journal
+    assert read_jsonl(out) == records
+
+
+def test_score_metric_pairwise_against(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    def judge(body: dict[str, Any]) -> str:
+        model_is_a = "MINE" in section(last_user(body), "ANSWER A")
+        return json.dumps({"analysis": "mine is better", "choice": "A++" if model_is_a else "B++"})
+
+    fake_openai.responder = judge
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(0, "q0", "r", "MINE 0"), rec(1, "q1", "r", "MINE 1")])
+    other = write_jsonl(tmp_path / "other.jsonl", [rec(1, "q1", "r", "THEIRS 1"), rec(0, "q0", "r", "THEIRS 0")])
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "pairwise", "--against", str(other))
+    assert result.exit_code == 0, result.output
+    records = read_jsonl(out)
+    assert [score_of(r) for r in records] == [1.0, 1.0]
+    assert fake_openai.requests == 4
+    assert all("THEIRS" in last_user(b) and "⟪REFERENCE⟫" not in last_user(b) for b in fake_openai.bodies)
+
+
+def test_score_template_missing_placeholder_is_usage_error_before_any_request(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    template = tmp_path / "mine.txt"
+    template.write_text("Judge {{question}} against {{reference}}.", encoding="utf-8")
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(0, "q", "r", "c")])
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "judge", "--judge-template", str(template))
+    assert result.exit_code == 2
+    assert "missing {{response}}" in result.stderr
+    assert fake_openai.requests == 0
+    assert not out.exists()
+
+
+def test_score_math_judge(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    def judge(body: dict[str, Any]) -> str:
+        prompt = last_user(body)
+        if "⟪SOLUTION⟫" in prompt:
+            return "<answer>1/2</answer>"
+        return "<score>1.0</score>"
+
+    fake_openai.responder = judge
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(0, "2/4 = ?", "0.5", "half, i.e. 1/2")])
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "math-judge", "--json")
+    assert result.exit_code == 0, result.output
+    assert score_of(read_jsonl(out)[0]) == 1.0
+    assert fake_openai.requests == 2
+
+
+def test_score_math_with_judge_fallback(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    def judge(body: dict[str, Any]) -> str:
+        prompt = last_user(body)
+        if "⟪SOLUTION⟫" in prompt:
+            return "<answer>12</answer>"
+        return "<score>1</score>"
+
+    fake_openai.responder = judge
+    records = [
+        rec(0, "3 * 4 = ?", "12", "The answer is \\boxed{12}."),
+        rec(1, "What is 3 * 4?", "12", "Three fours make a dozen"),
+    ]
+    source = write_jsonl(tmp_path / "in.jsonl", records)
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "math", "--judge-fallback", "--json")
+    assert result.exit_code == 0, result.output
+    settled, fallback = read_jsonl(out)
+    assert score_of(settled) == 1.0 and "judge" not in settled["messages"][-1]["responses"][0]
+    assert score_of(fallback) == 1.0
+    assert fallback["messages"][-1]["responses"][0]["judge"]["metric"] == "math-judge"
+    assert fake_openai.requests == 2  # only the item the rules could not settle

@@ -654,3 +654,14 @@ def test_needs_fallback(response: dict[str, Any], expected: bool) -> None:
     from scoring.judges.fallback import needs_fallback
 
     assert needs_fallback(response) is expected
+
+
+def test_score_fraction_for_aggregation() -> None:
+    from scoring.judges import score_fraction
+
+    assert score_fraction({"score": 2.0, "judge": {"metric": "judge", "scale": "0-2"}}) == 1.0
+    assert score_fraction({"score": 7.0, "judge": {"metric": "judge", "scale": "1-10"}}) == pytest.approx(6 / 9)
+    assert score_fraction({"score": -0.5, "judge": {"metric": "pairwise"}}) == -0.5
+    assert score_fraction({"score": 0.83, "judge": {"metric": "math-judge"}}) == 0.83
+    assert score_fraction({"score": 1.0}) == 1.0
+    assert score_fraction({"score": None, "judge": {"metric": "judge", "scale": "0-2"}}) is None

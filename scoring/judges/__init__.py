@@ -12,6 +12,7 @@ Modules: ``templates`` (prompts, placeholders, fencing), ``parse`` (verdict pars
 """
 
 from scoring.judges.run import METRICS, JudgeOutcome, JudgeSetupError, judge_records
+from scoring.judges.summary import score_fraction
 from scoring.judges.templates import TemplateError
 
-__all__ = ["METRICS", "JudgeOutcome", "JudgeSetupError", "TemplateError", "judge_records"]
+__all__ = ["METRICS", "JudgeOutcome", "JudgeSetupError", "TemplateError", "judge_records", "score_fraction"]

@@ -20,9 +20,29 @@ from typing import Any
 from scoring.judges.call import add_usage
 from scoring.judges.inputs import target_turn
 from scoring.judges.result import Judged
-from scoring.judges.scale import Scale
+from scoring.judges.scale import Scale, parse_scale
 
-__all__ = ["summarize"]
+__all__ = ["score_fraction", "summarize"]
+
+
+def score_fraction(response: dict[str, Any]) -> float | None:
+    """A response's score as a fraction for aggregation (x100 gives the 0-100 dataset scale).
+
+    An absolute judge's score is mapped from its scale (``response["judge"]["scale"]``, e.g. 2 on 0-2 is
+    1.0); a pairwise score is the combined verdict as is (-1..1, so x100 is the "mean x100" of the
+    report); every other score is returned unchanged. None when the response has no score.
+    """
+    score = response.get("score")
+    if not isinstance(score, (int, float)) or isinstance(score, bool):
+        return None
+    judge = response.get("judge")
+    if isinstance(judge, dict) and judge.get("metric") == "judge" and isinstance(judge.get("scale"), str):
+        try:
+            scale = parse_scale(judge["scale"])
+        except ValueError:
+            return float(score)
+        return (float(score) - scale.low) / (scale.high - scale.low)
+    return float(score)
 
 
 def _mean(values: list[float]) -> float | None:

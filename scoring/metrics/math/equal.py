@@ -116,8 +116,8 @@ def _sets_equal(x: list[Piece], y: list[Piece], guard: SympyGuard | None) -> boo
 
 
 def _as_set(s: str, other_is_set: bool) -> list[Piece] | None:
+    pieces = parse_set(s)
     compact = s.replace(" ", "")
-    pieces = parse_set(compact)
     if pieces is None and other_is_set:
         m = re.match(r"^\(([^,()]+),([^,()]+)\)$", compact)
         if m:

@@ -66,7 +66,7 @@ def parse_set(text: str) -> list[Piece] | None:
 
     ``text`` has no spaces and uses ``<=``/``>=``/``oo``/``∪`` (see :func:`latex.strip_decorations`).
     """
-    s = text.replace(" ", "")
+    s = re.sub(r"\s*(?:\bor\b|或者|或)\s*", "∪", text).replace(" ", "")
     m = re.match(r"^\{?[a-zA-Z]\|(.*?)\}?$", s) or re.match(r"^[a-zA-Z]∈(.*)$", s)
     if m:
         s = m.group(1)

@@ -138,9 +138,15 @@ _IMPLICIT = (
 _FUNC_NOPAREN = re.compile(r"\b" + _FUNCS + r"\s*(?!\()(\d+(?:\.\d+)?|[a-zA-Z])(?![a-zA-Z(])")
 
 
+_TRIG_POWER = re.compile(
+    r"\\?(sin|cos|tan|cot|sec|csc)\s*\^\s*\{?(\d)\}?\s*(\\?[a-zA-Z]+|\d+|\([^()]*\)|\{[^{}]*\})"
+)
+
+
 def plain(text: str) -> str:
     """The plain expression form of an answer (decorations already stripped or not)."""
     s = strip_decorations(text)
+    s = _TRIG_POWER.sub(r"(\1(\3))^\2", s)
     s = _expand(s)
     s = re.sub(r"\\(sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|ln|log|exp)", r"\1", s)
     s = s.replace("{", "(").replace("}", ")").replace("^", "**")

@@ -396,6 +396,8 @@ def test_setup_errors(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
         judge_records(records, metric="judge", options=opts(fake_openai, tmp_path, judge_model=None))
     with pytest.raises(JudgeSetupError, match="judge scale"):
         judge_records(records, metric="judge", options=opts(fake_openai, tmp_path, judge_scale="ten"))
+    with pytest.raises(JudgeSetupError, match="cannot write"):
+        judge_records(records, metric="judge", options=opts(fake_openai, tmp_path, journal_path=tmp_path))
     with pytest.raises(JudgeSetupError, match="concurrency"):
         judge_records(records, metric="judge", options=opts(fake_openai, tmp_path, concurrency=0))
     with pytest.raises(JudgeSetupError, match="unknown judge metric"):

@@ -113,7 +113,19 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
             raise JudgeSetupError("--against only applies to --metric pairwise")
         against = _load_against(Path(options.against))
         label = f"response in {options.against}"
+    if options.journal_path is not None:
+        _check_writable(Path(options.journal_path))
     return _Plan(metric, prompts, scale, against, label, fallback and metric == "math-judge")
+
+
+def _check_writable(path: Path) -> None:
+    """The journal must be writable before the first verdict is bought, or that verdict would be lost."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab"):
+            pass
+    except OSError as exc:
+        raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
 
 def _opponent(plan: _Plan, record: dict[str, Any], index: int) -> tuple[str | None, str]:

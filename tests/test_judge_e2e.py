@@ -667,3 +667,35 @@ def test_score_fraction_for_aggregation() -> None:
     assert score_fraction({"score": 0.83, "judge": {"metric": "math-judge"}}) == 0.83
     assert score_fraction({"score": 1.0}) == 1.0
     assert score_fraction({"score": None, "judge": {"metric": "judge", "scale": "0-2"}}) is None
+
+
+def test_pairwise_empty_replies_need_no_judge(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    records = [rec(0, "q", "REF", ""), rec(1, "q", "", ""), rec(2, "q", " ", "MODEL")]
+    outcome = judge_records(records, metric="pairwise", options=opts(fake_openai, tmp_path))
+    assert [response_of(r)["score"] for r in outcome.records] == [-1.0, 0.0, 1.0]
+    assert fake_openai.requests == 0
+    s = outcome.summary
+    assert (s["win"], s["tie"], s["loss"], s["pairs_both_orders"], s["disagreement_rate"]) == (1, 1, 1, 0, None)
+
+
+def test_pairwise_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    def judge(body: dict[str, Any]) -> str:
+        prompt = last_user(body)
+        model_is_a = "被测" in section(prompt, "回答A")
+        choice = "A+" if model_is_a else "B+"
+        return f'两个回答都提到了基本步骤。\n```json\n{{"回答A的分析": "较完整", "选择": "{choice}"}}\n```'
+
+    fake_openai.responder = judge
+    record = rec(
+        0,
+        "西红柿炒鸡蛋怎么做？",
+        "参考：先炒蛋再炒西红柿。",
+        "被测回答：先炒蛋，再加西红柿。",
+        meta={"checklist": "步骤是否完整"},
+    )
+    outcome = judge_records([record], metric="pairwise", options=opts(fake_openai, tmp_path))
+    response = response_of(outcome.records[0])
+    assert response["score"] == 0.5 and response["judge"]["lang"] == "zh"
+    assert response["judge"]["template"] == "builtin:pairwise_zh"
+    assert "回答A的分析: 较完整" in response["analysis"]
+    assert section(last_user(fake_openai.bodies[0]), "评分要点") == "步骤是否完整"

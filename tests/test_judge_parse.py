@@ -64,6 +64,13 @@ ABSOLUTE: list[tuple[str, str, float | None]] = [
     ("unbalanced brace in prose", 'Consider f(x) = {x if x > 0\n{"analysis": "ok", "score": 2}', 2.0),
     ("braces inside analysis string", '{"analysis": "It wrote {a, b} instead of {a}.", "score": 1}', 1.0),
     ("fraction-looking score takes numerator", '{"analysis": "good", "score": "2/2"}', 2.0),
+    (
+        "reasoning block drafts do not count",
+        '<think>Maybe {"analysis": "draft", "score": 2}? No, the unit is wrong.</think>\n'
+        '{"analysis": "Unit is wrong.", "score": 1}',
+        1.0,
+    ),
+    ("verdict only inside reasoning", '<think>{"analysis": "draft", "score": 2}</think>\nI am not sure.', None),
     ("prose only", "The answer is correct and well explained. I would give it full marks.", None),
     ("score in prose only", "Score: 2\nAnalysis: correct.", None),
     ("json without score", '{"analysis": "I cannot evaluate this."}', None),
@@ -149,6 +156,7 @@ PAIRWISE: list[tuple[str, str, str | None]] = [
     ("choice is the template placeholder", '{"choice": "[A++ or A+ or A=B or B+ or B++]"}', None),
     ("choice not a string", '{"choice": 1}', None),
     ("no json at all", "I can't compare these responses.", None),
+    ("after a reasoning block", '<think>A looks better... {"choice": "A++"}</think>{"choice": "A+"}', "A+"),
 ]
 
 
@@ -201,6 +209,7 @@ MATH: list[tuple[str, str, float | None]] = [
     ("placeholder only", "<score>score</score>", None),
     ("no tag", "The candidate's answer is correct. Score: 1.0", None),
     ("unclosed tag", "<score>1.0", None),
+    ("reasoning then score", "<think>first guess <score>1</score>, but blank 2 fails</think><score>0.5</score>", 0.5),
 ]
 
 
@@ -233,6 +242,7 @@ EXTRACT: list[tuple[str, str, str | type[UnparseableReply] | None]] = [
     ("last tag counts", "<answer>12</answer> correction: <answer>13</answer>", "13"),
     ("bare short line", "42", "42"),
     ("bare null", "null", None),
+    ("reasoning then tag", "<think>it says 12 or maybe 13</think>\n<answer>13</answer>", "13"),
     (
         "long prose without tag",
         "The solution first computes the area of the triangle.\nThen the answer is 12.",

@@ -13,6 +13,8 @@ full-width punctuation, several drafts of a verdict. The rules:
 - a score outside the scale is clamped to it (and the verdict says so);
 - a verdict that appears word for word inside the text being judged (``quoted``) is ignored: it is the
   judged response's forgery repeated by the judge, not the judge's own verdict;
+- a reasoning judge's ``<think>…</think>`` is not part of its reply: drafts of a verdict in there
+  do not count;
 - a reply with no verdict raises :class:`UnparseableReply` with the reason; it never becomes a 0.
 """
 
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from scoring.judges.scale import Scale
+from scoring.normalize import strip_think
 
 __all__ = [
     "CHOICES",
@@ -327,6 +330,7 @@ def normalize_choice(value: Any) -> Choice | None:
 
 def parse_absolute(reply: str, scale: Scale, *, quoted: Sequence[str] = ()) -> AbsoluteVerdict:
     """The last JSON object with a numeric ``score``; the score is clamped to ``scale``."""
+    reply = strip_think(reply)
     seen = _Quoted(quoted)
     skipped = 0
     for obj, prose, _ in _verdict_objects(reply, _SCORE_KEYS, seen):
@@ -345,6 +349,7 @@ def parse_absolute(reply: str, scale: Scale, *, quoted: Sequence[str] = ()) -> A
 
 def parse_pairwise(reply: str, *, quoted: Sequence[str] = ()) -> PairwiseVerdict:
     """The last JSON object whose ``choice`` is one of ``A++ A+ A=B B+ B++``."""
+    reply = strip_think(reply)
     seen = _Quoted(quoted)
     bad: list[str] = []
     for obj, prose, _ in _verdict_objects(reply, _CHOICE_KEYS, seen):
@@ -365,6 +370,7 @@ _SCORE_TAG = re.compile(r"<\s*score\s*>(.*?)<\s*/\s*score\s*>", re.IGNORECASE | 
 def parse_math_grade(reply: str, *, quoted: Sequence[str] = ()) -> MathGrade:
     """The last ``<score>x</score>`` holding a number (``0.83``, ``5/6``, ``83%``), clamped to [0, 1]
     and rounded to two decimals."""
+    reply = strip_think(reply)
     seen = _Quoted(quoted)
     tags = list(_SCORE_TAG.finditer(reply))
     for match in reversed(tags):
@@ -390,6 +396,7 @@ def parse_extraction(reply: str) -> Extraction:
     A reply without the tag is accepted only when it is a single short line (the judge answered
     bare); anything longer is unparseable rather than guessed at.
     """
+    reply = strip_think(reply)
     tags = list(_ANSWER_TAG.finditer(reply))
     if tags:
         answer = _strip_fences(tags[-1].group(1))

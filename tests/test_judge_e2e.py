@@ -699,3 +699,15 @@ def test_pairwise_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert response["judge"]["template"] == "builtin:pairwise_zh"
     assert "回答A的分析: 较完整" in response["analysis"]
     assert section(last_user(fake_openai.bodies[0]), "评分要点") == "步骤是否完整"
+
+
+def test_judge_records_from_inside_a_running_event_loop(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    import asyncio
+
+    fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
+
+    async def caller() -> Any:
+        return judge_records([rec(0, "q", "a", "b")], metric="judge", options=opts(fake_openai, tmp_path))
+
+    outcome = asyncio.run(caller())
+    assert response_of(outcome.records[0])["score"] == 2.0

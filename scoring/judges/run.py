@@ -10,12 +10,13 @@ after a kill buys nothing twice.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import os
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -278,11 +279,26 @@ def judge_records(
     """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
     ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
 
-    Synchronous: runs its own event loop. Raises :class:`JudgeSetupError` before any request when the
-    options, templates or ``--against`` file are unusable. Judge failures never raise: each becomes a
-    response with ``score`` null, an ``analysis`` saying why and the raw reply in ``response["judge"]``.
+    Synchronous: runs its own event loop (in a worker thread when called from inside a running loop).
+    Raises :class:`JudgeSetupError` before any request when the options, templates or ``--against`` file
+    are unusable. Judge failures never raise: each becomes a response with ``score`` null, an ``analysis``
+    saying why and the raw reply in ``response["judge"]``.
     ``progress`` (optional, as the runner's) advances once per judged response.
     """
     plan = _plan(metric, options)
-    out, summary = asyncio.run(_judge_all(records, plan, options, progress))
+    out, summary = _run_sync(_judge_all(records, plan, options, progress))
     return JudgeOutcome(records=out, summary=summary)
+
+
+_T = TypeVar("_T")
+
+
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` to completion; from inside a running event loop (a notebook, an async caller) it
+    runs on its own loop in a worker thread, since a loop cannot be nested."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judges") as pool:
+        return pool.submit(asyncio.run, coro).result()

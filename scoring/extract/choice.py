@@ -26,7 +26,7 @@ __all__ = [
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text".
-_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、])[ \t]*\S", re.MULTILINE)
+_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])[ \t]*\S", re.MULTILINE)
 
 
 def option_letters(question: str | None, choices: Sequence[str] | None = None) -> str:

@@ -52,7 +52,8 @@ _LEAD = re.compile(
 )
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|。|！|!(?=\s|$)|\n")
 _PROSE = re.compile(
-    r"^(?:[A-Za-z][A-Za-z ,']{0,60}?\b(?:is|are|equals|was|would\s+be)\s+|[\u4e00-\u9fff，,]{1,12}?(?:为|是|等于)\s*)(?=\S)"
+    r"^(?:[A-Za-z][A-Za-z ,']{0,60}?\b(?:is|are|equals|was|would\s+be)\s+"
+    r"|[\u4e00-\u9fff，,]{1,12}?(?:为|是|等于)\s*)(?=\S)"
 )
 
 

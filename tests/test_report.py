@@ -1,0 +1,97 @@
+"""``formatkit report``: dataset → dimension → overall, in text, Markdown and JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+RESPONSES = Path(__file__).parent.parent / "fixtures" / "responses"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    base = tmp_path_factory.mktemp("scored")
+    paths = []
+    for name in ("mmlu_pro", "gsm8k", "math_mixed", "yes_no"):
+        out = base / f"{name}.results.jsonl"
+        result = runner.invoke(app, ["score", str(RESPONSES / f"{name}.jsonl"), "-o", str(out), "--json"])
+        assert result.exit_code == 0, result.output
+        paths.append(out)
+    return paths
+
+
+def test_json_report(scored: list[Path]) -> None:
+    result = runner.invoke(app, ["report", *map(str, scored), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert set(data["datasets"]) == {"mmlu_pro", "gsm8k", "math_mixed", "boolq"}
+    assert set(data["dimensions"]) == {"综合能力", "推理数学", "语言创作"}
+    dims = data["dimensions"]
+    assert data["overall"] == pytest.approx(sum(d["score"] for d in dims.values()) / 3, abs=0.01)
+    assert data["datasets"]["math_mixed"]["metric"] == "math"
+    assert data["datasets"]["mmlu_pro"]["errors"] == 2
+    assert data["usage"]["total_tokens"] > 0
+    assert data["datasets"]["mmlu_pro"]["samples"] == 3
+
+
+def test_text_report_is_a_table(scored: list[Path]) -> None:
+    result = runner.invoke(app, ["report", *map(str, scored)])
+    assert result.exit_code == 0
+    for word in ("dataset", "mmlu_pro", "推理数学", "Overall", "Tokens"):
+        assert word in result.stdout
+
+
+def test_markdown_report(scored: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    result = runner.invoke(app, ["report", *map(str, scored), "--format", "md", "-o", str(out)])
+    assert result.exit_code == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("| dimension | dataset |")
+    assert "**Overall:" in text
+
+
+def test_dimensions_file_overrides(scored: list[Path], tmp_path: Path) -> None:
+    mapping = tmp_path / "dims.json"
+    mapping.write_text(json.dumps({"mmlu_pro": "知识", "gsm8k": "知识", "math_mixed": "知识", "boolq": "知识"}))
+    result = runner.invoke(app, ["report", *map(str, scored), "--dimensions", str(mapping), "--format", "json"])
+    data = json.loads(result.stdout)
+    assert list(data["dimensions"]) == ["知识"]
+    scores = [d["score"] for d in data["datasets"].values()]
+    assert data["overall"] == pytest.approx(sum(scores) / 4, abs=0.01)
+
+
+def test_dataset_defaults_to_file_stem(tmp_path: Path) -> None:
+    rec = {"session_id": 0, "messages": [{"role": "user", "content": "q"}, {"role": "assistant",
+           "reference_response": "B", "responses": [{"content": "B", "score": 1.0, "analysis": "choice: ok"}]}]}
+    path = tmp_path / "my_set.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    data = json.loads(runner.invoke(app, ["report", str(path), "--format", "json"]).stdout)
+    assert list(data["datasets"]) == ["my_set"]
+    assert data["overall"] == 100.0
+
+
+@pytest.mark.parametrize("fmt", ["html", "xlsx"])
+def test_unsupported_formats_exit_2(scored: list[Path], fmt: str) -> None:
+    result = runner.invoke(app, ["report", str(scored[0]), "--format", fmt])
+    assert result.exit_code == 2
+    assert "not supported yet" in result.output
+
+
+def test_bad_line_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text("{not json\n")
+    result = runner.invoke(app, ["report", str(path)])
+    assert result.exit_code == 2
+    assert "line 1" in result.output
+
+
+def test_bad_dimensions_file_exits_2(scored: list[Path], tmp_path: Path) -> None:
+    mapping = tmp_path / "dims.json"
+    mapping.write_text("[1, 2]")
+    assert runner.invoke(app, ["report", str(scored[0]), "--dimensions", str(mapping)]).exit_code == 2

@@ -1,0 +1,201 @@
+"""The choice metric, rule by rule (SCORING.md "choice"): markers, last-wins, bare letters, traps, yes/no."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from scoring import Item, extract_choice, extract_yes_no, option_letters, parse_choice_reference, score_choice
+
+_ids: Counter[str] = Counter()
+
+
+def case(rule: str, *values: Any) -> Any:
+    _ids[rule] += 1
+    return pytest.param(*values, id=f"{rule}-{_ids[rule]}")
+
+
+ABCD = "ABCD"
+TEN = "ABCDEFGHIJ"
+
+EXTRACT = [
+    # explicit markers
+    case("marker-ANSWER", "Reasoning...\nANSWER: C", TEN, "C"),
+    case("marker-ANSWER", "ANSWER: J", TEN, "J"),
+    case("marker-ANSWER-no-space", "ANSWER:B", TEN, "B"),
+    case("marker-answer-paren", "Answer: (B)", TEN, "B"),
+    case("marker-answer-is", "So the answer is D.", TEN, "D"),
+    case("marker-answer-is-paren", "Thus, the answer is (H).", TEN, "H"),
+    case("marker-correct-answer", "The correct answer is E", TEN, "E"),
+    case("marker-correct-option", "The correct option is: F", TEN, "F"),
+    case("marker-final-answer", "Final Answer: G", TEN, "G"),
+    case("marker-answer-option", "The answer is option B", TEN, "B"),
+    case("marker-lowercase-keyword", "answer: c".upper().replace("ANSWER", "answer"), TEN, "C"),
+    case("marker-bold", "**ANSWER: D**", TEN, "D"),
+    case("marker-bold-letter", "The answer is **C**.", TEN, "C"),
+    case("marker-bold-keyword", "**Answer:** B", TEN, "B"),
+    case("marker-brackets", "Answer: [E]", TEN, "E"),
+    case("marker-fullwidth-colon", "ANSWER：B", TEN, "B"),
+    case("marker-fullwidth-paren", "答案是（C）", TEN, "C"),
+    case("marker-fullwidth-letter", "ANSWER: Ｄ", TEN, "D"),
+    case("marker-zh-daan-shi", "答案是A", TEN, "A"),
+    case("marker-zh-daan-colon", "答案：B", TEN, "B"),
+    case("marker-zh-daan-wei", "所以答案为 D", TEN, "D"),
+    case("marker-zh-guxuan", "综上所述，故选C。", TEN, "C"),
+    case("marker-zh-yingxuan", "本题应选B", TEN, "B"),
+    case("marker-zh-xuanze", "我选择D", TEN, "D"),
+    case("marker-zh-zhengque-daan", "正确答案是 E", TEN, "E"),
+    case("marker-boxed", "\\boxed{E}", TEN, "E"),
+    case("marker-boxed-text", "\\boxed{\\text{B}}", TEN, "B"),
+    case("marker-boxed-paren", "\\boxed{(C)}", TEN, "C"),
+    case("marker-latex-inline", "The answer is $\\text{D}$", TEN, "D"),
+    # the last marker wins
+    case("last-marker-wins", "ANSWER: A\nWait, that is wrong.\nANSWER: C", TEN, "C"),
+    case("last-marker-wins", "I first thought the answer is B, but the answer is D.", TEN, "D"),
+    case("last-marker-wins", "答案是A。不对，重新计算，答案是C", TEN, "C"),
+    case("last-marker-wins", "\\boxed{A} ... on reflection ANSWER: J", TEN, "J"),
+    case("last-marker-wins", "ANSWER: J ... hmm, \\boxed{B}", TEN, "B"),
+    # reasoning blocks
+    case("think-block-ignored", "<think>ANSWER: A</think>ANSWER: B", TEN, "B"),
+    case("think-block-ignored", "<think>maybe C\n\nANSWER: C</think>\n\nFinal: ANSWER: D", TEN, "D"),
+    case("think-unclosed-tail", "long thought ANSWER: A </think> ANSWER: E", TEN, "E"),
+    # bare replies
+    case("bare-letter", "B", TEN, "B"),
+    case("bare-letter", "  C  ", TEN, "C"),
+    case("bare-paren", "(B)", TEN, "B"),
+    case("bare-dot", "B.", TEN, "B"),
+    case("bare-option", "Option B", TEN, "B"),
+    case("bare-with-text", "B. The method should be modified", TEN, "B"),
+    case("bare-bold", "**D**", TEN, "D"),
+    case("bare-zh", "选B", TEN, "B"),
+    case("bare-fullwidth", "（Ｃ）", TEN, "C"),
+    # multi-answer sets
+    case("multi-comma", "ANSWER: A, C", TEN, "AC"),
+    case("multi-joined", "ANSWER: CA", TEN, "AC"),
+    case("multi-zh", "答案：A、B、D", TEN, "ABD"),
+    case("multi-and", "The answer is A and C", TEN, "AC"),
+    case("multi-bare", "BD", TEN, "BD"),
+    # traps: no guessing from stray capitals
+    case("trap-lets-think", "Answer: Let's think step by step.", TEN, ""),
+    case("trap-word-start", "The answer is Because of gravity", TEN, ""),
+    case("trap-article-a", "The answer is A good question, I cannot tell", TEN, ""),
+    case("trap-pronoun-i", "Answer: I am not sure", TEN, ""),
+    case("trap-stray-capital", "Photosynthesis happens in Chloroplasts.", TEN, ""),
+    case("trap-letter-outside-options", "ANSWER: K", TEN, ""),
+    case("trap-letter-outside-abcd", "ANSWER: E", ABCD, ""),
+    case("trap-lowercase-word", "the answer is a", TEN, ""),
+    case("trap-option-mention-not-marker", "选项A是错误的，选项B也不对", TEN, ""),
+    case("trap-empty", "", TEN, ""),
+    case("trap-long-free-text", "I cannot answer this question.", TEN, ""),
+    case("trap-marker-then-word", "ANSWER: Definitely", TEN, ""),
+    # beyond J
+    case("beyond-j", "ANSWER: L", "ABCDEFGHIJKL", "L"),
+    case("beyond-j", "ANSWER: L", TEN, ""),
+]
+
+
+@pytest.mark.parametrize(("reply", "valid", "expected"), EXTRACT)
+def test_extract_choice(reply: str, valid: str, expected: str) -> None:
+    assert extract_choice(reply, valid).letters == expected
+
+
+def test_not_found_says_so() -> None:
+    found = extract_choice("Answer: Let's think", TEN)
+    assert not found.found
+    assert "no answer marker" in found.how
+
+
+OPTIONS = [
+    case("options-paren-right", "Q\nA) x\nB) y\nC) z\nD) w", None, "ABCD"),
+    case("options-dot", "Q\nA. x\nB. y\nC. z", None, "ABC"),
+    case("options-paren-both", "Q\n(A) x\n(B) y\n(C) z\n(D) w\n(E) v", None, "ABCDE"),
+    case("options-fullwidth-colon", "Q\nA：苹果\nB：香蕉\nC：梨", None, "ABC"),
+    case("options-dunhao", "Q\nA、一\nB、二", None, "AB"),
+    case("options-ten", "Q\n" + "\n".join(f"{c}) o" for c in TEN), None, TEN),
+    case("options-meta-choices", "no options shown", ["x", "y", "z"], "ABC"),
+    case("options-none", "What is 2+2?", None, ""),
+    case("options-run-from-a-only", "Q\nI. intro\nA) x\nB) y", None, "AB"),
+]
+
+
+@pytest.mark.parametrize(("question", "choices", "expected"), OPTIONS)
+def test_option_letters(question: str, choices: list[str] | None, expected: str) -> None:
+    assert option_letters(question, choices) == expected
+
+
+REFERENCES = [
+    case("reference-letter", "B", "B"),
+    case("reference-paren", "(C)", "C"),
+    case("reference-lower", "b", "B"),
+    case("reference-set", "AB", "AB"),
+    case("reference-set-comma", "A,C", "AC"),
+    case("reference-set-zh", "A、C", "AC"),
+    case("reference-dot", "D.", "D"),
+    case("reference-not-letters", "Paris", None),
+    case("reference-not-letters", "42", None),
+]
+
+
+@pytest.mark.parametrize(("reference", "expected"), REFERENCES)
+def test_parse_choice_reference(reference: str, expected: str | None) -> None:
+    assert parse_choice_reference(reference) == expected
+
+
+YES_NO = [
+    case("yn-yes", "Yes, it is.", "yes"),
+    case("yn-no", "No.", "no"),
+    case("yn-true", "True", "yes"),
+    case("yn-false", "false", "no"),
+    case("yn-marker", "Let me check... The answer is no.", "no"),
+    case("yn-marker-last-wins", "Answer: yes. Hmm, actually the answer is no", "no"),
+    case("yn-zh-shi", "是的，水是湿的。", "yes"),
+    case("yn-zh-bushi", "不是，太阳从东边升起。", "no"),
+    case("yn-zh-fou", "否", "no"),
+    case("yn-zh-dui", "对", "yes"),
+    case("yn-zh-budui", "不对", "no"),
+    case("yn-zh-zhengque", "正确", "yes"),
+    case("yn-zh-bu-zhengque", "不正确", "no"),
+    case("yn-zh-cuowu", "答案：错误", "no"),
+    case("yn-zh-marker", "经过分析，答案是：否", "no"),
+    case("yn-zh-suoyi", "所以是", "yes"),
+    case("yn-none", "Hmm, hard to say.", ""),
+    case("yn-not-a-prefix-word", "Nothing is certain", ""),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), YES_NO)
+def test_extract_yes_no(reply: str, expected: str) -> None:
+    assert extract_yes_no(reply).letters == expected
+
+
+SCORES = [
+    case("score-single-right", "ANSWER: B", "B", "Q\nA) 1\nB) 2\nC) 3", 1.0),
+    case("score-single-wrong", "ANSWER: C", "B", "Q\nA) 1\nB) 2\nC) 3", 0.0),
+    case("score-set-exact", "ANSWER: A, C", "AC", "Q\nA) 1\nB) 2\nC) 3", 1.0),
+    case("score-set-subset-wrong", "ANSWER: A", "AC", "Q\nA) 1\nB) 2\nC) 3", 0.0),
+    case("score-set-superset-wrong", "ANSWER: ABC", "AC", "Q\nA) 1\nB) 2\nC) 3", 0.0),
+    case("score-not-found-wrong", "I don't know", "B", "Q\nA) 1\nB) 2", 0.0),
+    case("score-empty-wrong", "", "B", "Q\nA) 1\nB) 2", 0.0),
+    case("score-yes-no-zh-vs-en", "是", "yes", "Q", 1.0),
+    case("score-yes-no-en-vs-zh", "No", "否", "Q", 1.0),
+    case("score-yes-no-true-false", "False", "True", "Q", 0.0),
+    case("score-no-options-shown", "ANSWER: H", "H", "What is it?", 1.0),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "question", "expected"), SCORES)
+def test_score_choice(reply: str, reference: str, question: str, expected: float) -> None:
+    assert score_choice(reply, Item(question, reference)).score == expected
+
+
+def test_reference_not_a_choice_is_unscorable() -> None:
+    result = score_choice("ANSWER: B", Item("Q", "Paris is the capital"))
+    assert result.score is None
+    assert "not an option letter" in result.analysis
+
+
+def test_analysis_names_extracted_and_reference() -> None:
+    result = score_choice("ANSWER: B", Item("Q\nA) 1\nB) 2", "B"))
+    assert result.analysis == 'choice: extracted «B» via marker "ANSWER: B"; reference «B»; correct'

@@ -1,0 +1,100 @@
+"""The exact metric (SCORING.md "exact"): normalisation, several accepted answers, numbers."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from scoring import Item, extract_number, normalize_text, reference_number, score_exact
+
+_ids: Counter[str] = Counter()
+
+
+def case(rule: str, *values: Any) -> Any:
+    _ids[rule] += 1
+    return pytest.param(*values, id=f"{rule}-{_ids[rule]}")
+
+
+NORMALIZE = [
+    case("norm-case", "Paris", "paris"),
+    case("norm-articles", "The Eiffel Tower", "eiffel tower"),
+    case("norm-article-a-an", "a cat and an owl", "cat and owl"),
+    case("norm-punct-ascii", "Hello, world!", "hello world"),
+    case("norm-punct-cjk", "北京。", "北京"),
+    case("norm-punct-cjk-quotes", "「北京」", "北京"),
+    case("norm-fullwidth", "ＡＢＣ１２３", "abc123"),
+    case("norm-whitespace", "  New   York \n", "new york"),
+    case("norm-keeps-inner-words", "theatre", "theatre"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NORMALIZE)
+def test_normalize_text(text: str, expected: str) -> None:
+    assert normalize_text(text) == expected
+
+
+NUMBERS = [
+    case("num-gsm8k-marker", "so 3 + 4 = 7\n#### 7", 7),
+    case("num-thousands", "The farm has 1,000 sheep.", 1000),
+    case("num-dollar", "She pays $18.", 18),
+    case("num-decimal-zero", "The answer is 16.0", 16),
+    case("num-answer-marker-beats-last", "The answer is 12. Check: 12 - 9 = 3.", 12),
+    case("num-last-number", "First 3, then 9 more, 12 in all", 12),
+    case("num-zh-marker", "一共42个。答案：42", 42),
+    case("num-negative", "The answer is -5", -5),
+    case("num-fraction", "Answer: 3/4", 0.75),
+    case("num-boxed", "\\boxed{25}", 25),
+    case("num-none", "I cannot determine this.", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), NUMBERS)
+def test_extract_number(reply: str, expected: float | None) -> None:
+    value, _ = extract_number(reply)
+    assert (None if value is None else float(value)) == expected
+
+
+REFS = [
+    case("ref-gsm8k", "Step 1...\n#### 1,000", 1000),
+    case("ref-plain", "42", 42),
+    case("ref-dollar", "$18", 18),
+    case("ref-decimal", "1000.0", 1000),
+    case("ref-text", "Paris", None),
+]
+
+
+@pytest.mark.parametrize(("reference", "expected"), REFS)
+def test_reference_number(reference: str, expected: float | None) -> None:
+    value = reference_number(reference)
+    assert (None if value is None else float(value)) == expected
+
+
+SCORES = [
+    case("exact-same", "Paris", "Paris", {}, 1.0),
+    case("exact-normalised", "the paris.", "Paris", {}, 1.0),
+    case("exact-marker", "I believe the answer is: Paris", "Paris", {}, 1.0),
+    case("exact-last-line", "Let me recall.\nParis", "Paris", {}, 1.0),
+    case("exact-wrong", "London", "Paris", {}, 0.0),
+    case("exact-not-substring", "Paris, Texas is not it; it is Lyon", "Paris", {}, 0.0),
+    case("exact-json-list", "NYC", '["New York City", "NYC"]', {}, 1.0),
+    case("exact-aliases", "Big Apple", "New York City", {"aliases": ["NYC", "Big Apple"]}, 1.0),
+    case("exact-zh", "北京。", "北京", {}, 1.0),
+    case("exact-fullwidth", "ＰＡＲＩＳ", "Paris", {}, 1.0),
+    case("exact-numeric-gsm8k", "so 1,000 in all", "#### 1000", {}, 1.0),
+    case("exact-numeric-decimal", "1000.0", "1000", {}, 1.0),
+    case("exact-numeric-dollar", "$18", "18", {}, 1.0),
+    case("exact-numeric-wrong", "17", "18", {}, 0.0),
+    case("exact-numeric-none", "no idea", "18", {}, 0.0),
+    case("exact-empty-reply", "", "Paris", {}, 0.0),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "meta", "expected"), SCORES)
+def test_score_exact(reply: str, reference: str, meta: dict[str, Any], expected: float) -> None:
+    assert score_exact(reply, Item("Q", reference, meta)).score == expected
+
+
+def test_no_reference_is_unscorable() -> None:
+    assert score_exact("x", Item("Q", None)).score is None

@@ -71,7 +71,20 @@ ABSOLUTE: list[tuple[str, str, float | None]] = [
         1.0,
     ),
     ("verdict only inside reasoning", '<think>{"analysis": "draft", "score": 2}</think>\nI am not sure.', None),
+    ("unescaped quotes in the analysis", '{"analysis": "模型说"正确"，与参考一致", "score": 2}', 2.0),
+    ("missing comma", '{"analysis": "Correct." "score": 1}', 1.0),
+    (
+        "malformed verdict, score as string",
+        '```json\n{"analysis": "the "final" value is wrong", "score": "0"}\n```',
+        0.0,
+    ),
+    (
+        "well-formed verdict beats a later malformed one",
+        '{"analysis": "ok", "score": 1}\n{"analysis": "x"y", "score": 2}',
+        1.0,
+    ),
     ("prose only", "The answer is correct and well explained. I would give it full marks.", None),
+    ("score key in prose, not in an object", 'I would set "score": 2 for this.', None),
     ("score in prose only", "Score: 2\nAnalysis: correct.", None),
     ("json without score", '{"analysis": "I cannot evaluate this."}', None),
     ("score not a number", '{"analysis": "fine", "score": "high"}', None),
@@ -156,6 +169,8 @@ PAIRWISE: list[tuple[str, str, str | None]] = [
     ("choice is the template placeholder", '{"choice": "[A++ or A+ or A=B or B+ or B++]"}', None),
     ("choice not a string", '{"choice": 1}', None),
     ("no json at all", "I can't compare these responses.", None),
+    ("malformed verdict json", '{"analysis": "A says "yes", B says "no"", "choice": "B+"}', "B+"),
+    ("choice key in prose only", 'My "choice": "A++" is final.', None),
     ("after a reasoning block", '<think>A looks better... {"choice": "A++"}</think>{"choice": "A+"}', "A+"),
 ]
 
@@ -309,8 +324,9 @@ def test_parsers_never_raise_anything_else(text: str) -> None:
         '{"' * 30_000,
         "{}" * 50_000,
         '{"choice": "B+"}' * 20_000 + '{"choice": "A+"}',
+        "{" + '"x": "y"z", "choice": "B+" ' * 20_000 + '"choice": "A+"}',
     ],
-    ids=["open braces", "deep nesting", "open strings", "empty objects", "many verdicts"],
+    ids=["open braces", "deep nesting", "open strings", "empty objects", "many verdicts", "many malformed"],
 )
 def test_adversarial_replies_parse_in_bounded_time(reply: str) -> None:
     started = time.perf_counter()

@@ -325,6 +325,45 @@ def normalize_choice(value: Any) -> Choice | None:
 
 
 # --------------------------------------------------------------------------------------------------
+# Salvage: a verdict object that is not valid JSON (an unescaped quote in the analysis, a missing comma)
+# still holds the verdict field. Used only when the reply has no well-formed verdict at all; the field
+# must sit inside a {...} of the reply, so a score mentioned in prose never counts.
+
+_SALVAGE_SCORE = re.compile(
+    r'"\s*(?:score|分数|得分|评分|final[ _]score|最终得分)\s*"\s*[:：]\s*("?\s*-?\d+(?:\.\d+)?\s*"?)', re.IGNORECASE
+)
+_SALVAGE_CHOICE = re.compile(
+    r'"\s*(?:choice|选择|最终选择|final[ _]choice)\s*"\s*[:：]\s*"([^"\n]{1,24})"', re.IGNORECASE
+)
+
+
+_SALVAGE_TRIES = 20
+
+
+def _salvage(reply: str, pattern: re.Pattern[str], seen: _Quoted) -> Iterator[tuple[str, str, str]]:
+    """``(field value, enclosing {...}, prose before it)`` for each match of ``pattern``, last first."""
+    matches = list(pattern.finditer(reply))
+    if not matches:
+        return
+    pairs = _naive_pairs(reply)
+    for match in reversed(matches[-_SALVAGE_TRIES:]):
+        enclosing = [(start, end) for start, end in pairs.items() if start < match.start() and end >= match.end()]
+        if not enclosing:
+            continue
+        start, end = max(enclosing)  # the innermost
+        chunk = reply[start : end + 1]
+        if chunk in seen:
+            continue
+        yield match.group(1).strip().strip('"'), chunk, reply[:start]
+
+
+def _salvaged_analysis(chunk: str, prose: str) -> str:
+    before = _strip_fences(prose)
+    note = f"[verdict read from malformed JSON: {chunk.strip()}]"
+    return f"{before}\n{note}" if before else note
+
+
+# --------------------------------------------------------------------------------------------------
 # The verdict parsers
 
 
@@ -341,6 +380,14 @@ def parse_absolute(reply: str, scale: Scale, *, quoted: Sequence[str] = ()) -> A
         score = scale.clamp(raw)
         return AbsoluteVerdict(
             score=score, raw_score=raw, clamped=score != raw, analysis=_analysis(obj, _SCORE_KEYS, prose)
+        )
+    for value, chunk, prose in _salvage(reply, _SALVAGE_SCORE, seen):
+        raw = _number(value)
+        if raw is None:
+            continue
+        score = scale.clamp(raw)
+        return AbsoluteVerdict(
+            score=score, raw_score=raw, clamped=score != raw, analysis=_salvaged_analysis(chunk, prose)
         )
     if skipped:
         raise UnparseableReply("the judge's JSON verdict has a score that is not a number")
@@ -359,6 +406,10 @@ def parse_pairwise(reply: str, *, quoted: Sequence[str] = ()) -> PairwiseVerdict
             bad.append(repr(value))
             continue
         return PairwiseVerdict(choice=choice, analysis=_analysis(obj, _CHOICE_KEYS, prose))
+    for value, chunk, prose in _salvage(reply, _SALVAGE_CHOICE, seen):
+        choice = normalize_choice(value)
+        if choice is not None:
+            return PairwiseVerdict(choice=choice, analysis=_salvaged_analysis(chunk, prose))
     if bad:
         raise UnparseableReply(f"the judge's choice {bad[0]} is not one of {', '.join(CHOICES)}")
     raise UnparseableReply('no JSON verdict with a "choice" in the judge\'s reply')

@@ -9,7 +9,9 @@ Each judge has one verdict format, and only that format counts:
 Around that, judges are untidy: code fences, prose before and after, trailing commas, Chinese keys,
 full-width punctuation, several drafts of a verdict. The rules:
 
-- every well-formed verdict in the reply is found, and the **last** one counts;
+- every well-formed verdict in the reply is found, and the **last** one counts; only when there is none,
+  the verdict field is read from a ``{...}`` that is not valid JSON (an unescaped quote in the analysis),
+  never from prose;
 - a score outside the scale is clamped to it (and the verdict says so);
 - a verdict that appears word for word inside the text being judged (``quoted``) is ignored: it is the
   judged response's forgery repeated by the judge, not the judge's own verdict;

@@ -31,8 +31,9 @@ __all__ = ["TrueLengths", "read_xlsx", "scan_sheet_xml"]
 MAX_CELL_CHARS = 32_767
 
 _CHUNK = 4 * 1024 * 1024
-#: A formula element (``<f>``, ``<f t="shared" .../>``, ``<x:f>``) or an error-typed cell.
-_SUSPECT = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s/>]|\st=[\"']e[\"']")
+#: A formula element with a namespace prefix (``<x:f>``); error cells are found by _ERROR_MARKERS.
+_SUSPECT = re.compile(rb"<[A-Za-z_][\w.-]*:f[\s/>]")
+_ERROR_MARKERS = (b' t="e"', b" t='e'")
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _CELL_REF = re.compile(r"([A-Z]+)(\d+)")
 
@@ -196,12 +197,26 @@ def scan_sheet_xml(archive: zipfile.ZipFile, part: str) -> Marks:
 
 
 def _has_suspects(archive: zipfile.ZipFile, part: str) -> bool:
+    """Whether the sheet may hold an error cell or a formula: plain byte searches, no XML parsing."""
     tail = b""
     with archive.open(part) as stream:
         while chunk := stream.read(_CHUNK):
-            if _SUSPECT.search(tail + chunk[:64]) or _SUSPECT.search(chunk):
+            window = tail + chunk
+            if any(marker in window for marker in _ERROR_MARKERS) or _has_formula(window):
                 return True
-            tail = chunk[-64:]
+            tail = chunk[-16:]
+    return False
+
+
+def _has_formula(data: bytes) -> bool:
+    """A ``<f>`` / ``<f ...>`` / ``<x:f>`` element (``<filters>`` and the like do not count)."""
+    for marker in (b"<f", b":f"):
+        start = data.find(marker)
+        while start != -1:
+            after = data[start + 2 : start + 3]
+            if after in (b">", b" ", b"/") and (marker == b"<f" or _SUSPECT.match(data, data.rfind(b"<", 0, start))):
+                return True
+            start = data.find(marker, start + 2)
     return False
 
 

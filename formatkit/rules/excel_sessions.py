@@ -8,7 +8,7 @@ last row only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from formatkit.draft import Draft, Place
@@ -29,6 +29,15 @@ class Context:
     sheet: str
     header: Header
     sink: IssueSink
+    #: Templates of the target turn's places (reference, response, parameters), filled in per record.
+    targets: tuple[Place, Place, Place] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.targets = (
+            self.place(0, "reference_response"),
+            self.place(0, "response"),
+            self.place(0, "parameters"),
+        )
 
     def place(self, row: int, column: str | None = None) -> Place:
         label = self.header.place(column) if column else None
@@ -160,23 +169,23 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     history.append({"role": "user", "content": last.query or ""})
     sid = last.sid if type(last.sid) is int else None
     number = last.number
+    reference_place, response_place, parameters_place = ctx.targets
     return Draft(
-        session_id=sid,
-        history=history,
-        reference=last.reference,
-        reference_place=ctx.place(number, "reference_response"),
-        response=last.response,
-        response_place=ctx.place(number, "response"),
-        parameters=last.parameters,
-        parameters_place=ctx.place(number, "parameters"),
-        source={
+        sid,
+        history,
+        last.reference,
+        {**reference_place, "row": number},
+        last.response,
+        {**response_place, "row": number},
+        last.parameters,
+        {**parameters_place, "row": number},
+        {
             "file": ctx.file,
             "format": fmt,
             "sheet": ctx.sheet,
             "rows": [row.number for row in group],
             "dataset": ctx.dataset,
         },
-        record_place={"sheet": ctx.sheet, "row": first.number},
     )
 
 

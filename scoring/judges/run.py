@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
-
 from scoring.judges.absolute import judge_absolute
+from scoring.judges.against import Against, AgainstError, load_against, opponent_for
 from scoring.judges.call import JournaledAsker, Reply
 from scoring.judges.fallback import needs_fallback
 from scoring.judges.inputs import target_turn
@@ -66,29 +65,9 @@ class _Plan:
     metric: str
     prompts: Prompts
     scale: Scale
-    against: dict[str, dict[str, Any]] | None
+    against: Against | None
     against_label: str
     fallback: bool
-
-
-def _load_against(path: Path) -> dict[str, dict[str, Any]]:
-    """The other model's records by ``session_id`` (as text, so ``1`` and ``"1"`` match)."""
-    by_id: dict[str, dict[str, Any]] = {}
-    try:
-        with path.open("rb") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    raise JudgeSetupError(f"--against {path}: line {number} is not JSON ({exc})") from exc
-                if not isinstance(data, dict) or "session_id" not in data or not isinstance(data.get("messages"), list):
-                    raise JudgeSetupError(f"--against {path}: line {number} is not a canonical record")
-                by_id.setdefault(str(data["session_id"]), data)
-    except OSError as exc:
-        raise JudgeSetupError(f"--against {path}: cannot read it ({exc.strerror or exc})") from exc
-    return by_id
 
 
 def _plan(metric: str, options: JudgeOptions) -> _Plan:
@@ -112,7 +91,10 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     if options.against is not None:
         if metric != "pairwise":
             raise JudgeSetupError("--against only applies to --metric pairwise")
-        against = _load_against(Path(options.against))
+        try:
+            against = load_against(Path(options.against))
+        except AgainstError as exc:
+            raise JudgeSetupError(str(exc)) from exc
         label = f"response in {options.against}"
     if options.journal_path is not None:
         _check_writable(Path(options.journal_path))
@@ -127,26 +109,6 @@ def _check_writable(path: Path) -> None:
             pass
     except OSError as exc:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
-
-
-def _opponent(plan: _Plan, record: dict[str, Any], index: int) -> tuple[str | None, str]:
-    """The text the response at ``index`` is compared with, and what it is (for the analysis)."""
-    if plan.against is None:
-        value = target_turn(record).get("reference_response")
-        return (value if isinstance(value, str) else None), plan.against_label
-    other = plan.against.get(str(record.get("session_id")))
-    if other is None:
-        return None, f"{plan.against_label} with session_id {record.get('session_id')!r}"
-    try:
-        responses = target_turn(other).get("responses") or []
-    except ValueError:
-        responses = []
-    if not responses:
-        return None, f"{plan.against_label} (session_id {record.get('session_id')!r} has no responses)"
-    chosen = responses[index] if index < len(responses) else responses[0]
-    content = chosen.get("content") if isinstance(chosen, dict) else None
-    label = f"{plan.against_label} (session_id {record.get('session_id')!r}, response {min(index, len(responses) - 1)})"
-    return (content if isinstance(content, str) else None), label
 
 
 def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> dict[str, Any]:
@@ -262,7 +224,7 @@ async def _judge_one(
     if plan.metric == "judge":
         judged = await judge_absolute(counted, record, response, prompts=plan.prompts, scale=plan.scale)
     elif plan.metric == "pairwise":
-        opponent, label = _opponent(plan, record, index)
+        opponent, label = opponent_for(plan.against, plan.against_label, record, index)
         judged = await judge_pairwise(counted, record, response, opponent, opponent_label=label, prompts=plan.prompts)
     elif plan.metric == "math-judge":
         judged = await judge_math(counted, record, response, prompts=plan.prompts)

@@ -97,6 +97,23 @@ class SheetData:
 def read_sheet(path: Path) -> SheetData:
     """Read the first worksheet of ``path``; :class:`Unreadable` when the file is not a usable workbook."""
     try:
+        return _read_sheet(path)
+    except Unreadable:
+        raise
+    except (RecursionError, MemoryError):
+        raise Unreadable(
+            "unreadable_file", "The workbook is too large or too deeply nested to read. Split the data."
+        ) from None
+    except Exception as exc:  # a damaged file can fail in ways no library documents: never a traceback
+        raise Unreadable(
+            "unreadable_file",
+            f"The workbook is damaged and could not be read ({type(exc).__name__}: {str(exc)[:120]}). Open "
+            "it in Excel and save it again.",
+        ) from None
+
+
+def _read_sheet(path: Path) -> SheetData:
+    try:
         with path.open("rb") as handle:
             head = handle.read(8)
     except OSError as exc:

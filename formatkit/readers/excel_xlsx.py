@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -38,12 +39,23 @@ _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}
 _CELL_REF = re.compile(r"([A-Z]+)(\d+)")
 
 Marks = dict[tuple[int, int], CellError | NoValue]
+#: What reading a damaged zip member can raise.
+_ZIP_ERRORS = (
+    KeyError,
+    zipfile.BadZipFile,
+    zlib.error,
+    OSError,
+    EOFError,
+    ValueError,
+    NotImplementedError,
+    ElementTree.ParseError,
+)
 
 
 def read_xlsx(path: Path) -> SheetData:
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+    except _ZIP_ERRORS:
         raise Unreadable(
             "unreadable_file",
             "The .xlsx file is damaged or truncated (it is not a complete zip archive), perhaps cut off "
@@ -85,7 +97,7 @@ def _sheet_parts(archive: zipfile.ZipFile) -> list[str | None]:
     try:
         workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
         rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile, OSError, EOFError, ValueError):
+    except _ZIP_ERRORS:
         return []
     targets = {rel.get("Id"): rel.get("Target") or "" for rel in rels}
     parts: list[str | None] = []
@@ -192,7 +204,7 @@ def scan_sheet_xml(archive: zipfile.ZipFile, part: str) -> Marks:
         if not _has_suspects(archive, part):
             return {}
         return _parse_suspects(archive, part)
-    except (KeyError, zipfile.BadZipFile, OSError, EOFError, ValueError, ElementTree.ParseError):
+    except _ZIP_ERRORS:
         return {}
 
 
@@ -267,7 +279,7 @@ class TrueLengths:
         if self._lengths is None:
             try:
                 self._lengths = self._scan()
-            except (KeyError, zipfile.BadZipFile, OSError, EOFError, ValueError, ElementTree.ParseError):
+            except _ZIP_ERRORS:
                 self._lengths = {}
         return self._lengths.get((row, col), MAX_CELL_CHARS)
 

@@ -33,8 +33,19 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        # mkstemp creates the file 0600; give it the mode the file had, or the umask's default.
+        os.chmod(tmp, _mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -48,6 +48,21 @@ def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [r for r in responses if isinstance(r, dict)]
 
 
+def _majority(responses: list[dict[str, Any]], mean: float) -> float:
+    """The score of the most frequent extracted answer (first seen wins a tie); the mean when none is named."""
+    answers: list[tuple[str, float]] = []
+    for response in responses:
+        score, analysis = response.get("score"), response.get("analysis")
+        if isinstance(score, int | float) and isinstance(analysis, str):
+            m = _EXTRACTED.search(analysis)
+            if m:
+                answers.append((m.group(1), float(score)))
+    if not answers:
+        return mean
+    top, _ = Counter(a for a, _ in answers).most_common(1)[0]
+    return next(s for a, s in answers if a == top)
+
+
 def record_score(record: Mapping[str, Any]) -> float | None:
     """Mean score of a record's scored responses (None when none could be scored)."""
     scores = [float(r["score"]) for r in _responses(record) if isinstance(r.get("score"), int | float)]
@@ -85,42 +100,44 @@ class DatasetStats:
         self.records += 1
         responses = _responses(record)
         scores: list[float] = []
-        answers: list[tuple[str, float]] = []
+        usage_total = self.usage
         for response in responses:
-            self.responses += 1
             usage = response.get("usage")
             if isinstance(usage, dict):
-                for key in self.usage:
-                    value = usage.get(key)
-                    if isinstance(value, int):
-                        self.usage[key] += value
+                for key, value in usage.items():
+                    if key in usage_total and type(value) is int:
+                        usage_total[key] += value
             score = response.get("score")
-            if isinstance(score, int | float) and not isinstance(score, bool):
+            if type(score) is float or type(score) is int:
                 scores.append(float(score))
                 analysis = response.get("analysis")
-                if isinstance(analysis, str):
-                    m = _EXTRACTED.search(analysis)
-                    if m:
-                        answers.append((m.group(1), float(score)))
-                    if "not settled" in analysis:
-                        self.unsettled += 1
-            else:
-                self.unscorable += 1
+                if analysis and "not settled" in analysis:
+                    self.unsettled += 1
+        self.responses += len(responses)
+        self.unscorable += len(responses) - len(scores)
         if not scores:
             return
         self.scored_records += 1
+        if len(scores) == 1:  # the common case, kept cheap
+            only = scores[0]
+            self.record_score_sum += only
+            self.response_score_sum += only
+            self.majority_sum += only
+            self.scored_responses += 1
+            if only >= 1.0:
+                self.full_marks += 1
+                self.pass_hits += 1
+            return
         mean = sum(scores) / len(scores)
         self.record_score_sum += mean
         self.scored_responses += len(scores)
         self.response_score_sum += sum(scores)
         self.full_marks += sum(1 for s in scores if s >= 1.0)
+        self.pass_hits += any(s >= 1.0 for s in scores)
         if len(scores) > 1:
             self.multi_sample_records += 1
             self.max_samples = max(self.max_samples, len(scores))
-        self.pass_hits += any(s >= 1.0 for s in scores)
-        if answers:
-            top, _ = Counter(a for a, _ in answers).most_common(1)[0]
-            self.majority_sum += next(s for a, s in answers if a == top)
+            self.majority_sum += _majority(responses, mean)
         else:
             self.majority_sum += mean
 

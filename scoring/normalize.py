@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
-from fractions import Fraction
 
 __all__ = [
     "nfkc",
@@ -44,11 +44,15 @@ _SIGNS = str.maketrans(
 )
 
 
+_SIGN_RE = re.compile("[" + re.escape("".join(chr(c) for c in _SIGNS)) + "]")
+_SIGN_MAP = {chr(k): str(v) for k, v in _SIGNS.items()}
+
+
 def nfkc(text: str) -> str:
     """NFKC (full-width → half-width) plus the sign characters NFKC keeps (−, ×, ÷, curly quotes, 。)."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", text).translate(_SIGNS)
+    return _SIGN_RE.sub(lambda m: _SIGN_MAP[m.group(0)], unicodedata.normalize("NFKC", text))
 
 
 def _is_punct(ch: str) -> bool:
@@ -97,8 +101,8 @@ _NUMBER = re.compile(
 _FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*(\d+)$")
 
 
-def parse_number(text: str) -> Fraction | float | None:
-    """A plain number (``1,000``, ``-3.5``, ``1e3``, ``3/4``) as an exact Fraction, or None.
+def parse_number(text: str) -> float | None:
+    """A plain number (``1,000``, ``-3.5``, ``1e3``, ``3/4``) as a float, or None.
 
     Currency signs, a trailing period and surrounding spaces are ignored: ``$18.`` → 18.
     """
@@ -107,15 +111,12 @@ def parse_number(text: str) -> Fraction | float | None:
     if not s:
         return None
     if _NUMBER.match(s):
-        s = s.replace(",", "")
         try:
-            return Fraction(s)
-        except (ValueError, ZeroDivisionError):
-            try:
-                return float(s)
-            except ValueError:
-                return None
+            value = float(s.replace(",", ""))
+        except ValueError:
+            return None
+        return value if math.isfinite(value) else None
     m = _FRACTION.match(s)
     if m and int(m.group(2)) != 0:
-        return Fraction(int(m.group(1)), int(m.group(2)))
+        return int(m.group(1)) / int(m.group(2))
     return None

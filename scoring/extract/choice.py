@@ -8,6 +8,7 @@ does not give ``L``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -37,8 +38,11 @@ def option_letters(question: str | None, choices: Sequence[str] | None = None) -
     """
     if choices:
         return LETTERS[: min(len(choices), 26)]
-    if not question:
-        return ""
+    return _question_letters(question) if question else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _question_letters(question: str) -> str:
     found = {a or b for a, b in _OPTION_LINE.findall(nfkc(question))}
     run = ""
     for letter in LETTERS:
@@ -120,6 +124,41 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
     return None
 
 
+_ASCII_LOWER = str.maketrans(LETTERS, LETTERS.lower())
+# Where a marker can start; the full pattern is then tried only there, from the end of the reply back.
+_KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("answer", _MARKER),
+    ("ans.", _MARKER),
+    ("correct", _MARKER),
+    ("best", _MARKER),
+    ("答案", _MARKER),
+    ("选", _MARKER),
+    ("\\boxed", _BOXED),
+)
+
+
+def _last_marker(body: str, valid: str) -> ChoiceExtraction | None:
+    """The last explicit answer marker naming valid letters (a substring search finds the candidates)."""
+    lowered = body.lower()
+    if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
+        lowered = body.translate(_ASCII_LOWER)
+    candidates: list[tuple[int, re.Pattern[str]]] = []
+    for keyword, pattern in _KEYWORDS:
+        pos = lowered.find(keyword)
+        while pos >= 0:
+            candidates.append((pos, pattern))
+            pos = lowered.find(keyword, pos + 1)
+    candidates.sort(key=lambda c: c[0], reverse=True)
+    for pos, pattern in candidates:
+        m = pattern.match(body, pos)
+        if m is None or _article_trap(body, m):
+            continue
+        letters = _letters(m.group("letters"), valid)
+        if letters:
+            return ChoiceExtraction(letters, f'marker "{m.group(0).strip()[:60]}"')
+    return None
+
+
 def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtraction:
     """The chosen letter(s) in a reply, or an empty extraction saying nothing was found.
 
@@ -131,22 +170,16 @@ def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtract
     if not text:
         return ChoiceExtraction("", "empty reply")
     body = _clean(text)
-    best: tuple[int, str, str] | None = None
-    for pattern in (_MARKER, _BOXED):
-        for m in pattern.finditer(body):
-            if _article_trap(body, m):
-                continue
-            letters = _letters(m.group("letters"), valid)
-            if letters and (best is None or m.start() >= best[0]):
-                best = (m.start(), letters, m.group(0).strip())
-    if best is not None:
-        return ChoiceExtraction(best[1], f'marker "{best[2][:60]}"')
+    found = _last_marker(body, valid)
+    if found is not None:
+        return found
     bare = _bare(body, valid)
     if bare is not None:
         return bare
     return ChoiceExtraction("", "no answer marker and the reply is not a bare letter")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_choice_reference(reference: str, valid: str = LETTERS) -> str | None:
     """A reference that names options: ``B``, ``(B)``, ``AB``, ``A,C`` → sorted letters; else None."""
     ref = nfkc(reference).strip().strip("()（）[]").strip().rstrip(".")

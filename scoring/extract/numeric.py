@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 from scoring.normalize import nfkc, parse_number, strip_think
 
@@ -18,11 +17,11 @@ _MARKER = re.compile(
 )
 
 
-def _value(raw: str) -> Fraction | float | None:
+def _value(raw: str) -> float | None:
     return parse_number(raw.replace(" ", ""))
 
 
-def extract_number(text: str | None) -> tuple[Fraction | float | None, str]:
+def extract_number(text: str | None) -> tuple[float | None, str]:
     """The answer number and how it was found (``marker "#### 42"`` / ``last number``)."""
     if not text:
         return None, "empty reply"
@@ -44,7 +43,7 @@ def extract_number(text: str | None) -> tuple[Fraction | float | None, str]:
     return None, "no number in the reply"
 
 
-def reference_number(reference: str) -> Fraction | float | None:
+def reference_number(reference: str) -> float | None:
     """A numeric reference: ``42``, ``1,000``, ``$18``, or a GSM8K solution ending ``#### 42``."""
     ref = nfkc(reference).strip()
     if "####" in ref:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 import orjson
 
@@ -62,10 +61,10 @@ def exact_match(content: str, answers: list[str]) -> str | None:
     return None
 
 
-def _fmt(value: Fraction | float) -> str:
-    if isinstance(value, Fraction) and value.denominator == 1:
-        return str(value.numerator)
-    return str(float(value))
+def _fmt(value: float) -> str:
+    if value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    return repr(value)
 
 
 def score_exact(content: str, item: Item) -> ItemScore:
@@ -78,7 +77,7 @@ def score_exact(content: str, item: Item) -> ItemScore:
         value, how = extract_number(content)
         if value is None:
             return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", "")
-        right = any(abs(float(value) - float(n)) <= 1e-9 * max(1.0, abs(float(n))) for n in numbers)
+        right = any(abs(value - n) <= 1e-9 * max(1.0, abs(n)) for n in numbers)
         verdict = "correct" if right else "wrong"
         return ItemScore(
             float(right), f"exact: extracted «{_fmt(value)}» via {how}; reference «{_fmt(numbers[0])}»; {verdict}",

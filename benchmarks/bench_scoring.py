@@ -1,0 +1,193 @@
+"""Scoring speed: records/s for choice, exact and math, against a baseline measured in the same run.
+
+Run: python benchmarks/bench_scoring.py [--records 100000] [--math-records 5000]
+
+The baseline is the cost of json-parsing the same records (orjson), the floor any scorer pays; each
+metric is timed as parse + score, and printed with its ratio to the baseline. The math mix holds a few
+pathological items (power towers, huge expressions, sympy-only comparisons) to show that the per-item time
+limit holds the worst case.
+Targets: choice and exact ≥ 20,000 records/s; math ≥ 500 records/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from scoring.metrics.math.sympy_guard import SympyGuard
+from scoring.score import Scorer
+
+LETTERS = "ABCDEFGHIJ"
+COT = (
+    "Let's think step by step. The question asks about the property described in the stem. "
+    "Option A is too broad, and option C confuses cause with effect. Considering the definitions, "
+    "the remaining candidates differ in one detail, which the passage settles. "
+)
+
+
+def record(sid: int, question: str, reference: str, reply: str, dataset: str) -> dict[str, Any]:
+    return {
+        "session_id": sid,
+        "messages": [
+            {"role": "user", "content": question},
+            {"role": "assistant", "reference_response": reference, "responses": [
+                {"parameters": {}, "usage": {"prompt_tokens": 700, "completion_tokens": 180, "total_tokens": 880},
+                 "content": reply}]},
+        ],
+        "meta": {"dataset": dataset},
+    }
+
+
+def choice_records(n: int, rng: random.Random) -> list[bytes]:
+    out = []
+    for i in range(n):
+        # every question differs (as in a real set), so no cache flatters the figures
+        options = "\n".join(f"{c}) option {c} of item {i}" for c in LETTERS)
+        question = f"Answer the following multiple choice question.\nWhich one holds ({i})?\nOptions:\n{options}"
+        ref = rng.choice(LETTERS)
+        pick = ref if rng.random() < 0.7 else rng.choice(LETTERS)
+        style = i % 6
+        if style == 0:
+            reply = f"{COT * 3}\nANSWER: {pick}"
+        elif style == 1:
+            reply = f"{COT * 2}At first ANSWER: A, but rechecking, the answer is ({pick})."
+        elif style == 2:
+            reply = f"<think>{COT * 4}</think>\n**ANSWER: {pick}**"
+        elif style == 3:
+            reply = f"分析：{COT}\n答案：{pick}"
+        elif style == 4:
+            reply = pick
+        else:
+            reply = f"{COT * 2}I am not sure."
+        out.append(orjson.dumps(record(i, question, ref, reply, "mmlu_pro")))
+    return out
+
+
+def exact_records(n: int, rng: random.Random) -> list[bytes]:
+    out = []
+    for i in range(n):
+        value = rng.randint(1, 5000)
+        got = value if rng.random() < 0.7 else value + rng.randint(1, 9)
+        style = i % 4
+        if style == 0:
+            half = value // 2
+            reply = f"First {half} then {value - half}, so {half} + {value - half} = {got}.\n#### {got}"
+        elif style == 1:
+            reply = f"She has {got:,} apples in total. The answer is {got:,}."
+        elif style == 2:
+            reply = f"Cost: ${got}.00 after 3 steps of 12 each."
+        else:
+            reply = f"Step 1: 12 * 3 = 36. Step 2: 36 + 4 = 40. Therefore the answer is {got}"
+        question = "Natalia sold clips to 48 of her friends in April, and then she sold half as many in May..."
+        out.append(orjson.dumps(record(i, question, f"Solution steps\n#### {value}", reply, "gsm8k")))
+    return out
+
+
+MATH_ITEMS: list[tuple[str, str]] = [
+    ("\\frac{3}{4}", "The sum is \\boxed{0.75}"),
+    ("\\frac{\\sqrt{3}+3}{2}", "Thus \\boxed{\\frac{\\sqrt{3}}{2}+\\frac{3}{2}}"),
+    ("5 or -75", "The answer is x = 5"),
+    ("(1, 0), (9, 8), (-1, 9)", "所以交点为 (1, 0), (9, 8), (-1, 8)。"),
+    ("(1) 3 (2) 5", "(1) \\boxed{3} (2) \\boxed{4}"),
+    ("[0,1]", "综上，$0\\le x\\le 1$"),
+    ("12平方厘米", "答案：12 cm^2"),
+    ("x^2+2x+1", "Expanding, \\boxed{(x+1)^2}"),
+    ("18+6\\sqrt{3}", "\\boxed{18-6\\sqrt{3}}"),
+    ("50\\%", "The answer is 0.5"),
+    ("y=2x+3", "\\boxed{2x - y + 3 = 0}"),
+    ("(-\\infty,0)\\cup(2,+\\infty)", "Final answer: x<0 or x>2"),
+    ("1.2\\times10^{3}", "\\boxed{1200}"),
+    ("\\pi/6", "\\boxed{30^\\circ}"),
+    ("isosceles", "It is an isosceles triangle. Final answer: isosceles"),
+]
+PATHOLOGICAL: list[tuple[str, str]] = [
+    ("1", "\\boxed{9^{9^{9^{9}}}}"),
+    ("1", "\\boxed{" + "x+" * 2000 + "1}"),
+    ("120", "\\boxed{5!}"),
+    ("10", "\\boxed{binomial(5,2)}"),
+    ("0", "\\boxed{\\sin(x)^{10}\\cos(x)^{9} - \\tan(x)^{7}\\sin(x)^{3}}"),
+    ("2", "\\boxed{2^{2^{2^{2^{2}}}}}"),
+]
+
+
+def math_records(n: int, rng: random.Random) -> list[bytes]:
+    out = []
+    for i in range(n):
+        ref, reply = MATH_ITEMS[i % len(MATH_ITEMS)]
+        # vary the numbers a little so caching does not flatter the figures
+        k = rng.randint(2, 999)
+        if i % 3 == 0:
+            ref, reply = f"\\frac{{{k}}}{{{k + 1}}}", f"So the result is \\boxed{{{k}/{k + 1}}}"
+        out.append(orjson.dumps(record(i, "Solve the problem.", ref, f"{COT}\n{reply}", "math")))
+    for j, (ref, reply) in enumerate(PATHOLOGICAL):
+        out.insert(j * max(1, n // len(PATHOLOGICAL)), orjson.dumps(record(n + j, "Q", ref, reply, "math")))
+    return out
+
+
+def timed(fn: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def bench(name: str, lines: list[bytes], metric: str, guard: SympyGuard | None) -> tuple[float, float, Scorer]:
+    def parse() -> None:
+        for line in lines:
+            orjson.loads(line)
+
+    scorer = Scorer(metric=metric, guard=guard, use_sympy=guard is not None)
+
+    def score() -> None:
+        for line in lines:
+            scorer.score_record(orjson.loads(line))
+
+    base = timed(parse)
+    total = timed(score)
+    return len(lines) / base, len(lines) / total, scorer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--math-records", type=int, default=5_000)
+    parser.add_argument("--math-timeout", type=float, default=2.0)
+    args = parser.parse_args()
+    rng = random.Random(20261122)
+    guard = SympyGuard(timeout=args.math_timeout)
+    guard.equal("x", "x")  # start the worker outside the timed region (one-off ~0.5 s)
+    try:
+        print(f"{'metric':<8} {'records':>8} {'baseline rec/s':>15} {'score rec/s':>12} {'ratio':>7}  target")
+        for name, lines, metric, target in (
+            ("choice", choice_records(args.records, rng), "choice", 20_000),
+            ("exact", exact_records(args.records, rng), "exact", 20_000),
+            ("math", math_records(args.math_records, rng), "math", 500),
+        ):
+            base, rate, scorer = bench(name, lines, metric, guard if metric == "math" else None)
+            stats = next(iter(scorer.stats.values()))
+            verdict = "ok" if rate >= target else "BELOW"
+            print(
+                f"{name:<8} {len(lines):>8} {base:>15,.0f} {rate:>12,.0f} {base / rate:>6.1f}x  "
+                f">= {target:,} {verdict}  (score {stats.score})"
+            )
+        print(f"sympy worker: {guard.calls} calls, {guard.timeouts} hard timeouts")
+        worst = 0.0
+        for ref, reply in PATHOLOGICAL:
+            line = orjson.dumps(record(0, "Q", ref, reply, "p"))
+            fresh = Scorer(metric="math", guard=SympyGuard(timeout=args.math_timeout))
+            try:
+                worst = max(worst, timed(lambda: fresh.score_record(orjson.loads(line))))  # noqa: B023
+            finally:
+                if fresh.guard is not None:
+                    fresh.guard.close()
+        print(f"worst pathological item, cold worker included: {worst:.2f} s (limit {args.math_timeout} s + start-up)")
+    finally:
+        guard.close()
+
+
+if __name__ == "__main__":
+    main()

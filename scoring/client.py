@@ -1,7 +1,8 @@
 """An async client for any OpenAI-compatible ``/chat/completions`` endpoint, built to survive faults.
 
-- At most ``concurrency`` requests in flight (a semaphore around each attempt; the connection pool is sized
-  to match, so connections are reused, never queued), and optionally at most ``rpm`` request starts a minute.
+- At most ``concurrency`` requests in flight: each attempt borrows one of ``concurrency`` single-connection
+  httpx clients from a free list (connections are kept alive and reused; the cost per request does not
+  grow with concurrency), and optionally at most ``rpm`` request starts a minute.
 - Retries with exponential backoff and full jitter on 429, 408/409/425, 5xx, timeouts, refused or dropped
   connections and malformed bodies; ``Retry-After`` (seconds or HTTP date) is honoured, capped.
 - A 4xx that retrying cannot fix raises :class:`PermanentRequestError` at once with the endpoint's message.
@@ -18,7 +19,9 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
+import ssl
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -92,14 +95,14 @@ class ChatClient:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        self._http = httpx.AsyncClient(
-            headers=headers,
-            timeout=httpx.Timeout(timeout),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-            transport=transport,
-            follow_redirects=False,
-        )
-        self._slots = asyncio.Semaphore(concurrency)
+        self._http = self._make_clients(concurrency, headers, timeout, transport)
+        # The free list is the concurrency bound: a request takes a client, sends, gives it back.
+        self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
+        for client in self._http:
+            self._idle.put_nowait(client)
+        if len(self._http) == 1:
+            for _ in range(concurrency - 1):
+                self._idle.put_nowait(self._http[0])
         self._limiter = RateLimiter(rpm) if rpm else None
         self._rng = random.Random(seed)
         self._refused_in_a_row = 0
@@ -108,8 +111,26 @@ class ChatClient:
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _make_clients(
+        concurrency: int, headers: dict[str, str], timeout: float, transport: httpx.AsyncBaseTransport | None
+    ) -> list[httpx.AsyncClient]:
+        """One single-connection httpx client per slot (a given ``transport`` is shared by one client).
+
+        httpcore's pool scans every connection on each request, so one pool of N connections costs O(N)
+        per request: at 64-256 in flight that scan, not the network, bounds throughput. N pools of one
+        connection each, handed out from a free list, keep the cost per request constant.
+        """
+        options: dict[str, Any] = {"headers": headers, "timeout": httpx.Timeout(timeout), "follow_redirects": False}
+        if transport is not None:
+            return [httpx.AsyncClient(transport=transport, **options)]
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        ssl_context = _ssl_context()  # shared: building one costs tens of milliseconds
+        return [httpx.AsyncClient(limits=limits, verify=ssl_context, **options) for _ in range(concurrency)]
+
     async def aclose(self) -> None:
-        await self._http.aclose()
+        for client in self._http:
+            await client.aclose()
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -170,11 +191,14 @@ class ChatClient:
     # -- internals ---------------------------------------------------------------------------------------
 
     async def _attempt(self, payload: bytes) -> list[ChatResult]:
-        async with self._slots:
+        client = await self._idle.get()
+        try:
             if self._limiter is not None:
                 await self._limiter.acquire()
             self.requests_sent += 1
-            response = await self._http.post(self.url, content=payload)
+            response = await client.post(self.url, content=payload)
+        finally:
+            self._idle.put_nowait(client)
         status = response.status_code
         if status >= 400 or status < 200:
             message = self.scrub(_error_message(response))
@@ -210,6 +234,11 @@ class ChatClient:
     def _scrub_exception(self, exc: BaseException) -> None:
         if self._api_key and any(isinstance(a, str) and self._api_key[:8] in a for a in exc.args):
             exc.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in exc.args)
+
+
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> ssl.SSLContext:
+    return httpx.create_ssl_context()
 
 
 def _describe(exc: BaseException) -> str:

@@ -85,7 +85,10 @@ class Runner:
                 messages[index] = set_content(message, first["content"])
             else:
                 todo = [i for i, response in enumerate(responses) if is_open(response)]
-                await asyncio.gather(*(self._sample(messages, index, i, outcome) for i in todo))
+                if len(todo) == 1:  # the common case: no task to spawn
+                    await self._sample(messages, index, todo[0], outcome)
+                else:
+                    await asyncio.gather(*(self._sample(messages, index, i, outcome) for i in todo))
         return outcome
 
     async def _sample(self, messages: list[dict[str, Any]], index: int, sample: int, outcome: RecordOutcome) -> None:

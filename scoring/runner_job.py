@@ -147,6 +147,7 @@ class RunJob:
         self.total = total
         self.settings = settings_fingerprint(runner.client.model, runner.defaults)
         self.summary = RunSummary()
+        self._matched = 0
 
     # -- dry run -----------------------------------------------------------------------------------------
 
@@ -186,11 +187,11 @@ class RunJob:
         if self.restart:
             self.journal.discard()
         index = self.journal.index()
-        stale = set(index)
+        journaled = len(index)
         keys: dict[int, str] = {}
         self.progress.start(self.total)
         try:
-            async for position, record, outcome in self.runner.run_many(self._work(index, stale, keys)):
+            async for position, record, outcome in self.runner.run_many(self._work(index, keys)):
                 key = keys.pop(position)
                 status = "ok" if is_finished(record) else "error"
                 index[key] = self.journal.append_slot(key, {"status": status, "record": record})
@@ -202,21 +203,19 @@ class RunJob:
             self.journal.close()
             raise
         self.progress.stop()
-        self.summary.stale_journal_entries = len(stale)
+        self.summary.stale_journal_entries = journaled - self._matched
         try:
             self._write(index)
         finally:
             self.journal.close()
         return self.summary
 
-    def _work(
-        self, index: dict[str, JournalSlot], stale: set[str], keys: dict[int, str]
-    ) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _work(self, index: dict[str, JournalSlot], keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
         for position, record in enumerate(self.source()):
             key = record_key(position, record, self.settings)
             slot = index.get(key)
             if slot is not None:
-                stale.discard(key)
+                self._matched += 1
                 entry = self.journal.read(slot)
                 if entry.get("status") == "ok":
                     self.summary.resumed += 1

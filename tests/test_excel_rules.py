@@ -45,6 +45,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "unreadable_file_encrypted.xlsx", "infer-eval", "unreadable_file", FILE_LEVEL),
     (X + "unreadable_file_xls_named_xlsx.xlsx", "infer-eval", "unreadable_file", FILE_LEVEL),
     (X + "unreadable_file_xlsx_named_xls.xls", "infer-eval", "unreadable_file", FILE_LEVEL),
+    (X + "unreadable_file_far_cell.xlsx", "infer-eval", "unreadable_file", FILE_LEVEL),
     (X + "too_many_rows.xlsx", "infer-eval", "too_many_rows", at(1002)),
     (X + "extra_sheet.xlsx", "infer-eval", "extra_sheet", {"sheet": "备注"}),
     (X + "no_records_first_sheet_empty.xlsx", "infer-eval", "extra_sheet", {"sheet": "数据"}),
@@ -182,6 +183,7 @@ def test_unreadable_messages_say_what_the_file_really_is() -> None:
         "unreadable_file_csv.xlsx": "plain text",
         "unreadable_file_truncated.xlsx": "truncated",
         "unreadable_file_docx.xlsx": "Word document",
+        "unreadable_file_far_cell.xlsx": "reaches row 1,048,576 and column XFD",
     }
     for name, words in expected.items():
         (issue,) = validate_file(FIXTURES / X / name).issues
@@ -209,3 +211,32 @@ def test_cli_validate_valid_excel_exits_zero() -> None:
     result = CliRunner().invoke(app, ["validate", "--json", str(FIXTURES / "seed/seed_excel_multi_turn.xlsx")])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["files"][0]["format"] == "excel-multi-turn"
+
+
+def test_zip_bomb_is_refused_before_it_is_unpacked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import zipfile
+
+    from formatkit.readers import excel_xlsx
+
+    # The real bounds are 100 MiB packed better than 1000:1; scaled down so that the test stays fast.
+    monkeypatch.setattr(excel_xlsx, "BOMB_MIN_BYTES", 1024**2)
+    monkeypatch.setattr(excel_xlsx, "MAX_RATIO", 500)
+    source = (FIXTURES / X / "no_records.xlsx").read_bytes()  # little text: the padding sets the ratio
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(source)) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            body = src.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                body = body.replace(b"<sheetData>", b"<sheetData>" + b" " * 4 * 1024**2)
+            dst.writestr(name, body)
+    bomb = tmp_path / "bomb.xlsx"
+    bomb.write_bytes(out.getvalue())
+    (issue,) = validate_file(bomb).issues
+    assert issue.code == "unreadable_file" and "zip bomb" in issue.message
+
+
+def test_extra_sheet_is_found_without_reading_its_grid() -> None:
+    """The far-cell guard covers only the first sheet; other sheets are only searched for a value."""
+    report = validate_file(FIXTURES / X / "extra_sheet.xlsx")
+    assert [(i.code, i.sheet) for i in report.issues] == [("extra_sheet", "备注")]

@@ -20,6 +20,8 @@ __all__ = ["NO_VALUE", "CellError", "LongText", "NoValue", "SheetData", "Unreada
 #: Guards against zip bombs and absurd sheets (a stray cell at XFD1048576 would be 17 billion cells).
 MAX_PART_BYTES = 4 * 1024**3
 MAX_RATIO = 1000
+#: A part this large that packs better than MAX_RATIO to one is refused as a zip bomb.
+BOMB_MIN_BYTES = 100 * 1024**2
 MAX_CELLS = 40_000_000
 
 _ZIP = b"PK\x03\x04"

@@ -64,6 +64,8 @@ def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | Non
         ea, eb = compile_expr(pa), compile_expr(pb)
     except NotEvaluable:
         ea = eb = None
+    except RecursionError:
+        return None
     if ea is not None and eb is not None:
         try:
             return Equality(expressions_equal(ea, eb), how="value")
@@ -147,13 +149,24 @@ def _equations_equal(a: tuple[str, str], b: tuple[str, str], guard: SympyGuard |
     return Equality(False, how="different equations")
 
 
+_WORDS_ONLY = re.compile(r"^[^\W\d_]{2,}(?:\s+[^\W\d_]+)*$")
+MAX_ANSWER = 1000
+
+
 def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equality:
     """Whether ``pred`` is mathematically the same answer as ``ref`` (SCORING.md, "math")."""
+    if len(pred) > MAX_ANSWER or len(ref) > MAX_ANSWER:
+        same = normalize_text(pred) == normalize_text(ref)
+        return Equality(same, how="long answers compared as text")
     p, r = _clean(pred), _clean(ref)
     if not p:
         return Equality(False, how="empty answer")
     if _compact(p) == _compact(r):
         return Equality(True, how="same text")
+    if _WORDS_ONLY.match(p) and _WORDS_ONLY.match(r):
+        # Words, not products of variables: "dog" is not "god".
+        same = normalize_text(p) == normalize_text(r)
+        return Equality(same, how="same words" if same else "different words")
 
     # Units: none on the reference accepts any; a missing one is fine; two different ones are wrong.
     pv, pu = split_unit(p)

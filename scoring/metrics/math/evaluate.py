@@ -42,6 +42,8 @@ _FUNCS: dict[str, Callable[[float], float]] = {
 _CONSTS = {"pi": math.pi, "e": math.e, "E": math.e}
 _TOKEN = re.compile(r"\s*(?:(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)|([a-zA-Z]+)|(\*\*|[-+*/()]))")
 
+_WORD = re.compile(r"[a-zA-Z]{4,}")
+
 # Tree nodes: ("n", value) | ("v", name) | ("f", name, arg) | ("neg", a) | (op, a, b)
 Expr = tuple[object, ...]
 
@@ -161,7 +163,15 @@ def compile_expr(text: str) -> Expr:
     """Parse a plain expression (see :mod:`scoring.metrics.math.latex`) or raise NotEvaluable."""
     if len(text) > 400:
         raise NotEvaluable("too long")
-    return _Parser(text).parse()
+    for word in _WORD.findall(text):
+        if word not in _FUNCS and word not in _CONSTS:
+            raise NotEvaluable(f"{word!r} is a word, not a product of variables")
+    if text.count("(") > 60:
+        raise NotEvaluable("nested too deeply")
+    try:
+        return _Parser(text).parse()
+    except RecursionError as exc:
+        raise NotEvaluable("nested too deeply") from exc
 
 
 def _eval(node: Expr, env: dict[str, float]) -> float:

@@ -149,6 +149,8 @@ def blank_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> Credit
                 return Credit(round(1 / len(pred_parts), 4), True, "right value among others")
         return Credit(0.0, whole.settled, whole.how)
     pred_parts = components(pred)
+    if not ref_parts or not pred_parts:
+        return Credit(0.0, whole.settled, whole.how)
     unsettled: list[bool] = [] if whole.settled else [True]
     pairs = sorted(
         (

@@ -1,0 +1,35 @@
+"""Scorers never raise: any reply, any reference gives a score in range (or None with a reason)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scoring import Item, extract_choice, extract_math_answer, math_equal, score_choice, score_exact, score_math
+
+ALPHABET = st.sampled_from(list("0123456789+-*/^()[]{}=<>.,;:! xyzABCJ\\frac\\sqrt{}\\boxed√π∞−，。；（）答案是或or%°\n"))
+TEXT = st.lists(ALPHABET, max_size=80).map("".join)
+ANY = st.text(max_size=200)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, TEXT)
+def test_math_equal_is_total(answer: str, reference: str) -> None:
+    assert 0.0 <= math_equal(answer, reference) <= 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(ANY, ANY)
+def test_every_metric_is_total_on_any_text(reply: str, reference: str) -> None:
+    item = Item("Q\nA) 1\nB) 2", reference)
+    for result in (score_choice(reply, item), score_exact(reply, item), score_math(reply, item)):
+        assert result.analysis
+        assert result.score is None or 0.0 <= result.score <= 1.0
+    extract_choice(reply)
+    extract_math_answer(reply)
+
+
+def test_deep_nesting_is_not_a_crash() -> None:
+    assert math_equal("(" * 400 + "1" + ")" * 400, "2") == 0.0
+    assert math_equal("\\frac{" * 150 + "1" + "}{2}" * 150, "1") == 0.0
+    assert math_equal("x" * 5000, "1") == 0.0

@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 
 from scoring import Item, extract_choice, extract_math_answer, math_equal, score_choice, score_exact, score_math
 
-ALPHABET = st.sampled_from(list("0123456789+-*/^()[]{}=<>.,;:! xyzABCJ\\frac\\sqrt{}\\boxed√π∞−，。；（）答案是或or%°\n"))
+TOKENS = [*"0123456789+-*/^()[]{}=<>.,;:! xyzABCJ√π∞−，。；（）或%°\n"]
+TOKENS += ["\\frac", "\\sqrt", "\\boxed{", " or ", "答案是"]
+ALPHABET = st.sampled_from(TOKENS)
 TEXT = st.lists(ALPHABET, max_size=80).map("".join)
 ANY = st.text(max_size=200)
 

@@ -10,7 +10,7 @@ Usable without the command line::
 worker process, on first need.
 """
 
-from scoring.aggregate import Aggregate, DatasetStats, aggregate, record_score
+from scoring.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 from scoring.extract.choice import (
     ChoiceExtraction,
     extract_choice,
@@ -33,6 +33,7 @@ from scoring.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, sc
 __all__ = [
     "RULE_METRICS",
     "Aggregate",
+    "Aggregator",
     "ChoiceExtraction",
     "DatasetStats",
     "Item",

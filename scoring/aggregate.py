@@ -20,6 +20,7 @@ from typing import Any
 
 __all__ = [
     "Aggregate",
+    "Aggregator",
     "DatasetStats",
     "DimensionStats",
     "aggregate",
@@ -222,6 +223,34 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
     return Aggregate(datasets, dims, overall)
 
 
+class Aggregator:
+    """Adds scored records one at a time (streaming), from one or several files; :meth:`finish` groups them.
+
+    A record's dataset is ``meta.dataset``, else the ``default_dataset`` given with it (the file's name).
+    The metric is the one named in ``metrics``, else read off the responses' analysis.
+    """
+
+    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+        self.metrics = dict(metrics or {})
+        self.datasets: dict[str, DatasetStats] = {}
+
+    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> None:
+        name = dataset_of(record, default_dataset)
+        stats = self.datasets.get(name)
+        if stats is None:
+            stats = self.datasets[name] = DatasetStats(name, metric=self.metrics.get(name))
+        if stats.dimension is None:
+            meta = record.get("meta")
+            if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
+                stats.dimension = meta["dimension"]
+        if stats.metric is None:
+            stats.metric = metric_from_analysis(record)
+        stats.add(record)
+
+    def finish(self, dimensions: Mapping[str, str] | None = None) -> Aggregate:
+        return finish(self.datasets, dimensions)
+
+
 def aggregate(
     records: Iterable[Mapping[str, Any]],
     *,
@@ -230,20 +259,10 @@ def aggregate(
     metrics: Mapping[str, str] | None = None,
 ) -> Aggregate:
     """Aggregate scored canonical records (plain dicts) into datasets, dimensions and overall."""
-    datasets: dict[str, DatasetStats] = {}
+    aggregator = Aggregator(metrics)
     for record in records:
-        name = dataset_of(record, default_dataset)
-        stats = datasets.get(name)
-        if stats is None:
-            stats = datasets[name] = DatasetStats(name, metric=(metrics or {}).get(name))
-        if stats.dimension is None:
-            meta = record.get("meta")
-            if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
-                stats.dimension = meta["dimension"]
-        if stats.metric is None:
-            stats.metric = metric_from_analysis(record)
-        stats.add(record)
-    return finish(datasets, dimensions)
+        aggregator.add(record, default_dataset)
+    return aggregator.finish(dimensions)
 
 
 def metric_from_analysis(record: Mapping[str, Any]) -> str | None:

@@ -70,30 +70,18 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json or md (html/xlsx: not yet)."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring.aggregate import DatasetStats, dataset_of, finish
+    from scoring.aggregate import Aggregator
     from scoring.render import render
 
     if fmt.value in ("html", "xlsx"):
         fail_usage(f"--format {fmt.value} is not supported yet; use text, json or md")
     mapping = _dimensions(dimensions)
-    datasets: dict[str, DatasetStats] = {}
+    aggregator = Aggregator()
     for path in paths_or_fail(paths):
         stem = Path(path).stem
         for record in _records(path):
-            name = dataset_of(record, stem)
-            stats = datasets.get(name)
-            if stats is None:
-                stats = datasets[name] = DatasetStats(name)
-            if stats.dimension is None:
-                meta = record.get("meta")
-                if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
-                    stats.dimension = meta["dimension"]
-            if stats.metric is None:
-                from scoring.aggregate import metric_from_analysis
-
-                stats.metric = metric_from_analysis(record)
-            stats.add(record)
-    text = render(finish(datasets, mapping), fmt.value)
+            aggregator.add(record, stem)
+    text = render(aggregator.finish(mapping), fmt.value)
     if output is None:
         typer.echo(text, nl=False)
     else:

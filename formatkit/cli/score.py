@@ -78,7 +78,10 @@ def _judge_options(output: Path, **values: Any) -> JudgeOptions:
     return JudgeOptions(journal_path=Path(str(output) + ".journal"), **values)
 
 
-def _run_judges(records: list[dict[str, Any]], metric: str, options: JudgeOptions) -> list[dict[str, Any]]:
+def _run_judges(
+    records: list[dict[str, Any]], metric: str, options: JudgeOptions
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The judged records and the judges' own summary (verdict counts, judge tokens)."""
     try:
         from scoring.judges import judge_records
     except ImportError:
@@ -87,7 +90,8 @@ def _run_judges(records: list[dict[str, Any]], metric: str, options: JudgeOption
         outcome = judge_records(records, metric=metric, options=options)
     except ValueError as exc:  # JudgeSetupError and template errors: nothing was sent
         fail_usage(str(exc))
-    return list(outcome.records)
+    summary = getattr(outcome, "summary", None)
+    return list(outcome.records), dict(summary) if isinstance(summary, dict) else {}
 
 
 def _check_judges_importable() -> None:
@@ -140,6 +144,7 @@ def score(
 ) -> None:
     from formatkit.validate import iter_dicts
     from scoring.aggregate import aggregate
+    from scoring.metrics.auto import JUDGE_NEEDED
     from scoring.metrics.math.sympy_guard import SympyGuard
     from scoring.score import Scorer, choose_metrics
 
@@ -167,21 +172,25 @@ def score(
     default_dataset = Path(path).stem
 
     if chosen in JUDGE_METRICS:
-        records = _run_judges(list(iter_dicts(path, mode=mode, profile="none")), chosen, options)
-        _write(output, records)
-        names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in records}
-        agg = aggregate(records, default_dataset=default_dataset, metrics=dict.fromkeys(names, chosen))
-        _finish(agg, as_json, output)
+        judged, summary = _run_judges(list(iter_dicts(path, mode=mode, profile="none")), chosen, options)
+        _write(output, judged)
+        names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged}
+        agg = aggregate(judged, default_dataset=default_dataset, metrics=dict.fromkeys(names, chosen))
+        _finish(agg, as_json, output, {"judge": summary} if summary else None)
 
     metrics: dict[str, MetricChoice] = {}
     if chosen == "auto":
         metrics = choose_metrics(iter_dicts(path, mode=mode, profile="none"), default_dataset=default_dataset)
+        for name, pick in metrics.items():
+            if pick.metric == JUDGE_NEEDED:
+                typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
+    judge_summary: dict[str, Any] = {}
     guard = SympyGuard(timeout=math_timeout)
     scorer = Scorer(metric=chosen, metrics=metrics, default_dataset=default_dataset, guard=guard)
     try:
         if judge_fallback:
             records = [scorer.score_record(r) for r in iter_dicts(path, mode=mode, profile="none")]
-            records = _run_judges(records, "math-judge", options)
+            records, judge_summary = _run_judges(records, "math-judge", options)
             _write(output, records)
             agg = aggregate(records, default_dataset=default_dataset, metrics=dict.fromkeys(scorer.stats, "math"))
         else:
@@ -193,7 +202,7 @@ def score(
             agg = scorer.result()
     finally:
         guard.close()
-    _finish(agg, as_json, output)
+    _finish(agg, as_json, output, {"judge": judge_summary} if judge_summary else None)
 
 
 score.__doc__ = _HELP

@@ -1,17 +1,18 @@
-"""An :class:`~scoring.aggregate.Aggregate` as a readable table (text), Markdown, or JSON."""
+"""An :class:`~scoring.aggregate.Aggregate` as a readable table (text), Markdown, JSON, HTML or a workbook."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from scoring.aggregate import Aggregate, DatasetStats
 
-__all__ = ["FORMATS", "render"]
+__all__ = ["FORMATS", "render", "write_xlsx"]
 
-FORMATS = ("text", "json", "md")
+FORMATS = ("text", "json", "md", "html")
 
 _HEAD = ("dimension", "dataset", "metric", "score", "strict", "records", "scored", "unscorable", "pass@k",
          "majority", "tokens")
@@ -102,8 +103,54 @@ def _text(agg: Aggregate) -> str:
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
+def _html(agg: Aggregate) -> str:
+    from html import escape
+
+    def table(head: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+        cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+        return f"<table>\n<thead><tr>{cells}</tr></thead>\n<tbody>{body}</tbody>\n</table>"
+
+    usage = agg.usage
+    notes = "".join(f"<li>{escape(n)}</li>" for n in _notes(agg))
+    return (
+        '<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8"><title>Evaluation report</title>'
+        "<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:nth-child(-n+3){text-align:left}</style>"
+        "</head><body>\n<h1>Evaluation report</h1>\n"
+        f"<p><strong>Overall: {_num(agg.overall)}</strong> (mean of {len(agg.dimensions)} dimension(s), 0–100)</p>\n"
+        f"<h2>Datasets</h2>\n{table(_HEAD, _rows(agg))}\n"
+        f"<h2>Capability dimensions</h2>\n{table(('dimension', 'score', 'datasets'), _dimension_rows(agg))}\n"
+        f"<p>Tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
+        f"{usage['total_tokens']} total</p>\n" + (f"<ul>{notes}</ul>\n" if notes else "") + "</body></html>\n"
+    )
+
+
+def write_xlsx(agg: Aggregate, path: str) -> None:
+    """The report as a workbook: a Datasets sheet, a Dimensions sheet and the overall score."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Datasets"
+    ws.append(list(_HEAD))
+    for name, stats in agg.datasets.items():
+        d = stats.to_dict()
+        ws.append([
+            stats.dimension, name, stats.metric, stats.score, d["strict"], stats.records, stats.scored_records,
+            stats.unscorable, d.get("pass_at_k"), d.get("majority"), stats.usage["total_tokens"],
+        ])
+    dims = wb.create_sheet("Dimensions")
+    dims.append(["dimension", "score", "datasets"])
+    for row in _dimension_rows(agg):
+        dims.append([row[0], agg.dimensions[row[0]].score, row[2]])
+    dims.append([])
+    dims.append(["overall", agg.overall])
+    wb.save(path)
+
+
 def render(agg: Aggregate, fmt: str = "text", extra: dict[str, Any] | None = None) -> str:
-    """The aggregate as ``text``, ``md`` or ``json`` (``extra`` keys are added to the JSON)."""
+    """The aggregate as ``text``, ``md``, ``html`` or ``json`` (``extra`` keys are added to the JSON)."""
     if fmt == "json":
         data = agg.to_dict()
         if extra:
@@ -111,6 +158,8 @@ def render(agg: Aggregate, fmt: str = "text", extra: dict[str, Any] | None = Non
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "md":
         return _markdown(agg)
+    if fmt == "html":
+        return _html(agg)
     if fmt == "text":
         return _text(agg)
     raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -76,11 +76,33 @@ def test_dataset_defaults_to_file_stem(tmp_path: Path) -> None:
     assert data["overall"] == 100.0
 
 
-@pytest.mark.parametrize("fmt", ["html", "xlsx"])
-def test_unsupported_formats_exit_2(scored: list[Path], fmt: str) -> None:
-    result = runner.invoke(app, ["report", str(scored[0]), "--format", fmt])
+def test_html_report(scored: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["report", *map(str, scored), "--format", "html", "-o", str(out)])
+    assert result.exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<td>推理数学</td>" in page and "Overall" in page
+
+
+def test_xlsx_report(scored: list[Path], tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    out = tmp_path / "report.xlsx"
+    result = runner.invoke(app, ["report", *map(str, scored), "--format", "xlsx", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    wb = load_workbook(out)
+    assert wb.sheetnames == ["Datasets", "Dimensions"]
+    rows = list(wb["Datasets"].iter_rows(values_only=True))
+    assert rows[0][:3] == ("dimension", "dataset", "metric")
+    assert {r[1] for r in rows[1:]} == {"mmlu_pro", "gsm8k", "math_mixed", "boolq"}
+    dims = list(wb["Dimensions"].iter_rows(values_only=True))
+    assert dims[-1][0] == "overall" and isinstance(dims[-1][1], float)
+
+
+def test_xlsx_needs_an_output_path(scored: list[Path]) -> None:
+    result = runner.invoke(app, ["report", str(scored[0]), "--format", "xlsx"])
     assert result.exit_code == 2
-    assert "not supported yet" in result.output
+    assert "-o" in result.output
 
 
 def test_bad_line_exits_2(tmp_path: Path) -> None:

@@ -19,8 +19,10 @@ dimension's score is the mean of its datasets; overall is the mean of the dimens
 The report counts records, unscorable responses and token usage; math shows strict (share of full
 marks) next to the loose mean; several samples per record add pass@k and majority vote.
 
-Exit codes: 0 report written; 2 bad usage, an unreadable path or a line that is not a JSON record,
-or a format that is not supported yet (html, xlsx).
+Formats: text (a table), md (Markdown tables), json (machine-readable), html (a page), xlsx (a
+workbook; needs -o).
+
+Exit codes: 0 report written; 2 bad usage, an unreadable path, or a line that is not a JSON record.
 """
 
 
@@ -67,21 +69,32 @@ def _dimensions(path: Path | None) -> dict[str, str] | None:
 def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
     dimensions: Path | None = typer.Option(None, "--dimensions", help='JSON file: {"dataset": "dimension"}.'),
-    fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json or md (html/xlsx: not yet)."),
+    fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
     from scoring.aggregate import Aggregator
     from scoring.render import render
 
-    if fmt.value in ("html", "xlsx"):
-        fail_usage(f"--format {fmt.value} is not supported yet; use text, json or md")
+    if fmt.value == "xlsx" and output is None:
+        fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     mapping = _dimensions(dimensions)
     aggregator = Aggregator()
     for path in paths_or_fail(paths):
         stem = Path(path).stem
         for record in _records(path):
             aggregator.add(record, stem)
-    text = render(aggregator.finish(mapping), fmt.value)
+    result = aggregator.finish(mapping)
+    if fmt.value == "xlsx":
+        assert output is not None
+        from scoring.render import write_xlsx
+
+        output.parent.mkdir(parents=True, exist_ok=True)
+        tmp = output.with_name(f".{output.name}.tmp")
+        write_xlsx(result, str(tmp))
+        tmp.replace(output)
+        typer.echo(f"wrote {output}", err=True)
+        raise typer.Exit(EXIT_OK)
+    text = render(result, fmt.value)
     if output is None:
         typer.echo(text, nl=False)
     else:

@@ -117,6 +117,10 @@ OPTIONS = [
     case("options-meta-choices", "no options shown", ["x", "y", "z"], "ABC"),
     case("options-none", "What is 2+2?", None, ""),
     case("options-run-from-a-only", "Q\nI. intro\nA) x\nB) y", None, "AB"),
+    case("options-inline", "Which is right? A. 1 B. 2 C. 3 D. 4", None, "ABCD"),
+    case("options-inline-zh", "下列正确的是（ ）A．甲 B．乙 C．丙", None, "ABC"),
+    case("options-inline-paren", "Pick one: (A) red (B) blue (C) green", None, "ABC"),
+    case("options-inline-not-a-name", "Mr. A. Smith met B. Jones.", None, ""),
 ]
 
 

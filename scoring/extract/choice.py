@@ -41,15 +41,32 @@ def option_letters(question: str | None, choices: Sequence[str] | None = None) -
     return _question_letters(question) if question else ""
 
 
-@functools.lru_cache(maxsize=4096)
-def _question_letters(question: str) -> str:
-    found = {a or b for a, b in _OPTION_LINE.findall(nfkc(question))}
+# Options written on one line, as exam papers do: "A. 1  B. 2  C. 3  D. 4" / "A．甲 B．乙".
+_OPTION_INLINE = re.compile(r"(?:^|(?<=[\s(（)）]))(?:[\(（]([A-Z])[\)）]|([A-Z])[\.．:：、])[ \t]*\S", re.MULTILINE)
+
+
+def _run_from_a(found: set[str]) -> str:
     run = ""
     for letter in LETTERS:
         if letter not in found:
             break
         run += letter
     return run if len(run) >= 2 else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _question_letters(question: str) -> str:
+    text = nfkc(question)
+    run = _run_from_a({a or b for a, b in _OPTION_LINE.findall(text)})
+    if run:
+        return run
+    # Inline options count only when at least three appear in order A, B, C… (not "A. Smith met B. Jones").
+    inline = [a or b for a, b in _OPTION_INLINE.findall(text)]
+    expected = 0
+    for letter in inline:
+        if expected < len(LETTERS) and letter == LETTERS[expected]:
+            expected += 1
+    return LETTERS[:expected] if expected >= 3 else ""
 
 
 _LETTER_SET = r"[A-Z](?:[ \t]*(?:,|、|，|和|与|及|and|&|/|\+)?[ \t]*[A-Z])*"

@@ -148,6 +148,8 @@ class SympyGuard:
             except (EOFError, OSError, BrokenPipeError):
                 result = None
                 self._stop()
+        if len(self._cache) >= 50_000:
+            self._cache.clear()
         self._cache[key] = result
         return result
 

@@ -7,6 +7,7 @@ there; calamine returns ``''`` for both, so they are then read from the XML and 
 
 from __future__ import annotations
 
+import threading
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -21,7 +22,15 @@ from formatkit.readers.excel_cells import (
     SheetData,
     Unreadable,
 )
-from formatkit.readers.excel_xml import ZIP_ERRORS, Marks, TrueLengths, find_marks, has_values, scan_sheet
+from formatkit.readers.excel_xml import (
+    ZIP_ERRORS,
+    Marks,
+    SheetScan,
+    TrueLengths,
+    find_marks,
+    has_values,
+    scan_sheet,
+)
 
 __all__ = ["read_xlsx"]
 
@@ -40,7 +49,12 @@ def read_xlsx(path: Path) -> SheetData:
     with archive:
         _check_parts(archive)
         sheet_parts = _sheet_parts(archive)
-        return _read(path, archive, sheet_parts)
+        guess = next((part for part in sheet_parts if part and "/worksheets/" in f"/{part}"), None)
+        prescan = _Prescan(path, guess)
+        try:
+            return _read(path, archive, sheet_parts, prescan)
+        finally:
+            prescan.join()
 
 
 def _check_parts(archive: zipfile.ZipFile) -> None:
@@ -90,7 +104,45 @@ def _sheet_parts(archive: zipfile.ZipFile) -> list[str | None]:
     return parts
 
 
-def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None]) -> SheetData:
+class _Prescan:
+    """:func:`scan_sheet` of the likely first worksheet, in a thread while calamine opens the workbook.
+
+    calamine releases the GIL while it loads the shared strings, so the scan costs no time then.
+    """
+
+    def __init__(self, path: Path, part: str | None) -> None:
+        self.path = path
+        self.part = part
+        self._scan: SheetScan | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if part is not None:
+            self._thread = threading.Thread(target=self._run, name="formatkit-xlsx-scan", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                assert self.part is not None
+                self._scan = scan_sheet(archive, self.part)
+        except BaseException as exc:  # handed to the caller's thread
+            self._error = exc
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def result(self, archive: zipfile.ZipFile, part: str) -> SheetScan:
+        if part != self.part:
+            return scan_sheet(archive, part)
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._scan is not None
+        return self._scan
+
+
+def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan) -> SheetData:
     from python_calamine import CalamineWorkbook, PasswordError
 
     try:
@@ -104,7 +156,7 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None]) -> Shee
                 "The workbook has no worksheet (only charts or macros). Put the table on a worksheet.",
             )
         part = parts[first] if first < len(parts) else None
-        scan = scan_sheet(archive, part) if part is not None else None
+        scan = prescan.result(archive, part) if part is not None else None
         if scan is not None:
             _check_size(scan.rows, scan.cols, names[first])
         sheet = workbook.get_sheet_by_index(first)

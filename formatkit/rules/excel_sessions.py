@@ -29,15 +29,12 @@ class Context:
     sheet: str
     header: Header
     sink: IssueSink
-    #: Templates of the target turn's places (reference, response, parameters), filled in per record.
-    targets: tuple[Place, Place, Place] = field(init=False)
+    #: Column labels of the target turn's cells (reference, response, parameters); None when absent.
+    target_labels: tuple[str | None, str | None, str | None] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.targets = (
-            self.place(0, "reference_response"),
-            self.place(0, "response"),
-            self.place(0, "parameters"),
-        )
+        place = self.header.place
+        self.target_labels = (place("reference_response"), place("response"), place("parameters"))
 
     def place(self, row: int, column: str | None = None) -> Place:
         label = self.header.place(column) if column else None
@@ -154,10 +151,12 @@ def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> Non
 
 def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     """One record: history from the earlier rows, the target turn from the last row."""
-    first, last = group[0], group[-1]
-    history: list[dict[str, Any]] = []
-    if not _blank(first.system):
-        history.append({"role": "system", "content": first.system})
+    first = group[0]
+    last = group[-1]
+    system = first.system
+    history: list[dict[str, Any]] = (
+        [{"role": "system", "content": system}] if system and not system.isspace() else []
+    )
     if len(group) > 1:
         _session_rules(group, ctx)
         for row in group[:-1]:
@@ -166,26 +165,24 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
                 history.append({"role": "assistant"})
             else:
                 history.append({"role": "assistant", "content": row.response})
+        numbers = [row.number for row in group]
+    else:
+        numbers = [last.number]
     history.append({"role": "user", "content": last.query or ""})
-    sid = last.sid if type(last.sid) is int else None
+    sid = last.sid
     number = last.number
-    reference_place, response_place, parameters_place = ctx.targets
+    sheet = ctx.sheet
+    reference_label, response_label, parameters_label = ctx.target_labels
     return Draft(
-        sid,
+        sid if type(sid) is int else None,
         history,
         last.reference,
-        {**reference_place, "row": number},
+        {"sheet": sheet, "row": number, "column": reference_label},
         last.response,
-        {**response_place, "row": number},
+        {"sheet": sheet, "row": number, "column": response_label},
         last.parameters,
-        {**parameters_place, "row": number},
-        {
-            "file": ctx.file,
-            "format": fmt,
-            "sheet": ctx.sheet,
-            "rows": [row.number for row in group],
-            "dataset": ctx.dataset,
-        },
+        {"sheet": sheet, "row": number, "column": parameters_label},
+        {"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
     )
 
 

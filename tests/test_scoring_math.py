@@ -386,6 +386,28 @@ def test_worker_killed_on_hard_timeout_then_restarted() -> None:
         g.close()
 
 
+def _hanging_worker(conn: Any) -> None:
+    """A worker stuck in C code: it never answers and no alarm reaches it."""
+    import time
+
+    conn.recv()
+    time.sleep(120)
+
+
+def test_a_hung_worker_is_killed_at_the_time_limit() -> None:
+    import time
+
+    g = SympyGuard(timeout=0.3, startup_allowance=3.0, worker=_hanging_worker)
+    try:
+        start = time.monotonic()
+        assert g.equal("x", "y") is None
+        assert time.monotonic() - start < 5
+        assert g.timeouts == 1
+        assert g._proc is None  # killed; the next call starts a fresh worker
+    finally:
+        g.close()
+
+
 def test_no_sympy_means_unsettled_not_wrong_answers_crash() -> None:
     result = score_math("\\boxed{binomial(5,2)}", Item("Q", "10"), None)
     assert result.score == 0.0

@@ -16,6 +16,7 @@ import atexit
 import multiprocessing
 import re
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -88,8 +89,18 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
 class SympyGuard:
     """One sympy worker with a hard per-item time limit; restarts itself after a timeout or crash."""
 
-    def __init__(self, timeout: float = 2.0) -> None:
+    def __init__(
+        self,
+        timeout: float = 2.0,
+        *,
+        startup_allowance: float = 30.0,
+        worker: Callable[[Connection], None] | None = None,
+    ) -> None:
+        """``timeout``: per-item limit (seconds). ``startup_allowance``: extra wait for a new worker's first
+        answer (it imports sympy). ``worker``: the worker's main function (tests replace it)."""
         self.timeout = timeout
+        self.startup_allowance = startup_allowance
+        self._worker = worker or _serve
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Connection | None = None
@@ -104,7 +115,7 @@ class SympyGuard:
         self._stop()
         ctx = multiprocessing.get_context("spawn")
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_serve, args=(child,), daemon=True, name="formatkit-sympy")
+        proc = ctx.Process(target=self._worker, args=(child,), daemon=True, name="formatkit-sympy")
         proc.start()
         child.close()
         self._proc, self._conn = proc, parent
@@ -135,7 +146,7 @@ class SympyGuard:
             self.calls += 1
             conn = self._start()
             # The first call to a new worker also pays its start-up (importing sympy): allow for it.
-            budget = self.timeout + (30.0 if self._fresh else 0.5)
+            budget = self.timeout + (self.startup_allowance if self._fresh else 0.5)
             try:
                 conn.send((a, b, self.timeout))
                 if conn.poll(budget):

@@ -130,7 +130,10 @@ class Runner:
         The input is pulled lazily, so memory holds only the records at work. On
         :class:`EndpointUnavailableError` the records at work are cancelled and the error is raised.
         """
-        limit = self.max_active_records or max(16, 2 * self.client.concurrency)
+        # Enough records to keep every request slot busy while finished ones are journaled; more only
+        # costs memory and scheduling.
+        concurrency = self.client.concurrency
+        limit = self.max_active_records or max(16, concurrency + concurrency // 4)
         done: asyncio.Queue[tuple[int, dict[str, Any], RecordOutcome] | BaseException] = asyncio.Queue()
         active: set[asyncio.Task[None]] = set()
 

@@ -90,6 +90,13 @@ def run(
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = parse_params(param)
+    if "n" in defaults:
+        typer.echo(
+            "formatkit run: warning: --param n is ignored: the number of samples is the number of response "
+            "stubs each record holds (set `n` in the set's parameters before converting)",
+            err=True,
+        )
+        del defaults["n"]
     if logprobs:
         defaults.setdefault("logprobs", True)
     if not base_url.startswith(("http://", "https://")):
@@ -154,6 +161,13 @@ def run(
             f"formatkit run: stopped: {client.scrub(str(exc))}\n"
             f"  {job.summary.sent_records} record(s) finished in this run are kept in {journal}; "
             f"{output} was not written. Start the endpoint and rerun the same command to resume.",
+            err=True,
+        )
+        raise typer.Exit(EXIT_ERRORS) from None
+    except OSError as exc:
+        typer.echo(
+            f"formatkit run: stopped by an I/O error: {client.scrub(str(exc))}; finished records are kept in "
+            f"{journal}; rerun to resume.",
             err=True,
         )
         raise typer.Exit(EXIT_ERRORS) from None

@@ -15,7 +15,7 @@ import openpyxl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formatkit import validate_file
+from formatkit import convert, validate_file
 from formatkit.codes import CODES
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -28,6 +28,7 @@ cells = st.one_of(
     texts,
     st.sampled_from(["", "  ", "　", "你好", "=1+1", "#N/A", "{'temperature': 0.5}", '{"n": 2}', "3", "abc"]),
     st.integers(min_value=-(2**40), max_value=2**40),
+    st.sampled_from([1e20, -1e300, 2.0**53, 3.5, 0.1 + 0.2]),
     st.floats(allow_nan=False, allow_infinity=False, width=32),
     st.booleans(),
     st.datetimes(min_value=datetime.datetime(1990, 1, 1), max_value=datetime.datetime(2090, 1, 1)),
@@ -50,6 +51,10 @@ def _check(path: Path, mode: str) -> None:
     assert report.path == str(path)
     assert all(issue.code in CODES for issue in report.issues)
     assert report.valid == (report.errors == 0)
+    # Converting writes every record that passed (any id, any text): it must not fail either.
+    out = path.with_name("out.jsonl")
+    converted = convert([path], out, mode=mode, profile="none")  # type: ignore[arg-type]
+    assert converted.valid == out.exists()
 
 
 def _workbook(header: list[Any], body: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> bytes:

@@ -14,6 +14,7 @@ from typing import Any
 
 from formatkit.issues import IssueSink
 from formatkit.modes import Mode
+from formatkit.readers.excel_cells import CellError, NoValue
 from formatkit.suggest import did_you_mean
 
 __all__ = ["ALIASES", "COLUMNS", "Header", "column_letter", "read_header"]
@@ -59,7 +60,7 @@ def read_header(
     width = max(len(cells), len(has_data))
     for j in range(width):
         raw = cells[j] if j < len(cells) else ""
-        text = "" if raw is None else str(raw) if not isinstance(raw, float) else f"{raw:g}"
+        text = _header_text(raw)
         letter = column_letter(j)
         shown = text.strip()
         header.labels.append(f"{letter} ({shown})" if shown else letter)
@@ -88,6 +89,18 @@ def read_header(
         header.index[name] = j
     _check_required(header, mode, sheet, sink)
     return header
+
+
+def _header_text(raw: Any) -> str:
+    if raw is None:
+        return ""
+    if isinstance(raw, float):
+        return f"{raw:g}"
+    if isinstance(raw, CellError):
+        return raw.text
+    if isinstance(raw, NoValue):
+        return "="
+    return str(raw)
 
 
 def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:

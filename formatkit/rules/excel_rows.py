@@ -14,7 +14,7 @@ from typing import Any
 from formatkit.issues import IssueSink
 from formatkit.readers.excel_cells import LongText
 from formatkit.rules.excel_header import COLUMNS, Header
-from formatkit.rules.excel_values import MAX_CELL_CHARS, session_id_value, text_value
+from formatkit.rules.excel_values import MAX_CELL_CHARS, MAX_ID, session_id_value, text_value
 
 __all__ = ["Row", "last_data_row", "read_rows", "row_is_empty"]
 
@@ -104,7 +104,7 @@ def read_rows(
                 _slow_text(row[col], r, col, header, sheet, sink, true_length) if col >= 0 else ""
                 for col in columns[1:]
             )
-        if type(sid) is float and sid.is_integer():
+        if type(sid) is float and sid.is_integer() and -MAX_ID < sid < MAX_ID:
             sid = int(sid)
         elif sid == "":
             sid = None

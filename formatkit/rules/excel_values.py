@@ -18,6 +18,8 @@ from formatkit.readers.excel_cells import CellError, LongText, NoValue
 __all__ = ["INVALID_ID", "MAX_CELL_CHARS", "number_text", "session_id_value", "text_value"]
 
 MAX_CELL_CHARS = 32_767
+#: Beyond 2**53 Excel's floats no longer hold every integer (and JSON readers lose precision).
+MAX_ID = 2**53
 _INT_TEXT = re.compile(r"[+-]?\d+")
 
 
@@ -87,6 +89,8 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
         return None
     if isinstance(value, bool):
         problem = f"the logical value {'TRUE' if value else 'FALSE'}"
+    elif isinstance(value, (int, float)) and (not math.isfinite(value) or abs(value) >= MAX_ID):
+        problem = f"{number_text(value)}, too large for an id"
     elif isinstance(value, int):
         return value
     elif isinstance(value, float):
@@ -95,7 +99,7 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
         problem = f"{number_text(value)}, which has a fraction"
     elif isinstance(value, str):
         text = value.strip()
-        if _INT_TEXT.fullmatch(text):
+        if _INT_TEXT.fullmatch(text) and len(text) < 17 and abs(int(text)) < MAX_ID:
             return int(text)
         if not text:
             return None

@@ -275,3 +275,21 @@ def test_missing_input_and_out_equal_to_in_exit_2(fake_openai: FakeOpenAI, tmp_p
     assert invoke(fake_openai, tmp_path / "nope.jsonl", tmp_path / "out.jsonl").exit_code == 2
     src = write_set(tmp_path / "set.jsonl", 1)
     assert invoke(fake_openai, src, src).exit_code == 2
+
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "valid"
+
+
+def test_excel_multi_turn_input_generates_the_empty_turn_first(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    src = FIXTURES / "excel_multi_turn.xlsx"
+    out = tmp_path / "out.jsonl"
+    result = invoke(fake_openai, src, out)
+    assert result.exit_code == 0, result.stderr
+    records = read_jsonl(out)
+    first = records[0]["messages"]
+    generated = [m for m in first[:-1] if m["role"] == "assistant" and "responses" in m]
+    assert generated and all(m["content"] == m["responses"][0]["content"] for m in generated)
+    assert all(r["messages"][-1]["responses"][0].get("content") for r in records)
+    # Each request carries the generated text as history of the next turn.
+    for body in fake_openai.bodies:
+        assert all(isinstance(m["content"], str) for m in body["messages"])

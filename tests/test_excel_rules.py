@@ -77,6 +77,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     # session ids and sessions
     (X + "invalid_session_id.xlsx", "infer-eval", "invalid_session_id", at(3, ID)),
     (X + "invalid_session_id_text.xlsx", "infer-eval", "invalid_session_id", at(2, ID)),
+    (X + "invalid_session_id_huge.xlsx", "infer-eval", "invalid_session_id", at(3, ID)),
     (X + "duplicate_session_id.xlsx", "infer-eval", "duplicate_session_id", at(4, ID)),
     (X + "duplicate_session_id.xls", "infer-eval", "duplicate_session_id", at(4, ID)),
     (X + "mixed_session_ids.xlsx", "infer-eval", "mixed_session_ids", at(5, ID)),
@@ -240,3 +241,20 @@ def test_extra_sheet_is_found_without_reading_its_grid() -> None:
     """The far-cell guard covers only the first sheet; other sheets are only searched for a value."""
     report = validate_file(FIXTURES / X / "extra_sheet.xlsx")
     assert [(i.code, i.sheet) for i in report.issues] == [("extra_sheet", "备注")]
+
+
+def test_reading_leaves_no_thread_and_restores_the_garbage_collector() -> None:
+    import gc
+    import threading
+
+    from formatkit import iter_dicts
+
+    threads = threading.active_count()
+    assert gc.isenabled()
+    validate_file(FIXTURES / "seed/seed_excel_multi_turn.xlsx")
+    assert gc.isenabled() and threading.active_count() == threads
+    records = iter_dicts(FIXTURES / "valid/excel_single_turn.xlsx")
+    next(records)
+    assert not gc.isenabled()  # paused while the sheet is read...
+    records.close()  # ...and restored when the reading is abandoned half-way
+    assert gc.isenabled() and threading.active_count() == threads

@@ -96,6 +96,7 @@ class DatasetStats:
     majority_sum: float = 0.0
     unsettled: int = 0
     usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    judge_usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.records += 1
@@ -109,6 +110,9 @@ class DatasetStats:
                     if key in usage_total and type(value) is int:
                         usage_total[key] += value
             score = response.get("score")
+            judge = response.get("judge")
+            if judge is not None:
+                score = _judged_fraction(judge, score, self.judge_usage)
             if type(score) is float or type(score) is int:
                 scores.append(float(score))
                 analysis = response.get("analysis")
@@ -160,6 +164,8 @@ class DatasetStats:
             "dimension": self.dimension,
             "usage": dict(self.usage),
         }
+        if any(self.judge_usage.values()):
+            out["judge_usage"] = dict(self.judge_usage)
         if self.multi_sample_records:
             out["samples"] = self.max_samples
             out["pass_at_k"] = _pct(self.pass_hits, self.scored_records)
@@ -188,11 +194,13 @@ class Aggregate:
 
     @property
     def usage(self) -> dict[str, int]:
-        total = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-        for stats in self.datasets.values():
-            for key, value in stats.usage.items():
-                total[key] += value
-        return total
+        """The model's token usage over every dataset."""
+        return _sum_usage(stats.usage for stats in self.datasets.values())
+
+    @property
+    def judge_usage(self) -> dict[str, int]:
+        """The judges' token usage, counted apart from the model's."""
+        return _sum_usage(stats.judge_usage for stats in self.datasets.values())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -204,7 +212,41 @@ class Aggregate:
             "records": sum(s.records for s in self.datasets.values()),
             "errors": sum(s.unscorable for s in self.datasets.values()),
             "usage": self.usage,
+            "judge_usage": self.judge_usage,
         }
+
+
+def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total = dict.fromkeys(USAGE_KEYS, 0)
+    for part in parts:
+        for key, value in part.items():
+            total[key] += value
+    return total
+
+
+def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any:
+    """Count a judged response's judge tokens, and map an absolute judge's score from its scale
+    (2.0 on 0-2) to the 0-1 fraction every dataset score is made of. Other scores pass unchanged:
+    a pairwise verdict is already -1..1, a math judge's 0..1."""
+    if not isinstance(judge, dict):
+        return score
+    usage = judge.get("usage")
+    if isinstance(usage, dict):
+        for key in USAGE_KEYS:
+            value = usage.get(key)
+            if type(value) is int:
+                judge_usage[key] += value
+    if judge.get("metric") != "judge" or not isinstance(judge.get("scale"), str):
+        return score
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return score
+    from scoring.judges.scale import parse_scale  # loaded only for judge-scored results
+
+    try:
+        scale = parse_scale(judge["scale"])
+    except ValueError:
+        return score
+    return (float(score) - scale.low) / (scale.high - scale.low)
 
 
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:

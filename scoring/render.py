@@ -14,8 +14,19 @@ __all__ = ["FORMATS", "render", "write_xlsx"]
 
 FORMATS = ("text", "json", "md", "html")
 
-_HEAD = ("dimension", "dataset", "metric", "score", "strict", "records", "scored", "unscorable", "pass@k",
-         "majority", "tokens")
+_HEAD = (
+    "dimension",
+    "dataset",
+    "metric",
+    "score",
+    "strict",
+    "records",
+    "scored",
+    "unscorable",
+    "pass@k",
+    "majority",
+    "tokens",
+)
 
 
 def _num(value: float | None) -> str:
@@ -54,18 +65,28 @@ def _notes(agg: Aggregate) -> list[str]:
     return [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
 
 
+def _token_lines(agg: Aggregate) -> list[str]:
+    """The model's token totals, and the judges' apart from them when a judge was used."""
+    lines = []
+    for label, usage in (("Tokens", agg.usage), ("Judge tokens", agg.judge_usage)):
+        if label == "Tokens" or any(usage.values()):
+            lines.append(
+                f"{label}: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
+                f"{usage['total_tokens']} total"
+            )
+    return lines
+
+
 def _markdown(agg: Aggregate) -> str:
     out = ["| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
     out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _rows(agg)]
     out += ["", "| dimension | score | datasets |", "|---|---|---|"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in _dimension_rows(agg)]
-    usage = agg.usage
     out += [
         "",
         f"**Overall: {_num(agg.overall)}** (mean of {len(agg.dimensions)} dimension(s), 0–100)",
         "",
-        f"Tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
-        f"{usage['total_tokens']} total",
+        *_token_lines(agg),
     ]
     notes = _notes(agg)
     if notes:
@@ -92,12 +113,9 @@ def _text(agg: Aggregate) -> str:
     for row in _dimension_rows(agg):
         dims.add_row(*row)
     console.print(dims)
-    usage = agg.usage
     console.print(f"Overall: {_num(agg.overall)} (mean of {len(agg.dimensions)} dimension(s))")
-    console.print(
-        f"Tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
-        f"{usage['total_tokens']} total"
-    )
+    for line in _token_lines(agg):
+        console.print(line)
     for note in _notes(agg):
         console.print(note)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
@@ -111,7 +129,7 @@ def _html(agg: Aggregate) -> str:
         body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
         return f"<table>\n<thead><tr>{cells}</tr></thead>\n<tbody>{body}</tbody>\n</table>"
 
-    usage = agg.usage
+    tokens = "".join(f"<p>{escape(line)}</p>\n" for line in _token_lines(agg))
     notes = "".join(f"<li>{escape(n)}</li>" for n in _notes(agg))
     return (
         '<!DOCTYPE html>\n<html lang="zh"><head><meta charset="utf-8"><title>Evaluation report</title>'
@@ -121,8 +139,7 @@ def _html(agg: Aggregate) -> str:
         f"<p><strong>Overall: {_num(agg.overall)}</strong> (mean of {len(agg.dimensions)} dimension(s), 0–100)</p>\n"
         f"<h2>Datasets</h2>\n{table(_HEAD, _rows(agg))}\n"
         f"<h2>Capability dimensions</h2>\n{table(('dimension', 'score', 'datasets'), _dimension_rows(agg))}\n"
-        f"<p>Tokens: {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
-        f"{usage['total_tokens']} total</p>\n" + (f"<ul>{notes}</ul>\n" if notes else "") + "</body></html>\n"
+        f"{tokens}" + (f"<ul>{notes}</ul>\n" if notes else "") + "</body></html>\n"
     )
 
 
@@ -136,10 +153,21 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
     ws.append(list(_HEAD))
     for name, stats in agg.datasets.items():
         d = stats.to_dict()
-        ws.append([
-            stats.dimension, name, stats.metric, stats.score, d["strict"], stats.records, stats.scored_records,
-            stats.unscorable, d.get("pass_at_k"), d.get("majority"), stats.usage["total_tokens"],
-        ])
+        ws.append(
+            [
+                stats.dimension,
+                name,
+                stats.metric,
+                stats.score,
+                d["strict"],
+                stats.records,
+                stats.scored_records,
+                stats.unscorable,
+                d.get("pass_at_k"),
+                d.get("majority"),
+                stats.usage["total_tokens"],
+            ]
+        )
     dims = wb.create_sheet("Dimensions")
     dims.append(["dimension", "score", "datasets"])
     for row in _dimension_rows(agg):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,17 @@ def test_dimensions_file_overrides(scored: list[Path], tmp_path: Path) -> None:
 
 
 def test_dataset_defaults_to_file_stem(tmp_path: Path) -> None:
-    rec = {"session_id": 0, "messages": [{"role": "user", "content": "q"}, {"role": "assistant",
-           "reference_response": "B", "responses": [{"content": "B", "score": 1.0, "analysis": "choice: ok"}]}]}
+    rec = {
+        "session_id": 0,
+        "messages": [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "reference_response": "B",
+                "responses": [{"content": "B", "score": 1.0, "analysis": "choice: ok"}],
+            },
+        ],
+    }
     path = tmp_path / "my_set.jsonl"
     path.write_text(json.dumps(rec) + "\n")
     data = json.loads(runner.invoke(app, ["report", str(path), "--format", "json"]).stdout)
@@ -117,3 +127,45 @@ def test_bad_dimensions_file_exits_2(scored: list[Path], tmp_path: Path) -> None
     mapping = tmp_path / "dims.json"
     mapping.write_text("[1, 2]")
     assert runner.invoke(app, ["report", str(scored[0]), "--dimensions", str(mapping)]).exit_code == 2
+
+
+def _judged(score: float, scale: str, judge_tokens: int) -> dict[str, Any]:
+    return {
+        "session_id": 0,
+        "messages": [
+            {"role": "user", "content": "写一首诗"},
+            {
+                "role": "assistant",
+                "reference_response": "…",
+                "responses": [
+                    {
+                        "parameters": {},
+                        "content": "春眠不觉晓",
+                        "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10},
+                        "score": score,
+                        "analysis": "ok",
+                        "judge": {
+                            "metric": "judge",
+                            "scale": scale,
+                            "usage": {
+                                "prompt_tokens": judge_tokens,
+                                "completion_tokens": 1,
+                                "total_tokens": judge_tokens + 1,
+                            },
+                        },
+                    }
+                ],
+            },
+        ],
+        "meta": {"dataset": "poems"},
+    }
+
+
+def test_absolute_judge_scores_are_mapped_from_their_scale_to_0_100() -> None:
+    from scoring import aggregate
+
+    agg = aggregate([_judged(2.0, "0-2", 100), _judged(1.0, "0-2", 100), _judged(10, "1-10", 100)])
+    assert agg.datasets["poems"].score == pytest.approx(83.33, abs=0.01)  # (1 + 0.5 + 1) / 3, rounded
+    assert agg.usage["total_tokens"] == 30
+    assert agg.judge_usage == {"prompt_tokens": 300, "completion_tokens": 3, "total_tokens": 303}
+    assert agg.to_dict()["judge_usage"]["total_tokens"] == 303

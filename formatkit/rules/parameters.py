@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 import json
 import math
-
-import orjson
 from dataclasses import dataclass
 from typing import Any, Literal
+
+import orjson
 
 from formatkit.draft import Place
 from formatkit.issues import IssueSink

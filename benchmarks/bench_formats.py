@@ -208,13 +208,27 @@ def _formatkit(path: str) -> int:
     return report.files[0].records
 
 
-MEASURES = {"calamine": _calamine, "openpyxl": _openpyxl, "orjson": _orjson, "formatkit": _formatkit}
+def _validate(path: str) -> int:
+    """Validation alone (records built, nothing serialised): shows what writing the jsonl costs."""
+    from formatkit.validate import validate_file
+
+    return validate_file(path, profile="none").records
+
+
+MEASURES = {
+    "calamine": _calamine,
+    "openpyxl": _openpyxl,
+    "orjson": _orjson,
+    "formatkit": _formatkit,
+    "validate": _validate,
+}
 #: Imported before the clock starts: import time is the cold start's business, measured on its own.
 IMPORTS = {
     "calamine": ["python_calamine"],
     "openpyxl": ["openpyxl"],
     "orjson": ["orjson"],
     "formatkit": ["formatkit.convert", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
+    "validate": ["formatkit.validate", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
 }
 
 
@@ -301,6 +315,7 @@ def main() -> None:
         print(_line(f"baseline: {name} plain read", result))
     fastest = max(baselines.values(), key=lambda r: r["rows_per_s"])
     excel = measure("formatkit", xlsx, args.repeat)
+    print(_line("formatkit validate only", measure("validate", xlsx, args.repeat), fastest))
     print(_line("formatkit convert", excel, fastest))
     excel_ratio = excel["rows_per_s"] / fastest["rows_per_s"]
 
@@ -309,6 +324,7 @@ def main() -> None:
     base["label"] = "orjson"  # type: ignore[assignment]
     print(_line("baseline: orjson every line", base))
     lines = measure("formatkit", jsonl, args.repeat)
+    print(_line("formatkit validate only", measure("validate", jsonl, args.repeat), base))
     print(_line("formatkit convert", lines, base))
     jsonl_ratio = lines["rows_per_s"] / base["rows_per_s"]
 

@@ -174,15 +174,15 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     sheet = ctx.sheet
     reference_label, response_label, parameters_label = ctx.target_labels
     return Draft(
-        sid if type(sid) is int else None,
-        history,
-        last.reference,
-        {"sheet": sheet, "row": number, "column": reference_label},
-        last.response,
-        {"sheet": sheet, "row": number, "column": response_label},
-        last.parameters,
-        {"sheet": sheet, "row": number, "column": parameters_label},
-        {"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
+        session_id=sid if type(sid) is int else None,
+        history=history,
+        reference=last.reference,
+        reference_place={"sheet": sheet, "row": number, "column": reference_label},
+        response=last.response,
+        response_place={"sheet": sheet, "row": number, "column": response_label},
+        parameters=last.parameters,
+        parameters_place={"sheet": sheet, "row": number, "column": parameters_label},
+        source={"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
     )
 
 

@@ -22,7 +22,14 @@ def read_xls(path: Path) -> SheetData:
     import xlrd
 
     try:
-        book = xlrd.open_workbook(str(path), formatting_info=True, on_demand=True, logfile=_Quiet())
+        try:
+            book = xlrd.open_workbook(str(path), formatting_info=True, on_demand=True, logfile=_Quiet())
+        except Exception as exc:
+            if "encrypt" in str(exc).lower():
+                raise
+            # Some writers' formatting records trip xlrd; values (and dates) read without them, merged
+            # ranges then go unseen.
+            book = xlrd.open_workbook(str(path), on_demand=True, logfile=_Quiet())
     except Exception as exc:
         text = str(exc)
         if "encrypt" in text.lower():

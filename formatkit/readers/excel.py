@@ -38,27 +38,28 @@ class ExcelReader:
         self.rows = 0
 
     def drafts(self) -> Iterator[Draft]:
-        # Reading builds hundreds of thousands of small objects, none in a reference cycle; the cyclic
-        # garbage collector would rescan them again and again (a third of the run time on 100,000 rows).
-        # It is paused while this reader's own code runs, never while the caller handles a record.
-        if not gc.isenabled():
-            yield from self._drafts()
-            return
+        # Reading builds hundreds of thousands of small objects, none in a reference cycle, that the
+        # cyclic garbage collector would rescan again and again: it is paused while the sheet is read
+        # (never while the caller handles a record), and restored however reading ends.
+        enabled = gc.isenabled()
         gc.disable()
         try:
-            for draft in self._drafts():
-                gc.enable()
-                yield draft
-                gc.disable()
+            prepared = self._read()
         finally:
-            gc.enable()
+            if enabled:
+                gc.enable()
+        if prepared is not None:
+            fmt, groups, ctx = prepared
+            for group in groups:
+                yield make_draft(group, fmt, ctx)
 
-    def _drafts(self) -> Iterator[Draft]:
+    def _read(self) -> tuple[Format, list[list[Row]], Context] | None:
+        """Read and check the whole sheet; the records' row groups, or None when none can be built."""
         try:
             data = read_sheet(self.path)
         except Unreadable as problem:
             self.sink.add(problem.code, problem.message)
-            return
+            return None
         sheet = data.name
         self._extra_sheets(data)
         rows = data.rows
@@ -66,7 +67,7 @@ class ExcelReader:
         end = last_data_row(rows)
         if end < 0:
             self._empty(data)
-            return
+            return None
         header = read_header(
             rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink
         )
@@ -78,7 +79,7 @@ class ExcelReader:
                 sheet=sheet,
                 row=2,
             )
-            return
+            return None
         records = read_rows(
             rows, header, sheet=sheet, sink=self.sink, max_rows=self.max_rows, true_length=data.true_length
         )
@@ -94,9 +95,8 @@ class ExcelReader:
             # Every record would fail the same missing column, reported once in row 1.
             for group in groups:
                 self._parameters_only(group, fmt, ctx)
-            return
-        for group in groups:
-            yield make_draft(group, fmt, ctx)
+            return None
+        return fmt, groups, ctx
 
     def _parameters_only(self, group: list[Row], fmt: Format, ctx: Context) -> None:
         """Rows that make no record still have their parameters checked: no problem stays hidden."""

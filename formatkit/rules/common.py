@@ -14,7 +14,7 @@ __all__ = ["build_record", "is_blank"]
 
 def is_blank(value: object) -> bool:
     """None, or text that is empty or only whitespace (full-width spaces included)."""
-    return value is None or (isinstance(value, str) and not value.strip())
+    return value is None or (isinstance(value, str) and (not value or value.isspace()))
 
 
 def check_target(draft: Draft, mode: Mode, sink: IssueSink) -> None:

@@ -10,6 +10,9 @@
   :class:`EndpointUnavailableError` is raised, and from then on every call fails fast with it.
 - The API key never appears in any error text (:meth:`ChatClient.scrub`).
 
+A client belongs to the event loop it is first used in (like ``httpx.AsyncClient``); close it with
+``aclose()`` or ``async with``.
+
 Example::
 
     async with ChatClient("http://127.0.0.1:8000/v1", "qwen") as client:

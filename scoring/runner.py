@@ -97,7 +97,7 @@ class Runner:
         try:
             params = request_params(self.defaults, response.get("parameters"), sample)
             chat = history(messages, index)
-            outcome.requests += 1
+            outcome.requests += 1  # counted when attempted: a failed request was still sent
             [result, *_] = await self.client.complete(chat, params)
         except EndpointUnavailableError:
             raise

@@ -12,7 +12,8 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.reasoning = "reasoning_content"   # or "reasoning": add a reasoning text to every reply
     server.delay = 0.05                   # seconds before every normal reply (to make requests overlap)
     server.requests, server.max_in_flight, server.bodies, server.auth_headers   # what came in
-    server.stop()
+    server.go_down()                      # stop listening: connections are refused from now on
+    server.stop(); FakeOpenAI().start(port)   # ... and come back on the same port
 
 Fault kinds: ``"429"`` (with ``retry_after`` seconds or an HTTP date), ``"500"``/``"502"``/``"503"``,
 ``"close"`` (socket closed with no reply), ``"partial"`` (connection cut in the middle of the body),

@@ -143,18 +143,7 @@ class JsonlReader:
             return None
         user = {"role": "user", "content": prompt}
         history = [{"role": "system", "content": system}, user] if system and system.strip() else [user]
-        return Draft(
-            session_id=None,
-            history=history,
-            reference=answer,
-            reference_place={"line": line, "field": "answer"},
-            response=response,
-            response_place={"line": line, "field": "response"},
-            parameters=parameters,
-            parameters_place={"line": line, "field": "parameters"},
-            source=source,
-            meta=meta,
-        )
+        return _line_draft(line, None, history, answer, response, parameters, source, meta)
 
     def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
         source = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
@@ -215,18 +204,7 @@ class JsonlReader:
             parameters = None
         if history is None:
             return None
-        return Draft(
-            session_id=session_id,
-            history=history,
-            reference=reference,
-            reference_place={"line": line, "field": "answer"},
-            response=response,
-            response_place={"line": line, "field": "response"},
-            parameters=parameters,
-            parameters_place={"line": line, "field": "parameters"},
-            source=source,
-            meta=meta,
-        )
+        return _line_draft(line, session_id, history, reference, response, parameters, source, meta)
 
     def _keys(self, obj: dict[str, Any], allowed: tuple[str, ...], line: int) -> dict[str, Any]:
         """Map aliases to their names; report unknown keys with a suggestion."""
@@ -405,6 +383,31 @@ class JsonlReader:
             )
         else:
             self._session_ids[session_id] = line
+
+
+def _line_draft(
+    line: int,
+    session_id: int | str | None,
+    history: list[dict[str, Any]],
+    reference: str | None,
+    response: str | None,
+    parameters: Any,
+    source: dict[str, Any],
+    meta: dict[str, Any] | None,
+) -> Draft:
+    """A jsonl line's draft: its values, each placed at its field of the line."""
+    return Draft(
+        session_id=session_id,
+        history=history,
+        reference=reference,
+        reference_place={"line": line, "field": "answer"},
+        response=response,
+        response_place={"line": line, "field": "response"},
+        parameters=parameters,
+        parameters_place={"line": line, "field": "parameters"},
+        source=source,
+        meta=meta,
+    )
 
 
 def _json_type(value: Any) -> str:

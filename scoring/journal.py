@@ -68,16 +68,24 @@ class Journal:
         """Every key with the place of its last line, without keeping the entries in memory."""
         return {data["key"]: JournalSlot(start, len(raw)) for start, raw, data in self._lines()}
 
+    def scan(self) -> Iterator[tuple[str, JournalSlot]]:
+        """Every valid line in file order as (key, slot), entries not kept (a key may come more than once)."""
+        for start, raw, data in self._lines():
+            yield data["key"], JournalSlot(start, len(raw))
+
     def read(self, slot: JournalSlot) -> dict[str, Any]:
-        """The entry stored at ``slot`` (from :meth:`index`)."""
+        """The entry stored at ``slot`` (from :meth:`index`, :meth:`scan` or :meth:`append_slot`)."""
+        return self.read_item(slot)[1]
+
+    def read_item(self, slot: JournalSlot) -> tuple[str, dict[str, Any]]:
+        """(key, entry) stored at ``slot``."""
         if self._out is not None:
             self._out.flush()
         if self._reader is None:
             self._reader = self.path.open("rb")
         self._reader.seek(slot.offset)
         data = orjson.loads(self._reader.read(slot.length))
-        entry: dict[str, Any] = data["entry"]
-        return entry
+        return data["key"], data["entry"]
 
     # -- writing -----------------------------------------------------------------------------------------
 

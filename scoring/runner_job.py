@@ -13,12 +13,15 @@
   once, in input order, its ``messages`` from the journal (its ``meta`` from the input as it is now).
   The journal is kept, so rerunning the finished command is a no-op that sends nothing; ``restart``
   discards it first.
-- Inputs are streamed twice (run, then write); memory holds the records at work and a small index.
+- Inputs are streamed twice (run, then write); memory holds the records at work and 16 bytes per record
+  (where its journal line is: :class:`SlotTable`).
+- Only the last journal line of a position counts: a record changed, run, then changed back is sent again.
 """
 
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -33,7 +36,7 @@ from scoring.progress import NullProgress, Progress
 from scoring.runner import Runner
 from scoring.runner_requests import count_requests, error_kind_of, history, is_open, open_turns, request_params
 
-__all__ = ["DryRunPlan", "RunJob", "RunSummary", "journal_path", "record_key", "settings_fingerprint"]
+__all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "record_key", "settings_fingerprint"]
 
 Source = Callable[[], Iterable[dict[str, Any]]]
 
@@ -65,6 +68,44 @@ def _responses(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
 def is_finished(record: dict[str, Any]) -> bool:
     """Every response of the record has its content (or was scored already)."""
     return not any(is_open(response) for response in _responses(record))
+
+
+class SlotTable:
+    """Where the last journal line of each record position is: two arrays, 16 bytes per record.
+
+    Keys are ``position:fingerprint``; the table is indexed by position only, and a reader checks the
+    fingerprint of the line it gets (:meth:`RunJob._entry`), so an entry for a record that has changed
+    since is never used.
+    """
+
+    def __init__(self) -> None:
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self.filled = 0
+
+    @classmethod
+    def from_journal(cls, journal: Journal) -> SlotTable:
+        table = cls()
+        for key, slot in journal.scan():
+            head, _, _ = key.partition(":")
+            if head.isdigit():
+                table.put(int(head), slot)
+        return table
+
+    def put(self, position: int, slot: JournalSlot) -> None:
+        if position >= len(self._offsets):
+            grow = position + 1 - len(self._offsets)
+            self._offsets.extend([-1] * grow)
+            self._lengths.extend([0] * grow)
+        if self._offsets[position] < 0:
+            self.filled += 1
+        self._offsets[position] = slot.offset
+        self._lengths[position] = slot.length
+
+    def get(self, position: int) -> JournalSlot | None:
+        if position >= len(self._offsets) or self._offsets[position] < 0:
+            return None
+        return JournalSlot(self._offsets[position], self._lengths[position])
 
 
 @dataclass
@@ -153,15 +194,14 @@ class RunJob:
 
     def plan(self) -> DryRunPlan:
         """Count the requests a run would send (the journal is read, never written); the first body."""
-        index = {} if self.restart else self.journal.index()
+        table = SlotTable() if self.restart else SlotTable.from_journal(self.journal)
         first: dict[str, Any] | None = None
         requests = with_work = finished = records = 0
         try:
             for position, record in enumerate(self.source()):
                 records += 1
-                slot = index.get(record_key(position, record, self.settings))
-                if slot is not None:
-                    entry = self.journal.read(slot)
+                entry = self._entry(table, position, record_key(position, record, self.settings))
+                if entry is not None:
                     if entry.get("status") == "ok":
                         finished += 1
                         continue
@@ -186,15 +226,15 @@ class RunJob:
         """Run, journal, then write OUT. Raises ``EndpointUnavailableError`` (journal kept, OUT untouched)."""
         if self.restart:
             self.journal.discard()
-        index = self.journal.index()
-        journaled = len(index)
+        table = SlotTable.from_journal(self.journal)
+        journaled = table.filled
         keys: dict[int, str] = {}
         self.progress.start(self.total)
         try:
-            async for position, record, outcome in self.runner.run_many(self._work(index, keys)):
+            async for position, record, outcome in self.runner.run_many(self._work(table, keys)):
                 key = keys.pop(position)
                 status = "ok" if is_finished(record) else "error"
-                index[key] = self.journal.append_slot(key, {"status": status, "record": record})
+                table.put(position, self.journal.append_slot(key, {"status": status, "record": record}))
                 self.summary.sent_records += 1
                 self.summary.requests += outcome.requests
                 self.progress.advance(error=status != "ok")
@@ -205,18 +245,25 @@ class RunJob:
         self.progress.stop()
         self.summary.stale_journal_entries = journaled - self._matched
         try:
-            self._write(index)
+            self._write(table)
         finally:
             self.journal.close()
         return self.summary
 
-    def _work(self, index: dict[str, JournalSlot], keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _entry(self, table: SlotTable, position: int, key: str) -> dict[str, Any] | None:
+        """The journaled entry of the record at ``position`` if it is for this very record, else None."""
+        slot = table.get(position)
+        if slot is None:
+            return None
+        found, entry = self.journal.read_item(slot)
+        return entry if found == key else None
+
+    def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
         for position, record in enumerate(self.source()):
             key = record_key(position, record, self.settings)
-            slot = index.get(key)
-            if slot is not None:
+            entry = self._entry(table, position, key)
+            if entry is not None:
                 self._matched += 1
-                entry = self.journal.read(slot)
                 if entry.get("status") == "ok":
                     self.summary.resumed += 1
                     self.progress.advance(resumed=True)
@@ -229,12 +276,11 @@ class RunJob:
             keys[position] = key
             yield position, record
 
-    def _write(self, index: dict[str, JournalSlot]) -> None:
+    def _write(self, table: SlotTable) -> None:
         with atomic_writer(self.out) as handle:
             for position, record in enumerate(self.source()):
-                slot = index.get(record_key(position, record, self.settings))
-                if slot is not None:
-                    done = self.journal.read(slot)["record"]
-                    record = {**record, "messages": done["messages"]}
+                entry = self._entry(table, position, record_key(position, record, self.settings))
+                if entry is not None:
+                    record = {**record, "messages": entry["record"]["messages"]}
                 handle.write(dumps_line(record))
                 self.summary.add_output(record)

@@ -109,3 +109,22 @@ def test_plain_progress_lines(tmp_path: Path) -> None:
     counter.advance()
     assert counter.done == 1 and counter.eta is None
     assert [format_seconds(s) for s in (5, 125, 3725, None)] == ["5s", "2m05s", "1h02m05s", "?"]
+
+
+def test_slot_table_keeps_the_last_line_per_position(tmp_path: Path) -> None:
+    from scoring.runner_job import SlotTable
+
+    journal = Journal(tmp_path / "j")
+    journal.append("0:aaa", {"v": 1})
+    journal.append("5:bbb", {"v": 2})
+    journal.append("0:ccc", {"v": 3})
+    journal.append("not-a-position", {"v": 4})
+    table = SlotTable.from_journal(journal)
+    assert table.filled == 2
+    slot0, slot5 = table.get(0), table.get(5)
+    assert slot0 is not None and slot5 is not None
+    assert journal.read_item(slot0) == ("0:ccc", {"v": 3})
+    assert journal.read(slot5) == {"v": 2}
+    assert table.get(1) is None and table.get(99) is None
+    assert [key for key, _ in journal.scan()] == ["0:aaa", "5:bbb", "0:ccc", "not-a-position"]
+    journal.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
 
 __all__ = ["did_you_mean", "suggestion"]
@@ -11,7 +12,7 @@ __all__ = ["did_you_mean", "suggestion"]
 def suggestion(word: str, candidates: Iterable[str]) -> str | None:
     """The closest known name to ``word``, or None when nothing is close."""
     options = list(candidates)
-    folded = word.strip().casefold().replace("-", "_").replace(" ", "_")
+    folded = unicodedata.normalize("NFKC", word).strip().casefold().replace("-", "_").replace(" ", "_")
     for option in options:
         if option.casefold() == folded:
             return option

@@ -8,6 +8,7 @@ is an error, reported once for the file.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,7 +108,9 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     """The known column a header names, reporting warnings and errors; None for an unknown header."""
     if text in COLUMNS:
         return text
-    folded = text.strip().casefold()
+    # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
+    # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
+    folded = unicodedata.normalize("NFKC", text).strip().casefold()
     name = folded if folded in COLUMNS else ALIASES.get(folded)
     if name is None:
         sink.add(
@@ -126,7 +129,7 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     else:
         sink.add(
             "header_not_normalized",
-            f'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, no spaces).',
+            f'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, half-width, no spaces).',
             **place,
         )
     return name

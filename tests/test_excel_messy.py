@@ -1,0 +1,43 @@
+"""Messy workbooks as people really send them, built in tmp_path: each case pins the code and its place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+
+from formatkit import validate_file
+
+
+def _book(path: Path, rows: list[list[Any]]) -> Path:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "Sheet1"
+    for row in rows:
+        ws.append(row)
+    wb.save(path)
+    return path
+
+
+def _issues(path: Path, mode: str = "infer-eval") -> list[tuple[str, str, int | None, str | None]]:
+    report = validate_file(path, mode=mode)  # type: ignore[arg-type]
+    return [(i.severity, i.code, i.row, i.column) for i in report.issues]
+
+
+@pytest.mark.parametrize(
+    ("header", "label"),
+    [
+        ("ｑｕｅｒｙ", "A (ｑｕｅｒｙ)"),  # typed with a Chinese input method: full-width letters
+        ("Ｑｕｅｒｙ\u3000", "A (Ｑｕｅｒｙ)"),  # full-width capital and an ideographic space
+        ("query\u00a0", "A (query)"),  # a no-break space copied from a web page
+    ],
+)
+def test_full_width_or_odd_space_header_is_read_with_a_warning(tmp_path: Path, header: str, label: str) -> None:
+    path = _book(tmp_path / "h.xlsx", [[header, "reference_response"], ["1+1?", "2"]])
+    report = validate_file(path)
+    assert _issues(path) == [("warning", "header_not_normalized", 1, label)]
+    assert report.records == 1
+    assert '"query"' in report.issues[0].message

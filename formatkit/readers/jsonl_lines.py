@@ -66,6 +66,9 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
 
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     duplicates: list[str] = []
+    # Without its line break: an object cut short is then reported at the column where it stops on
+    # this line, not at "column 1" of a line 2 that exists only inside the error message.
+    text = text.rstrip("\r\n")
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_with_duplicates(duplicates))
     except _NonFinite as exc:
@@ -100,6 +103,11 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
     blank_before: list[int] = []
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                # UTF-16 (Windows "Unicode"): every line break is two bytes, so reading it line by line
+                # as UTF-8 would add a bogus invalid_json per line. The one error is the encoding.
+                bad_encoding_line, bad_encoding_count, encoding = 1, 1, "UTF-16"
+                break
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
                 sink.add(

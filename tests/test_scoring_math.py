@@ -411,3 +411,23 @@ def test_a_hung_worker_is_killed_at_the_time_limit() -> None:
 def test_no_sympy_means_unsettled_not_wrong_answers_crash() -> None:
     result = score_math("\\boxed{binomial(5,2)}", Item("Q", "10"), None)
     assert result.score == 0.0
+
+
+# Partial credit decided part by part is settled: the math judge gets only what the rules cannot decide.
+DECIDED_BY_PARTS = [
+    case("parts-settled-coordinate", "(5,1)", "(5,0)", 0.5),
+    case("parts-settled-coordinate", "(6,2)", "(5,0)", 0.0),
+    case("parts-settled-points", "(1,0), (9,8)", "(1, 0), (9, 8), (-1, 9)", 0.67),
+    case("parts-settled-seed-003", "(1) 3 (2) 5 or -75 (3) (1,0)", "(1) 3\n(2) 5 or -75\n(3) (1, 0), (9, 8)", 0.83),
+    case("parts-settled-alternatives", "5", "5 or -75", 0.5),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "expected"), DECIDED_BY_PARTS)
+def test_partial_credit_decided_part_by_part_is_settled(
+    reply: str, reference: str, expected: float, guard: SympyGuard
+) -> None:
+    result = score_math(reply, Item("Q", reference), guard)
+    assert result.score == expected
+    assert result.settled, result.analysis
+    assert "not settled" not in result.analysis

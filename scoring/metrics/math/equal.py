@@ -76,7 +76,7 @@ def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | Non
         if verdict is not None:
             return Equality(verdict, how="sympy")
         if ea is not None or eb is not None or (_looks_math(pa) and _looks_math(pb)):
-            return Equality(False, settled=False, how="sympy could not decide in time")
+            return Equality(False, settled=False, how="sympy could not decide (time limit, or it cannot parse them)")
     return None
 
 

@@ -151,7 +151,10 @@ def blank_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> Credit
     pred_parts = components(pred)
     if not ref_parts or not pred_parts:
         return Credit(0.0, whole.settled, whole.how)
-    unsettled: list[bool] = [] if whole.settled else [True]
+    # The parts decide the blank: ``(5,1)`` against ``(5,0)`` is two numbers compared, one right, even
+    # though sympy cannot compare the tuples whole. Only an undecided part leaves the blank unsettled
+    # (seeding this from ``whole`` sent every partly right tuple or point list to the math judge).
+    unsettled: list[bool] = []
     pairs = sorted(
         (
             (_pair_credit(r, p, guard, unsettled), i, j)

@@ -203,3 +203,35 @@ def test_reference_not_a_choice_is_unscorable() -> None:
 def test_analysis_names_extracted_and_reference() -> None:
     result = score_choice("ANSWER: B", Item("Q\nA) 1\nB) 2", "B"))
     assert result.analysis == 'choice: extracted «B» via marker "ANSWER: B"; reference «B»; correct'
+
+
+# A last marker that hedges between options names no choice: no credit for its first letter, and no
+# fallback to an earlier marker; the analysis says why.
+HEDGED = [
+    case("hedge-or", "The answer is (A) or (B)", "A"),
+    case("hedge-or-bold", "Answer: **B** or C", "B"),
+    case("hedge-chinese", "答案是A或B", "A"),
+    case("hedge-chinese-haishi", "故选C还是D", "C"),
+    case("hedge-after-earlier-marker", "The answer is A. Hmm, the answer is B or A", "A"),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference"), HEDGED)
+def test_hedged_marker_is_not_an_answer(reply: str, reference: str) -> None:
+    result = score_choice(reply, Item("Q\nA. 1\nB. 2\nC. 3\nD. 4", reference))
+    assert result.score == 0.0
+    assert "hedges between options" in result.analysis
+
+
+@pytest.mark.parametrize(
+    "reply", ["The answer is A, not B", "ANSWER: C\nOr B would be the case if x were negative."]
+)
+def test_a_marker_that_does_not_hedge_still_counts(reply: str) -> None:
+    found = extract_choice(reply, ABCD)
+    assert found.found and len(found.letters) == 1
+
+
+def test_marker_naming_a_letter_outside_the_options_says_so() -> None:
+    result = score_choice("The answer is E", Item("Q\nA. 1\nB. 2\nC. 3\nD. 4", "C"))
+    assert result.score == 0.0
+    assert "not an option (A–D)" in result.analysis

@@ -154,8 +154,21 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# After a marker's letter: "or (B)" / "或B" / "还是B" — the reply hedges between options.
+_HEDGE = re.compile(
+    r"[ \t]*[\)\]）】]?[ \t]*(?:\*\*|__)?[ \t]*(?:(?i:or)|或者|或|还是)[ \t]*(?:option[ \t]*)?"
+    r"[\(\[（【]?[ \t]*(?P<letter>[A-Z])(?![A-Za-z0-9])"
+)
+
+
 def _last_marker(body: str, valid: str) -> ChoiceExtraction | None:
-    """The last explicit answer marker naming valid letters (a substring search finds the candidates)."""
+    """The last explicit answer marker naming valid letters (a substring search finds the candidates).
+
+    A marker that hedges (``the answer is A or B``) is the reply's last word on the question and names
+    no single choice: it ends the search with an empty extraction, rather than crediting its first
+    letter or falling back to an earlier marker. When only markers naming letters outside the options
+    are found, the empty extraction says so.
+    """
     lowered = body.lower()
     if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
         lowered = body.translate(_ASCII_LOWER)
@@ -166,14 +179,22 @@ def _last_marker(body: str, valid: str) -> ChoiceExtraction | None:
             candidates.append((pos, pattern))
             pos = lowered.find(keyword, pos + 1)
     candidates.sort(key=lambda c: c[0], reverse=True)
+    outside: str | None = None
     for pos, pattern in candidates:
         m = pattern.match(body, pos)
         if m is None or _article_trap(body, m):
             continue
         letters = _letters(m.group("letters"), valid)
         if letters:
+            hedge = _HEDGE.match(body, m.end())
+            if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
+                shown = body[m.start() : hedge.end()].strip()[:60]
+                return ChoiceExtraction("", f'the last marker hedges between options: "{shown}"')
             return ChoiceExtraction(letters, f'marker "{m.group(0).strip()[:60]}"')
-    return None
+        if outside is None:
+            shown = m.group(0).strip()[:60]
+            outside = f'marker "{shown}" names a letter that is not an option ({valid[0]}–{valid[-1]})'
+    return None if outside is None else ChoiceExtraction("", outside)
 
 
 def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtraction:
@@ -188,11 +209,13 @@ def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtract
         return ChoiceExtraction("", "empty reply")
     body = _clean(text)
     found = _last_marker(body, valid)
-    if found is not None:
+    if found is not None and (found.found or found.how.startswith("the last marker hedges")):
         return found
     bare = _bare(body, valid)
     if bare is not None:
         return bare
+    if found is not None:
+        return found
     return ChoiceExtraction("", "no answer marker and the reply is not a bare letter")
 
 

@@ -18,6 +18,23 @@ class _Abort(Exception):
     pass
 
 
+#: Spreadsheet names: convert writes jsonl, so a ``-o set.xlsx`` would be a jsonl file Excel cannot open.
+_SPREADSHEET_SUFFIXES = (".xlsx", ".xls", ".xlsm", ".csv")
+
+
+def _check_output(output: StrPath) -> None:
+    """Refuse, before any work, an output that is a directory or named like a spreadsheet."""
+    from formatkit.errors import OutputError
+
+    if os.path.isdir(output):
+        raise OutputError(f"{output}: is a directory; name the .jsonl file to write")
+    if Path(output).suffix.lower() in _SPREADSHEET_SUFFIXES:
+        raise OutputError(
+            f"{output}: convert writes canonical jsonl, not a spreadsheet; name the output .jsonl "
+            "(then `formatkit export OUT.jsonl -o OUT.xlsx` gives a spreadsheet to read)"
+        )
+
+
 def convert(
     paths: Sequence[StrPath],
     output: StrPath,
@@ -33,6 +50,7 @@ def convert(
     """
     for path in paths:
         check_path(path)
+    _check_output(output)
     if any(Path(p).resolve() == Path(output).resolve() for p in paths if os.path.exists(output)):
         from formatkit.errors import OutputError
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from enum import Enum
@@ -66,6 +67,12 @@ def print_report(report: Report, *, err: bool = False, quiet_valid: bool = False
             print(_issue_line(issue), file=out)
     verdict = "valid" if report.valid else "invalid"
     print(f"{len(report.files)} file(s) {verdict}: {report.errors} error(s), {report.warnings} warning(s)", file=out)
+
+
+def output_or_fail(output: str | os.PathLike[str]) -> None:
+    """Refuse an output path that names a directory before any work is done (exit 2, one clear line)."""
+    if os.path.isdir(output):
+        fail_usage(f"{output}: is a directory; give -o the path of the file to write, not its folder")
 
 
 def paths_or_fail(paths: Sequence[str]) -> list[str]:

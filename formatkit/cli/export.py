@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, paths_or_fail, print_report
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, paths_or_fail, print_report
 
 
 def export(
@@ -20,6 +20,7 @@ def export(
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
     [source] = paths_or_fail([path])
+    output_or_fail(output)
     report = validate_file(source, mode="infer-only", profile="none")
     if not report.valid:
         print_report(Report.build([report]), err=True)

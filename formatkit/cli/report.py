@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from formatkit.cli._common import EXIT_OK, fail_usage, paths_or_fail
+from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail
 
 _HELP = """Aggregate scored results: dataset → capability dimension → overall, on 0–100.
 
@@ -77,6 +77,8 @@ def report(
 
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
+    if output is not None:
+        output_or_fail(output)
     mapping = _dimensions(dimensions)
     aggregator = Aggregator()
     for path in paths_or_fail(paths):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, paths_or_fail, print_report
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, paths_or_fail, print_report
 
 if TYPE_CHECKING:
     from formatkit.modes import Mode
@@ -149,6 +149,7 @@ def score(
     from scoring.score import Scorer, choose_metrics
 
     (path,) = paths_or_fail([path])
+    output_or_fail(output)
     chosen = metric.value
     if judge_fallback and chosen != "math":
         fail_usage("--judge-fallback goes with --metric math")

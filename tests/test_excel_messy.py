@@ -41,3 +41,21 @@ def test_full_width_or_odd_space_header_is_read_with_a_warning(tmp_path: Path, h
     assert _issues(path) == [("warning", "header_not_normalized", 1, label)]
     assert report.records == 1
     assert '"query"' in report.issues[0].message
+
+
+def test_hidden_first_sheet_is_named_as_hidden_when_another_sheet_holds_data(tmp_path: Path) -> None:
+    wb = openpyxl.Workbook()
+    first = wb.active
+    assert first is not None
+    first.title = "Sheet1"
+    first.append(["query", "reference_response"])
+    first.append(["old question", "old answer"])
+    first.sheet_state = "hidden"
+    shown = wb.create_sheet("Data")
+    shown.append(["query", "reference_response"])
+    shown.append(["new question", "new answer"])
+    wb.active = 1
+    wb.save(tmp_path / "hidden_first.xlsx")
+    [issue] = validate_file(tmp_path / "hidden_first.xlsx").issues
+    assert (issue.code, issue.sheet) == ("extra_sheet", "Data")
+    assert '"Sheet1", which is hidden' in issue.message and "Unhide" in issue.message

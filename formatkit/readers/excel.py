@@ -104,10 +104,16 @@ class ExcelReader:
         check_parameters(draft.parameters, draft.parameters_place, self.sink)
 
     def _extra_sheets(self, data: SheetData) -> None:
+        # A hidden first sheet is still the one read, though Excel shows the user another one.
+        first = (
+            f'"{data.name}", which is hidden: right-click a sheet tab → Unhide to see it'
+            if data.hidden
+            else f'"{data.name}"'
+        )
         for name in data.extra_sheets:
             self.sink.add(
                 "extra_sheet",
-                f'Sheet "{name}" holds data, but only the first sheet ("{data.name}") is read. Move the '
+                f'Sheet "{name}" holds data, but only the first sheet ({first}) is read. Move the '
                 "records onto the first sheet, or save them as a file of their own.",
                 sheet=name,
             )

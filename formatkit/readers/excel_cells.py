@@ -94,6 +94,8 @@ class SheetData:
     skipped: list[str] = field(default_factory=list)
     #: For a text the reader returned cut at 32,767 characters: its real length, by 0-based (row, col).
     true_length: Callable[[int, int], int] | None = None
+    #: The first sheet is hidden in Excel: the user does not see the sheet that is read.
+    hidden: bool = False
 
 
 def read_sheet(path: Path) -> SheetData:

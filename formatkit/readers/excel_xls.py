@@ -51,6 +51,7 @@ def read_xls(path: Path) -> SheetData:
         rows = [_row(book, sheet, r) for r in range(sheet.nrows)]
         merged = [(rlo, clo, rhi - 1, chi - 1) for rlo, rhi, clo, chi in sheet.merged_cells]
         extra = [names[i] for i in range(1, len(names)) if book.sheet_by_index(i).nrows > 0]
+        hidden = bool(getattr(sheet, "visibility", 0))  # 1 hidden, 2 very hidden
     except Unreadable:
         raise
     except Exception as exc:
@@ -65,7 +66,7 @@ def read_xls(path: Path) -> SheetData:
     for row in rows:
         if len(row) < width:
             row.extend([""] * (width - len(row)))
-    return SheetData(name=names[0], rows=rows, merged=merged, extra_sheets=extra)
+    return SheetData(name=names[0], rows=rows, merged=merged, extra_sheets=extra, hidden=hidden)
 
 
 def _row(book: Any, sheet: Any, index: int) -> list[Any]:

@@ -195,6 +195,7 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
         extra_sheets=extra,
         skipped=names[:first],
         true_length=TrueLengths(path, part) if part is not None else None,
+        hidden=str(workbook.sheets_metadata[first].visible).endswith("Hidden"),  # Hidden, VeryHidden
     )
 
 

@@ -10,6 +10,7 @@ from formatkit.issues import IssueSink
 from formatkit.models import Record, record_to_dict
 from formatkit.modes import Mode
 from formatkit.rules.common import is_blank
+from formatkit.rules.parameters import check_parameters
 
 __all__ = ["check_canonical", "loc_to_path"]
 
@@ -73,6 +74,14 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
                 "empty_text", f"The {message.role} message's content is empty.", line=line, field=f"{where}.content"
             )
             ok = False
+    # Every response's parameters obey the same table as Excel and jsonl inputs: the runner sends them
+    # as they are, so a canonical file must not smuggle a temperature of 5 or a misspelt key past check.
+    before = sink.errors
+    for index, message in enumerate(record.messages):
+        for k, response in enumerate(message.responses or []):
+            place = {"line": line, "field": f"messages[{index}].responses[{k}].parameters"}
+            check_parameters(response.parameters, place, sink)
+    ok = ok and sink.errors == before
     target = record.messages[-1]
     last = f"messages[{len(record.messages) - 1}]"
     if target.role != "assistant":

@@ -64,3 +64,34 @@ def test_pending_history_turn_parameters_are_checked_too(tmp_path: Path) -> None
 def test_valid_parameters_stay_valid(tmp_path: Path) -> None:
     ok = {"temperature": 1.0, "top_p": 0.7, "max_tokens": 4096, "stop": [], "logprobs": False, "top_logprobs": 10}
     assert _issues(tmp_path, _record({"parameters": ok})) == []
+
+
+def _messages(tmp_path: Path, record: dict[str, Any]) -> list[tuple[str, str | None, str]]:
+    path = tmp_path / "canonical.jsonl"
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    return [(i.code, i.field, i.message) for i in validate_file(path).issues]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "says"),
+    [
+        ({"meta": {"dataset": 5}}, "meta.dataset", '"meta.dataset" must be text (a JSON string), not the number 5.'),
+        ({"meta": "oops"}, "meta", '"meta" must be an object, not the string "oops".'),
+        (
+            {"session_id": 2.5},
+            "session_id",
+            '"session_id" must be a whole number or text (a JSON string), not the number 2.5.',
+        ),
+    ],
+)
+def test_type_errors_are_translated_once_per_field(
+    tmp_path: Path, change: dict[str, Any], field: str, says: str
+) -> None:
+    record = {**_record({"parameters": {}}), **change}
+    assert _messages(tmp_path, record) == [("invalid_type", field, says)]
+
+
+def test_type_error_inside_a_response(tmp_path: Path) -> None:
+    issues = _messages(tmp_path, _record({"parameters": {}, "content": "2", "score": "high"}))
+    field = "messages[1].responses[0].score"
+    assert issues == [("invalid_type", field, f'"{field}" must be a number, not the string "high".')]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import ValidationError
@@ -33,10 +34,75 @@ def loc_to_path(loc: tuple[int | str, ...]) -> str:
     return path
 
 
+#: What a pydantic type error expected, in the words of the format (the raw message is a fallback).
+_EXPECTED = {
+    "string_type": "text (a JSON string)",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:39] + "…"
+        return f"the string {json.dumps(shown, ensure_ascii=False)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _type_message(kind: str, field: str, error: Any) -> str:
+    expected = _EXPECTED.get(kind)
+    if expected is None:
+        return f'"{field}": {error["msg"]}.'
+    return f'"{field}" must be {expected}, not {_json_kind(error.get("input"))}.'
+
+
+def _translate_all(errors: list[Any], line: int, sink: IssueSink) -> None:
+    """One issue per field: a union (``session_id``: integer or text) fails once per member, and two
+    issues that each demand a different type would contradict each other."""
+    by_field: dict[str, list[Any]] = {}
+    for error in errors:
+        by_field.setdefault(loc_to_path(_loc(error)), []).append(error)
+    for field, group in by_field.items():
+        kinds = [str(e["type"]) for e in group]
+        if len(group) > 1 and all(k in _EXPECTED for k in kinds):
+            wanted = " or ".join(dict.fromkeys(_EXPECTED[k] for k in kinds))
+            sink.add(
+                "invalid_type",
+                f'"{field}" must be {wanted}, not {_json_kind(group[0].get("input"))}.',
+                line=line,
+                field=field or None,
+            )
+            continue
+        for error in group:
+            _translate(error, line, sink)
+
+
+def _loc(error: Any) -> tuple[int | str, ...]:
+    return tuple(p for p in error["loc"] if not (isinstance(p, str) and p in ("int", "str")))
+
+
 def _translate(error: Any, line: int, sink: IssueSink) -> None:
     kind = str(error["type"])
-    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and p in ("int", "str")))
-    field = loc_to_path(loc)
+    field = loc_to_path(_loc(error))
     code = _PYDANTIC_CODES.get(kind, "invalid_type")
     if code == "invalid_role" and not field.endswith("role"):
         code = "invalid_type"
@@ -46,7 +112,7 @@ def _translate(error: Any, line: int, sink: IssueSink) -> None:
         "empty_messages": '"messages" needs at least one user turn and the target assistant turn.',
         "invalid_role": f'"{field}" must be system, user or assistant.',
     }
-    text = messages.get(code, f'"{field}": {error["msg"]}.')
+    text = messages.get(code) or _type_message(kind, field, error)
     sink.add(code, text, line=line, field=field or None)
 
 
@@ -55,8 +121,7 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
     try:
         record = Record.model_validate(obj)
     except ValidationError as exc:
-        for error in exc.errors(include_url=False):
-            _translate(error, line, sink)
+        _translate_all(exc.errors(include_url=False), line, sink)
         return None
     ok = True
     for index, message in enumerate(record.messages[:-1]):

@@ -169,3 +169,27 @@ def test_absolute_judge_scores_are_mapped_from_their_scale_to_0_100() -> None:
     assert agg.usage["total_tokens"] == 30
     assert agg.judge_usage == {"prompt_tokens": 300, "completion_tokens": 3, "total_tokens": 303}
     assert agg.to_dict()["judge_usage"]["total_tokens"] == 303
+
+
+def test_a_file_never_scored_is_named_with_the_fix(scored: list[Path]) -> None:
+    unscored = RESPONSES / "gsm8k.jsonl"  # responses collected, not scored yet
+    result = runner.invoke(app, ["report", str(unscored), str(scored[0]), "--format", "json"])
+    assert result.exit_code == 0
+    assert "gsm8k: no response has been scored; run `formatkit score`" in result.output
+    assert "mmlu_pro" not in result.output.split("{", 1)[0]  # the scored file draws no such line
+
+
+def test_unscorable_responses_are_not_mistaken_for_an_unscored_file(tmp_path: Path) -> None:
+    record = {
+        "session_id": 0,
+        "messages": [
+            {"role": "user", "content": "Q"},
+            {"role": "assistant", "reference_response": "A", "responses": [{"parameters": {}, "error": "timeout"}]},
+        ],
+    }
+    source, out = tmp_path / "failed.jsonl", tmp_path / "failed.results.jsonl"
+    source.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    runner.invoke(app, ["score", str(source), "-o", str(out), "--metric", "choice"])
+    result = runner.invoke(app, ["report", str(out)])
+    assert result.exit_code == 0
+    assert "no response has been scored" not in result.output

@@ -50,6 +50,16 @@ def _records(path: str) -> Iterator[dict[str, Any]]:
             yield record
 
 
+def _has_scoring(record: dict[str, Any]) -> bool:
+    """Whether a scorer has been over the record: a response holds a score or an analysis."""
+    messages = record["messages"]
+    target = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    responses = target.get("responses")
+    return isinstance(responses, list) and any(
+        isinstance(r, dict) and ("score" in r or "analysis" in r) for r in responses
+    )
+
+
 def _dimensions(path: Path | None) -> dict[str, str] | None:
     if path is None:
         return None
@@ -72,7 +82,7 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring.aggregate import Aggregator
+    from scoring.aggregate import Aggregator, dataset_of
     from scoring.render import render
 
     if fmt.value == "xlsx" and output is None:
@@ -81,11 +91,23 @@ def report(
         output_or_fail(output)
     mapping = _dimensions(dimensions)
     aggregator = Aggregator()
+    scored: set[str] = set()
     for path in paths_or_fail(paths):
         stem = Path(path).stem
         for record in _records(path):
             aggregator.add(record, stem)
+            if _has_scoring(record):
+                scored.add(dataset_of(record, stem))
     result = aggregator.finish(mapping)
+    for name in result.datasets:
+        if name not in scored:
+            # Not one response carries a score or a scorer's analysis: the file was never scored, and
+            # its responses are counted as unscorable under an unknown metric; say what to do instead.
+            typer.echo(
+                f"formatkit report: {name}: no response has been scored; run `formatkit score` on it first "
+                "and report the file it writes",
+                err=True,
+            )
     if fmt.value == "xlsx":
         assert output is not None
         from scoring.render import write_xlsx

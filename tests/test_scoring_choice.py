@@ -235,3 +235,21 @@ def test_marker_naming_a_letter_outside_the_options_says_so() -> None:
     result = score_choice("The answer is E", Item("Q\nA. 1\nB. 2\nC. 3\nD. 4", "C"))
     assert result.score == 0.0
     assert "not an option (A–D)" in result.analysis
+
+
+# The letter on the line after the marker, as Markdown replies write it.
+NEXT_LINE = [
+    case("next-line-heading", "## Answer\nC", "C"),
+    case("next-line-bold-colon", "Reasoning...\n\n**Answer:**\n\nB", "B"),
+    case("next-line-crlf", "Final answer:\r\nD", "D"),
+    case("next-line-article-trap", "Answer:\nA common mistake is to pick B.", ""),
+    case("next-line-pronoun-trap", "Answer:\nI think so", ""),
+    case("next-line-too-far", "The answer\n\n\n\nB", ""),
+]
+
+
+@pytest.mark.parametrize(("reply", "expected"), NEXT_LINE)
+def test_marker_with_the_letter_on_the_next_line(reply: str, expected: str) -> None:
+    found = extract_choice(reply, TEN)
+    assert found.letters == expected
+    assert "\n" not in found.how

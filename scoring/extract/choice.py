@@ -70,7 +70,11 @@ def _question_letters(question: str) -> str:
 
 
 _LETTER_SET = r"[A-Z](?:[ \t]*(?:,|、|，|和|与|及|and|&|/|\+)?[ \t]*[A-Z])*"
-_OPEN = r"[ \t]*(?:\*\*|__|\*)?[ \t]*(?:[\(\[（【\{]|\\\(|\$)?[ \t]*(?:\\text\{|\\textbf\{|\\mathrm\{)?"
+# The letter may stand on the next line: "## Answer\nC", "**Answer:**\n\nB" (at most one blank line).
+_OPEN = (
+    r"[ \t]*(?:\r?\n[ \t]*){0,2}"
+    r"(?:\*\*|__|\*)?[ \t]*(?:[\(\[（【\{]|\\\(|\$)?[ \t]*(?:\\text\{|\\textbf\{|\\mathrm\{)?"
+)
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
     r"|answer[ \t]+choice|answer|ans\.?)"
@@ -190,7 +194,7 @@ def _last_marker(body: str, valid: str) -> ChoiceExtraction | None:
             if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
                 shown = body[m.start() : hedge.end()].strip()[:60]
                 return ChoiceExtraction("", f'the last marker hedges between options: "{shown}"')
-            return ChoiceExtraction(letters, f'marker "{m.group(0).strip()[:60]}"')
+            return ChoiceExtraction(letters, f'marker "{" ".join(m.group(0).split())[:60]}"')
         if outside is None:
             shown = m.group(0).strip()[:60]
             outside = f'marker "{shown}" names a letter that is not an option ({valid[0]}–{valid[-1]})'

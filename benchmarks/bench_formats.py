@@ -199,7 +199,7 @@ def _orjson(path: str) -> int:
 
 
 def _formatkit(path: str) -> int:
-    from formatkit.convert import convert
+    from formatkit.conversion import convert
 
     with tempfile.TemporaryDirectory() as folder:
         report = convert([path], Path(folder) / "out.jsonl", profile="none")
@@ -227,7 +227,7 @@ IMPORTS = {
     "calamine": ["python_calamine"],
     "openpyxl": ["openpyxl"],
     "orjson": ["orjson"],
-    "formatkit": ["formatkit.convert", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
+    "formatkit": ["formatkit.conversion", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
     "validate": ["formatkit.validate", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
 }
 

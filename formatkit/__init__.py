@@ -21,7 +21,7 @@ _EXPORTS = {
     "validate_files": "formatkit.validate",
     "iter_records": "formatkit.validate",
     "iter_dicts": "formatkit.validate",
-    "convert": "formatkit.convert",
+    "convert": "formatkit.conversion",
     "export_excel": "formatkit.export",
     "Issue": "formatkit.issues",
     "FileReport": "formatkit.issues",
@@ -85,7 +85,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from formatkit.codes import CODES
-    from formatkit.convert import convert
+    from formatkit.conversion import convert
     from formatkit.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
     from formatkit.export import export_excel
     from formatkit.issues import FileReport, Issue, Report

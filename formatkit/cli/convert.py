@@ -23,7 +23,7 @@ def convert(
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
-    from formatkit.convert import convert as run_convert
+    from formatkit.conversion import convert as run_convert
     from formatkit.errors import OutputError
 
     try:

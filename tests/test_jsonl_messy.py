@@ -35,3 +35,44 @@ def test_utf16_file_is_one_encoding_error(tmp_path: Path, bom: str) -> None:
     issues = validate_file(path).issues
     assert [(i.code, i.line) for i in issues] == [("not_utf8", 1)]
     assert "UTF-16" in issues[0].message
+
+
+@pytest.mark.parametrize(
+    ("meta", "field"),
+    [
+        ({"source": "mine"}, "meta.source"),
+        ({"dataset": 5}, "meta.dataset"),
+        ({"choices": "ABCD"}, "meta.choices"),
+    ],
+)
+def test_line_meta_must_fit_the_canonical_meta(tmp_path: Path, meta: dict[str, object], field: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from formatkit.cli import app
+
+    for line in (
+        {"prompt": "q", "answer": "a", "meta": meta},
+        {"messages": [{"role": "user", "content": "q"}], "answer": "a", "meta": meta},
+    ):
+        path = tmp_path / "with_meta.jsonl"
+        path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+        assert [(i.code, i.line, i.field) for i in validate_file(path).issues] == [("invalid_type", 1, field)]
+        out = tmp_path / "out.jsonl"
+        result = CliRunner().invoke(app, ["convert", str(path), "-o", str(out)])
+        assert result.exit_code == 1 and not out.exists()
+
+
+def test_converted_line_meta_validates_as_canonical(tmp_path: Path) -> None:
+    import json
+
+    from formatkit import convert
+
+    path = tmp_path / "labels.jsonl"
+    meta = {"dataset": "mine", "subject": "地理", "choices": ["巴黎", "伦敦"], "extra": {"k": 1}}
+    path.write_text(json.dumps({"prompt": "q", "answer": "A", "meta": meta}, ensure_ascii=False) + "\n", "utf-8")
+    out = tmp_path / "out.jsonl"
+    assert convert([path], out).valid
+    report = validate_file(out)
+    assert (report.format, report.valid, report.issues) == ("canonical", True, [])

@@ -16,7 +16,7 @@ from formatkit.draft import Draft
 from formatkit.issues import Format, IssueSink
 from formatkit.modes import Mode
 from formatkit.readers.jsonl_lines import iter_json_lines
-from formatkit.rules.canonical import check_canonical
+from formatkit.rules.canonical import check_canonical, check_meta
 from formatkit.rules.common import is_blank
 from formatkit.suggest import did_you_mean
 
@@ -138,7 +138,7 @@ class JsonlReader:
             or (answer is not None and type(answer) is not str)
             or (response is not None and type(response) is not str)
             or (parameters is not None and type(parameters) is not dict)
-            or (meta is not None and type(meta) is not dict)
+            or meta is not None  # rare: its labels get the full checks
         ):
             return None
         user = {"role": "user", "content": prompt}
@@ -191,6 +191,8 @@ class JsonlReader:
         meta = fields.get("meta")
         if meta is not None and not isinstance(meta, dict):
             self._type(line, "meta", "an object of labels", meta)
+            meta = None
+        elif meta is not None and not check_meta(meta, self.sink, line=line):
             meta = None
         parameters = fields.get("parameters")
         if parameters is not None and not isinstance(parameters, dict):

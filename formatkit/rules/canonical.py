@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from formatkit.issues import IssueSink
-from formatkit.models import Record, record_to_dict
+from formatkit.models import Meta, Record, record_to_dict
 from formatkit.modes import Mode
 from formatkit.rules.common import is_blank
 from formatkit.rules.parameters import check_parameters
 
-__all__ = ["check_canonical", "loc_to_path"]
+__all__ = ["check_canonical", "check_meta", "loc_to_path"]
 
 _PYDANTIC_CODES = {
     "missing": "missing_field",
@@ -176,3 +176,15 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
         )
         ok = False
     return record_to_dict(record) if ok else None
+
+
+def check_meta(meta: dict[str, Any], sink: IssueSink, *, line: int) -> bool:
+    """Whether a jsonl line's own ``meta`` fits the canonical record's (its labels are copied there, so a
+    ``"source": "mine"`` would make convert write a record its own validator rejects); issues otherwise."""
+    try:
+        Meta.model_validate(meta)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("meta", *e["loc"])} for e in exc.errors(include_url=False)]
+        _translate_all(errors, line, sink)
+        return False
+    return True

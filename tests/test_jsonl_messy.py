@@ -76,3 +76,27 @@ def test_converted_line_meta_validates_as_canonical(tmp_path: Path) -> None:
     assert convert([path], out).valid
     report = validate_file(out)
     assert (report.format, report.valid, report.issues) == ("canonical", True, [])
+
+
+@pytest.mark.parametrize(
+    ("message", "code"),
+    [
+        ({"role": "User", "content": "x"}, "invalid_role"),
+        ({"role": "bot", "content": "x"}, "invalid_role"),
+        ({"content": "x"}, "missing_field"),
+    ],
+)
+def test_a_bad_last_role_is_one_issue_not_a_cascade(tmp_path: Path, message: dict[str, str], code: str) -> None:
+    import json
+
+    path = tmp_path / "roles.jsonl"
+    path.write_text(json.dumps({"messages": [message], "answer": "a"}) + "\n", encoding="utf-8")
+    assert [(i.code, i.field) for i in validate_file(path).issues] == [(code, "messages[0].role")]
+
+
+def test_conversation_ending_on_system_gets_its_own_fix(tmp_path: Path) -> None:
+    path = tmp_path / "system_last.jsonl"
+    path.write_text('{"messages": [{"role": "system", "content": "s"}], "answer": "a"}\n', encoding="utf-8")
+    [issue] = validate_file(path).issues
+    assert (issue.code, issue.field) == ("last_message_not_user", "messages[0]")
+    assert "Add the user's question" in issue.message and "assistant reply" not in issue.message

@@ -329,11 +329,19 @@ class JsonlReader:
                 )
                 ok = False
             history.append({"role": role, "content": content})
-        if isinstance(messages[-1], dict) and messages[-1].get("role") != "user":
+        last_role = messages[-1].get("role") if isinstance(messages[-1], dict) else None
+        # A missing or unknown role already has its own issue at .role; only a known non-user role
+        # here means the conversation ends on the wrong turn.
+        if last_role in ("assistant", "system"):
+            fix = (
+                'Move the final assistant reply to "answer".'
+                if last_role == "assistant"
+                else "Add the user's question after it."
+            )
             self.sink.add(
                 "last_message_not_user",
-                f'The last message is "{messages[-1].get("role")}", but the conversation must end with '
-                'the user\'s turn that the model answers. Move the final assistant reply to "answer".',
+                f'The last message is "{last_role}", but the conversation must end with the user\'s turn '
+                f"that the model answers. {fix}",
                 line=line,
                 field=f"messages[{len(messages) - 1}]",
             )

@@ -59,3 +59,24 @@ def test_hidden_first_sheet_is_named_as_hidden_when_another_sheet_holds_data(tmp
     [issue] = validate_file(tmp_path / "hidden_first.xlsx").issues
     assert (issue.code, issue.sheet) == ("extra_sheet", "Data")
     assert '"Sheet1", which is hidden' in issue.message and "Unhide" in issue.message
+
+
+@pytest.mark.parametrize(
+    ("above", "header_row"),
+    [
+        ([[]], 2),  # an empty first row
+        ([["Eval set v2 (do not edit)"]], 2),  # a title row
+        ([["Eval set"], ["owner: team"]], 3),
+    ],
+)
+def test_header_below_row_1_is_pointed_at(tmp_path: Path, above: list[list[Any]], header_row: int) -> None:
+    path = _book(tmp_path / "title.xlsx", [*above, ["query", "reference_response"], ["1+1?", "2"]])
+    missing = [i for i in validate_file(path).issues if i.code == "missing_column"]
+    assert missing and all(i.row == 1 for i in missing)
+    assert all(f"Row {header_row} looks like the header" in i.message for i in missing)
+
+
+def test_no_header_hint_when_no_row_looks_like_one(tmp_path: Path) -> None:
+    path = _book(tmp_path / "plain.xlsx", [["question", "reference_response"], ["1+1?", "2"]])
+    missing = [i for i in validate_file(path).issues if i.code == "missing_column"]
+    assert missing and "looks like the header" not in missing[0].message

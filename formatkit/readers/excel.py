@@ -69,7 +69,7 @@ class ExcelReader:
             self._empty(data)
             return None
         header = read_header(
-            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink
+            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]
         )
         self._merged(data, header)
         if end == 0:

@@ -54,9 +54,18 @@ def column_letter(index: int) -> str:
 
 
 def read_header(
-    cells: Sequence[Any], has_data: Sequence[bool], *, sheet: str, mode: Mode, sink: IssueSink
+    cells: Sequence[Any],
+    has_data: Sequence[bool],
+    *,
+    sheet: str,
+    mode: Mode,
+    sink: IssueSink,
+    below: Sequence[Sequence[Any]] = (),
 ) -> Header:
-    """Map row 1 onto the known columns; ``has_data[j]`` tells whether column j holds any data."""
+    """Map row 1 onto the known columns; ``has_data[j]`` tells whether column j holds any data.
+
+    ``below`` holds the next few rows: when row 1 lacks a required column and one of them names it (a
+    title row above the table is common), the missing-column error says which row to move up."""
     header = Header()
     width = max(len(cells), len(has_data))
     for j in range(width):
@@ -88,8 +97,23 @@ def read_header(
             )
             continue
         header.index[name] = j
-    _check_required(header, mode, sheet, sink)
+    _check_required(header, mode, sheet, sink, _header_below(below))
     return header
+
+
+def _header_below(rows: Sequence[Sequence[Any]]) -> str:
+    """A hint naming the first row under row 1 that names the known columns (2 or more), or ""."""
+    for offset, row in enumerate(rows, start=2):
+        names = []
+        for raw in row:
+            folded = unicodedata.normalize("NFKC", _header_text(raw)).strip().casefold()
+            name = folded if folded in COLUMNS else ALIASES.get(folded)
+            if name is not None and name not in names:
+                names.append(name)
+        if len(names) >= 2 or "query" in names:
+            shown = ", ".join(f'"{n}"' for n in names)
+            return f" Row {offset} looks like the header ({shown}): delete the rows above it so that it is row 1."
+    return ""
 
 
 def _header_text(raw: Any) -> str:
@@ -135,7 +159,7 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     return name
 
 
-def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink) -> None:
+def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: str = "") -> None:
     known = ", ".join(f'"{n}"' for n in header.index) or "none"
     needed = ["query"]
     if mode != "infer-only":
@@ -155,7 +179,7 @@ def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink) -> 
         sink.add(
             "missing_column",
             f'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
-            f"found: {known}).",
+            f"found: {known}).{hint}",
             sheet=sheet,
             row=1,
         )

@@ -253,3 +253,10 @@ def test_marker_with_the_letter_on_the_next_line(reply: str, expected: str) -> N
     found = extract_choice(reply, TEN)
     assert found.letters == expected
     assert "\n" not in found.how
+
+
+@pytest.mark.parametrize("reply", ["D", "(E)", "F. something else"])
+def test_bare_letter_outside_the_options_says_so(reply: str) -> None:
+    result = score_choice(reply, Item("Q\nA. 1\nB. 2\nC. 3", "C"))
+    assert result.score == 0.0
+    assert "not an option (A–C)" in result.analysis

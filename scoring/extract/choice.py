@@ -140,8 +140,11 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
         m = _BARE.match(lines[0].strip().rstrip("。.").strip())
         if m and not _article_trap(lines[0].strip(), m):
             letters = _letters(m.group("letters"), valid)
+            shown = lines[0].strip()[:40]
             if letters:
-                return ChoiceExtraction(letters, f'bare reply "{lines[0].strip()[:40]}"')
+                return ChoiceExtraction(letters, f'bare reply "{shown}"')
+            options = f"{valid[0]}–{valid[-1]}"
+            return ChoiceExtraction("", f'bare reply "{shown}" names a letter that is not an option ({options})')
     return None
 
 
@@ -216,7 +219,7 @@ def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtract
     if found is not None and (found.found or found.how.startswith("the last marker hedges")):
         return found
     bare = _bare(body, valid)
-    if bare is not None:
+    if bare is not None and (bare.found or found is None):
         return bare
     if found is not None:
         return found

@@ -6,9 +6,18 @@ Usable without the command line::
     outcome = score_records(records, metric="auto")   # records: canonical dicts, scored in place
     print(outcome.summary()["overall"])
 
+The runner is exported too, loaded on first use (it brings httpx)::
+
+    from scoring import ChatClient, Runner
+    async with ChatClient("http://127.0.0.1:8000/v1", "my-model") as client:
+        await Runner(client, defaults={"temperature": 0}).run_record(record)   # fills ``record``
+
 ``scoring`` imports ``formatkit``, never the other way round. sympy is imported only by the guarded math
 worker process, on first need.
 """
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from scoring.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 from scoring.extract.choice import (
@@ -30,16 +39,34 @@ from scoring.metrics.math import SympyGuard, answers_equal, math_credit, math_eq
 from scoring.normalize import normalize_text, parse_number, strip_think
 from scoring.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
 
+#: Exported names whose modules import httpx: loaded by :func:`__getattr__` when first asked for.
+_LAZY = {
+    "ChatClient": "scoring.client",
+    "ChatResult": "scoring.client",
+    "EndpointUnavailableError": "scoring.errors",
+    "RecordOutcome": "scoring.runner",
+    "RunJob": "scoring.runner_job",
+    "RunSummary": "scoring.runner_job",
+    "Runner": "scoring.runner",
+}
+
 __all__ = [
     "RULE_METRICS",
     "Aggregate",
     "Aggregator",
+    "ChatClient",
+    "ChatResult",
     "ChoiceExtraction",
     "DatasetStats",
+    "EndpointUnavailableError",
     "Item",
     "ItemScore",
     "JudgeOptions",
     "MetricChoice",
+    "RecordOutcome",
+    "RunJob",
+    "RunSummary",
+    "Runner",
     "ScoreOutcome",
     "Scorer",
     "SympyGuard",
@@ -71,3 +98,19 @@ __all__ = [
     "score_response",
     "strip_think",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scoring' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from scoring.client import ChatClient, ChatResult
+    from scoring.errors import EndpointUnavailableError
+    from scoring.runner import RecordOutcome, Runner
+    from scoring.runner_job import RunJob, RunSummary

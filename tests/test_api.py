@@ -28,3 +28,15 @@ def test_cli_start_up_does_not_import_heavy_libraries() -> None:
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == ""
+
+
+def test_scoring_exports_the_runner_lazily() -> None:
+    """`import scoring` stays light for the rule metrics; the runner API loads httpx when first asked for."""
+    program = (
+        "import sys, scoring\n"
+        "before = 'httpx' in sys.modules\n"
+        "from scoring import ChatClient, Runner, RunJob\n"
+        "print(before, 'httpx' in sys.modules, Runner.__module__, ChatClient.__module__, RunJob.__module__)"
+    )
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
+    assert result.stdout.split() == ["False", "True", "scoring.runner", "scoring.client", "scoring.runner_job"]

@@ -10,6 +10,7 @@ __all__ = [
     "nfkc",
     "normalize_text",
     "parse_number",
+    "reply_body",
     "strip_think",
 ]
 
@@ -88,6 +89,25 @@ def strip_think(text: str) -> str:
     text = _THINK_BLOCK.sub(" ", text)
     parts = _THINK_CLOSE.split(text)
     return parts[-1]
+
+
+_THINK_OPEN = re.compile(r"<think\s*>", re.IGNORECASE)
+
+
+def reply_body(text: str) -> tuple[str, bool]:
+    """The part of a reply that can hold its final answer, and whether reasoning was cut off.
+
+    ``<think>…</think>`` blocks are dropped (their answers are drafts); a ``<think>`` that never closes
+    means the reply ended mid-reasoning (a token limit), so nothing after it is a final answer: the body
+    is what precedes it and the flag is True.
+    """
+    body = strip_think(text)
+    if "think" not in body:
+        return body, False
+    m = _THINK_OPEN.search(body)
+    if m is None:
+        return body, False
+    return body[: m.start()], True
 
 
 _NUMBER = re.compile(

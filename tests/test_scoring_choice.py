@@ -19,6 +19,7 @@ def case(rule: str, *values: Any) -> Any:
 
 ABCD = "ABCD"
 TEN = "ABCDEFGHIJ"
+LETTERS_16 = "ABCDEFGHIJKLMNOP"
 
 EXTRACT = [
     # explicit markers
@@ -93,6 +94,55 @@ EXTRACT = [
     # beyond J
     case("beyond-j", "ANSWER: L", "ABCDEFGHIJKL", "L"),
     case("beyond-j", "ANSWER: L", TEN, ""),
+    case("beyond-j", "The answer is (N).", LETTERS_16, "N"),
+    # lower-case letters only where they cannot be words
+    case("lowercase-bracketed", "The answer is (c)", TEN, "C"),
+    case("lowercase-bracketed", "**Answer: (b)**", TEN, "B"),
+    case("lowercase-bracketed", "Answer: (d).", TEN, "D"),
+    case("lowercase-bracketed-fullwidth", "答案是（ｃ）", TEN, "C"),
+    case("lowercase-after-colon", "ANSWER: c", TEN, "C"),
+    case("lowercase-after-colon", "Answer: c)", TEN, "C"),
+    case("lowercase-bare", "b.", TEN, "B"),
+    case("lowercase-bare", "(c)", TEN, "C"),
+    case("lowercase-article-still-a-trap", "The answer is a good one", TEN, ""),
+    case("lowercase-article-still-a-trap", "Answer: a cat, obviously", TEN, ""),
+    # "ANSWER" is a marker, not the letters W, E, R after "ANS"
+    case("marker-ans-abbrev", "ANS: B", TEN, "B"),
+    case("marker-ans-abbrev", "Ans. C", TEN, "C"),
+    case("marker-ans-not-inside-answer", "ANSWER: c", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "C"),
+    # separators and LaTeX wrappers
+    case("marker-dash", "Answer - C", TEN, "C"),
+    case("marker-arrow", "answer → D", TEN, "D"),
+    case("marker-boxed-mathrm", "Therefore, the answer is $\\boxed{\\mathrm{D}}$", TEN, "D"),
+    case("marker-boxed-mathbf", "\\boxed{\\mathbf{(E)}}", TEN, "E"),
+    case("marker-zh-zhengque-xuanxiang", "正确选项是C", TEN, "C"),
+    case("marker-zh-zhengque-de-xuanxiang", "经过分析，正确的选项为 D。", TEN, "D"),
+    case("marker-zh-guxuan-fullwidth-letter", "故选：Ｄ", TEN, "D"),
+    case("marker-zh-suoyi-daan-wei", "所以答案为B。", TEN, "B"),
+    # a letter followed by its reason is still the letter
+    case("article-trap-reason-follows", "The answer is A because the others are false.", TEN, "A"),
+    case("article-trap-reason-follows", "Answer: A since B and C contradict the text", TEN, "A"),
+    # markers after the letter, used only when no marker precedes a letter
+    case("suffix-marker", "C is the correct answer.", TEN, "C"),
+    case("suffix-marker", "Therefore, option (B) is the best choice.", TEN, "B"),
+    case("suffix-marker-zh", "综上，C是正确答案。", TEN, "C"),
+    case("suffix-marker-loses-to-prefix", "ANSWER: C\n\nWhy not B? B is the correct answer only if x < 0.", TEN, "C"),
+    case("suffix-marker-needs-answer-word", "Statement B is correct but incomplete.", TEN, ""),
+    # adversarial model replies
+    case("mind-change-long-cot",
+         "Let's analyse. Option A fits the first clue, so the answer is A.\n"
+         "Wait — the second clue rules A out. Re-reading, D is consistent with both.\n\nANSWER: D", TEN, "D"),
+    case("think-block-different-answer", "<think>\nThe answer is (B). Hmm.\n</think>\n\nThe answer is (G).", TEN, "G"),
+    case("think-unclosed-no-final-answer", "<think>\nFirst, ANSWER: B seems right, but let me check", TEN, ""),
+    case("none-of-the-above", "None of the above.", TEN, ""),
+    case("none-of-the-above", "The answer is none of the above.", TEN, ""),
+    case("a-and-c", "A and C", TEN, "AC"),
+    case("a-and-c", "The answer is A and C.", TEN, "AC"),
+    case("bold-letter-and-text", "**C.** option C", TEN, "C"),
+    case("hedge-maybe", "Answer: B or maybe C", TEN, ""),
+    case("marker-display-closing-bracket", "The answer is: **(C) option C**", TEN, "C"),
+    case("trap-number-not-letter", "Answer: 3", TEN, ""),
+    case("trap-word-run-not-letters", "NOTE: read carefully", TEN, ""),
 ]
 
 
@@ -121,6 +171,8 @@ OPTIONS = [
     case("options-inline-zh", "下列正确的是（ ）A．甲 B．乙 C．丙", None, "ABC"),
     case("options-inline-paren", "Pick one: (A) red (B) blue (C) green", None, "ABC"),
     case("options-inline-not-a-name", "Mr. A. Smith met B. Jones.", None, ""),
+    case("options-beyond-j", "Q\n" + "\n".join(f"({c}) o" for c in "ABCDEFGHIJKLMN"), None, "ABCDEFGHIJKLMN"),
+    case("options-meta-choices-beyond-j", "Q", [str(k) for k in range(12)], "ABCDEFGHIJKL"),
 ]
 
 
@@ -164,6 +216,15 @@ YES_NO = [
     case("yn-zh-cuowu", "答案：错误", "no"),
     case("yn-zh-marker", "经过分析，答案是：否", "no"),
     case("yn-zh-suoyi", "所以是", "yes"),
+    case("yn-connective-so", "The sky scatters blue light on a clear day. So yes.", "yes"),
+    case("yn-connective-therefore", "It never rains upward. Therefore, no.", "no"),
+    case("yn-connective-not-an-answer", "So no matter what, it is wet.", ""),
+    case("yn-bold", "The answer is: **No**", "no"),
+    case("yn-last-line", "Thinking it through...\n\nYes", "yes"),
+    case("yn-think-block", "<think>no</think>yes", "yes"),
+    case("yn-think-unclosed", "<think>I think the answer is yes", ""),
+    case("yn-zh-yinci-comma", "因此，不正确。", "no"),
+    case("yn-zh-daan-shi", "答案是：是", "yes"),
     case("yn-none", "Hmm, hard to say.", ""),
     case("yn-not-a-prefix-word", "Nothing is certain", ""),
 ]
@@ -260,3 +321,27 @@ def test_bare_letter_outside_the_options_says_so(reply: str) -> None:
     result = score_choice(reply, Item("Q\nA. 1\nB. 2\nC. 3", "C"))
     assert result.score == 0.0
     assert "not an option (A–C)" in result.analysis
+
+
+# The analysis says why nothing was found once, in words that fit the case (it read "no answer found
+# (no yes/no answer found)" before).
+NOT_FOUND = [
+    case("not-found-letters", "I cannot decide.", "B", "Q\nA. 1\nB. 2\nC. 3"),
+    case("not-found-empty", "", "B", "Q\nA. 1\nB. 2\nC. 3"),
+    case("not-found-yes-no", "Hard to say.", "yes", "Is it?"),
+    case("not-found-cut-off", "<think>maybe B", "B", "Q\nA. 1\nB. 2\nC. 3"),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "question"), NOT_FOUND)
+def test_not_found_is_said_once(reply: str, reference: str, question: str) -> None:
+    result = score_choice(reply, Item(question, reference))
+    assert result.score == 0.0
+    assert result.analysis.count("no answer found") == 1
+    assert "found)" not in result.analysis
+
+
+def test_cut_off_reasoning_is_named() -> None:
+    result = score_choice("<think>The answer is B, surely", Item("Q\nA. 1\nB. 2\nC. 3", "B"))
+    assert result.score == 0.0
+    assert "<think>" in result.analysis and "never closed" in result.analysis

@@ -9,7 +9,7 @@ from pathlib import Path
 from formatkit.issues import Report
 from formatkit.modes import Mode, Profile
 from formatkit.validate import StrPath, _Run, check_path, upload_issues
-from formatkit.writers import atomic_writer, dumps_line
+from formatkit.writers import LineWriter, atomic_writer, dumps_line
 
 __all__ = ["convert"]
 
@@ -58,7 +58,7 @@ def convert(
     reports = []
     failed = False
     try:
-        with atomic_writer(output) as handle:
+        with atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
                 run = _Run(path, mode, profile)
                 for record in run:

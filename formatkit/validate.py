@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from formatkit.draft import Draft
 from formatkit.errors import InvalidFileError, UnreadablePathError
 from formatkit.issues import FileReport, Issue, IssueSink, Report, make_issue
 from formatkit.modes import MAX_FILES, MAX_ROWS, Mode, Profile
@@ -47,6 +48,11 @@ class _Run:
         if self.reader is None:
             return
         for draft in self.reader.drafts():
+            if type(draft) is dict:  # built on the reader's fast path: it passed every rule
+                yield draft
+                self.records += 1
+                continue
+            assert isinstance(draft, Draft)
             before = self.sink.errors
             record = build_record(draft, self.records, self.mode, self.sink)
             if self.sink.errors == before:

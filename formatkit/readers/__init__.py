@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from formatkit.draft import Draft
 from formatkit.issues import Format, IssueSink
@@ -22,7 +22,10 @@ class DraftReader(Protocol):
     format: Format | None
     rows: int
 
-    def drafts(self) -> Iterator[Draft]: ...
+    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+        """Drafts for the shared rules, or (on a reader's fast path) the finished canonical record of a
+        row that passes every rule, exactly as build_record would make it from the row's Draft."""
+        ...
 
 
 def open_reader(path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> DraftReader | None:

@@ -18,10 +18,12 @@ from formatkit.draft import Draft
 from formatkit.issues import Format, IssueSink
 from formatkit.modes import Mode
 from formatkit.readers.excel_cells import SheetData, Unreadable, read_sheet
+from formatkit.rules import common
+from formatkit.rules.common import clean_target
 from formatkit.rules.excel_header import Header, column_letter, read_header
 from formatkit.rules.excel_rows import Row, last_data_row, read_rows
 from formatkit.rules.excel_sessions import Context, group_rows, make_draft
-from formatkit.rules.parameters import check_parameters
+from formatkit.rules.parameters import check_parameters, clean_parameters_text
 
 __all__ = ["ExcelReader"]
 
@@ -37,7 +39,7 @@ class ExcelReader:
         self.format: Format | None = None
         self.rows = 0
 
-    def drafts(self) -> Iterator[Draft]:
+    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         # Reading builds hundreds of thousands of small objects, none in a reference cycle, that the
         # cyclic garbage collector would rescan again and again: it is paused while the sheet is read
         # (never while the caller handles a record), and restored however reading ends.
@@ -50,7 +52,19 @@ class ExcelReader:
                 gc.enable()
         if prepared is not None:
             fmt, groups, ctx = prepared
-            for group in groups:
+            if not common.FAST_PATHS:
+                for group in groups:
+                    yield make_draft(group, fmt, ctx)
+                return
+            mode = self.mode
+            source = {"file": ctx.file, "format": fmt, "sheet": ctx.sheet}
+            meta = {"dataset": ctx.dataset}
+            for position, group in enumerate(groups):
+                if len(group) == 1:
+                    record = _fast_record(group[0], position, mode, source, meta)
+                    if record is not None:
+                        yield record
+                        continue
                 yield make_draft(group, fmt, ctx)
 
     def _read(self) -> tuple[Format, list[list[Row]], Context] | None:
@@ -148,6 +162,36 @@ class ExcelReader:
                 row=r0 + 1,
                 column=header.label(c0),
             )
+
+
+def _fast_record(
+    row: Row, position: int, mode: Mode, source: dict[str, Any], meta: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The canonical record of a one-row record whose cells pass every rule, as build_record makes it from
+    make_draft's Draft; None when a rule might have something to say (the full path then decides)."""
+    parameters: dict[str, Any] | None
+    if row.parameters is None:
+        parameters = {}
+    else:
+        parameters = clean_parameters_text(row.parameters)
+        if parameters is None:
+            return None
+    target = clean_target(mode, row.reference, row.response, parameters)
+    if target is None:
+        return None
+    system = row.system
+    user = {"role": "user", "content": row.query or ""}
+    messages = (
+        [{"role": "system", "content": system}, user, target]
+        if system and not system.isspace()
+        else [user, target]
+    )
+    sid = row.sid
+    return {
+        "session_id": sid if type(sid) is int else position,
+        "messages": messages,
+        "meta": {**meta, "source": {**source, "rows": [row.number]}},
+    }
 
 
 def _fill_merged(rows: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> None:

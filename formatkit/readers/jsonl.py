@@ -16,8 +16,10 @@ from formatkit.draft import Draft
 from formatkit.issues import Format, IssueSink
 from formatkit.modes import Mode
 from formatkit.readers.jsonl_lines import iter_json_lines
+from formatkit.rules import common
 from formatkit.rules.canonical import check_canonical, check_meta
-from formatkit.rules.common import is_blank
+from formatkit.rules.common import clean_target, is_blank
+from formatkit.rules.parameters import is_clean_parameters
 from formatkit.suggest import did_you_mean
 
 __all__ = ["JsonlReader"]
@@ -77,13 +79,31 @@ class JsonlReader:
         self._session_ids: dict[int | str, int] = {}
         self._name = str(path)
         self._stem = path.stem
+        #: Drafts and records handed out so far: a fast record's default session_id (its position).
+        self._yielded = 0
 
-    def drafts(self) -> Iterator[Draft]:
+    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         if self.path.stat().st_size == 0:
             self.sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
             return
+        fast = common.FAST_PATHS
         for line, value in iter_json_lines(self.path, self.sink):
             self.rows += 1
+            if (
+                fast
+                and self.format == "jsonl-single-turn"
+                and type(value) is dict
+                and "messages" not in value
+                and "message" not in value
+                and (self.max_rows is None or self.rows <= self.max_rows)
+            ):
+                # The line is of the file's shape (detect_shape would say so); most lines then pass
+                # every rule and become a record here, the rest go on to the full checks below.
+                record = self._fast_single(value, line)
+                if record is not None:
+                    self._yielded += 1
+                    yield record
+                    continue
             if self.max_rows is not None and self.rows == self.max_rows + 1:
                 self.sink.add(
                     "too_many_rows",
@@ -112,11 +132,47 @@ class JsonlReader:
                 continue
             draft = self._draft(value, line)
             if draft is not None:
+                self._yielded += 1
                 yield draft
         if self.rows == 0 and self.sink.errors == 0:
             self.sink.add("no_records", "The file has no records: only blank lines.", line=None)
 
     # -- one line ---------------------------------------------------------------------------------
+
+    def _fast_single(self, obj: dict[str, Any], line: int) -> dict[str, Any] | None:
+        """The canonical record of a single-turn line that passes every rule, built as build_record would
+        build it from the line's Draft; None when any check might have something to say."""
+        if not obj.keys() <= _SINGLE_NAMES or "session_id" in obj or "meta" in obj:
+            return None
+        prompt = obj.get("prompt")
+        system = obj.get("system")
+        answer = obj.get("answer")
+        response = obj.get("response")
+        parameters = obj.get("parameters")
+        if (
+            type(prompt) is not str
+            or not prompt.strip()
+            or (system is not None and type(system) is not str)
+            or (answer is not None and type(answer) is not str)
+            or (response is not None and type(response) is not str)
+        ):
+            return None
+        if parameters is None:
+            parameters = {}
+        elif type(parameters) is not dict or not is_clean_parameters(parameters):
+            return None
+        target = clean_target(self.mode, answer, response, parameters)
+        if target is None:
+            return None
+        user = {"role": "user", "content": prompt}
+        messages = (
+            [{"role": "system", "content": system}, user, target] if system and system.strip() else [user, target]
+        )
+        return {
+            "session_id": self._yielded,
+            "messages": messages,
+            "meta": {"dataset": self._stem, "source": {"file": self._name, "format": self.format, "line": line}},
+        }
 
     def _clean_single(self, obj: dict[str, Any], line: int, source: dict[str, Any]) -> Draft | None:
         """The common case checked in one go: a single-turn line whose keys are all known names and

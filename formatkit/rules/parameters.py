@@ -14,7 +14,15 @@ from formatkit.draft import Place
 from formatkit.issues import IssueSink
 from formatkit.suggest import did_you_mean
 
-__all__ = ["KNOWN_PARAMETERS", "ParameterSpec", "check_parameters", "parameters_json_schema", "parse_parameters"]
+__all__ = [
+    "KNOWN_PARAMETERS",
+    "ParameterSpec",
+    "check_parameters",
+    "clean_parameters_text",
+    "is_clean_parameters",
+    "parameters_json_schema",
+    "parse_parameters",
+]
 
 
 @dataclass(frozen=True)
@@ -106,9 +114,11 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
     """Validate a raw parameters value (dict, text or None); return the usable dict (possibly empty)."""
     if raw is None:
         return {}
+    text: str | None = None
     if isinstance(raw, str):
         if not raw.strip():
             return {}
+        text = raw
         parsed = _parse_cached(raw)
         if parsed is None:
             sink.add(
@@ -122,6 +132,8 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
     if isinstance(raw, dict):
         fingerprint = _cache_key(raw)
         if fingerprint is not None and fingerprint in _CLEAN:
+            if text is not None and len(_CLEAN_TEXT) < _CLEAN_LIMIT:
+                _CLEAN_TEXT[text] = dict(raw)
             return raw
     else:
         sink.add(
@@ -158,7 +170,23 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
             )
     if fingerprint is not None and len(good) == len(raw) and len(_CLEAN) < _CLEAN_LIMIT:
         _CLEAN.add(fingerprint)
+        if text is not None and len(_CLEAN_TEXT) < _CLEAN_LIMIT:
+            _CLEAN_TEXT[text] = dict(good)
     return good
+
+
+def is_clean_parameters(raw: dict[str, Any]) -> bool:
+    """Whether :func:`check_parameters` already found this very dict clean (it then returns it unchanged,
+    reporting nothing). False means "not known", not "bad": the full check decides."""
+    fingerprint = _cache_key(raw)
+    return fingerprint is not None and fingerprint in _CLEAN
+
+
+def clean_parameters_text(text: str) -> dict[str, Any] | None:
+    """What :func:`check_parameters` returns for a parameters cell it already found clean (a fresh dict
+    each time, as there); None when the text is not known clean, and the full check decides."""
+    parsed = _CLEAN_TEXT.get(text)
+    return None if parsed is None else dict(parsed)
 
 
 #: Parameter dicts already found clean, by their exact JSON text (sets repeat the same cell on every
@@ -168,6 +196,8 @@ _CLEAN_LIMIT = 4096
 
 
 _PARSED: dict[str, dict[str, Any] | None] = {}
+#: Parameter cells (the text) found clean, with what check_parameters returned for them.
+_CLEAN_TEXT: dict[str, dict[str, Any]] = {}
 
 
 def _parse_cached(text: str) -> dict[str, Any] | None:

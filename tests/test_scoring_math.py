@@ -270,11 +270,59 @@ EXTRACTION = [
     case("extract-so-zh", "所以交点为 (1, 0), (9, 8)。", "(1, 0), (9, 8)"),
     case("extract-in-conclusion", "In conclusion, 9", "9"),
     case("extract-zongshang", "综上，$0\\le x\\le 1$", "$0\\le x\\le 1$"),
-    case("extract-last-sentence", "Some work. The value is 3.5", "The value is 3.5"),
+    case("extract-last-sentence-prose-trimmed", "Some work. The value is 3.5", "3.5"),
     case("extract-last-sentence", "x equals\n\n10", "10"),
     case("extract-think-dropped", "<think>the answer is 4</think>The answer is 5", "5"),
     case("extract-bold", "**Final answer:** 6", "6"),
+    # the answer out of its clause: prose before, reasons after
+    case("extract-prose-zh-latin", "所以，x 的取值范围是 $(1, 2)$。", "$(1, 2)$"),
+    case("extract-prose-zh-latin", "综上所述，实数a的取值范围为a≥1。", "a≥1"),
+    case("extract-prose-zh-latin", "所以 m 的值为 2", "2"),
+    case("extract-prose-en-math", "Therefore, the value of $k$ is $\\frac{1}{2}$.", "$\\frac{1}{2}$"),
+    case("extract-prose-en-math", "Hence, $f(x)$ is increasing on $(0, +\\infty)$.", "$(0, +\\infty)$"),
+    case("extract-prose-en", "Thus the answer to part (a) is 4", "4"),
+    case("extract-math-run-kept-whole", "所以答案是 $x=1$ 或 $x=2$", "$x=1$ 或 $x=2$"),
+    case("extract-math-unit-suffix-kept", "答案是 $5$ 元", "$5$ 元"),
+    case("extract-reason-cut", "The answer is 5 because 2+3=5.", "5"),
+    case("extract-reason-cut", "The answer is 5 (since 2+3=5).", "5"),
+    case("extract-reason-cut", "I think the answer is 5, but I'm not sure.", "5"),
+    case("extract-reason-cut-zh", "答案是 6，因为 2×3=6", "6"),
+    case("extract-is-the-answer", "So we get 3. Therefore 3 is the answer.", "3"),
+    case("extract-is-the-answer", "So, 3 is the answer", "3"),
+    case("extract-is-the-answer", "$x=3$ is the final answer.", "$x=3$"),
+    case("extract-keyword-without-answer-skipped", "We need the answer. It is 7", "7"),
+    case("extract-last-sentence-prose-trimmed", "The roots are x = 2 and x = -2.", "x = 2 and x = -2"),
+    case("extract-last-sentence-math-run", "The solution set is $\\{1, 2\\}$.", "$\\{1, 2\\}$"),
+    case("extract-last-sentence-math-run", "面积为 $12\\text{ cm}^2$", "$12\\text{ cm}^2$"),
+    case("extract-assignment-after-prose", "Solving the system, a = 3", "a = 3"),
+    # long chain of thought that changes its mind: the last keyword of the highest tier wins
+    case("extract-mind-change", "Final answer: 7. Wait, no. Let me recompute. The final answer is 8.", "8"),
+    case("extract-mind-change", "The answer is 4.\nHmm, I dropped a sign.\nSo the answer is -4.", "-4"),
+    case("extract-think-boxed-dropped", "<think>\\boxed{4}</think>\nSo 5.", "5"),
+    case("extract-think-unclosed", "<think>so the answer is 4, let me verify", ""),
+    # numbered parts answered line by line, or listed after "Final answer"
+    case("extract-final-answer-list", "Final answer:\n(1) 3\n(2) 5", "3;5"),
+    case("extract-final-answer-list", "**Final Answer**\n1. $x = 3$\n2. $y = 5$", "$x = 3$;$y = 5$"),
+    case("extract-numbered-parts", "(1) The answer is 3.\n(2) The answer is 5.", "3;5"),
+    case("extract-numbered-parts", "解：(1) 由题意得 a=3\n(2) 所以 b=5", "a=3;b=5"),
+    case("extract-numbered-parts", "(1) Solving, a = 3.\n(2) Then b = 5.", "a = 3;b = 5"),
+    case("extract-boxed-nested-braces", "\\boxed{\\frac{\\sqrt{\\frac{1}{2}}}{\\left(1+\\sqrt{2}\\right)}}",
+         "\\frac{\\sqrt{\\frac{1}{2}}}{\\left(1+\\sqrt{2}\\right)}"),
+    case("extract-boxed-dfrac", "The answer is $\\boxed{\\dfrac{1}{2}}$.", "\\dfrac{1}{2}"),
 ]
+
+
+# How many blanks the reference has decides whether numbered parts are read one by one.
+PARTS = [
+    case("parts-one-blank-reads-final-line", "(1) 2+2=4\n(2) so the total is 9", 1, "9"),
+    case("parts-several-blanks-read-each", "(1) a = 3\n(2) b = 5\nFinal answer: 5", 2, "a = 3;5"),
+    case("parts-unknown-final-answer-first", "(1) a = 3\n(2) b = 5\nFinal answer: 5", None, "5"),
+]
+
+
+@pytest.mark.parametrize(("reply", "parts", "expected"), PARTS)
+def test_extract_math_answer_parts(reply: str, parts: int | None, expected: str) -> None:
+    assert extract_math_answer(reply, parts)[0] == expected
 
 
 @pytest.mark.parametrize(("reply", "expected"), EXTRACTION)
@@ -285,6 +333,13 @@ def test_extract_math_answer(reply: str, expected: str) -> None:
 def test_extract_empty_reply() -> None:
     assert extract_math_answer("") == ("", "empty reply")
     assert extract_math_answer(None) == ("", "empty reply")
+
+
+@pytest.mark.parametrize("reply", ["<think>the answer is 4", "<think>x</think>", ""])
+def test_no_answer_is_said_once(reply: str) -> None:
+    result = score_math(reply, Item("Q", "4"))
+    assert result.score == 0.0
+    assert result.analysis.count("no answer found") == 1
 
 
 BLANKS = [

@@ -83,10 +83,10 @@ def score_math(content: str, item: Item, guard: SympyGuard | None = None) -> Ite
     if key is not None and key[0] == "letters":
         result = score_choice(content, item, key)
         return ItemScore(result.score, result.analysis.replace("choice:", "math (choice rule):", 1), result.extracted)
-    answer, how = extract_math_answer(content)
     ref = _reference_answer(item.reference)
+    answer, how = extract_math_answer(content, len(split_blanks(ref)))
     if not answer:
-        return ItemScore(0.0, f"math: no answer found ({how}); reference «{ref}»; score 0", "")
+        return ItemScore(0.0, f"math: no answer found ({how}); reference «{ref[:200]}»; score 0", "")
     score, settled, note = math_credit(answer, ref, guard)
     tail = "" if settled else "; not settled (time limit or unparseable): a math judge can review it"
     return ItemScore(

@@ -3,10 +3,14 @@
 - At most ``concurrency`` requests in flight: each attempt borrows one of ``concurrency`` single-connection
   httpx clients from a free list (connections are kept alive and reused; the cost per request does not
   grow with concurrency), and optionally at most ``rpm`` request starts a minute.
+- ``timeout`` bounds each attempt as a whole (connect, send, the full reply), not only each network
+  read: a server that trickles its reply a byte at a time cannot hold a request forever.
 - Retries with exponential backoff and full jitter on 429, 408/409/425, 5xx, timeouts, refused or dropped
-  connections and malformed bodies; ``Retry-After`` (seconds or HTTP date) is honoured, capped.
+  connections and malformed bodies; ``Retry-After`` (seconds or HTTP date) and ``retry-after-ms`` are
+  honoured, capped.
 - A 4xx that retrying cannot fix raises :class:`PermanentRequestError` at once with the endpoint's message.
-- When connections are refused on ``unavailable_after`` consecutive requests (each after its retries),
+- When ``unavailable_after`` consecutive requests fail the same endpoint-wide way (connections refused or
+  502/503/504 after every retry; 401 or 404, which a bad key, model name or URL gives every request),
   :class:`EndpointUnavailableError` is raised, and from then on every call fails fast with it.
 - The API key never appears in any error text (:meth:`ChatClient.scrub`).
 
@@ -47,6 +51,21 @@ __all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult"]
 
 #: Statuses below 500 that a later attempt may get past; every 5xx is retried too.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+#: Statuses that, still there after every retry, mean the endpoint as a whole is down (a gateway or load
+#: balancer up with no working server behind it), not that one request is at fault.
+DOWN_STATUS = frozenset({502, 503, 504})
+
+#: Permanent statuses no request of the run can get past: a rejected key (401), an unknown model or a
+#: wrong URL (404). Unlike a 400 or 422, they never depend on the record.
+REFUSED_STATUS = frozenset({401, 404})
+
+_HINTS = {
+    "connect": "check that the server is running and that the base URL is right",
+    "down": "the server, or the gateway in front of it, has no working backend; wait until it recovers",
+    401: "check the API key",
+    404: "check the base URL (most servers expect it to end in /v1) and the model name",
+}
 
 _MAX_MESSAGE = 500
 
@@ -90,6 +109,7 @@ class ChatClient:
         self.concurrency = concurrency
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.max_retries = max_retries
+        self.timeout = timeout
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
         self.retry_after_cap = retry_after_cap
@@ -108,7 +128,7 @@ class ChatClient:
                 self._idle.put_nowait(self._http[0])
         self._limiter = RateLimiter(rpm) if rpm else None
         self._rng = random.Random(seed)
-        self._refused_in_a_row = 0
+        self._bad_in_a_row = 0  # consecutive requests that failed an endpoint-wide way
         self._down: EndpointUnavailableError | None = None
         self.requests_sent = 0
 
@@ -161,21 +181,20 @@ class ChatClient:
         while True:
             try:
                 results = await self._attempt(payload)
-            except PermanentRequestError:
-                self._refused_in_a_row = 0
+            except PermanentRequestError as exc:
+                down = self._count_failure(exc, 1)
+                if down is not None:
+                    raise down from exc
                 raise
             except (TransientError, httpx.TransportError) as exc:
                 self._scrub_exception(exc)
-                refused = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
-                if not refused:
-                    self._refused_in_a_row = 0
                 if attempt >= self.max_retries:
-                    raise self._give_up(exc, attempt + 1, refused) from exc
+                    raise self._give_up(exc, attempt + 1) from exc
                 await asyncio.sleep(self._delay(exc, attempt))
                 self._fail_if_down()
                 attempt += 1
                 continue
-            self._refused_in_a_row = 0
+            self._bad_in_a_row = 0
             return results
 
     def scrub(self, text: str) -> str:
@@ -199,15 +218,17 @@ class ChatClient:
             if self._limiter is not None:
                 await self._limiter.acquire()
             self.requests_sent += 1
-            response = await client.post(self.url, content=payload)
+            try:
+                response = await asyncio.wait_for(client.post(self.url, content=payload), self.timeout)
+            except asyncio.TimeoutError:  # the whole attempt took too long (httpx bounds each read only)
+                raise httpx.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
         finally:
             self._idle.put_nowait(client)
         status = response.status_code
         if status >= 400 or status < 200:
             message = self.scrub(_error_message(response))
             if status >= 500 or status in RETRYABLE_STATUS:
-                retry_after = parse_retry_after(response.headers.get("retry-after"))
-                raise RetryableStatusError(status, message, retry_after)
+                raise RetryableStatusError(status, message, _retry_after(response.headers))
             raise PermanentRequestError(status, message)
         if 300 <= status < 400:
             raise PermanentRequestError(status, f"redirected to {response.headers.get('location', '?')}")
@@ -218,25 +239,67 @@ class ChatClient:
             return min(exc.retry_after, self.retry_after_cap)
         return backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
 
-    def _give_up(self, exc: BaseException, attempts: int, refused: bool) -> ClientError:
-        detail = self.scrub(_describe(exc))
-        if refused:
-            self._refused_in_a_row += 1
-            if self._refused_in_a_row >= self.unavailable_after:
-                self._down = EndpointUnavailableError(
-                    f"endpoint {self.url} is unavailable: {self._refused_in_a_row} requests in a row could not "
-                    f"connect after {attempts} attempt(s) each ({detail})"
-                )
-                return self._down
+    def _give_up(self, exc: BaseException, attempts: int) -> ClientError:
+        detail = self.scrub(_describe(exc, self.timeout))
+        down = self._count_failure(exc, attempts, detail)
+        if down is not None:
+            return down
         return RetriesExhaustedError(exc, attempts, f"{detail} (after {attempts} attempt(s))")
 
+    def _count_failure(
+        self, exc: BaseException, attempts: int, detail: str | None = None
+    ) -> EndpointUnavailableError | None:
+        """Count a request that failed for good; the down error once ``unavailable_after`` in a row failed
+        an endpoint-wide way (a failure that may be the request's own breaks the row)."""
+        kind = _endpoint_wide(exc)
+        if kind is None:
+            self._bad_in_a_row = 0
+            return None
+        self._bad_in_a_row += 1
+        if self._bad_in_a_row < self.unavailable_after:
+            return None
+        status = getattr(exc, "status", None)
+        if detail is None:
+            detail = self.scrub(str(exc))
+        if kind == "connect":
+            what = f"could not connect after {attempts} attempt(s) each"
+        elif kind == "down":
+            what = f"got HTTP {status} after {attempts} attempt(s) each"
+        else:
+            what = f"were refused with HTTP {status}"
+        self._down = EndpointUnavailableError(
+            f"endpoint {self.url} is unavailable: {self._bad_in_a_row} requests in a row {what} ({detail})",
+            status=status if isinstance(status, int) else None,
+            hint=_HINTS[kind],
+        )
+        return self._down
     def _fail_if_down(self) -> None:
-        if self._down is not None:
-            raise EndpointUnavailableError(str(self._down)) from self._down
+        down = self._down
+        if down is not None:
+            raise EndpointUnavailableError(str(down), status=down.status, hint=down.hint) from down
 
     def _scrub_exception(self, exc: BaseException) -> None:
         if self._api_key and any(isinstance(a, str) and self._api_key[:8] in a for a in exc.args):
             exc.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in exc.args)
+
+
+def _endpoint_wide(exc: BaseException) -> str | int | None:
+    """Which endpoint-wide failure ``exc`` is (a key of ``_HINTS``), or None when it may be the request's own."""
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        return "connect"
+    if isinstance(exc, RetryableStatusError) and exc.status in DOWN_STATUS:
+        return "down"
+    if isinstance(exc, PermanentRequestError) and exc.status in REFUSED_STATUS:
+        return exc.status
+    return None
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """``retry-after-ms`` (OpenAI, Azure) when given, else ``Retry-After`` (seconds or an HTTP date)."""
+    millis = parse_retry_after(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    return parse_retry_after(headers.get("retry-after"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -244,11 +307,13 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _describe(exc: BaseException) -> str:
+def _describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, (RetryableStatusError, MalformedResponseError)):
         return str(exc)
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"could not connect within {timeout:g} s"
     if isinstance(exc, httpx.TimeoutException):
-        return f"timeout ({type(exc).__name__})"
+        return f"no complete reply within {timeout:g} s"
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -6,7 +6,10 @@ ClientError                      base of every error the client raises on purpos
 │   ├── RetryableStatusError     429, 408, 409, 425 or 5xx; ``.status``, ``.message``, ``.retry_after``
 │   └── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
 ├── RetriesExhaustedError        every attempt failed; ``.cause`` is the last failure, ``.attempts`` how many
-└── EndpointUnavailableError     the endpoint is down altogether (connections refused again and again): stop
+└── EndpointUnavailableError     the endpoint is unusable altogether: stop. Connections refused, or 502/503/504,
+                                 on several requests in a row (each after its retries), or 401/404 on several
+                                 requests in a row (a bad key, model name or URL fails every request alike);
+                                 ``.status`` (None when no HTTP answer), ``.hint`` (what to check)
 
 Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
 subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
@@ -68,7 +71,16 @@ class RetriesExhaustedError(ClientError):
 
 
 class EndpointUnavailableError(ClientError):
-    """The endpoint cannot be reached at all; the run stops (what finished is kept)."""
+    """The endpoint cannot be used at all; the run stops (what finished is kept).
+
+    ``status`` is the HTTP status that every request got (None when connections failed), ``hint`` a
+    sentence saying what to check (the key, the URL, the model name, whether the server is up).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str = "") -> None:
+        self.status = status
+        self.hint = hint
+        super().__init__(message)
 
 
 def error_kind(exc: BaseException) -> str:

@@ -12,14 +12,19 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.reasoning = "reasoning_content"   # or "reasoning": add a reasoning text to every reply
     server.delay = 0.05                   # seconds before every normal reply (to make requests overlap)
     server.requests, server.max_in_flight, server.bodies, server.auth_headers   # what came in
+    server.api_key = "sk-..."             # demand this key: any other gets a 401 echoing it half-masked,
+                                          # as OpenAI does ("Incorrect API key provided: sk-proj-****...")
     server.go_down()                      # stop listening: connections are refused from now on
     server.stop(); FakeOpenAI().start(port)   # ... and come back on the same port
 
 Fault kinds: ``"429"`` (with ``retry_after`` seconds or an HTTP date), ``"500"``/``"502"``/``"503"``,
 ``"close"`` (socket closed with no reply), ``"partial"`` (connection cut in the middle of the body),
-``"slow"`` (reply after ``delay`` seconds, to trip the client's timeout), ``"truncated"`` (a 200 whose body
-is cut JSON), ``"empty"`` (a 200 with no choices), and any 4xx such as ``"400"``, ``"401"``, ``"404"``,
-``"422"`` with ``message`` as the endpoint's error message.
+``"slow"`` (reply after ``delay`` seconds, to trip the client's timeout), ``"drip"`` (the reply trickled
+out a byte every ``delay`` seconds: each read is quick, the whole is not), ``"truncated"`` (a 200 whose
+body is cut JSON), ``"empty"`` (a 200 with no choices), and any 4xx such as ``"400"``, ``"401"``,
+``"404"``, ``"422"`` with ``message`` as the endpoint's error message; ``"ok"`` is a normal reply (to
+script a success between faults). ``retry_after_ms`` sends a
+``retry-after-ms`` header (OpenAI's and Azure's) with a 429 or 5xx.
 
 Run ``python tests/fakeserver.py`` to serve in the foreground (the benchmark does, in its own process);
 it prints the base URL on its first line of output.
@@ -58,6 +63,7 @@ class Fault:
     retry_after: float | str | None = None
     delay: float = 0.0
     message: str | None = None
+    retry_after_ms: float | None = None
 
 
 def last_user(body: dict[str, Any]) -> str:
@@ -77,6 +83,7 @@ class FakeOpenAI:
         self.rules: list[Rule] = []
         self.reasoning: str | None = None
         self.delay = 0.0
+        self.api_key: str | None = None
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self.reset()
@@ -218,7 +225,7 @@ class FakeOpenAI:
                 self.bodies.append(body)
                 self.auth_headers.append(headers.get("authorization"))
         try:
-            fault = self._next_fault(body)
+            fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
             if fault is not None:
                 with self._lock:
                     self.faults_served.append(fault.kind)
@@ -230,6 +237,15 @@ class FakeOpenAI:
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+    def _auth_fault(self, authorization: str | None) -> Fault | None:
+        if self.api_key is None or authorization == f"Bearer {self.api_key}":
+            return None
+        given = (authorization or "").removeprefix("Bearer ").strip()
+        if not given:
+            return Fault("401", message="You didn't provide an API key.")
+        masked = given[:8] + "*" * max(0, len(given) - 12) + given[-4:] if len(given) > 12 else "****"
+        return Fault("401", message=f"Incorrect API key provided: {masked}. You can find your API key at ...")
 
     def _next_fault(self, body: dict[str, Any]) -> Fault | None:
         for rule in self.rules:
@@ -243,11 +259,22 @@ class FakeOpenAI:
 
     async def _fault(self, fault: Fault, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
         kind = fault.kind
+        if kind == "ok":
+            await _send(writer, 200, self._reply(body))
+            return True
         if kind == "close":
             return False
         if kind == "slow":
             await asyncio.sleep(fault.delay or 5.0)
             await _send(writer, 200, self._reply(body))
+            return True
+        if kind == "drip":
+            data = orjson.dumps(self._reply(body))
+            writer.write(_head(200, len(data), {}))
+            for i in range(len(data)):
+                writer.write(data[i : i + 1])
+                await writer.drain()
+                await asyncio.sleep(fault.delay or 0.05)
             return True
         if kind == "partial":
             data = orjson.dumps(self._reply(body))
@@ -267,6 +294,8 @@ class FakeOpenAI:
         extra: dict[str, str] = {}
         if fault.retry_after is not None:
             extra["Retry-After"] = str(fault.retry_after)
+        if fault.retry_after_ms is not None:
+            extra["retry-after-ms"] = f"{fault.retry_after_ms:g}"
         message = fault.message or f"fake server says {status}"
         if fault.delay:
             await asyncio.sleep(fault.delay)

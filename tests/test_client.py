@@ -264,3 +264,100 @@ def test_parse_retry_after() -> None:
 def test_rate_limiter_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
         RateLimiter(0)
+
+
+def test_a_reply_trickled_past_the_timeout_is_a_timeout(fake_openai: FakeOpenAI) -> None:
+    # Each byte comes within the timeout, the whole reply does not: the attempt is bounded as a whole.
+    fake_openai.inject([Fault("drip", delay=0.05)])
+    start = time.monotonic()
+    [result] = complete(fake_openai, timeout=0.4)
+    assert result.content == "你好，世界"
+    assert fake_openai.faults_served == ["drip"] and fake_openai.requests == 2
+    assert time.monotonic() - start < 3
+
+    fake_openai.reset()
+    fake_openai.inject([Fault("drip", delay=0.05)] * 2)
+    with pytest.raises(RetriesExhaustedError) as info:
+        complete(fake_openai, timeout=0.3, max_retries=1)
+    assert error_kind(info.value) == "timeout"
+    assert "no complete reply within 0.3 s" in str(info.value)
+
+
+def test_retry_after_ms_is_honoured(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after_ms=300, retry_after=0)])
+    start = time.monotonic()
+    complete(fake_openai, backoff_base=0.0)
+    assert time.monotonic() - start >= 0.29
+
+
+def many(server: FakeOpenAI, count: int, **kw: Any) -> list[BaseException | list[ChatResult]]:
+    """``count`` requests one after the other; each one's results or error."""
+
+    async def go() -> list[BaseException | list[ChatResult]]:
+        out: list[BaseException | list[ChatResult]] = []
+        async with client_for(server, **kw) as client:
+            for _ in range(count):
+                try:
+                    out.append(await client.complete(USER, {}))
+                except ClientError as exc:
+                    out.append(exc)
+        return out
+
+    return asyncio.run(go())
+
+
+def test_a_rejected_key_stops_after_a_few_requests_and_never_shows_the_key(fake_openai: FakeOpenAI) -> None:
+    fake_openai.api_key = "sk-proj-the-right-one-000000000000"
+    first, second, third, fourth = many(fake_openai, 4, api_key=KEY, unavailable_after=3)
+    assert isinstance(first, PermanentRequestError) and first.status == 401
+    assert "Incorrect API key provided: ***" in first.message
+    assert isinstance(second, PermanentRequestError)
+    assert isinstance(third, EndpointUnavailableError) and third.status == 401
+    assert third.hint == "check the API key"
+    assert "3 requests in a row were refused with HTTP 401" in str(third)
+    assert isinstance(fourth, EndpointUnavailableError)
+    assert fake_openai.requests == 3  # the fourth failed fast, nothing sent
+    for error in (first, second, third, fourth):
+        assert isinstance(error, ClientError)
+        assert KEY[:8] not in str(error) and KEY[-6:] not in str(error) and KEY[-4:] not in str(error)
+
+
+def test_the_right_key_passes(fake_openai: FakeOpenAI) -> None:
+    fake_openai.api_key = KEY
+    assert complete(fake_openai, api_key=KEY)[0].content == "你好，世界"
+    fake_openai.reset()
+    with pytest.raises(PermanentRequestError) as info:
+        complete(fake_openai)
+    assert info.value.message == "You didn't provide an API key."
+
+
+def test_a_wrong_model_or_url_stops_the_same_way(fake_openai: FakeOpenAI) -> None:
+    fake_openai.rules.append(lambda body: Fault("404", message="The model `gpt-9` does not exist"))
+    *_, last = many(fake_openai, 2, unavailable_after=2)
+    assert isinstance(last, EndpointUnavailableError) and last.status == 404
+    assert "base URL" in last.hint and "model name" in last.hint
+
+
+def test_gateway_errors_on_every_retry_stop_the_run(fake_openai: FakeOpenAI) -> None:
+    fake_openai.rules.append(lambda body: Fault("503", message="no healthy upstream"))
+    first, second = many(fake_openai, 2, max_retries=1, unavailable_after=2)
+    assert isinstance(first, RetriesExhaustedError)
+    assert isinstance(second, EndpointUnavailableError) and second.status == 503
+    assert "2 requests in a row got HTTP 503 after 2 attempt(s) each" in str(second)
+    assert fake_openai.requests == 4
+
+
+@pytest.mark.parametrize("fault", [Fault("400", message="prompt rejected"), Fault("500"), Fault("truncated")])
+def test_failures_that_may_be_the_requests_own_never_stop_the_run(fake_openai: FakeOpenAI, fault: Fault) -> None:
+    fake_openai.rules.append(lambda body: fault)
+    results = many(fake_openai, 5, max_retries=0, unavailable_after=2)
+    assert not any(isinstance(r, EndpointUnavailableError) for r in results)
+    assert fake_openai.requests == 5
+
+
+def test_a_success_breaks_the_row(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("401"), Fault("401"), Fault("ok"), Fault("401"), Fault("401")])
+    results = many(fake_openai, 6, unavailable_after=3)
+    assert [type(r).__name__ for r in results] == [
+        "PermanentRequestError", "PermanentRequestError", "list", "PermanentRequestError", "PermanentRequestError",
+        "list"]

@@ -3,7 +3,8 @@
 A record is worked turn by turn. An earlier assistant turn left empty (no ``content``, a pending stub) is
 generated first, in order, and its text becomes the history of the next turn (the message gets
 ``content``; its filled ``responses`` entry stays). The samples of the target turn are sent concurrently,
-one request each (see :mod:`scoring.runner_requests`). Failures become the response's ``error``; when an
+one request each, one response entry per sample: ``n`` (the record's own, else the default) entries
+(see :mod:`scoring.runner_requests`). Failures become the response's ``error``; when an
 earlier turn fails, the later open turns get a ``skipped`` error (nothing to build their history from).
 Only :class:`EndpointUnavailableError` escapes: the endpoint is gone and the run must stop.
 
@@ -26,7 +27,16 @@ from typing import Any
 
 from scoring.client import ChatClient
 from scoring.errors import EndpointUnavailableError
-from scoring.runner_requests import error_text, fail, fill, history, is_open, request_params, set_content
+from scoring.runner_requests import (
+    error_text,
+    expand_samples,
+    fail,
+    fill,
+    history,
+    is_open,
+    request_params,
+    set_content,
+)
 
 __all__ = ["RecordOutcome", "Runner"]
 
@@ -66,6 +76,7 @@ class Runner:
     async def run_record(self, record: dict[str, Any]) -> RecordOutcome:
         """Fill every open response of ``record`` in place; see the module docstring."""
         outcome = RecordOutcome()
+        expand_samples(record, self.defaults)
         messages: list[dict[str, Any]] = record.get("messages") or []
         last = len(messages) - 1
         for index, message in enumerate(messages):

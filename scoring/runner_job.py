@@ -34,7 +34,15 @@ from formatkit.writers import atomic_writer, dumps_line
 from scoring.journal import Journal, JournalSlot
 from scoring.progress import NullProgress, Progress
 from scoring.runner import Runner
-from scoring.runner_requests import count_requests, error_kind_of, history, is_open, open_turns, request_params
+from scoring.runner_requests import (
+    count_requests,
+    error_kind_of,
+    expand_samples,
+    history,
+    is_open,
+    open_turns,
+    request_params,
+)
 
 __all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "record_key", "settings_fingerprint"]
 
@@ -118,7 +126,9 @@ class RunSummary:
     resumed: int = 0
     nothing_to_do: int = 0
     sent_records: int = 0
+    sent_with_errors: int = 0
     requests: int = 0
+    attempts: int = 0
     stale_journal_entries: int = 0
     errors_by_kind: Counter[str] = field(default_factory=Counter)
     tokens: Counter[str] = field(default_factory=Counter)
@@ -148,7 +158,9 @@ class RunSummary:
             "resumed": self.resumed,
             "nothing_to_do": self.nothing_to_do,
             "sent_records": self.sent_records,
+            "sent_with_errors": self.sent_with_errors,
             "requests": self.requests,
+            "attempts": self.attempts,
             "stale_journal_entries": self.stale_journal_entries,
             "errors_by_kind": dict(self.errors_by_kind),
             "tokens": dict(self.tokens),
@@ -206,6 +218,7 @@ class RunJob:
                         finished += 1
                         continue
                     record = entry["record"]
+                expand_samples(record, self.runner.defaults)
                 count = count_requests(record)
                 if not count:
                     continue
@@ -228,6 +241,7 @@ class RunJob:
             self.journal.discard()
         table = SlotTable.from_journal(self.journal)
         journaled = table.filled
+        sent_before = self.runner.client.requests_sent
         keys: dict[int, str] = {}
         self.progress.start(self.total)
         try:
@@ -236,12 +250,15 @@ class RunJob:
                 status = "ok" if is_finished(record) else "error"
                 table.put(position, self.journal.append_slot(key, {"status": status, "record": record}))
                 self.summary.sent_records += 1
+                self.summary.sent_with_errors += status != "ok"
                 self.summary.requests += outcome.requests
                 self.progress.advance(error=status != "ok")
         except BaseException:  # EndpointUnavailableError, Ctrl-C: what finished is in the journal
+            self.summary.attempts = self.runner.client.requests_sent - sent_before
             self.progress.stop()
             self.journal.close()
             raise
+        self.summary.attempts = self.runner.client.requests_sent - sent_before
         self.progress.stop()
         self.summary.stale_journal_entries = journaled - self._matched
         try:

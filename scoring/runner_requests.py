@@ -5,6 +5,9 @@
 - Each open response is one request (``n`` is never sent): usage stays exact per sample, every endpoint
   supports it, and one sample's failure or retry does not touch the others. With a ``seed`` in the
   parameters, sample ``i`` is sent ``seed + i`` so that samples differ yet stay reproducible.
+- ``n`` samples are ``n`` response entries: a target turn not yet run that holds fewer pending stubs than
+  its ``n`` (the record's own, else the command line's) gets more, copies of its last stub
+  (:func:`expand_samples`); converted sets already hold one stub per sample.
 - Parameters: the command-line defaults, overridden by the response's own ``parameters`` (the set wins).
   Normalised for strict servers: ``None`` values and an empty ``stop`` list are dropped, and
   ``top_logprobs`` is dropped unless ``logprobs`` is true (vLLM and OpenAI reject it alone).
@@ -22,6 +25,7 @@ from scoring.errors import PermanentRequestError, RetriesExhaustedError, Retryab
 __all__ = [
     "error_kind_of",
     "error_text",
+    "expand_samples",
     "fail",
     "fill",
     "history",
@@ -51,6 +55,40 @@ def open_turns(record: dict[str, Any]) -> Iterator[tuple[int, list[int]]]:
         todo = [i for i, response in enumerate(responses) if is_open(response)]
         if todo:
             yield index, todo[:1] if index < len(record["messages"]) - 1 else todo
+
+
+def _samples(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+        return None
+    return int(value)
+
+
+def expand_samples(record: dict[str, Any], defaults: dict[str, Any]) -> int:
+    """Give the target turn one pending stub per sample (see the module docstring); how many were added.
+
+    Only a turn whose responses are all still open (never filled) is expanded, and never beyond 16 (the
+    parameter table's limit): a collected or half-run answer set is left as it is.
+    """
+    messages = record.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return 0
+    target = messages[-1]
+    responses = target.get("responses")
+    if target.get("role") != "assistant" or not isinstance(responses, list) or not responses:
+        return 0
+    if not all(isinstance(r, dict) and is_open(r) for r in responses):
+        return 0
+    own = responses[0].get("parameters")
+    wanted = _samples(own.get("n")) if isinstance(own, dict) and "n" in own else None
+    if wanted is None:
+        wanted = _samples(defaults.get("n")) or 1
+    wanted = min(wanted, 16)
+    added = 0
+    while len(responses) < wanted:
+        last = responses[-1].get("parameters")
+        responses.append({"parameters": dict(last) if isinstance(last, dict) else {}})
+        added += 1
+    return added
 
 
 def count_requests(record: dict[str, Any]) -> int:

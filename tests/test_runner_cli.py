@@ -198,7 +198,9 @@ def test_endpoint_down_stops_the_run_keeping_what_finished(tmp_path: Path) -> No
     assert "stopped: endpoint" in result.stderr and "is unavailable" in result.stderr
     # q0-q3 finished; q4 ran out of retries on refused connections (journaled as an error, so it is
     # retried later); the next refusal in a row stopped the run.
-    assert "5 record(s) finished in this run are kept" in result.stderr
+    assert "4 record(s) finished in this run are kept in" in result.stderr
+    assert "(1 more ended in error and will be retried)" in result.stderr
+    assert "check that the server is running and that the base URL is right." in result.stderr
     assert not out.exists()
     lines = (tmp_path / "out.jsonl.journal").read_bytes().splitlines()
     assert [orjson.loads(line)["entry"]["status"] for line in lines] == ["ok"] * 4 + ["error"]
@@ -263,7 +265,9 @@ def test_mode_option_reaches_validation(fake_openai: FakeOpenAI, tmp_path: Path)
 
 @pytest.mark.parametrize(
     "extra",
-    [("--param", "temperature"), ("--param", "=1"), ("--concurrency", "0"), ("--base-url", "127.0.0.1:8000")],
+    [("--param", "temperature"), ("--param", "=1"), ("--concurrency", "0"), ("--base-url", "127.0.0.1:8000"),
+     ("--param", "temperature=5"), ("--param", "n=0"), ("--param", "n=17"), ("--param", "max_tokens=lots"),
+     ("--param", "logprobs=yes")],
 )
 def test_bad_usage_exits_2(fake_openai: FakeOpenAI, tmp_path: Path, extra: tuple[str, ...]) -> None:
     src = write_set(tmp_path / "set.jsonl", 1)
@@ -293,3 +297,110 @@ def test_excel_multi_turn_input_generates_the_empty_turn_first(fake_openai: Fake
     # Each request carries the generated text as history of the next turn.
     for body in fake_openai.bodies:
         assert all(isinstance(m["content"], str) for m in body["messages"])
+
+
+def test_default_concurrency_is_8_and_never_exceeded(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.delay = 0.05
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 40), tmp_path / "out.jsonl")
+    assert result.exit_code == 0, result.stderr
+    assert fake_openai.max_in_flight == 8
+
+
+def test_param_n_gives_n_samples_unless_the_set_says_otherwise(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    src = tmp_path / "set.jsonl"
+    src.write_bytes(orjson.dumps({"prompt": "q0", "answer": "a"}) + b"\n"
+                    + orjson.dumps({"prompt": "q1", "answer": "a", "parameters": {"n": 2, "seed": 5}}) + b"\n")
+    out = tmp_path / "out.jsonl"
+    result = invoke(fake_openai, src, out, "--param", "n=3", "--param", "seed=100")
+    assert result.exit_code == 0, result.stderr
+    first, second = read_jsonl(out)
+    assert [r["content"] for r in first["messages"][-1]["responses"]] == ["q0"] * 3
+    assert [r["parameters"] for r in first["messages"][-1]["responses"]] == [{}] * 3
+    assert [r["content"] for r in second["messages"][-1]["responses"]] == ["q1"] * 2
+    assert sorted(b["seed"] for b in fake_openai.bodies) == [5, 6, 100, 101, 102]
+    assert all("n" not in b for b in fake_openai.bodies)
+    assert "5 requests for 2 records" in result.stderr
+    # Resumed as it is: nothing is sent again and no sample is added.
+    again = invoke(fake_openai, src, out, "--param", "n=3", "--param", "seed=100")
+    assert again.exit_code == 0 and fake_openai.requests == 5
+    assert [len(r["messages"][-1]["responses"]) for r in read_jsonl(out)] == [3, 2]
+
+
+def test_dry_run_counts_the_samples_of_param_n(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 4), tmp_path / "out.jsonl", "--dry-run",
+                    "--param", "n=2")
+    assert "would send 8 request(s) for 4 record(s)" in result.stderr
+    assert "n" not in orjson.loads(result.stdout)
+
+
+def test_a_rejected_key_stops_the_run_and_is_never_shown(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.api_key = "sk-live-the-right-key-00000000000"
+    src = write_set(tmp_path / "set.jsonl", 30)
+    out = tmp_path / "out.jsonl"
+    result = invoke(fake_openai, src, out, "--api-key-env", "FK_TEST_KEY", "--concurrency", "1",
+                    env={"FK_TEST_KEY": KEY})
+    assert result.exit_code == 1
+    assert fake_openai.requests == 3  # not 30: the third refusal in a row stops the run
+    assert "stopped: endpoint" in result.stderr and "refused with HTTP 401" in result.stderr
+    assert "check the API key in $FK_TEST_KEY." in result.stderr
+    assert "0 record(s) finished in this run are kept" in result.stderr
+    assert "(2 more ended in error and will be retried)" in result.stderr
+    journal = tmp_path / "out.jsonl.journal"
+    for text in (result.stdout, result.stderr, journal.read_text("utf-8")):
+        assert KEY not in text and KEY[:8] not in text and KEY[-4:] not in text
+    assert not out.exists()
+
+    fake_openai.reset()
+    result = invoke(fake_openai, src, out, "--api-key-env", "FK_TEST_KEY",
+                    env={"FK_TEST_KEY": "sk-live-the-right-key-00000000000"})
+    assert result.exit_code == 0, result.stderr
+    assert fake_openai.requests == 30
+    assert contents(out) == [f"q{i}" for i in range(30)]
+
+
+def test_an_unknown_model_stops_the_run_with_a_hint(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.rules.append(lambda body: Fault("404", message=f"The model `{body['model']}` does not exist"))
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 20), tmp_path / "out.jsonl")
+    assert result.exit_code == 1
+    assert fake_openai.requests <= 8 + 3
+    assert "The model `fake-model` does not exist" in result.stderr
+    assert "check the base URL (most servers expect it to end in /v1) and the model name" in result.stderr
+    assert "--model fake-model" in result.stderr
+
+
+def test_an_unset_key_variable_named_on_purpose_is_a_warning(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 1), tmp_path / "out.jsonl",
+                    "--api-key-env", "FK_NOT_SET_ANYWHERE")
+    assert result.exit_code == 0
+    assert "--api-key-env FK_NOT_SET_ANYWHERE: that variable is not set" in result.stderr
+    assert fake_openai.auth_headers == [None]
+    quiet = invoke(fake_openai, write_set(tmp_path / "set2.jsonl", 1), tmp_path / "out2.jsonl")
+    assert "warning" not in quiet.stderr  # the default variable unset: a local server with no key
+
+
+def test_the_summary_counts_retries_apart(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.inject([Fault("429", retry_after=0), Fault("500"), Fault("truncated")])
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 4), tmp_path / "out.jsonl",
+                    "--concurrency", "1", "--max-retries", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "4 requests for 4 records (7 HTTP attempts with the retries)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [(Fault("slow", delay=1.0), "timeout"), (Fault("drip", delay=0.05), "timeout"), (Fault("close"), "connection"),
+     (Fault("truncated"), "malformed"), (Fault("500"), "http_500"), (Fault("429", retry_after=0), "http_429")],
+    ids=lambda v: v.kind if isinstance(v, Fault) else v,
+)
+def test_every_fault_exhausted_is_the_records_error_by_kind(
+    fake_openai: FakeOpenAI, tmp_path: Path, fault: Fault, kind: str
+) -> None:
+    fake_openai.rules.append(lambda body: fault if last_user(body) == "q1" else None)
+    out = tmp_path / "out.jsonl"
+    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 3), out, "--timeout", "0.3",
+                    "--max-retries", "1")
+    assert result.exit_code == 1
+    assert f"errors by kind: {kind} 1" in result.stderr
+    error = read_jsonl(out)[1]["messages"][-1]["responses"][0]["error"]
+    assert error.startswith(f"{kind}: ") and "gave up after 2 attempt" in error
+    assert contents(out) == ["q0", None, "q2"]

@@ -109,3 +109,31 @@ def test_killed_again_and_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None
     assert result.returncode == 0, result.stderr
     assert not {last_user(b) for b in fake_openai.bodies} & done
     check_output(out, count)
+
+
+def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.delay = 0.05
+    src = write_set(tmp_path / "set.jsonl", 60)
+    out = tmp_path / "out.jsonl"
+    journal = out.with_name("out.jsonl.journal")
+    env = {**os.environ, "OPENAI_API_KEY": ""}
+    process = subprocess.Popen(
+        command(fake_openai, src, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 30
+    while not (journal.exists() and journal.read_bytes().count(b"\n") >= 8) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 130, stderr
+    done = journaled_prompts(journal)
+    assert f"interrupted. {len(done)} record(s) finished in this run are kept in {journal}" in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+
+    fake_openai.reset()
+    result = finish(fake_openai, src, out)
+    assert result.returncode == 0, result.stderr
+    assert not {last_user(b) for b in fake_openai.bodies} & set(done)
+    check_output(out, 60)

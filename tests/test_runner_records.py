@@ -224,3 +224,36 @@ def test_run_many_bounds_active_records_and_yields_all(fake_openai: FakeOpenAI) 
 
     assert sorted(asyncio.run(go())) == list(range(30))
     assert fake_openai.max_in_flight <= 3
+
+
+def test_a_single_stub_asking_for_n_samples_gets_n_entries(fake_openai: FakeOpenAI) -> None:
+    record = single(params={"n": 3, "temperature": 0.9})  # a hand-written canonical record: one stub
+    assert count_requests(record) == 1
+    outcome = run(fake_openai, record)
+    assert outcome.ok and outcome.requests == 3 and fake_openai.requests == 3
+    responses = record["messages"][-1]["responses"]
+    assert [r["content"] for r in responses] == ["0+1"] * 3
+    assert all(r["parameters"] == {"n": 3, "temperature": 0.9} for r in responses)
+
+
+@pytest.mark.parametrize(
+    ("own", "defaults", "stubs", "expected"),
+    [({}, {"n": 4}, 1, 4), ({"n": 2}, {"n": 4}, 1, 2), ({"n": 1}, {"n": 4}, 1, 1), ({}, {}, 1, 1),
+     ({"n": 2}, {}, 3, 3), ({}, {"n": 99}, 1, 16), ({"n": "3"}, {}, 1, 1), ({}, {"n": True}, 1, 1)],
+)
+def test_expand_samples_rules(own: dict[str, Any], defaults: dict[str, Any], stubs: int, expected: int) -> None:
+    from scoring.runner_requests import expand_samples
+
+    record = single(params=own, n=stubs)
+    expand_samples(record, defaults)
+    assert len(record["messages"][-1]["responses"]) == expected
+
+
+def test_answers_already_collected_are_never_padded_with_samples(fake_openai: FakeOpenAI) -> None:
+    from scoring.runner_requests import expand_samples
+
+    record = single(params={"n": 3})
+    record["messages"][-1]["responses"][0]["content"] = "collected elsewhere"
+    assert expand_samples(record, {"n": 5}) == 0
+    run(fake_openai, record, defaults={"n": 5})
+    assert fake_openai.requests == 0 and len(record["messages"][-1]["responses"]) == 1

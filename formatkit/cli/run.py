@@ -2,8 +2,9 @@
 
 The command validates IN, then hands the records to :class:`scoring.runner_job.RunJob`, which journals
 each finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
-Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped: the
-endpoint was down, or it was interrupted), 2 bad usage.
+Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped because
+the endpoint was unusable: down, or refusing the key, model or URL), 2 bad usage, 130 interrupted
+(Ctrl-C); the journal keeps what finished in every case.
 """
 
 from __future__ import annotations
@@ -24,8 +25,15 @@ __all__ = ["parse_params", "register", "run"]
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given."""
+    """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
+
+    A key of the parameter table (FORMATS.md) must have a value of its type and range, as in a set:
+    ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``top_k``, a
+    server's own options) are sent as given.
+    """
     import orjson
+
+    from formatkit.rules.parameters import KNOWN_PARAMETERS
 
     params: dict[str, Any] = {}
     for item in items:
@@ -37,6 +45,11 @@ def parse_params(items: list[str]) -> dict[str, Any]:
             params[key] = orjson.loads(raw)
         except orjson.JSONDecodeError:
             params[key] = raw
+        spec = KNOWN_PARAMETERS.get(key)
+        problem = spec.problem(params[key]) if spec is not None else None
+        if spec is not None and problem is not None:
+            kind, _, allowed = problem.partition(":")
+            fail_usage(f"--param {item!r}: {key} must be {allowed}" + (" (JSON)" if kind == "type" else ""))
     return params
 
 
@@ -44,8 +57,9 @@ def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
     lines = [
         f"run: {summary.records} records written to {out}: {summary.finished} finished, "
         f"{summary.with_errors} with errors",
-        f"  this run: {summary.requests} requests for {summary.sent_records} records; "
-        f"{summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
+        f"  this run: {summary.requests} requests for {summary.sent_records} records"
+        + (f" ({summary.attempts} HTTP attempts with the retries)" if summary.attempts > summary.requests else "")
+        + f"; {summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
     ]
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
@@ -90,13 +104,6 @@ def run(
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = parse_params(param)
-    if "n" in defaults:
-        typer.echo(
-            "formatkit run: warning: --param n is ignored: the number of samples is the number of response "
-            "stubs each record holds (set `n` in the set's parameters before converting)",
-            err=True,
-        )
-        del defaults["n"]
     if logprobs:
         defaults.setdefault("logprobs", True)
     if not base_url.startswith(("http://", "https://")):
@@ -123,10 +130,17 @@ def run(
     from scoring.runner import Runner
     from scoring.runner_job import RunJob, journal_path
 
+    api_key = os.environ.get(api_key_env) or None
+    if api_key is None and api_key_env != "OPENAI_API_KEY":
+        typer.echo(
+            f"formatkit run: warning: --api-key-env {api_key_env}: that variable is not set (or empty); "
+            "requests are sent without an API key",
+            err=True,
+        )
     client = ChatClient(
         base_url,
         model,
-        api_key=os.environ.get(api_key_env) or None,
+        api_key=api_key,
         concurrency=concurrency,
         rpm=rpm,
         timeout=timeout,
@@ -157,10 +171,14 @@ def run(
     try:
         summary = asyncio.run(main())
     except EndpointUnavailableError as exc:
+        hint = exc.hint or "check the endpoint"
+        if exc.status == 401:
+            hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
+        elif exc.status == 404:
+            hint += f" (--base-url {base_url}, --model {model})"
         typer.echo(
-            f"formatkit run: stopped: {client.scrub(str(exc))}\n"
-            f"  {job.summary.sent_records} record(s) finished in this run are kept in {journal}; "
-            f"{output} was not written. Start the endpoint and rerun the same command to resume.",
+            f"formatkit run: stopped: {client.scrub(str(exc))}\n  {hint}.\n  {_kept(job, journal)}; "
+            f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",
             err=True,
         )
         raise typer.Exit(EXIT_ERRORS) from None
@@ -172,13 +190,20 @@ def run(
         )
         raise typer.Exit(EXIT_ERRORS) from None
     except KeyboardInterrupt:
-        typer.echo(
-            f"formatkit run: interrupted; finished records are kept in {journal}; rerun to resume.", err=True
-        )
+        typer.echo(f"formatkit run: interrupted. {_kept(job, journal)}; rerun to resume.", err=True)
         raise typer.Exit(130) from None
     for line in _summary_lines(summary, output):
         typer.echo(line, err=True)
     raise typer.Exit(EXIT_OK if summary.with_errors == 0 else EXIT_ERRORS)
+
+
+def _kept(job: RunJob, journal: Path) -> str:
+    """What this run journaled before it stopped, finished records and records that ended in error apart."""
+    done = job.summary.sent_records - job.summary.sent_with_errors
+    text = f"{done} record(s) finished in this run are kept in {journal}"
+    if job.summary.sent_with_errors:
+        text += f" ({job.summary.sent_with_errors} more ended in error and will be retried)"
+    return text
 
 
 def _dry_run(job: RunJob) -> None:

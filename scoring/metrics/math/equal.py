@@ -21,8 +21,10 @@ from scoring.metrics.math.evaluate import (
 )
 from scoring.metrics.math.intervals import Piece, parse_set
 from scoring.metrics.math.latex import plain, strip_decorations
+from scoring.metrics.math.split import COMMA as _COMMA
+from scoring.metrics.math.split import split_top_level
 from scoring.metrics.math.sympy_guard import SympyGuard
-from scoring.metrics.math.units import split_unit
+from scoring.metrics.math.units import SCALES, split_unit
 from scoring.normalize import normalize_text
 
 __all__ = ["Equality", "answers_equal"]
@@ -38,19 +40,78 @@ class Equality:
     how: str = ""
 
 
-_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
-_ASSIGN = re.compile(r"^[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-z]\))?\s*=\s*(?!=)")
+# Thousands separators: "1,887,800", and the spaces of "1 000" / "1 000" (NFKC makes thin spaces plain).
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+)(?![\d,]| \d)")
+# "x = 3", "f(x) = 2x", "a_1 = 2", and a tuple of names "(x, y) = (2, 3)".
+_ASSIGN = re.compile(
+    r"^(?:[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-z]\))?|\(\s*[a-zA-Z]\s*(?:,\s*[a-zA-Z]\s*)+\))\s*=\s*(?!=)"
+)
 _WS = re.compile(r"\s+")
+_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")
+# Whole answers that name the empty set ("no solution" and 无解 mean it for an equation's roots).
+_NO_SOLUTION = frozenset(
+    {"∅", "{}", "no solution", "no solutions", "no real solution", "no real solutions", "none", "empty set",
+     "the empty set", "无解", "无实数解", "方程无解", "空集", "不存在"}
+)
 
 
 def _clean(text: str) -> str:
     s = strip_decorations(text).strip().rstrip("。.;；,，").strip()
-    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), s)
+    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", "").replace(" ", ""), s)
+    if s.casefold() in _NO_SOLUTION:
+        return "∅"
     return s
 
 
 def _compact(text: str) -> str:
-    return _WS.sub("", text).casefold()
+    """Whitespace removed, except between digits: "1 2" is not "12"."""
+    return _WS.sub("", _DIGIT_GAP.sub(",", text)).casefold()
+
+
+def _brace_items(s: str) -> list[str] | None:
+    """The elements of a listed set ``{1, 2}`` (``\\{1,2\\}`` once decorations are stripped); None otherwise."""
+    if not (s.startswith("{") and s.endswith("}")) or "|" in s or ":" in s:
+        return None
+    depth = 0
+    for k, ch in enumerate(s):
+        depth += ch in "{(["
+        depth -= ch in "})]"
+        if depth == 0 and k < len(s) - 1:
+            return None  # "{1}{2}": not one brace group
+    return split_top_level(s[1:-1], _COMMA)
+
+
+def _same_elements(xs: list[str], ys: list[str], guard: SympyGuard | None) -> bool:
+    """Sets listed in any order: each element matches a distinct element of the other."""
+    if len(xs) != len(ys) or len(xs) > 12:
+        return False
+    left = list(ys)
+    for x in xs:
+        for k, y in enumerate(left):
+            if answers_equal(x, y, guard).equal:
+                del left[k]
+                break
+        else:
+            return False
+    return True
+
+
+# Excel shows large numbers as "1.23457E+11" (six significant digits): a reference in scientific notation
+# is as precise as its mantissa, so the answer is compared at that precision.
+_SCI_REFERENCE = re.compile(r"^[-+]?\d\.(\d{2,})[eE]([-+]?\d+)$")
+
+
+def _scientific_equal(pred: str, ref: str) -> bool | None:
+    m = _SCI_REFERENCE.match(ref.replace(" ", ""))
+    if m is None:
+        return None
+    value = _number(pred)
+    if value is None:
+        return None
+    target = float(ref.replace(" ", ""))
+    digits = len(m.group(1))
+    half_step = 0.5 * 10.0 ** (int(m.group(2)) - digits)
+    return abs(value - target) <= half_step * (1 + 1e-9)
 
 
 def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | None:
@@ -163,6 +224,14 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
         return Equality(False, how="empty answer")
     if _compact(p) == _compact(r):
         return Equality(True, how="same text")
+    pi, ri = _brace_items(p), _brace_items(r)
+    if pi is not None or ri is not None:
+        # {1, 2} = {2, 1}; a listed set also equals its elements written as a list ("1, 2").
+        xs = pi if pi is not None else split_top_level(p, _COMMA)
+        ys = ri if ri is not None else split_top_level(r, _COMMA)
+        if len(xs) > 1 or len(ys) > 1 or (pi is not None and ri is not None):
+            same = _same_elements(xs, ys, guard)
+            return Equality(same, how="same set" if same else "different sets")
     if _WORDS_ONLY.match(p) and _WORDS_ONLY.match(r):
         # Words, not products of variables: "dog" is not "god".
         same = normalize_text(p) == normalize_text(r)
@@ -172,7 +241,7 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
     pv, pu = split_unit(p)
     rv, ru = split_unit(r)
     if pu is not None and ru is not None and pu != ru and not {pu, ru} & {"%", "°"}:
-        return Equality(False, how=f"unit {pu} is not {ru}")
+        return _converted_equal(pv, pu, rv, ru)
     if pu in ("%", "°") or ru in ("%", "°"):
         return _scaled_equal(pv, pu, rv, ru, guard)
     p, r = pv, rv
@@ -201,6 +270,9 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
         same = _sets_equal(ps, rs, guard)
         return Equality(same, how="same set" if same else "different sets")
 
+    scientific = _scientific_equal(p, r)
+    if scientific is not None:
+        return Equality(scientific, how=f"same value at the reference's precision ({r})" if scientific else "value")
     verdict = _evaluable_equal(p, r, guard)
     if verdict is not None:
         return verdict
@@ -222,3 +294,16 @@ def _scaled_equal(pv: str, pu: str | None, rv: str, ru: str | None, guard: Sympy
     if (scaled_p and values_close(a, b * factor)) or (not scaled_p and values_close(a * factor, b)):
         return Equality(True, how=f"same value ({unit} converted)")
     return Equality(False, how="different values")
+
+
+def _converted_equal(pv: str, pu: str, rv: str, ru: str) -> Equality:
+    """Different units: the same quantity when both are of one kind (``5 cm`` = ``0.05 m``), else wrong."""
+    kind_p, kind_r = SCALES.get(pu), SCALES.get(ru)
+    if kind_p is None or kind_r is None or kind_p[0] != kind_r[0]:
+        return Equality(False, how=f"unit {pu} is not {ru}")
+    a, b = _number(pv), _number(rv)
+    if a is None or b is None:
+        return Equality(False, how=f"unit {pu} is not {ru}")
+    if values_close(a * kind_p[1], b * kind_r[1]):
+        return Equality(True, how=f"same quantity ({pu} converted to {ru})")
+    return Equality(False, how=f"different quantity ({pv} {pu} is not {rv} {ru})")

@@ -28,6 +28,8 @@ _CHAIN = re.compile(rf"^(.+?)({_REL})({_VAR})({_REL})(.+)$")
 _ONE_LEFT = re.compile(rf"^({_VAR})({_REL})(.+)$")
 _ONE_RIGHT = re.compile(rf"^(.+?)({_REL})({_VAR})$")
 _OR = re.compile(r"(?:\bor\b|或者|或|∪|\bU\b|,)")
+_ALL_REALS = frozenset({"ℝ", "R", "(-oo,oo)", "(-oo,+oo)", "全体实数", "实数集", "allrealnumbers", "实数"})
+_NOT_EQUAL = re.compile(r"^(?:[a-zA-Z]!=([^<>=!]+)|([^<>=!]+)!=[a-zA-Z])$")
 _FLIP = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
@@ -67,10 +69,20 @@ def parse_set(text: str) -> list[Piece] | None:
     ``text`` has no spaces and uses ``<=``/``>=``/``oo``/``∪`` (see :func:`latex.strip_decorations`).
     """
     s = re.sub(r"\s*(?:\bor\b|或者|或)\s*", "∪", text).replace(" ", "")
+    if s in _ALL_REALS:
+        return [Piece("-oo", False, "oo", False)]
     m = re.match(r"^\{?[a-zA-Z]\|(.*?)\}?$", s) or re.match(r"^[a-zA-Z]∈(.*)$", s)
+    member = m is not None  # "x ∈ (1, 2)": the brackets are an interval, not a point
     if m:
         s = m.group(1)
-    if not any(c in s for c in "<>[]∪") and not (s.startswith("(") and "," in s and ("oo" in s)):
+        if s in _ALL_REALS:
+            return [Piece("-oo", False, "oo", False)]
+    ne = _NOT_EQUAL.match(s)
+    if ne is not None:  # x ≠ 2 is (-oo, 2) ∪ (2, oo)
+        bound = ne.group(1) or ne.group(2)
+        return [Piece("-oo", False, bound, False), Piece(bound, False, "oo", False)]
+    open_pair = s.startswith("(") and "," in s and ("oo" in s or member)
+    if not any(c in s for c in "<>[]∪") and not open_pair:
         return None
     parts = _split(s)
     pieces: list[Piece] = []

@@ -42,9 +42,55 @@ _SIMPLE = (
 )
 
 
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
+_SUPERSCRIPT_RUN = re.compile(f"[{_SUPERSCRIPTS}]+")
+_SUPERSCRIPT_MAP = str.maketrans(_SUPERSCRIPTS, "0123456789-+")
+# LaTeX's grouped comma "10{,}000" (MATH references write thousands so) and thin spaces between digit groups.
+_GROUPED_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+_EMPTY_SET = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])|∅|\\\{\s*\\\}|^\{\s*\}$")
+_REALS = re.compile(r"\\mathbb\s*\{?\s*R\s*\}?|ℝ")
+_LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|\d+|[a-zA-Z])\s*(\{[^{}]*\}|\([^()]*\)|\d+(?:\.\d+)?|[a-zA-Z])")
+_MIXED_NUMBER = re.compile(r"(?<![\d.}^_])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
+
+
+def _superscript(m: re.Match[str]) -> str:
+    """``x²`` → ``x^2``, ``10⁻³`` → ``10^{-3}``."""
+    power = m.group(0).translate(_SUPERSCRIPT_MAP)
+    return f"^{power}" if len(power) == 1 else f"^{{{power}}}"
+
+
+def _binom(m: re.Match[str]) -> str:
+    from math import comb
+
+    n, k = int(m.group(1)), int(m.group(2))
+    return str(comb(n, k)) if k <= n else "0"
+
+
+def _mixed(m: re.Match[str]) -> str:
+    """``2\\frac{1}{3}`` is the mixed number 2⅓ (elementary school answers write it so), not 2·⅓."""
+    whole, num, den = m.groups()
+    return f"({whole}+{num}/{den})" if int(num) < int(den) else m.group(0)
+
+
+def _log_base(m: re.Match[str]) -> str:
+    base, arg = (g.strip("{}") if g.startswith("{") else g for g in m.groups())
+    return f"(\\ln({arg})/\\ln({base}))"
+
+
 def strip_decorations(text: str) -> str:
     """NFKC, LaTeX spacing/sizing and ``\\text{…}`` removed, relation and constant symbols made uniform."""
-    s = nfkc(text.replace("²", "^2").replace("³", "^3"))
+    if not text.isascii():
+        text = _SUPERSCRIPT_RUN.sub(_superscript, text)
+    s = nfkc(text)
+    if "{," in s:
+        s = _GROUPED_COMMA.sub(",", s)
+    if "\\" in s:
+        s = _EMPTY_SET.sub("∅", s)
+        s = _REALS.sub("ℝ", s)
+        s = _BINOM.sub(_binom, s)
+        s = _MIXED_NUMBER.sub(_mixed, s)
+        s = _LOG_BASE.sub(_log_base, s)
     s = _DROP.sub("", s)
     for _ in range(3):
         t = _TEXT_CMD.sub(r"\1", s)
@@ -150,6 +196,7 @@ def plain(text: str) -> str:
     s = _expand(s)
     s = re.sub(r"\\(sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|ln|log|exp)", r"\1", s)
     s = s.replace("{", "(").replace("}", ")").replace("^", "**")
+    s = re.sub(r"(?<=\d)\s+(?=\d)", ",", s)  # "1 2" is two numbers, not 12 (thousands are joined earlier)
     s = re.sub(r"\s+", "", s)
     s = _FUNC_NOPAREN.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].strip() + f"({m.group(1)})", s)
     s = re.sub(r"(?<![a-zA-Z])(\d+)\s*\*?\s*(pi|oo)\b", r"\1*\2", s)

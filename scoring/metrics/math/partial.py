@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from scoring.metrics.math.equal import Equality, answers_equal
 from scoring.metrics.math.latex import strip_decorations
+from scoring.metrics.math.split import split_top_level
 from scoring.metrics.math.sympy_guard import SympyGuard
 
 __all__ = ["Credit", "blank_credit", "components", "split_blanks", "split_top_level"]
@@ -62,32 +63,12 @@ def split_blanks(text: str) -> list[str]:
     return out or [text.strip()]
 
 
-def split_top_level(text: str, separators: re.Pattern[str]) -> list[str]:
-    """Split outside brackets on ``separators``."""
-    out: list[str] = []
-    depth = 0
-    start = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            m = separators.match(text, i)
-            if m and m.end() > i:
-                out.append(text[start:i])
-                start = i = m.end()
-                continue
-        i += 1
-    out.append(text[start:])
-    return [p.strip() for p in out if p.strip()]
-
-
 _ALTERNATIVES = re.compile(r"\s*(?:\bor\b|或者|或|\band\b|和|以及|,)\s*", re.IGNORECASE)
 _TUPLE = re.compile(r"^[A-Za-z]?\s*\((.*,.*)\)$")
-_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+)(?![\d,])")
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+)(?![\d,]| \d)")
+# "(x, y) = (2, 3)": the names before the tuple are not part of it.
+_TUPLE_NAMES = re.compile(r"^\(\s*[a-zA-Z]\s*(?:,\s*[a-zA-Z]\s*)+\)\s*=\s*(?=\()")
+_NAMED_VALUE = re.compile(r"^[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?\s*=\s*(?!=)(.+)$")
 _PM = re.compile(r"^(.*?)±(.*)$")
 
 Component = tuple[str, ...]
@@ -108,7 +89,10 @@ def _expand_pm(part: str) -> list[str]:
 
 def components(blank: str) -> list[Component]:
     """The parts of one blank: alternatives/list items, each a 1-tuple or a coordinate tuple."""
-    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", ""), strip_decorations(blank))
+    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", "").replace(" ", ""), strip_decorations(blank))
+    s = _TUPLE_NAMES.sub("", s.strip(), count=1)
+    if s.startswith("{") and s.endswith("}") and "|" not in s and s.count("{") == 1:
+        s = s[1:-1]  # a listed set {1, 2}: its elements share the credit like a list
     out: list[Component] = []
     for part in split_top_level(s, _ALTERNATIVES):
         m = _TUPLE.match(part.strip())
@@ -151,6 +135,11 @@ def blank_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> Credit
     pred_parts = components(pred)
     if not ref_parts or not pred_parts:
         return Credit(0.0, whole.settled, whole.how)
+    if len(ref_parts) == 1 and len(ref_parts[0]) > 1 and len(pred_parts) == len(ref_parts[0]):
+        # "x = 2, y = 3" against the point (2, 3): named values in order are its coordinates.
+        named = [_NAMED_VALUE.match(p[0]) if len(p) == 1 else None for p in pred_parts]
+        if all(named):
+            pred_parts = [tuple(m.group(1).strip() for m in named if m is not None)]
     # The parts decide the blank: ``(5,1)`` against ``(5,0)`` is two numbers compared, one right, even
     # though sympy cannot compare the tuples whole. Only an undecided part leaves the blank unsettled
     # (seeding this from ``whole`` sent every partly right tuple or point list to the math judge).

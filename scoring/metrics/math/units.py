@@ -2,14 +2,15 @@
 
 :func:`split_unit` separates a trailing unit from the value and names it canonically, so ``平方米``,
 ``m^2`` and ``square meters`` are the same unit. SCORING.md's rules are applied by the caller: a reference
-without unit accepts any unit, a missing unit is fine, two different units are a wrong answer.
+without unit accepts any unit, a missing unit is fine, two different units are a wrong answer — unless
+they are of one kind and the quantities agree once converted (:data:`SCALES`: ``5 cm`` = ``0.05 m``).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["split_unit"]
+__all__ = ["SCALES", "split_unit"]
 
 _ALIASES: dict[str, tuple[str, ...]] = {
     "km^2": ("km^2", "km2", "平方千米", "平方公里", "square kilometers", "square kilometres", "sq km"),
@@ -81,3 +82,17 @@ def split_unit(text: str) -> tuple[str, str | None]:
         if m and m.group("unit").casefold() not in ("or", "and", "to"):
             return m.group("value").strip(), m.group("unit").casefold()
     return s, None
+
+
+# Units of one kind convert: 5 cm is 0.05 m (the same quantity, so not a wrong unit). Value in base units.
+SCALES: dict[str, tuple[str, float]] = {
+    "km": ("length", 1000.0), "m": ("length", 1.0), "dm": ("length", 0.1), "cm": ("length", 0.01),
+    "mm": ("length", 0.001),
+    "km^2": ("area", 1e6), "m^2": ("area", 1.0), "dm^2": ("area", 0.01), "cm^2": ("area", 1e-4), "mm^2": ("area", 1e-6),
+    "m^3": ("volume", 1.0), "dm^3": ("volume", 1e-3), "cm^3": ("volume", 1e-6), "l": ("volume", 1e-3),
+    "ml": ("volume", 1e-6),
+    "t": ("mass", 1000.0), "kg": ("mass", 1.0), "g": ("mass", 1e-3), "mg": ("mass", 1e-6),
+    "h": ("time", 3600.0), "min": ("time", 60.0), "s": ("time", 1.0), "day": ("time", 86400.0),
+    "km/h": ("speed", 1 / 3.6), "m/s": ("speed", 1.0),
+    "yuan": ("money", 1.0), "角": ("money", 0.1),
+}

@@ -113,6 +113,7 @@ def reply_body(text: str) -> tuple[str, bool]:
 _NUMBER = re.compile(
     r"""^[-+]?(?:
         \d{1,3}(?:,\d{3})+(?:\.\d+)?   # 1,000 or 1,000.5
+      | \d{1,3}(?:[ ]\d{3})+(?:\.\d+)? # 1 000 (NFKC makes thin and no-break spaces plain)
       | \d+\.?\d*(?:[eE][-+]?\d+)?     # 1000, 1000., 1e3
       | \.\d+(?:[eE][-+]?\d+)?         # .5
     )$""",
@@ -132,7 +133,7 @@ def parse_number(text: str) -> float | None:
         return None
     if _NUMBER.match(s):
         try:
-            value = float(s.replace(",", ""))
+            value = float(s.replace(",", "").replace(" ", ""))
         except ValueError:
             return None
         return value if math.isfinite(value) else None

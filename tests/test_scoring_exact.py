@@ -47,6 +47,15 @@ NUMBERS = [
     case("num-fraction", "Answer: 3/4", 0.75),
     case("num-boxed", "\\boxed{25}", 25),
     case("num-none", "I cannot determine this.", None),
+    case("num-thousands-space", "The answer is 1 000.", 1000),
+    case("num-thousands-thin-space", "The answer is 1\u2009000\u2009000", 1000000),
+    case("num-thousands-nbsp", "Total: 12\u00a0500 yuan", 12500),
+    case("num-after-chinese", "共计1 200元", 1200),
+    case("num-after-chinese", "第3题的答案是5", 5),
+    case("num-not-in-a-word", "H2O has 3 atoms", 3),
+    case("num-scientific", "The answer is 1E+21", 1e21),
+    case("num-think-dropped", "<think>The answer is 17</think>The answer is 18", 18),
+    case("num-think-unclosed", "<think>The answer is 17, let me check", None),
 ]
 
 
@@ -62,6 +71,8 @@ REFS = [
     case("ref-dollar", "$18", 18),
     case("ref-decimal", "1000.0", 1000),
     case("ref-text", "Paris", None),
+    case("ref-thousands-space", "1 000", 1000),
+    case("ref-excel-scientific", "1E+21", 1e21),
 ]
 
 
@@ -88,6 +99,19 @@ SCORES = [
     case("exact-numeric-wrong", "17", "18", {}, 0.0),
     case("exact-numeric-none", "no idea", "18", {}, 0.0),
     case("exact-empty-reply", "", "Paris", {}, 0.0),
+    case("exact-numeric-thousands-space", "The answer is 1 000.", "#### 1000", {}, 1.0),
+    case("exact-numeric-excel-display", "123456789012", "1.23457E+11", {}, 1.0),
+    case("exact-numeric-excel-display", "123456000000", "1.23457E+11", {}, 0.0),
+    case("exact-numeric-excel-big", "1000000000000000000000", "1E+21", {}, 1.0),
+    case("exact-numeric-exact-when-few-digits", "1250", "1.2e3", {}, 0.0),
+    case("exact-numeric-json-list", "It is 12.", '["12", "twelve"]', {}, 1.0),
+    case("exact-numeric-mind-change", "The answer is 12.\nWait, I double counted. The answer is 10.", "10", {}, 1.0),
+    case("exact-numeric-yuan", "答案是 18 元", "18", {}, 1.0),
+    case("exact-numeric-percent-sign", "The answer is 18%", "18", {}, 1.0),
+    case("exact-text-marker-bold", "Final answer: **Paris**", "Paris", {}, 1.0),
+    case("exact-text-fullwidth-marker", "答案：巴黎", "巴黎", {}, 1.0),
+    case("exact-text-cjk-brackets", "「北京」", "北京", {}, 1.0),
+    case("exact-text-not-a-substring", "北京市", "北京", {}, 0.0),
 ]
 
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import re
 
-from scoring.normalize import nfkc, parse_number, strip_think
+from scoring.normalize import nfkc, parse_number, reply_body
 
 __all__ = ["extract_number", "reference_number"]
 
-_NUM = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
-_NUM_RE = re.compile(r"(?<![\w.])\$?\s*(" + _NUM + r")(?!\.\d)")
+# Thousands written with commas or with (thin) spaces — NFKC turns those into plain ones: "1,000", "1 000".
+_NUM = (
+    r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
+)
+_NUM_RE = re.compile(r"(?<![A-Za-z0-9_.])\$?\s*(" + _NUM + r")(?!\.\d)")
 _MARKER = re.compile(
     r"(?:####|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*(?:is)?[ \t]*[:：]?"
     r"|答案[是为]?[:：]?|\\boxed\{)"
@@ -25,7 +29,8 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     """The answer number and how it was found (``marker "#### 42"`` / ``last number``)."""
     if not text:
         return None, "empty reply"
-    body = nfkc(strip_think(text)).replace("**", "")
+    raw, cut = reply_body(text)
+    body = nfkc(raw).replace("**", "")
     last_marker: re.Match[str] | None = None
     for m in _MARKER.finditer(body):
         last_marker = m
@@ -40,6 +45,8 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
         value = _value(last.group(1))
         if value is not None:
             return value, "last number in the reply"
+    if cut:
+        return None, "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
     return None, "no number in the reply"
 
 

@@ -8,7 +8,7 @@ import orjson
 
 from scoring.extract.numeric import extract_number, reference_number
 from scoring.metrics.base import Item, ItemScore
-from scoring.normalize import normalize_text, strip_think
+from scoring.normalize import normalize_text, reply_body
 
 __all__ = ["accepted_answers", "exact_match", "score_exact"]
 
@@ -38,7 +38,7 @@ _MARKER = re.compile(
 
 
 def _candidates(content: str) -> list[str]:
-    body = strip_think(content).replace("**", "")
+    body = reply_body(content)[0].replace("**", "")
     out = [body]
     last = None
     for m in _MARKER.finditer(body):
@@ -61,6 +61,18 @@ def exact_match(content: str, answers: list[str]) -> str | None:
     return None
 
 
+# Excel displays large numbers as "1.23457E+11": a reference in scientific notation with three or more
+# significant digits is as precise as its mantissa, and the reply's number is compared at that precision.
+_SCIENTIFIC = re.compile(r"^\s*(?:####\s*)?[-+]?\d\.(\d{2,})[eE]([-+]?\d+)\s*$")
+
+
+def _tolerance(reference: str, value: float) -> float:
+    m = _SCIENTIFIC.match(reference.rsplit("####", 1)[-1])
+    if m is not None:
+        return 0.5 * 10.0 ** (int(m.group(2)) - len(m.group(1))) * (1 + 1e-9)
+    return 1e-9 * max(1.0, abs(value))
+
+
 def _fmt(value: float) -> str:
     if value.is_integer() and abs(value) < 1e16:
         return str(int(value))
@@ -72,15 +84,24 @@ def score_exact(content: str, item: Item) -> ItemScore:
     answers = accepted_answers(item)
     if not answers:
         return ItemScore(None, "exact: no reference answer")
-    numbers = [n for n in (reference_number(a) for a in answers) if n is not None]
+    numeric = [(a, n) for a, n in ((a, reference_number(a)) for a in answers) if n is not None]
+    if numeric and len(numeric) < len(answers):
+        # Some accepted answers are numbers, some words ("12", "twelve"): the words match as text, else
+        # the reply's number is compared with the numbers.
+        hit = exact_match(content, answers)
+        if hit is not None:
+            return ItemScore(1.0, f"exact: reply matches «{hit}» after normalisation; correct", normalize_text(hit))
+        answers = [a for a, _ in numeric]
+    numbers = [n for _, n in numeric]
     if numbers and len(numbers) == len(answers):
         value, how = extract_number(content)
         if value is None:
             return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", "")
-        right = any(abs(value - n) <= 1e-9 * max(1.0, abs(n)) for n in numbers)
+        right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
         verdict = "correct" if right else "wrong"
+        shown = answers[0].strip() if _SCIENTIFIC.match(answers[0]) else _fmt(numbers[0])
         return ItemScore(
-            float(right), f"exact: extracted «{_fmt(value)}» via {how}; reference «{_fmt(numbers[0])}»; {verdict}",
+            float(right), f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
             _fmt(value),
         )
     hit = exact_match(content, answers)

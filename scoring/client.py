@@ -217,6 +217,7 @@ class ChatClient:
         try:
             if self._limiter is not None:
                 await self._limiter.acquire()
+            self._fail_if_down()  # it may have gone down while this request waited for its turn
             self.requests_sent += 1
             try:
                 response = await asyncio.wait_for(client.post(self.url, content=payload), self.timeout)

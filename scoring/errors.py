@@ -10,6 +10,8 @@ ClientError                      base of every error the client raises on purpos
                                  on several requests in a row (each after its retries), or 401/404 on several
                                  requests in a row (a bad key, model name or URL fails every request alike);
                                  ``.status`` (None when no HTTP answer), ``.hint`` (what to check)
+    └── JudgeUnavailableError    the same, met by the LLM judges: judging stopped, the verdicts bought are
+                                 journaled; ``.bought``, ``.reused`` (verdicts bought now, taken from it)
 
 Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
 subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
@@ -21,6 +23,7 @@ from __future__ import annotations
 __all__ = [
     "ClientError",
     "EndpointUnavailableError",
+    "JudgeUnavailableError",
     "MalformedResponseError",
     "PermanentRequestError",
     "RetriesExhaustedError",
@@ -81,6 +84,20 @@ class EndpointUnavailableError(ClientError):
         self.status = status
         self.hint = hint
         super().__init__(message)
+
+
+class JudgeUnavailableError(EndpointUnavailableError):
+    """The judge endpoint proved unusable, so judging stopped before every response had its verdict.
+
+    The verdicts bought before are in the judge journal (a rerun does not buy them again); no record is
+    returned, since the rest would all read "request failed" and their summary would be a meaningless
+    score. ``bought``: verdicts bought in this run; ``reused``: taken from the journal.
+    """
+
+    def __init__(self, message: str, *, status: int | None, hint: str, bought: int, reused: int) -> None:
+        super().__init__(message, status=status, hint=hint)
+        self.bought = bought
+        self.reused = reused
 
 
 def error_kind(exc: BaseException) -> str:

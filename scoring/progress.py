@@ -72,12 +72,16 @@ class NullProgress(_Counts):
 class PlainProgress(NullProgress):
     """One line every ``interval`` seconds (and at the end) on ``stream``."""
 
-    def __init__(self, stream: IO[str] | None = None, *, interval: float = 10.0, label: str = "run") -> None:
+    def __init__(
+        self, stream: IO[str] | None = None, *, interval: float = 10.0, label: str = "run", unit: str = "records"
+    ) -> None:
         super().__init__()
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.label = label
+        self.unit = unit
         self._last = 0.0
+        self._printed: tuple[int, int] | None = None
 
     def start(self, total: int | None) -> None:
         super().start(total)
@@ -91,13 +95,15 @@ class PlainProgress(NullProgress):
             self._line()
 
     def stop(self) -> None:
-        self._line()
+        if self._printed != (self.done, self.errors):  # the last periodic line may already say it all
+            self._line()
 
     def _line(self) -> None:
+        self._printed = (self.done, self.errors)
         total = "?" if self.total is None else str(self.total)
         share = f" ({100 * self.done / self.total:.1f}%)" if self.total else ""
         print(
-            f"{self.label}: {self.done}/{total} records{share}, {self.rate:.1f}/s, {self.errors} with errors, "
+            f"{self.label}: {self.done}/{total} {self.unit}{share}, {self.rate:.1f}/s, {self.errors} with errors, "
             f"eta {format_seconds(self.eta)}",
             file=self.stream,
             flush=True,
@@ -107,7 +113,7 @@ class PlainProgress(NullProgress):
 class RichProgress(NullProgress):
     """A live bar on the terminal (stderr)."""
 
-    def __init__(self, *, label: str = "run") -> None:
+    def __init__(self, *, label: str = "run", unit: str = "records") -> None:
         super().__init__()
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -123,12 +129,13 @@ class RichProgress(NullProgress):
             transient=False,
         )
         self._task: Any = None
+        self._unit = unit
         self._shown = 0.0
 
     def start(self, total: int | None) -> None:
         super().start(total)
         self._bar.start()
-        self._task = self._bar.add_task("records", total=total, rate="0.0", errors=0, eta="?")
+        self._task = self._bar.add_task(self._unit, total=total, rate="0.0", errors=0, eta="?")
 
     def advance(self, *, error: bool = False, resumed: bool = False) -> None:
         super().advance(error=error, resumed=resumed)
@@ -148,11 +155,18 @@ class RichProgress(NullProgress):
         self._bar.stop()
 
 
-def make_progress(*, enabled: bool = True, interval: float = 10.0, stream: IO[str] | None = None) -> Progress:
-    """Rich on a terminal, plain lines otherwise, nothing when disabled."""
+def make_progress(
+    *,
+    enabled: bool = True,
+    interval: float = 10.0,
+    stream: IO[str] | None = None,
+    label: str = "run",
+    unit: str = "records",
+) -> Progress:
+    """Rich on a terminal, plain lines otherwise, nothing when disabled (``label: done/total unit``)."""
     if not enabled:
         return NullProgress()
     out = stream if stream is not None else sys.stderr
     if out.isatty():
-        return RichProgress()
-    return PlainProgress(out, interval=interval)
+        return RichProgress(label=label, unit=unit)
+    return PlainProgress(out, interval=interval, label=label, unit=unit)

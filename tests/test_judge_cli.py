@@ -148,3 +148,83 @@ def test_score_math_with_judge_fallback(fake_openai: FakeOpenAI, tmp_path: Path)
     assert score_of(fallback) == 1.0
     assert fallback["messages"][-1]["responses"][0]["judge"]["metric"] == "math-judge"
     assert fake_openai.requests == 2  # only the item the rules could not settle
+
+
+def test_score_pairwise_text_report_shows_verdict_counts_and_disagreement(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    def judge(body: dict[str, Any]) -> str:
+        answer_a = section(last_user(body), "ANSWER A")
+        if "GOOD" in answer_a:
+            return '{"analysis": "A is right", "choice": "A++"}'
+        if "BIASED" in last_user(body):
+            return '{"analysis": "A came first", "choice": "A+"}'  # position bias: A wins either way
+        return '```json\n{"analysis": "B is right", "choice": "B+",}\n```'
+
+    fake_openai.responder = judge
+    source = write_jsonl(tmp_path / "in.jsonl", [
+        rec(0, "q0", "ref", "GOOD answer"), rec(1, "q1", "ref", "BIASED answer"), rec(2, "q2", "GOOD ref", "weak"),
+    ])
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "pairwise")
+    assert result.exit_code == 0, result.output
+    # GOOD: +1 and +0.5; BIASED: +0.5 and -0.5 (the orders disagree); weak: -0.5 and -1. Mean 0, not -0.
+    assert ("Judge judge-1 (pairwise): 3 of 3 response(s) scored; mean ×100 0.00; win 1, tie 1, loss 1; "
+            "the two orders disagreed on 1 of 3 pair(s) (33.3%)") in result.stdout
+    assert "judge requests: 6 bought, 0 reused from the journal" in result.stdout
+    assert "judge: 3/3 responses (100.0%)" in result.stderr  # progress, on stderr
+
+
+def test_score_with_the_judge_down_stops_writes_nothing_and_resumes(tmp_path: Path) -> None:
+    server = FakeOpenAI().start()
+    port = server.port
+    server.responder = lambda body: '{"analysis": "ok", "score": 2}'
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(i, f"q{i}", "r", f"answer {i}") for i in range(12)])
+    out = tmp_path / "out.jsonl"
+    args = [str(source), "-o", str(out), "--metric", "judge", "--concurrency", "1", "--max-retries", "0"]
+
+    def down_after_five(body: dict[str, Any]) -> None:
+        if server.requests > 5:
+            server.go_down()
+        return None
+
+    server.rules.append(down_after_five)  # type: ignore[arg-type]
+    try:
+        result = run(server, *args)
+    finally:
+        server.stop()
+    assert result.exit_code == 1
+    assert "formatkit score: stopped: judge endpoint" in result.stderr and "could not connect" in result.stderr
+    assert "check that the server is running" in result.stderr
+    assert f"verdict(s) bought in this run are kept in {out}.journal" in result.stderr
+    assert not out.exists()  # no report of a score made of "request failed"
+    bought = int(re.search(r"(\d+) verdict\(s\) bought", result.stderr).group(1))  # type: ignore[union-attr]
+    assert bought >= 5
+
+    again = FakeOpenAI().start(port)
+    again.responder = lambda body: '{"analysis": "ok", "score": 2}'
+    try:
+        result = run(again, *args)
+    finally:
+        again.stop()
+    assert result.exit_code == 0, result.stderr
+    assert again.requests == 12 - bought  # nothing bought twice
+    assert [score_of(r) for r in read_jsonl(out)] == [2.0] * 12
+
+
+def test_score_with_a_rejected_judge_key_stops_and_never_shows_it(
+    fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: Any
+) -> None:
+    key = "sk-judge-5f4e3d2c1b0a99887766SECRET"
+    fake_openai.api_key = "sk-judge-the-right-one-0000000000"
+    monkeypatch.setenv("FK_JUDGE_KEY", key)
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(i, f"q{i}", "r", f"a{i}") for i in range(20)])
+    out = tmp_path / "out.jsonl"
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "judge", "--judge-api-key-env",
+                 "FK_JUDGE_KEY", "--concurrency", "1")
+    assert result.exit_code == 1
+    assert fake_openai.requests == 3
+    assert "refused with HTTP 401" in result.stderr and "check the API key in $FK_JUDGE_KEY." in result.stderr
+    journal = Path(f"{out}.journal")
+    for text in (result.stdout, result.stderr, journal.read_text("utf-8") if journal.exists() else ""):
+        assert key not in text and key[:8] not in text and key[-4:] not in text

@@ -711,3 +711,55 @@ def test_judge_records_from_inside_a_running_event_loop(fake_openai: FakeOpenAI,
 
     outcome = asyncio.run(caller())
     assert response_of(outcome.records[0])["score"] == 2.0
+
+
+def test_judge_endpoint_going_down_stops_with_what_was_bought(tmp_path: Path) -> None:
+    from scoring.errors import JudgeUnavailableError
+
+    server = FakeOpenAI().start()
+    port = server.port
+    server.responder = lambda body: '{"analysis": "ok", "score": 1}'
+    server.rules.append(lambda body: server.go_down() if server.requests > 3 else None)  # type: ignore[func-returns-value]
+    records = [rec(i, f"question {i}", "a", f"answer {i}") for i in range(10)]
+    options = dataclasses.replace(opts(server, tmp_path), concurrency=1, max_retries=0)
+    try:
+        with pytest.raises(JudgeUnavailableError) as info:
+            judge_records(records, metric="judge", options=options)
+    finally:
+        server.stop()
+    assert info.value.status is None and "server is running" in info.value.hint
+    assert info.value.bought >= 3 and info.value.reused == 0
+    bought = info.value.bought
+
+    again = FakeOpenAI().start(port)
+    again.responder = lambda body: '{"analysis": "ok", "score": 1}'
+    try:
+        outcome = judge_records(records, metric="judge", options=options)
+    finally:
+        again.stop()
+    assert again.requests == 10 - bought
+    assert outcome.summary["judge_reused"] == bought
+    assert [response_of(r)["score"] for r in outcome.records] == [1.0] * 10
+
+
+def test_judge_summary_lines() -> None:
+    from scoring.judges import summary_lines
+
+    absolute = {"metric": "judge", "judge_model": "j", "responses": 5, "scored": 3, "mean_score": 1.5,
+                "scale": "0-2", "score_100": 75.0, "unparseable": 1, "request_failed": 1, "not_judged": 0,
+                "judge_requests": 4, "judge_reused": 1}
+    assert summary_lines(absolute) == [
+        "Judge j (judge): 3 of 5 response(s) scored, mean 1.50 on 0-2 (75.00 of 100)",
+        "  no verdict: 1 judge reply with no verdict (the raw reply is kept in the judge field); "
+        "1 judge request failed",
+        "  judge requests: 4 bought, 1 reused from the journal",
+    ]
+    math = {"metric": "math-judge", "judge_model": "j", "responses": 2, "scored": 2, "strict_accuracy": 50.0,
+            "loose_accuracy": 62.5, "fallback": {"judged": 2, "settled_by_rules": 7}}
+    assert summary_lines(math)[:2] == [
+        "Judge j (math-judge): 2 of 2 response(s) scored; strict accuracy 50.00, loose accuracy 62.50",
+        "  sent to the judge: 2 response(s) the math rules could not settle; 7 settled by the rules",
+    ]
+    pairwise = {"metric": "pairwise", "judge_model": "j", "responses": 0, "scored": 0, "mean_x100": None}
+    assert summary_lines(pairwise)[0] == (
+        "Judge j (pairwise): 0 of 0 response(s) scored; mean ×100 —; win 0, tie 0, loss 0")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
@@ -13,6 +13,7 @@ from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fa
 if TYPE_CHECKING:
     from formatkit.modes import Mode
     from scoring.aggregate import Aggregate
+    from scoring.errors import JudgeUnavailableError
     from scoring.judges_options import JudgeOptions
     from scoring.metrics.auto import MetricChoice
 
@@ -86,12 +87,39 @@ def _run_judges(
         from scoring.judges import judge_records
     except ImportError:
         fail_usage("judge metrics are not available")
+    import inspect
+
+    from scoring.errors import JudgeUnavailableError
+    from scoring.progress import make_progress
+
+    # Progress on stderr, as the runner's; only when this judge_records takes one (a stand-in may not).
+    extra: dict[str, Any] = {}
+    if "progress" in inspect.signature(judge_records).parameters:
+        extra["progress"] = make_progress(label="judge", unit="responses")
     try:
-        outcome = judge_records(records, metric=metric, options=options)
+        outcome = judge_records(records, metric=metric, options=options, **extra)
     except ValueError as exc:  # JudgeSetupError and template errors: nothing was sent
         fail_usage(str(exc))
+    except JudgeUnavailableError as exc:
+        _judge_stopped(exc, options)
     summary = getattr(outcome, "summary", None)
     return list(outcome.records), dict(summary) if isinstance(summary, dict) else {}
+
+
+def _judge_stopped(exc: JudgeUnavailableError, options: JudgeOptions) -> NoReturn:
+    """The judge endpoint was unusable: say why and what is kept; exit 1 with OUT not written."""
+    hint = exc.hint or "check the judge endpoint"
+    if exc.status == 401:
+        hint += f" in ${options.judge_api_key_env}"
+    elif exc.status == 404:
+        hint += f" (--judge-base-url {options.judge_base_url}, --judge-model {options.judge_model})"
+    typer.echo(
+        f"formatkit score: stopped: {exc}\n  {hint}.\n  {exc.bought} verdict(s) bought in this run are kept in "
+        f"{options.journal_path} ({exc.reused} reused from it); the output was not written. Rerun the same "
+        "command to resume: no verdict is bought twice.",
+        err=True,
+    )
+    raise typer.Exit(EXIT_ERRORS)
 
 
 def _check_judges_importable() -> None:
@@ -114,6 +142,11 @@ def _finish(agg: Aggregate, as_json: bool, output: Path, extra: dict[str, Any] |
 
     typer.echo(render(agg, "json" if as_json else "text", extra), nl=False)
     if not as_json:
+        if extra and isinstance(extra.get("judge"), dict):
+            from scoring.judges import summary_lines
+
+            for line in summary_lines(extra["judge"]):
+                typer.echo(line)
         typer.echo(f"wrote {output}")
     scored = sum(s.scored_responses for s in agg.datasets.values())
     if scored == 0:

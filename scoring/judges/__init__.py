@@ -30,8 +30,18 @@ Modules: ``templates`` (prompts, placeholders, fencing), ``parse`` (verdict pars
 ``call`` (journaled judge requests), ``run`` (the driver), ``summary``.
 """
 
+from scoring.errors import JudgeUnavailableError
 from scoring.judges.run import METRICS, JudgeOutcome, JudgeSetupError, judge_records
-from scoring.judges.summary import score_fraction
+from scoring.judges.summary import score_fraction, summary_lines
 from scoring.judges.templates import TemplateError
 
-__all__ = ["METRICS", "JudgeOutcome", "JudgeSetupError", "TemplateError", "judge_records", "score_fraction"]
+__all__ = [
+    "METRICS",
+    "JudgeOutcome",
+    "JudgeSetupError",
+    "JudgeUnavailableError",
+    "TemplateError",
+    "judge_records",
+    "score_fraction",
+    "summary_lines",
+]

@@ -107,6 +107,8 @@ class JournaledAsker:
         self._in_flight: dict[str, asyncio.Future[Reply]] = {}
         self.bought = 0
         self.reused = 0
+        #: Set when the endpoint proved unusable (down, or refusing the key, model or URL): the run stops.
+        self.down: EndpointUnavailableError | None = None
 
     def _finished(self, key: str) -> dict[str, Any] | None:
         if key in self._memory:
@@ -152,6 +154,8 @@ class JournaledAsker:
         try:
             results = await self._client.complete(messages, self._params)
         except EndpointUnavailableError as exc:
+            if self.down is None:
+                self.down = exc
             raise CallFailed(str(exc), error_kind(exc), unavailable=True) from exc
         except ClientError as exc:
             raise CallFailed(str(exc), error_kind(exc)) from exc

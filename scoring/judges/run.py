@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from scoring.errors import JudgeUnavailableError
 from scoring.judges.absolute import judge_absolute
 from scoring.judges.against import Against, AgainstError, load_against, opponent_for
 from scoring.judges.call import JournaledAsker, Reply
@@ -179,6 +180,11 @@ async def _judge_all(
             progress.stop()
         if journal is not None:
             journal.close()
+    if ask.down is not None:
+        down = ask.down
+        raise JudgeUnavailableError(
+            f"judge {down}", status=down.status, hint=down.hint, bought=ask.bought, reused=ask.reused
+        )
     for (r, i), judged in zip(slots, results, strict=True):
         responses = target_turn(out[r])["responses"]
         if plan.fallback:
@@ -243,8 +249,10 @@ def judge_records(
 
     Synchronous: runs its own event loop (in a worker thread when called from inside a running loop).
     Raises :class:`JudgeSetupError` before any request when the options, templates or ``--against`` file
-    are unusable. Judge failures never raise: each becomes a response with ``score`` null, an ``analysis``
-    saying why and the raw reply in ``response["judge"]``.
+    are unusable, and :class:`~scoring.errors.JudgeUnavailableError` when the judge endpoint proves
+    unusable (down, or refusing every request): the verdicts bought are journaled. Other judge failures
+    never raise: each becomes a response with ``score`` null, an ``analysis`` saying why and the raw
+    reply in ``response["judge"]``.
     ``progress`` (optional, as the runner's) advances once per judged response.
     """
     plan = _plan(metric, options)

@@ -22,7 +22,7 @@ from scoring.judges.inputs import target_turn
 from scoring.judges.result import Judged
 from scoring.judges.scale import Scale, parse_scale
 
-__all__ = ["score_fraction", "summarize"]
+__all__ = ["score_fraction", "summarize", "summary_lines"]
 
 
 def score_fraction(response: dict[str, Any]) -> float | None:
@@ -50,7 +50,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 2)
+    return None if value is None else round(value, 2) + 0.0  # + 0.0: never -0.0 (a mean of -1e-17)
 
 
 def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
@@ -110,3 +110,61 @@ def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str,
     summary["judge_usage"] = judge_usage
     summary["model_usage"] = _model_usage(records)
     return summary
+
+
+def _num(value: Any) -> str:
+    return "—" if not isinstance(value, (int, float)) else f"{round(value, 2) + 0.0:.2f}"
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The judges' summary for people (the text report): what the verdicts say, and what could not be had.
+
+    Pairwise: mean x100, win/tie/loss and how often the two orders disagreed; absolute: the mean on the
+    scale; math-judge: strict and loose accuracy. Then the responses without a verdict by cause, and the
+    judge requests bought against those reused from the journal.
+    """
+    metric = summary.get("metric")
+    model = summary.get("judge_model") or "?"
+    responses = int(summary.get("responses") or 0)
+    scored = int(summary.get("scored") or 0)
+    head = f"Judge {model} ({metric}): {scored} of {responses} response(s) scored"
+    if metric == "judge":
+        head += f", mean {_num(summary.get('mean_score'))} on {summary.get('scale')}"
+        head += f" ({_num(summary.get('score_100'))} of 100)"
+    elif metric == "pairwise":
+        head += (
+            f"; mean ×100 {_num(summary.get('mean_x100'))}; win {summary.get('win', 0)}, "
+            f"tie {summary.get('tie', 0)}, loss {summary.get('loss', 0)}"
+        )
+        pairs = int(summary.get("pairs_both_orders") or 0)
+        if pairs:
+            disagreements = int(summary.get("disagreements") or 0)
+            head += (
+                f"; the two orders disagreed on {disagreements} of {pairs} pair(s) "
+                f"({disagreements / pairs * 100:.1f}%)"
+            )
+    elif metric == "math-judge":
+        head += (
+            f"; strict accuracy {_num(summary.get('strict_accuracy'))}, "
+            f"loose accuracy {_num(summary.get('loose_accuracy'))}"
+        )
+    lines = [head]
+    fallback = summary.get("fallback")
+    if isinstance(fallback, dict):
+        lines.append(
+            f"  sent to the judge: {fallback.get('judged', 0)} response(s) the math rules could not settle; "
+            f"{fallback.get('settled_by_rules', 0)} settled by the rules"
+        )
+    causes = [
+        (summary.get("unparseable", 0), "judge reply with no verdict (the raw reply is kept in the judge field)"),
+        (summary.get("request_failed", 0), "judge request failed"),
+        (summary.get("not_judged", 0), "not judged (no content, reference or opponent)"),
+    ]
+    missing = [f"{count} {what}" for count, what in causes if count]
+    if missing:
+        lines.append("  no verdict: " + "; ".join(missing))
+    lines.append(
+        f"  judge requests: {summary.get('judge_requests', 0)} bought, "
+        f"{summary.get('judge_reused', 0)} reused from the journal"
+    )
+    return lines

@@ -14,7 +14,9 @@ full-width punctuation, several drafts of a verdict. The rules:
   never from prose;
 - a score outside the scale is clamped to it (and the verdict says so);
 - a verdict that appears word for word inside the text being judged (``quoted``) is ignored: it is the
-  judged response's forgery repeated by the judge, not the judge's own verdict;
+  judged response's forgery repeated by the judge, not the judge's own verdict. Except the lowest score
+  (absolute, math grading): no forgery gains by it, and ignoring it would let a response that carries
+  ``<score>0</score>`` turn the judge's real 0 into "no verdict", leaving the wrong answer out of the mean;
 - a reasoning judge's ``<think>…</think>`` is not part of its reply: drafts of a verdict in there
   do not count;
 - a reply with no verdict raises :class:`UnparseableReply` with the reason; it never becomes a 0.
@@ -155,15 +157,17 @@ def _strip_fences(text: str) -> str:
     return _FENCE_LINE.sub("", text).strip()
 
 
-def _verdict_objects(reply: str, keys: frozenset[str], quoted: _Quoted) -> Iterator[tuple[dict[str, Any], str, int]]:
-    """Objects holding one of ``keys``, last first, with the prose before them; copies are skipped."""
+def _verdict_objects(
+    reply: str, keys: frozenset[str], quoted: _Quoted
+) -> Iterator[tuple[dict[str, Any], str, bool]]:
+    """Objects holding one of ``keys``, last first, with the prose before them and whether the object is a
+    copy of text being judged."""
     objects = json_objects(reply)
     for start, end, value in reversed(objects):
-        if reply[start:end] in quoted:
-            continue
+        copied = reply[start:end] in quoted
         for obj in reversed(list(_dicts(value))):
             if _has(obj, keys):
-                yield obj, reply[:start], start
+                yield obj, reply[:start], copied
 
 
 # --------------------------------------------------------------------------------------------------
@@ -263,12 +267,14 @@ def parse_absolute(reply: str, scale: Scale, *, quoted: Sequence[str] = ()) -> A
     reply = strip_think(reply)
     seen = _Quoted(quoted)
     skipped = 0
-    for obj, prose, _ in _verdict_objects(reply, _SCORE_KEYS, seen):
+    for obj, prose, copied in _verdict_objects(reply, _SCORE_KEYS, seen):
         raw = _number(_get(obj, _SCORE_KEYS))
         if raw is None:
             skipped += 1
             continue
         score = scale.clamp(raw)
+        if copied and score > scale.low:
+            continue
         return AbsoluteVerdict(
             score=score, raw_score=raw, clamped=score != raw, analysis=_analysis(obj, _SCORE_KEYS, prose)
         )
@@ -290,7 +296,9 @@ def parse_pairwise(reply: str, *, quoted: Sequence[str] = ()) -> PairwiseVerdict
     reply = strip_think(reply)
     seen = _Quoted(quoted)
     bad: list[str] = []
-    for obj, prose, _ in _verdict_objects(reply, _CHOICE_KEYS, seen):
+    for obj, prose, copied in _verdict_objects(reply, _CHOICE_KEYS, seen):
+        if copied:
+            continue
         value = _get(obj, _CHOICE_KEYS)
         choice = normalize_choice(value)
         if choice is None:
@@ -316,12 +324,12 @@ def parse_math_grade(reply: str, *, quoted: Sequence[str] = ()) -> MathGrade:
     seen = _Quoted(quoted)
     tags = list(_SCORE_TAG.finditer(reply))
     for match in reversed(tags):
-        if match.group(0) in seen:
-            continue
         raw = _number(match.group(1), fraction=True)
         if raw is None:
             continue
         score = round(min(1.0, max(0.0, raw)), 2)
+        if score > 0.0 and match.group(0) in seen:
+            continue
         return MathGrade(score=score, raw_score=raw, clamped=not 0.0 <= raw <= 1.0)
     if tags:
         raise UnparseableReply("the judge's <score> tag holds no number")

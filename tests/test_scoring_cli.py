@@ -63,7 +63,7 @@ def test_json_summary(tmp_path: Path) -> None:
     ds = summary["datasets"]["math_mixed"]
     assert ds["metric"] == "math"
     assert isinstance(ds["score"], float) and 0 <= ds["score"] <= 100
-    assert ds["records"] == 17 and ds["errors"] == 1
+    assert ds["records"] == 25 and ds["errors"] == 1
     assert summary["overall"] == ds["score"]
 
 
@@ -165,7 +165,7 @@ def test_judge_options_reach_judge_records(tmp_path: Path, monkeypatch: pytest.M
     ])
     assert result.exit_code == 0, result.output
     options = seen["options"]
-    assert seen["metric"] == "judge" and seen["n"] == 8
+    assert seen["metric"] == "judge" and seen["n"] == 10
     assert (options.judge_base_url, options.judge_model, options.judge_scale, options.judge_lang) == (
         "http://judge", "m", "1-10", "zh")
     assert (options.concurrency, options.max_retries, options.timeout) == (3, 1, 9.0)

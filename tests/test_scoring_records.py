@@ -63,7 +63,7 @@ def test_summary_shape_and_math_strict_loose() -> None:
     ds = summary["datasets"]["math_mixed"]
     assert {"metric", "score", "records", "errors"} <= set(ds)
     assert ds["metric"] == "math"
-    assert ds["records"] == 17 and ds["errors"] == 1
+    assert ds["records"] == 25 and ds["errors"] == 1
     assert ds["strict"] < ds["loose"]
     assert 0 <= summary["overall"] <= 100
 

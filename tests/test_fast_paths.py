@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from formatkit.conversion import convert
 from formatkit.rules import common, parameters
@@ -193,3 +196,20 @@ def test_the_fast_path_is_taken(name: str) -> None:
     assert reader is not None
     items = list(reader.drafts())
     assert items and all(type(item) is dict for item in items[1:])
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.sampled_from('ab:"\\\n中 ')),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(alphabet="k:中", max_size=3), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_json)
+def test_colon_count_without_serialising_matches_orjson(value: Any) -> None:
+    """The duplicate-key screen counts a line's colons as its compact re-serialisation would hold them."""
+    from formatkit.readers.jsonl_lines import _dumped_colons
+
+    assert _dumped_colons(value) == orjson.dumps(value).count(b":")

@@ -61,7 +61,25 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
     colons = raw.count(b":")
     if colons == 0:
         return False
-    return colons != orjson.dumps(value).count(b":") or b"\\u003" in raw
+    return colons != _dumped_colons(value) or b"\\u003" in raw
+
+
+def _dumped_colons(value: Any) -> int:
+    """``orjson.dumps(value).count(b":")`` without serialising a line's long texts: one colon per key,
+    plus the colons inside keys and values (orjson never escapes a colon; numbers, booleans and null
+    hold none). Only nested objects and arrays, usually small, are serialised."""
+    if type(value) is not dict:
+        return orjson.dumps(value).count(b":")
+    count = len(value)
+    for key, item in value.items():
+        if ":" in key:
+            count += key.count(":")
+        kind = type(item)
+        if kind is str:
+            count += item.count(":")
+        elif kind is dict or kind is list:
+            count += orjson.dumps(item).count(b":")
+    return count
 
 
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:

@@ -228,3 +228,37 @@ def test_score_with_a_rejected_judge_key_stops_and_never_shows_it(
     journal = Path(f"{out}.journal")
     for text in (result.stdout, result.stderr, journal.read_text("utf-8") if journal.exists() else ""):
         assert key not in text and key[:8] not in text and key[-4:] not in text
+
+
+def test_score_interrupted_keeps_the_verdicts_and_resumes(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    fake_openai.delay = 0.05
+    fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
+    source = write_jsonl(tmp_path / "in.jsonl", [rec(i, f"q{i}", "r", f"a{i}") for i in range(60)])
+    out = tmp_path / "out.jsonl"
+    journal = Path(f"{out}.journal")
+    command = [sys.executable, "-c", "from formatkit.cli import main; main()", "score", str(source), "-o", str(out),
+               "--metric", "judge", "--judge-base-url", fake_openai.base_url, "--judge-model", "judge-1"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "OPENAI_API_KEY": ""},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while not (journal.exists() and journal.read_bytes().count(b"\n") >= 8) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 130, stderr
+    assert f"interrupted; the verdicts bought so far are kept in {journal}" in stderr
+    assert "Traceback" not in stderr and not out.exists()
+    bought = journal.read_bytes().count(b"\n")
+
+    fake_openai.reset()
+    result = run(fake_openai, str(source), "-o", str(out), "--metric", "judge")
+    assert result.exit_code == 0, result.stderr
+    assert fake_openai.requests == 60 - bought
+    assert [score_of(r) for r in read_jsonl(out)] == [2.0] * 60

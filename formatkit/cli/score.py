@@ -102,6 +102,13 @@ def _run_judges(
         fail_usage(str(exc))
     except JudgeUnavailableError as exc:
         _judge_stopped(exc, options)
+    except KeyboardInterrupt:
+        typer.echo(
+            f"formatkit score: interrupted; the verdicts bought so far are kept in {options.journal_path}; "
+            "rerun the same command to resume (none is bought twice).",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     summary = getattr(outcome, "summary", None)
     return list(outcome.records), dict(summary) if isinstance(summary, dict) else {}
 

@@ -379,6 +379,8 @@ EXTRACTION = [
 PARTS = [
     case("parts-one-blank-reads-final-line", "(1) 2+2=4\n(2) so the total is 9", 1, "9"),
     case("parts-several-blanks-read-each", "(1) a = 3\n(2) b = 5\nFinal answer: 5", 2, "a = 3;5"),
+    case("parts-one-line-per-blank", "Working shown above.\n3\n5", 2, "3;5"),
+    case("parts-one-line-per-blank-not-for-one-blank", "3\n5", 1, "5"),
     case("parts-unknown-final-answer-first", "(1) a = 3\n(2) b = 5\nFinal answer: 5", None, "5"),
 ]
 

@@ -265,6 +265,13 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
     found = _keyword_answer(body, parts=parts)
     if found is not None:
         return found
+    if parts is not None and parts > 1:
+        # A reply that is a short line per blank ("3\n5"): the last sentence of each.
+        lines = [line.strip() for line in body.strip().splitlines() if line.strip()][-parts:]
+        if len(lines) == parts and all(len(line) <= 60 for line in lines):
+            answers = [_last_sentence(line) for line in lines]
+            if all(answers):
+                return ";".join(answers), f"last {parts} lines"
     last = _last_sentence(body)
     if last:
         return last, "last sentence"

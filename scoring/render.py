@@ -61,8 +61,14 @@ def _dimension_rows(agg: Aggregate) -> list[tuple[str, str, str]]:
     return [(d.name, _num(d.score), ", ".join(d.datasets)) for d in agg.dimensions.values()]
 
 
+_LEGEND = (
+    "score: mean score, 0–100 (math's loose accuracy); strict: share of responses scoring 1.0 (math's strict "
+    "accuracy); records count records, unscorable counts responses that could not be scored"
+)
+
+
 def _notes(agg: Aggregate) -> list[str]:
-    return [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
+    return [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
 
 
 def _token_lines(agg: Aggregate) -> list[str]:

@@ -29,6 +29,7 @@ import asyncio
 import functools
 import random
 import ssl
+import sys
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -219,9 +220,13 @@ class ChatClient:
                 await self._limiter.acquire()
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             self.requests_sent += 1
-            try:
-                response = await asyncio.wait_for(client.post(self.url, content=payload), self.timeout)
-            except asyncio.TimeoutError:  # the whole attempt took too long (httpx bounds each read only)
+            try:  # the whole attempt is bounded (httpx bounds each read only)
+                if sys.version_info >= (3, 11):  # no task per request, unlike wait_for before 3.12
+                    async with asyncio.timeout(self.timeout):
+                        response = await client.post(self.url, content=payload)
+                else:
+                    response = await asyncio.wait_for(client.post(self.url, content=payload), self.timeout)
+            except asyncio.TimeoutError:
                 raise httpx.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
         finally:
             self._idle.put_nowait(client)

@@ -95,6 +95,8 @@ class DatasetStats:
     pass_hits: int = 0
     majority_sum: float = 0.0
     unsettled: int = 0
+    #: Pairwise verdicts: win / tie / loss, pairs judged in both orders, and how many of those disagreed.
+    pairwise: dict[str, int] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
     judge_usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
 
@@ -113,6 +115,8 @@ class DatasetStats:
             judge = response.get("judge")
             if judge is not None:
                 score = _judged_fraction(judge, score, self.judge_usage)
+                if isinstance(judge, dict) and judge.get("metric") == "pairwise":
+                    _count_pairwise(judge, self.pairwise)
             if type(score) is float or type(score) is int:
                 scores.append(float(score))
                 analysis = response.get("analysis")
@@ -159,7 +163,8 @@ class DatasetStats:
             "scored_records": self.scored_records,
             "responses": self.responses,
             "scored_responses": self.scored_responses,
-            "strict": _pct(self.full_marks, self.scored_responses),
+            # A pairwise "full mark" (A++ in both orders) is not an accuracy: no strict figure for it.
+            "strict": None if self.pairwise else _pct(self.full_marks, self.scored_responses),
             "loose": self.score,
             "dimension": self.dimension,
             "usage": dict(self.usage),
@@ -172,6 +177,17 @@ class DatasetStats:
             out["majority"] = _pct(self.majority_sum, self.scored_records)
         if self.unsettled:
             out["unsettled"] = self.unsettled
+        if self.pairwise:
+            both = self.pairwise.get("both_orders", 0)
+            out["pairwise"] = {
+                "win": self.pairwise.get("win", 0),
+                "tie": self.pairwise.get("tie", 0),
+                "loss": self.pairwise.get("loss", 0),
+                "mean_x100": self.score,
+                "pairs_both_orders": both,
+                "disagreements": self.pairwise.get("disagreements", 0),
+                "disagreement_rate": round(self.pairwise.get("disagreements", 0) / both, 4) if both else None,
+            }
         if self.note:
             out["note"] = self.note
         return out
@@ -222,6 +238,19 @@ def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
         for key, value in part.items():
             total[key] += value
     return total
+
+
+def _count_pairwise(judge: Mapping[str, Any], counts: dict[str, int]) -> None:
+    """Add one pairwise verdict (``response["judge"]`` as the pairwise judge writes it) to ``counts``."""
+    outcome = judge.get("outcome")
+    if judge.get("status") != "scored" or outcome not in ("win", "tie", "loss"):
+        counts["unjudged"] = counts.get("unjudged", 0) + 1
+        return
+    counts[outcome] = counts.get(outcome, 0) + 1
+    orders = judge.get("orders")
+    if isinstance(orders, list) and len(orders) == 2:
+        counts["both_orders"] = counts.get("both_orders", 0) + 1
+        counts["disagreements"] = counts.get("disagreements", 0) + bool(judge.get("disagree"))
 
 
 def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any:

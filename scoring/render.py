@@ -67,8 +67,25 @@ _LEGEND = (
 )
 
 
+def _pairwise_note(name: str, stats: DatasetStats) -> str | None:
+    pairwise = stats.to_dict().get("pairwise")
+    if not pairwise:
+        return None
+    note = (
+        f"{name}: pairwise mean ×100 = {_num(pairwise['mean_x100'])} (−100..100); "
+        f"win {pairwise['win']} / tie {pairwise['tie']} / loss {pairwise['loss']}"
+    )
+    if pairwise["pairs_both_orders"]:
+        note += (
+            f"; the two orders disagreed on {pairwise['disagreements']} of {pairwise['pairs_both_orders']} pairs "
+            f"({pairwise['disagreement_rate'] * 100:.1f}%, the judge's position bias)"
+        )
+    return note
+
+
 def _notes(agg: Aggregate) -> list[str]:
-    return [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
+    notes = [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
+    return notes + [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
 
 
 def _token_lines(agg: Aggregate) -> list[str]:

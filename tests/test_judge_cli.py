@@ -174,6 +174,18 @@ def test_score_pairwise_text_report_shows_verdict_counts_and_disagreement(
     assert "judge requests: 6 bought, 0 reused from the journal" in result.stdout
     assert "judge: 3/3 responses (100.0%)" in result.stderr  # progress, on stderr
 
+    # `report` on the judged file shows the same verdict statistics, from what the judge wrote per response.
+    report = CliRunner().invoke(app, ["report", str(out), "--format", "json"], catch_exceptions=False)
+    assert report.exit_code == 0, report.output
+    [dataset] = json.loads(report.stdout)["datasets"].values()
+    assert dataset["pairwise"] == {
+        "win": 1, "tie": 1, "loss": 1, "mean_x100": 0.0,
+        "pairs_both_orders": 3, "disagreements": 1, "disagreement_rate": 0.3333,
+    }
+    assert dataset["strict"] is None  # A++ twice is not an accuracy
+    text = CliRunner().invoke(app, ["report", str(out)], catch_exceptions=False)
+    assert "win 1 / tie 1 / loss 1; the two orders disagreed on 1 of 3 pairs (33.3%" in text.stdout
+
 
 def test_score_with_the_judge_down_stops_writes_nothing_and_resumes(tmp_path: Path) -> None:
     server = FakeOpenAI().start()

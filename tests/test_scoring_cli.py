@@ -147,8 +147,8 @@ def test_judge_options_reach_judge_records(tmp_path: Path, monkeypatch: pytest.M
 
     seen: dict[str, Any] = {}
 
-    def judge_records(records: list[dict[str, Any]], *, metric: str, options: Any) -> Any:
-        seen.update(metric=metric, options=options, n=len(records))
+    def judge_records(records: list[dict[str, Any]], *, metric: str, options: Any, progress: Any) -> Any:
+        seen.update(metric=metric, options=options, n=len(records), progress=progress)
         for record in records:
             for response in record["messages"][-1]["responses"]:
                 response["score"], response["analysis"] = 1.0, "judge: fine"
@@ -165,7 +165,7 @@ def test_judge_options_reach_judge_records(tmp_path: Path, monkeypatch: pytest.M
     ])
     assert result.exit_code == 0, result.output
     options = seen["options"]
-    assert seen["metric"] == "judge" and seen["n"] == 10
+    assert seen["metric"] == "judge" and seen["n"] == 10 and seen["progress"] is not None
     assert (options.judge_base_url, options.judge_model, options.judge_scale, options.judge_lang) == (
         "http://judge", "m", "1-10", "zh")
     assert (options.concurrency, options.max_retries, options.timeout) == (3, 1, 9.0)

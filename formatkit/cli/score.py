@@ -87,17 +87,12 @@ def _run_judges(
         from scoring.judges import judge_records
     except ImportError:
         fail_usage("judge metrics are not available")
-    import inspect
-
     from scoring.errors import JudgeUnavailableError
     from scoring.progress import make_progress
 
-    # Progress on stderr, as the runner's; only when this judge_records takes one (a stand-in may not).
-    extra: dict[str, Any] = {}
-    if "progress" in inspect.signature(judge_records).parameters:
-        extra["progress"] = make_progress(label="judge", unit="responses")
+    progress = make_progress(label="judge", unit="responses")  # on stderr, as the runner's
     try:
-        outcome = judge_records(records, metric=metric, options=options, **extra)
+        outcome = judge_records(records, metric=metric, options=options, progress=progress)
     except ValueError as exc:  # JudgeSetupError and template errors: nothing was sent
         fail_usage(str(exc))
     except JudgeUnavailableError as exc:

@@ -99,7 +99,12 @@ def run(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the first request body and the count; send nothing."),
     logprobs: bool = typer.Option(False, "--logprobs", help="Ask for logprobs (as --param logprobs=true)."),
     backoff_base: float = typer.Option(0.5, "--backoff-base", hidden=True, min=0.0),
-    unavailable_after: int = typer.Option(3, "--unavailable-after", hidden=True, min=1),
+    unavailable_after: int = typer.Option(
+        3,
+        "--unavailable-after",
+        min=1,
+        help="Stop the run after this many requests in a row refused with 401, 404 or 502-504.",
+    ),
     progress_interval: float = typer.Option(10.0, "--progress-interval", hidden=True, min=0.0),
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""

@@ -142,24 +142,13 @@ class JsonlReader:
     def _fast_single(self, obj: dict[str, Any], line: int) -> dict[str, Any] | None:
         """The canonical record of a single-turn line that passes every rule, built as build_record would
         build it from the line's Draft; None when any check might have something to say."""
-        if not obj.keys() <= _SINGLE_NAMES or "session_id" in obj or "meta" in obj:
+        fields = _plain_single(obj)
+        if fields is None:
             return None
-        prompt = obj.get("prompt")
-        system = obj.get("system")
-        answer = obj.get("answer")
-        response = obj.get("response")
-        parameters = obj.get("parameters")
-        if (
-            type(prompt) is not str
-            or not prompt.strip()
-            or (system is not None and type(system) is not str)
-            or (answer is not None and type(answer) is not str)
-            or (response is not None and type(response) is not str)
-        ):
-            return None
+        prompt, system, answer, response, parameters = fields
         if parameters is None:
             parameters = {}
-        elif type(parameters) is not dict or not is_clean_parameters(parameters):
+        elif not is_clean_parameters(parameters):
             return None
         target = clean_target(self.mode, answer, response, parameters)
         if target is None:
@@ -178,28 +167,13 @@ class JsonlReader:
         """The common case checked in one go: a single-turn line whose keys are all known names and
         whose values all have the right types. It is only a filter — anything else returns None and
         goes through the full checks of :meth:`_draft`, where every rule lives."""
-        if not obj.keys() <= _SINGLE_NAMES:
+        fields = _plain_single(obj)
+        if fields is None:
             return None
-        prompt = obj.get("prompt")
-        system = obj.get("system")
-        answer = obj.get("answer")
-        response = obj.get("response")
-        parameters = obj.get("parameters")
-        meta = obj.get("meta")
-        if (
-            type(prompt) is not str
-            or not prompt.strip()
-            or "session_id" in obj
-            or (system is not None and type(system) is not str)
-            or (answer is not None and type(answer) is not str)
-            or (response is not None and type(response) is not str)
-            or (parameters is not None and type(parameters) is not dict)
-            or meta is not None  # rare: its labels get the full checks
-        ):
-            return None
+        prompt, system, answer, response, parameters = fields
         user = {"role": "user", "content": prompt}
         history = [{"role": "system", "content": system}, user] if system and system.strip() else [user]
-        return _line_draft(line, None, history, answer, response, parameters, source, meta)
+        return _line_draft(line, None, history, answer, response, parameters, source, None)
 
     def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
         source = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
@@ -488,3 +462,26 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def _plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str | None, dict[str, Any] | None] | None:
+    """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
+    (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
+    None for anything else. A filter for the common case only: every rule lives in the full path."""
+    if not obj.keys() <= _SINGLE_NAMES or "session_id" in obj or "meta" in obj:
+        return None
+    prompt = obj.get("prompt")
+    system = obj.get("system")
+    answer = obj.get("answer")
+    response = obj.get("response")
+    parameters = obj.get("parameters")
+    if (
+        type(prompt) is not str
+        or not prompt.strip()
+        or (system is not None and type(system) is not str)
+        or (answer is not None and type(answer) is not str)
+        or (response is not None and type(response) is not str)
+        or (parameters is not None and type(parameters) is not dict)
+    ):
+        return None
+    return prompt, system, answer, response, parameters

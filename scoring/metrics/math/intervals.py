@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from scoring.metrics.math.split import split_top_level
+
 __all__ = ["Piece", "parse_set"]
 
 
@@ -96,22 +98,4 @@ def parse_set(text: str) -> list[Piece] | None:
 
 def _split(s: str) -> list[str]:
     """Split on or/或/∪ (and commas between inequalities), outside brackets."""
-    out: list[str] = []
-    depth = 0
-    start = 0
-    i = 0
-    while i < len(s):
-        ch = s[i]
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif depth == 0:
-            m = _OR.match(s, i)
-            if m and m.end() > i:
-                out.append(s[start:i])
-                start = i = m.end()
-                continue
-        i += 1
-    out.append(s[start:])
-    return [p for p in out if p]
+    return split_top_level(s, _OR)

@@ -16,9 +16,9 @@ The runner is exported too, loaded on first use (it brings httpx)::
 worker process, on first need.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from formatkit.lazy import lazy_getattr
 from scoring.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 from scoring.extract.choice import (
     ChoiceExtraction,
@@ -100,13 +100,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'scoring' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 if TYPE_CHECKING:

@@ -1,0 +1,27 @@
+"""Lazy exports for a package's ``__init__`` (PEP 562): a name is imported from its module on first use,
+so importing the package stays cheap for the command line."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["lazy_getattr"]
+
+
+def lazy_getattr(namespace: dict[str, Any], exports: Mapping[str, str]) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of the package whose globals are ``namespace``: ``exports`` maps an
+    exported name to the module defining it. The value is cached in ``namespace``, so later lookups are
+    plain attribute reads."""
+    package = namespace["__name__"]
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

@@ -83,11 +83,8 @@ def _run_judges(
     records: list[dict[str, Any]], metric: str, options: JudgeOptions
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The judged records and the judges' own summary (verdict counts, judge tokens)."""
-    try:
-        from scoring.judges import judge_records
-    except ImportError:
-        fail_usage("judge metrics are not available")
     from scoring.errors import JudgeUnavailableError
+    from scoring.judges import judge_records  # importable: the command checked it before any work
     from scoring.progress import make_progress
 
     progress = make_progress(label="judge", unit="responses")  # on stderr, as the runner's

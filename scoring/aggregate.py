@@ -24,6 +24,7 @@ __all__ = [
     "DatasetStats",
     "DimensionStats",
     "aggregate",
+    "count_pairwise",
     "dataset_of",
     "finish",
     "metric_from_analysis",
@@ -116,7 +117,7 @@ class DatasetStats:
             if judge is not None:
                 score = _judged_fraction(judge, score, self.judge_usage)
                 if isinstance(judge, dict) and judge.get("metric") == "pairwise":
-                    _count_pairwise(judge, self.pairwise)
+                    count_pairwise(judge, self.pairwise)
             if type(score) is float or type(score) is int:
                 scores.append(float(score))
                 analysis = response.get("analysis")
@@ -240,8 +241,10 @@ def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return total
 
 
-def _count_pairwise(judge: Mapping[str, Any], counts: dict[str, int]) -> None:
-    """Add one pairwise verdict (``response["judge"]`` as the pairwise judge writes it) to ``counts``."""
+def count_pairwise(judge: Mapping[str, Any], counts: dict[str, int]) -> None:
+    """Add one pairwise verdict (``response["judge"]`` as the pairwise judge writes it) to ``counts``:
+    ``win`` / ``tie`` / ``loss``, ``both_orders`` (pairs judged in both orders), ``disagreements`` among
+    those, and ``unjudged``. The judges' own summary counts with it too."""
     outcome = judge.get("outcome")
     if judge.get("status") != "scored" or outcome not in ("win", "tie", "loss"):
         counts["unjudged"] = counts.get("unjudged", 0) + 1

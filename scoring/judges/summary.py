@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scoring.aggregate import count_pairwise
 from scoring.judges.call import add_usage
 from scoring.judges.inputs import target_turn
 from scoring.judges.result import Judged
@@ -87,16 +88,16 @@ def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str,
         summary["mean_score"] = _round(_mean(scores))
         summary["score_100"] = _round(_mean([(s - scale.low) / span * 100 for s in scores]))
     elif metric == "pairwise":
-        summary["win"] = sum(1 for s in scores if s > 0)
-        summary["tie"] = sum(1 for s in scores if s == 0)
-        summary["loss"] = sum(1 for s in scores if s < 0)
+        counts: dict[str, int] = {}
+        for judged in results:  # the response's judge entry, as the report reads it back
+            count_pairwise({"status": judged.status, **judged.details}, counts)
+        summary["win"], summary["tie"], summary["loss"] = (counts.get(k, 0) for k in ("win", "tie", "loss"))
         mean = _mean(scores)
         summary["mean_x100"] = _round(None if mean is None else mean * 100)
-        both = [j for j in results if j.status == "scored" and len(j.details.get("orders") or []) == 2]
-        disagreements = sum(1 for j in both if j.details.get("disagree"))
-        summary["pairs_both_orders"] = len(both)
+        both, disagreements = counts.get("both_orders", 0), counts.get("disagreements", 0)
+        summary["pairs_both_orders"] = both
         summary["disagreements"] = disagreements
-        summary["disagreement_rate"] = _round(disagreements / len(both)) if both else None
+        summary["disagreement_rate"] = _round(disagreements / both) if both else None
     elif metric == "math-judge":
         all_scores: list[float] = []
         for record in records:

@@ -268,17 +268,11 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
             value = usage.get(key)
             if type(value) is int:
                 judge_usage[key] += value
-    if judge.get("metric") != "judge" or not isinstance(judge.get("scale"), str):
+    if judge.get("metric") != "judge":
         return score
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
-        return score
-    from scoring.judges.scale import parse_scale  # loaded only for judge-scored results
+    from scoring.judges.summary import score_fraction  # loaded only for judge-scored results
 
-    try:
-        scale = parse_scale(judge["scale"])
-    except ValueError:
-        return score
-    return (float(score) - scale.low) / (scale.high - scale.low)
+    return score_fraction({"score": score, "judge": judge})
 
 
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:

@@ -43,11 +43,17 @@ SYSTEMS = [
     "你是一名耐心的小学数学老师,请一步一步地讲解。",
 ]
 PHRASES = [
-    "锅中倒入适量食用油,油热后倒入蛋液,", "待蛋液凝固,用铲子快速翻炒成小块盛出。", "西红柿洗净后在顶部划十字花刀,",
-    "放入开水中烫一会儿,去皮后切成小块。", "这道菜色泽鲜艳,味道酸甜可口,非常下饭。",
-    "根据口味加入适量盐调味,", "然后再大火收汁,使汤汁浓稠即可。", "程序员写了个bug,把公司数据库给误删除了,",
+    "锅中倒入适量食用油,油热后倒入蛋液,",
+    "待蛋液凝固,用铲子快速翻炒成小块盛出。",
+    "西红柿洗净后在顶部划十字花刀,",
+    "放入开水中烫一会儿,去皮后切成小块。",
+    "这道菜色泽鲜艳,味道酸甜可口,非常下饭。",
+    "根据口味加入适量盐调味,",
+    "然后再大火收汁,使汤汁浓稠即可。",
+    "程序员写了个bug,把公司数据库给误删除了,",
     "老板在大会上激情演讲:“996 是福报啊!”",
-    "请计算 3 + 5 × 2 的结果,并说明运算顺序。", "已知三角形的两边分别为 3 和 4,求第三边的取值范围。",
+    "请计算 3 + 5 × 2 的结果,并说明运算顺序。",
+    "已知三角形的两边分别为 3 和 4,求第三边的取值范围。",
     "Explain the difference between a list and a tuple in Python. ",
 ]
 
@@ -60,9 +66,11 @@ def _text(rng: random.Random, size: int) -> str:
     parts: list[str] = []
     length = 0
     while length < size:
-        part = rng.choice(PHRASES) if rng.random() < 0.5 else "".join(
-            chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(rng.randrange(4, 16))
-        ) + "。"
+        part = (
+            rng.choice(PHRASES)
+            if rng.random() < 0.5
+            else "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(rng.randrange(4, 16))) + "。"
+        )
         parts.append(part)
         length += len(part)
     return "".join(parts)
@@ -87,9 +95,11 @@ def write_xlsx(path: Path, rows: list[list[Any]]) -> None:
     def column(j: int) -> str:
         return "ABCDEFGHIJ"[j]
 
-    sheet: list[str] = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-                        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-                        f'<dimension ref="A1:F{len(rows) + 1}"/><sheetData>']
+    sheet: list[str] = [
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        f'<dimension ref="A1:F{len(rows) + 1}"/><sheetData>'
+    ]
     for r, row in enumerate([HEADER, *rows], start=1):
         cells = []
         for j, value in enumerate(row):
@@ -101,9 +111,11 @@ def write_xlsx(path: Path, rows: list[list[Any]]) -> None:
                 cells.append(f'<c r="{column(j)}{r}" t="s"><v>{ref(value)}</v></c>')
         sheet.append(f'<row r="{r}">{"".join(cells)}</row>')
     sheet.append("</sheetData></worksheet>")
-    shared = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
-              '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
-              f'count="{len(strings)}" uniqueCount="{len(strings)}">']
+    shared = [
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+        '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+        f'count="{len(strings)}" uniqueCount="{len(strings)}">'
+    ]
     shared.extend(f"<si><t>{escape(text)}</t></si>" for text in strings)
     shared.append("</sst>")
     main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
@@ -148,9 +160,20 @@ def write_jsonl(path: Path, rows: list[list[Any]]) -> None:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for _sid, system, query, answer, _params, _ in rows:
-            line = {"system": system, "prompt": query, "answer": answer, "parameters": {
-                "logprobs": False, "top_logprobs": 10, "frequency_penalty": 0.0, "temperature": 1.0,
-                "top_p": 0.7, "max_tokens": 4096, "stop": []}}
+            line = {
+                "system": system,
+                "prompt": query,
+                "answer": answer,
+                "parameters": {
+                    "logprobs": False,
+                    "top_logprobs": 10,
+                    "frequency_penalty": 0.0,
+                    "temperature": 1.0,
+                    "top_p": 0.7,
+                    "max_tokens": 4096,
+                    "stop": [],
+                },
+            }
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
     tmp.replace(path)
 
@@ -199,7 +222,7 @@ def _orjson(path: str) -> int:
 
 
 def _formatkit(path: str) -> int:
-    from formatkit.conversion import convert
+    from formatkit._api.conversion import convert
 
     with tempfile.TemporaryDirectory() as folder:
         report = convert([path], Path(folder) / "out.jsonl", profile="none")
@@ -210,7 +233,7 @@ def _formatkit(path: str) -> int:
 
 def _validate(path: str) -> int:
     """Validation alone (records built, nothing serialised): shows what writing the jsonl costs."""
-    from formatkit.validate import validate_file
+    from formatkit._api.validate import validate_file
 
     return validate_file(path, profile="none").records
 
@@ -227,8 +250,13 @@ IMPORTS = {
     "calamine": ["python_calamine"],
     "openpyxl": ["openpyxl"],
     "orjson": ["orjson"],
-    "formatkit": ["formatkit.conversion", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
-    "validate": ["formatkit.validate", "formatkit.readers.excel", "formatkit.readers.jsonl", "python_calamine"],
+    "formatkit": [
+        "formatkit._api.conversion",
+        "formatkit._drivers.excel",
+        "formatkit._drivers.jsonl",
+        "python_calamine",
+    ],
+    "validate": ["formatkit._api.validate", "formatkit._drivers.excel", "formatkit._drivers.jsonl", "python_calamine"],
 }
 
 
@@ -303,8 +331,10 @@ def main() -> None:
         return
     n = 10_000 if args.quick else args.rows
     xlsx, jsonl, small = ensure_data(n)
-    print(f"{n:,} rows; xlsx {xlsx.stat().st_size / 1e6:.1f} MB, jsonl {jsonl.stat().st_size / 1e6:.1f} MB "
-          f"(Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    print(
+        f"{n:,} rows; xlsx {xlsx.stat().st_size / 1e6:.1f} MB, jsonl {jsonl.stat().st_size / 1e6:.1f} MB "
+        f"(Python {sys.version.split()[0]}, {os.cpu_count()} CPUs)"
+    )
 
     print("Excel → validated canonical jsonl")
     baselines = {"calamine": measure("calamine", xlsx, args.repeat)}
@@ -331,9 +361,11 @@ def main() -> None:
     start = cold_start(small)
     print(f"cold start: formatkit validate on a two-row .xlsx: {start:.3f} s (median of 5)")
     print()
-    print(f"targets: Excel {excel_ratio:.0%} (≥ 60 %) {'ok' if excel_ratio >= 0.6 else 'MISSED'}; "
-          f"jsonl {jsonl_ratio:.0%} (≥ 50 %) {'ok' if jsonl_ratio >= 0.5 else 'MISSED'}; "
-          f"cold start {start:.2f} s (< 0.5 s) {'ok' if start < 0.5 else 'MISSED'}")
+    print(
+        f"targets: Excel {excel_ratio:.0%} (≥ 60 %) {'ok' if excel_ratio >= 0.6 else 'MISSED'}; "
+        f"jsonl {jsonl_ratio:.0%} (≥ 50 %) {'ok' if jsonl_ratio >= 0.5 else 'MISSED'}; "
+        f"cold start {start:.2f} s (< 0.5 s) {'ok' if start < 0.5 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

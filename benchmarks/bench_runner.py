@@ -5,7 +5,7 @@
 The fake OpenAI server (tests/fakeserver.py) runs in its own process, so it does not share the client's
 GIL. Every measurement runs in a fresh worker process (so peak RSS is its own):
 
-- ``formatkit``: :class:`scoring.runner_job.RunJob` over a jsonl set, journal on (each finished record
+- ``formatkit``: :class:`scoring._runner.job.RunJob` over a jsonl set, journal on (each finished record
   appended and flushed), reading the input, running, and writing OUT atomically: the whole ``run`` minus
   the validation pass.
 - ``openai``: the official SDK's ``AsyncOpenAI`` (its default connection pool, retries off so both send
@@ -38,8 +38,12 @@ def _write_set(path: Path, count: int) -> None:
 
     with path.open("wb") as handle:
         for i in range(count):
-            line = {"system": "请完成下面的计算题", "prompt": f"问题 {i}: {i}+1 等于几？", "answer": str(i + 1),
-                    "parameters": {"temperature": 0.7, "max_tokens": 64}}
+            line = {
+                "system": "请完成下面的计算题",
+                "prompt": f"问题 {i}: {i}+1 等于几？",
+                "answer": str(i + 1),
+                "parameters": {"temperature": 0.7, "max_tokens": 64},
+            }
             handle.write(orjson.dumps(line) + b"\n")
 
 
@@ -48,10 +52,10 @@ def _peak_rss_mb() -> float:
 
 
 async def _ours(url: str, src: Path, concurrency: int) -> dict[str, Any]:
-    from formatkit.validate import iter_dicts
-    from scoring.client import ChatClient
-    from scoring.runner import Runner
-    from scoring.runner_job import RunJob
+    from formatkit._api.validate import iter_dicts
+    from scoring._client.http import ChatClient
+    from scoring._runner.job import RunJob
+    from scoring._runner.runner import Runner
 
     out = src.with_name(f"out-{concurrency}.jsonl")
     async with ChatClient(url, "bench", concurrency=concurrency, max_retries=0) as client:
@@ -96,9 +100,21 @@ def _worker(kind: str, url: str, src: Path, concurrency: int) -> None:
 
 def _measure(kind: str, url: str, src: Path, concurrency: int) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, __file__, "--worker", kind, "--url", url, "--src", str(src),
-         "--concurrency", str(concurrency)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            __file__,
+            "--worker",
+            kind,
+            "--url",
+            url,
+            "--src",
+            str(src),
+            "--concurrency",
+            str(concurrency),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"{kind} worker failed:\n{done.stderr}")
@@ -133,26 +149,36 @@ def main() -> None:
             _write_set(small, args.records)
             _write_set(big, args.big)
             _measure("formatkit", url, small, 8)  # warm-up (imports, page cache)
-            print(f"{args.records} records, server answering instantly in its own process ({url}), "
-                  f"best of {args.repeat} interleaved runs")
-            print(f"{'concurrency':>11} | {'formatkit req/s':>15} | {'openai SDK req/s':>16} | {'ratio':>5} | "
-                  f"{'fk peak RSS MB':>14} | {'SDK peak RSS MB':>15}")
+            print(
+                f"{args.records} records, server answering instantly in its own process ({url}), "
+                f"best of {args.repeat} interleaved runs"
+            )
+            print(
+                f"{'concurrency':>11} | {'formatkit req/s':>15} | {'openai SDK req/s':>16} | {'ratio':>5} | "
+                f"{'fk peak RSS MB':>14} | {'SDK peak RSS MB':>15}"
+            )
             print("-" * 92)
             for concurrency in args.concurrency:
                 # Interleaved, best of --repeat: the machine's noise hits both sides alike.
-                runs = [(_measure("formatkit", url, small, concurrency), _measure("openai", url, small, concurrency))
-                        for _ in range(args.repeat)]
+                runs = [
+                    (_measure("formatkit", url, small, concurrency), _measure("openai", url, small, concurrency))
+                    for _ in range(args.repeat)
+                ]
                 ours = max((r[0] for r in runs), key=lambda m: m["rps"])
                 sdk = max((r[1] for r in runs), key=lambda m: m["rps"])
-                print(f"{concurrency:>11} | {ours['rps']:>15.0f} | {sdk['rps']:>16.0f} | "
-                      f"{ours['rps'] / sdk['rps']:>5.2f} | {ours['peak_rss_mb']:>14.1f} | {sdk['peak_rss_mb']:>15.1f}")
+                print(
+                    f"{concurrency:>11} | {ours['rps']:>15.0f} | {sdk['rps']:>16.0f} | "
+                    f"{ours['rps'] / sdk['rps']:>5.2f} | {ours['peak_rss_mb']:>14.1f} | {sdk['peak_rss_mb']:>15.1f}"
+                )
             c = args.memory_concurrency
             few = _measure("formatkit", url, small, c)
             many = _measure("formatkit", url, big, c)
             print()
-            print(f"formatkit peak RSS at concurrency {c}: {args.records} records {few['peak_rss_mb']:.1f} MB "
-                  f"({few['rps']:.0f} req/s), {args.big} records {many['peak_rss_mb']:.1f} MB "
-                  f"({many['rps']:.0f} req/s)")
+            print(
+                f"formatkit peak RSS at concurrency {c}: {args.records} records {few['peak_rss_mb']:.1f} MB "
+                f"({few['rps']:.0f} req/s), {args.big} records {many['peak_rss_mb']:.1f} MB "
+                f"({many['rps']:.0f} req/s)"
+            )
     finally:
         server.terminate()
         server.wait(10)

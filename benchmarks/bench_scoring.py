@@ -19,8 +19,8 @@ from typing import Any
 
 import orjson
 
-from scoring.metrics.math.sympy_guard import SympyGuard
-from scoring.score import Scorer
+from scoring._metrics.math.sympy_guard import SympyGuard
+from scoring._pipeline.score import Scorer
 
 LETTERS = "ABCDEFGHIJ"
 COT = (
@@ -35,9 +35,17 @@ def record(sid: int, question: str, reference: str, reply: str, dataset: str) ->
         "session_id": sid,
         "messages": [
             {"role": "user", "content": question},
-            {"role": "assistant", "reference_response": reference, "responses": [
-                {"parameters": {}, "usage": {"prompt_tokens": 700, "completion_tokens": 180, "total_tokens": 880},
-                 "content": reply}]},
+            {
+                "role": "assistant",
+                "reference_response": reference,
+                "responses": [
+                    {
+                        "parameters": {},
+                        "usage": {"prompt_tokens": 700, "completion_tokens": 180, "total_tokens": 880},
+                        "content": reply,
+                    }
+                ],
+            },
         ],
         "meta": {"dataset": dataset},
     }

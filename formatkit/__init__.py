@@ -13,34 +13,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from formatkit.lazy import lazy_getattr
+from formatkit._lazy import lazy_getattr
 
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "validate_file": "formatkit.validate",
-    "validate_files": "formatkit.validate",
-    "iter_records": "formatkit.validate",
-    "iter_dicts": "formatkit.validate",
-    "convert": "formatkit.conversion",
-    "export_excel": "formatkit.export",
-    "Issue": "formatkit.issues",
-    "FileReport": "formatkit.issues",
-    "Report": "formatkit.issues",
-    "CODES": "formatkit.codes",
-    "Record": "formatkit.models",
-    "Message": "formatkit.models",
-    "Response": "formatkit.models",
-    "Usage": "formatkit.models",
-    "Meta": "formatkit.models",
-    "SourceLocation": "formatkit.models",
-    "record_to_dict": "formatkit.models",
-    "FormatkitError": "formatkit.errors",
-    "InvalidFileError": "formatkit.errors",
-    "UnreadablePathError": "formatkit.errors",
-    "OutputError": "formatkit.errors",
-    "Mode": "formatkit.modes",
-    "Profile": "formatkit.modes",
+    "validate_file": "formatkit._api.validate",
+    "validate_files": "formatkit._api.validate",
+    "iter_records": "formatkit._api.validate",
+    "iter_dicts": "formatkit._api.validate",
+    "convert": "formatkit._api.conversion",
+    "export_excel": "formatkit._api.export",
+    "Issue": "formatkit._core.issues",
+    "FileReport": "formatkit._core.issues",
+    "Report": "formatkit._core.issues",
+    "CODES": "formatkit._core.codes",
+    "Record": "formatkit._core.models",
+    "Message": "formatkit._core.models",
+    "Response": "formatkit._core.models",
+    "Usage": "formatkit._core.models",
+    "Meta": "formatkit._core.models",
+    "SourceLocation": "formatkit._core.models",
+    "record_to_dict": "formatkit._core.models",
+    "FormatkitError": "formatkit._core.errors",
+    "InvalidFileError": "formatkit._core.errors",
+    "UnreadablePathError": "formatkit._core.errors",
+    "OutputError": "formatkit._core.errors",
+    "Mode": "formatkit._core.modes",
+    "Profile": "formatkit._core.modes",
 }
 
 __all__ = [
@@ -79,11 +79,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from formatkit.codes import CODES
-    from formatkit.conversion import convert
-    from formatkit.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
-    from formatkit.export import export_excel
-    from formatkit.issues import FileReport, Issue, Report
-    from formatkit.models import Message, Meta, Record, Response, SourceLocation, Usage, record_to_dict
-    from formatkit.modes import Mode, Profile
-    from formatkit.validate import iter_dicts, iter_records, validate_file, validate_files
+    from formatkit._api.conversion import convert
+    from formatkit._api.export import export_excel
+    from formatkit._api.validate import iter_dicts, iter_records, validate_file, validate_files
+    from formatkit._core.codes import CODES
+    from formatkit._core.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
+    from formatkit._core.issues import FileReport, Issue, Report
+    from formatkit._core.models import Message, Meta, Record, Response, SourceLocation, Usage, record_to_dict
+    from formatkit._core.modes import Mode, Profile

@@ -18,9 +18,13 @@ worker process, on first need.
 
 from typing import TYPE_CHECKING
 
-from formatkit.lazy import lazy_getattr
-from scoring.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
-from scoring.extract.choice import (
+from formatkit._lazy import lazy_getattr
+from scoring._judges.options import JudgeOptions
+from scoring._metrics.auto import MetricChoice, choose_metric
+from scoring._metrics.base import Item, ItemScore, item_from_record
+from scoring._metrics.choice import score_choice
+from scoring._metrics.exact import accepted_answers, exact_match, score_exact
+from scoring._metrics.extract.choice import (
     ChoiceExtraction,
     extract_choice,
     extract_yes_no,
@@ -28,26 +32,22 @@ from scoring.extract.choice import (
     parse_choice_reference,
     parse_yes_no,
 )
-from scoring.extract.math import boxed_contents, extract_math_answer
-from scoring.extract.numeric import extract_number, reference_number
-from scoring.judges_options import JudgeOptions
-from scoring.metrics.auto import MetricChoice, choose_metric
-from scoring.metrics.base import Item, ItemScore, item_from_record
-from scoring.metrics.choice import score_choice
-from scoring.metrics.exact import accepted_answers, exact_match, score_exact
-from scoring.metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
-from scoring.normalize import normalize_text, parse_number, strip_think
-from scoring.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
+from scoring._metrics.extract.math import boxed_contents, extract_math_answer
+from scoring._metrics.extract.numeric import extract_number, reference_number
+from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
+from scoring._metrics.normalize import normalize_text, parse_number, strip_think
+from scoring._pipeline.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
+from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 
 #: Exported names whose modules import httpx: loaded by :func:`__getattr__` when first asked for.
 _LAZY = {
-    "ChatClient": "scoring.client",
-    "ChatResult": "scoring.client",
-    "EndpointUnavailableError": "scoring.errors",
-    "RecordOutcome": "scoring.runner",
-    "RunJob": "scoring.runner_job",
-    "RunSummary": "scoring.runner_job",
-    "Runner": "scoring.runner",
+    "ChatClient": "scoring._client.http",
+    "ChatResult": "scoring._client.http",
+    "EndpointUnavailableError": "scoring._errors",
+    "RecordOutcome": "scoring._runner.runner",
+    "RunJob": "scoring._runner.job",
+    "RunSummary": "scoring._runner.job",
+    "Runner": "scoring._runner.runner",
 }
 
 __all__ = [
@@ -104,7 +104,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 if TYPE_CHECKING:
-    from scoring.client import ChatClient, ChatResult
-    from scoring.errors import EndpointUnavailableError
-    from scoring.runner import RecordOutcome, Runner
-    from scoring.runner_job import RunJob, RunSummary
+    from scoring._client.http import ChatClient, ChatResult
+    from scoring._errors import EndpointUnavailableError
+    from scoring._runner.job import RunJob, RunSummary
+    from scoring._runner.runner import RecordOutcome, Runner

@@ -50,9 +50,19 @@ __all__ = ["FakeOpenAI", "Fault", "last_user"]
 Responder = Callable[[dict[str, Any]], "str | dict[str, Any]"]
 Rule = Callable[[dict[str, Any]], "Fault | None"]
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-            408: "Request Timeout", 422: "Unprocessable Entity", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    408: "Request Timeout",
+    422: "Unprocessable Entity",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+}
 
 
 @dataclass
@@ -338,8 +348,11 @@ class FakeOpenAI:
 
 
 def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", "Content-Type: application/json",
-             f"Content-Length: {length}"]
+    lines = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+        "Content-Type: application/json",
+        f"Content-Length: {length}",
+    ]
     lines += [f"{k}: {v}" for k, v in extra.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 

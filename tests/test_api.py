@@ -39,4 +39,10 @@ def test_scoring_exports_the_runner_lazily() -> None:
         "print(before, 'httpx' in sys.modules, Runner.__module__, ChatClient.__module__, RunJob.__module__)"
     )
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
-    assert result.stdout.split() == ["False", "True", "scoring.runner", "scoring.client", "scoring.runner_job"]
+    assert result.stdout.split() == [
+        "False",
+        "True",
+        "scoring._runner.runner",
+        "scoring._client.http",
+        "scoring._runner.job",
+    ]

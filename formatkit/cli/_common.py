@@ -10,7 +10,7 @@ from typing import NoReturn
 
 import typer
 
-from formatkit.issues import Issue, Report
+from formatkit._core.issues import Issue, Report
 
 __all__ = [
     "EXIT_ERRORS",
@@ -76,8 +76,8 @@ def output_or_fail(output: str | os.PathLike[str]) -> None:
 
 
 def paths_or_fail(paths: Sequence[str]) -> list[str]:
-    from formatkit.errors import UnreadablePathError
-    from formatkit.validate import check_path
+    from formatkit._api.validate import check_path
+    from formatkit._core.errors import UnreadablePathError
 
     for path in paths:
         try:

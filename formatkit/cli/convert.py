@@ -23,8 +23,8 @@ def convert(
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
-    from formatkit.conversion import convert as run_convert
-    from formatkit.errors import OutputError
+    from formatkit._api.conversion import convert as run_convert
+    from formatkit._core.errors import OutputError
 
     try:
         report = run_convert(

@@ -12,10 +12,10 @@ def export(
     output: str = typer.Option(..., "-o", "--output", help="The .xlsx to write."),
 ) -> None:
     """Write canonical records back to a spreadsheet people can read (one row per user turn)."""
-    from formatkit.errors import InvalidFileError
-    from formatkit.export import export_excel
-    from formatkit.issues import Report
-    from formatkit.validate import iter_dicts, validate_file
+    from formatkit._api.export import export_excel
+    from formatkit._api.validate import iter_dicts, validate_file
+    from formatkit._core.errors import InvalidFileError
+    from formatkit._core.issues import Report
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")

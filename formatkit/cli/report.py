@@ -82,8 +82,8 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring.aggregate import Aggregator, dataset_of
-    from scoring.render import render
+    from scoring._report.aggregate import Aggregator, dataset_of
+    from scoring._report.render import render
 
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
@@ -110,7 +110,7 @@ def report(
             )
     if fmt.value == "xlsx":
         assert output is not None
-        from scoring.render import write_xlsx
+        from scoring._report.render import write_xlsx
 
         output.parent.mkdir(parents=True, exist_ok=True)
         tmp = output.with_name(f".{output.name}.tmp")
@@ -122,7 +122,7 @@ def report(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        from formatkit.writers import atomic_writer
+        from formatkit._core.writers import atomic_writer
 
         with atomic_writer(output) as handle:
             handle.write(text.encode("utf-8"))

@@ -1,6 +1,6 @@
 """``formatkit run IN -o OUT.jsonl --base-url URL --model NAME [...]``: infer every pending turn.
 
-The command validates IN, then hands the records to :class:`scoring.runner_job.RunJob`, which journals
+The command validates IN, then hands the records to :class:`scoring._runner.job.RunJob`, which journals
 each finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
 Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped because
 the endpoint was unusable: down, or refusing the key, model or URL), 2 bad usage, 130 interrupted
@@ -19,7 +19,7 @@ import typer
 from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, ModeOption, fail_usage, paths_or_fail, print_report
 
 if TYPE_CHECKING:
-    from scoring.runner_job import RunJob, RunSummary
+    from scoring._runner.job import RunJob, RunSummary
 
 __all__ = ["parse_params", "register", "run"]
 
@@ -33,7 +33,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     """
     import orjson
 
-    from formatkit.rules.parameters import KNOWN_PARAMETERS
+    from formatkit._rules.parameters import KNOWN_PARAMETERS
 
     params: dict[str, Any] = {}
     for item in items:
@@ -117,11 +117,11 @@ def run(
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 
-    from formatkit.validate import iter_dicts, validate_file
+    from formatkit._api.validate import iter_dicts, validate_file
 
     report = validate_file(source, mode=mode.value, profile="none")
     if not report.valid or report.issues:
-        from formatkit.issues import Report
+        from formatkit._core.issues import Report
 
         print_report(Report.build([report], []), err=True, quiet_valid=True)
     if not report.valid:
@@ -129,11 +129,11 @@ def run(
 
     import asyncio
 
-    from scoring.client import ChatClient
-    from scoring.errors import EndpointUnavailableError
-    from scoring.progress import make_progress
-    from scoring.runner import Runner
-    from scoring.runner_job import RunJob, journal_path
+    from scoring._client.http import ChatClient
+    from scoring._errors import EndpointUnavailableError
+    from scoring._runner.job import RunJob, journal_path
+    from scoring._runner.progress import make_progress
+    from scoring._runner.runner import Runner
 
     api_key = os.environ.get(api_key_env) or None
     if api_key is None and api_key_env != "OPENAI_API_KEY":

@@ -11,11 +11,11 @@ import typer
 from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, paths_or_fail, print_report
 
 if TYPE_CHECKING:
-    from formatkit.modes import Mode
-    from scoring.aggregate import Aggregate
-    from scoring.errors import JudgeUnavailableError
-    from scoring.judges_options import JudgeOptions
-    from scoring.metrics.auto import MetricChoice
+    from formatkit._core.modes import Mode
+    from scoring._errors import JudgeUnavailableError
+    from scoring._judges.options import JudgeOptions
+    from scoring._metrics.auto import MetricChoice
+    from scoring._report.aggregate import Aggregate
 
 
 class MetricOption(str, Enum):
@@ -55,7 +55,7 @@ unreadable path, or judge metrics not available.
 def _input_mode(path: str) -> Mode:
     """``scored``, or ``infer-eval`` for canonical records whose only problem is a response that failed at
     inference (those are kept and reported unscorable, never dropped)."""
-    from formatkit.validate import validate_file
+    from formatkit._api.validate import validate_file
 
     report = validate_file(path, mode="scored", profile="none")
     if report.valid:
@@ -67,14 +67,14 @@ def _input_mode(path: str) -> Mode:
         retry = validate_file(path, mode="infer-eval", profile="none")
         if retry.valid:
             return "infer-eval"
-    from formatkit.issues import Report
+    from formatkit._core.issues import Report
 
     print_report(Report.build([report], []), err=True)
     raise typer.Exit(EXIT_ERRORS)
 
 
 def _judge_options(output: Path, **values: Any) -> JudgeOptions:
-    from scoring.judges_options import JudgeOptions
+    from scoring._judges.options import JudgeOptions
 
     return JudgeOptions(journal_path=Path(str(output) + ".journal"), **values)
 
@@ -83,9 +83,9 @@ def _run_judges(
     records: list[dict[str, Any]], metric: str, options: JudgeOptions
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The judged records and the judges' own summary (verdict counts, judge tokens)."""
-    from scoring.errors import JudgeUnavailableError
-    from scoring.judges import judge_records  # importable: the command checked it before any work
-    from scoring.progress import make_progress
+    from scoring._errors import JudgeUnavailableError
+    from scoring._judges import judge_records  # importable: the command checked it before any work
+    from scoring._runner.progress import make_progress
 
     progress = make_progress(label="judge", unit="responses")  # on stderr, as the runner's
     try:
@@ -123,13 +123,13 @@ def _judge_stopped(exc: JudgeUnavailableError, options: JudgeOptions) -> NoRetur
 
 def _check_judges_importable() -> None:
     try:
-        import scoring.judges  # noqa: F401
+        import scoring._judges  # noqa: F401
     except ImportError:
         fail_usage("judge metrics are not available")
 
 
 def _write(output: Path, records: list[dict[str, Any]]) -> None:
-    from formatkit.writers import atomic_writer, dumps_line
+    from formatkit._core.writers import atomic_writer, dumps_line
 
     with atomic_writer(output) as handle:
         for record in records:
@@ -137,12 +137,12 @@ def _write(output: Path, records: list[dict[str, Any]]) -> None:
 
 
 def _finish(agg: Aggregate, as_json: bool, output: Path, extra: dict[str, Any] | None = None) -> None:
-    from scoring.render import render
+    from scoring._report.render import render
 
     typer.echo(render(agg, "json" if as_json else "text", extra), nl=False)
     if not as_json:
         if extra and isinstance(extra.get("judge"), dict):
-            from scoring.judges import summary_lines
+            from scoring._judges import summary_lines
 
             for line in summary_lines(extra["judge"]):
                 typer.echo(line)
@@ -174,11 +174,11 @@ def score(
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per judge request."),
     timeout: float = typer.Option(120.0, "--timeout", help="Judge request timeout (seconds)."),
 ) -> None:
-    from formatkit.validate import iter_dicts
-    from scoring.aggregate import aggregate
-    from scoring.metrics.auto import JUDGE_NEEDED
-    from scoring.metrics.math.sympy_guard import SympyGuard
-    from scoring.score import Scorer, choose_metrics
+    from formatkit._api.validate import iter_dicts
+    from scoring._metrics.auto import JUDGE_NEEDED
+    from scoring._metrics.math.sympy_guard import SympyGuard
+    from scoring._pipeline.score import Scorer, choose_metrics
+    from scoring._report.aggregate import aggregate
 
     (path,) = paths_or_fail([path])
     output_or_fail(output)
@@ -227,7 +227,7 @@ def score(
             _write(output, records)
             agg = aggregate(records, default_dataset=default_dataset, metrics=dict.fromkeys(scorer.stats, "math"))
         else:
-            from formatkit.writers import atomic_writer, dumps_line
+            from formatkit._core.writers import atomic_writer, dumps_line
 
             with atomic_writer(output) as handle:
                 for record in iter_dicts(path, mode=mode, profile="none"):

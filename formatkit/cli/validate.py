@@ -14,7 +14,7 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
 ) -> None:
     """Check evaluation files; report every problem with its place. Exit 1 when errors are found."""
-    from formatkit.validate import validate_files
+    from formatkit._api.validate import validate_files
 
     report = validate_files(paths_or_fail(paths), mode=mode.value, profile=profile.value)
     if as_json:

@@ -1,0 +1,1 @@
+"""formatkit/_api"""

@@ -1,0 +1,78 @@
+"""Conversion: any valid input files → one canonical jsonl, written atomically."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from formatkit._api.validate import StrPath, _Run, check_path, upload_issues
+from formatkit._core.issues import Report
+from formatkit._core.modes import Mode, Profile
+from formatkit._core.writers import LineWriter, atomic_writer, dumps_line
+
+__all__ = ["convert"]
+
+
+class _Abort(Exception):
+    pass
+
+
+#: Spreadsheet names: convert writes jsonl, so a ``-o set.xlsx`` would be a jsonl file Excel cannot open.
+_SPREADSHEET_SUFFIXES = (".xlsx", ".xls", ".xlsm", ".csv")
+
+
+def _check_output(output: StrPath) -> None:
+    """Refuse, before any work, an output that is a directory or named like a spreadsheet."""
+    from formatkit._core.errors import OutputError
+
+    if os.path.isdir(output):
+        raise OutputError(f"{output}: is a directory; name the .jsonl file to write")
+    if Path(output).suffix.lower() in _SPREADSHEET_SUFFIXES:
+        raise OutputError(
+            f"{output}: convert writes canonical jsonl, not a spreadsheet; name the output .jsonl "
+            "(then `formatkit export OUT.jsonl -o OUT.xlsx` gives a spreadsheet to read)"
+        )
+
+
+def convert(
+    paths: Sequence[StrPath],
+    output: StrPath,
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    meta: bool = True,
+) -> Report:
+    """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
+
+    Validation and writing happen in one pass; the output is renamed into place only when no file
+    has an error, so on failure nothing is written and an existing output is left untouched.
+    """
+    for path in paths:
+        check_path(path)
+    _check_output(output)
+    if any(Path(p).resolve() == Path(output).resolve() for p in paths if os.path.exists(output)):
+        from formatkit._core.errors import OutputError
+
+        raise OutputError(f"{output}: the output would overwrite an input file")
+    reports = []
+    failed = False
+    try:
+        with atomic_writer(output) as raw, LineWriter(raw) as handle:
+            for path in paths:
+                run = _Run(path, mode, profile)
+                for record in run:
+                    if not meta:
+                        record.pop("meta", None)
+                    if not failed:
+                        handle.write(dumps_line(record))
+                report = run.report()
+                failed = failed or not report.valid
+                reports.append(report)
+            upload = upload_issues(paths, profile)
+            result = Report.build(reports, upload)
+            if not result.valid:
+                raise _Abort
+    except _Abort:
+        pass
+    return result

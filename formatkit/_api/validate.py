@@ -1,0 +1,120 @@
+"""Validation: files in, a Report out, and the canonical records of the files that pass."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from formatkit._core.draft import Draft
+from formatkit._core.errors import InvalidFileError, UnreadablePathError
+from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_issue
+from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
+from formatkit._drivers import open_reader
+from formatkit._rules.common import build_record
+
+__all__ = ["check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
+
+StrPath = str | os.PathLike[str]
+
+
+def check_path(path: StrPath) -> Path:
+    """The path as a Path, or UnreadablePathError when it is not a readable file (exit code 2)."""
+    p = Path(path)
+    if not p.exists():
+        raise UnreadablePathError(f"{path}: no such file")
+    if p.is_dir():
+        raise UnreadablePathError(f"{path}: is a directory; name the files in it")
+    if not os.access(p, os.R_OK):
+        raise UnreadablePathError(f"{path}: permission denied")
+    return p
+
+
+class _Run:
+    """One pass over one file: drafts → canonical records, issues in the sink."""
+
+    def __init__(self, path: StrPath, mode: Mode, profile: Profile) -> None:
+        self.path = check_path(path)
+        self.name = str(path)
+        self.mode = mode
+        self.sink = IssueSink(self.name)
+        self.records = 0
+        self.reader = open_reader(
+            self.path, mode=mode, sink=self.sink, max_rows=MAX_ROWS if profile == "platform" else None
+        )
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self.reader is None:
+            return
+        for draft in self.reader.drafts():
+            if type(draft) is dict:  # built on the reader's fast path: it passed every rule
+                yield draft
+                self.records += 1
+                continue
+            assert isinstance(draft, Draft)
+            before = self.sink.errors
+            record = build_record(draft, self.records, self.mode, self.sink)
+            if self.sink.errors == before:
+                yield record
+            self.records += 1
+
+    def report(self) -> FileReport:
+        fmt = self.reader.format if self.reader is not None else None
+        return FileReport.build(self.name, fmt, self.records, self.sink.issues)
+
+
+def validate_file(path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "platform") -> FileReport:
+    """Check one file; every problem is in the returned report (never raised)."""
+    run = _Run(path, mode, profile)
+    for _ in run:
+        pass
+    return run.report()
+
+
+def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
+    if profile == "platform" and len(paths) > MAX_FILES:
+        return [
+            make_issue(
+                "too_many_files",
+                f"{len(paths)} files given; the platform accepts at most {MAX_FILES} per upload. Upload them "
+                "in batches, or use --profile none for local work.",
+            )
+        ]
+    return []
+
+
+def validate_files(paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform") -> Report:
+    """Check several files as one upload."""
+    for path in paths:
+        check_path(path)
+    files = [validate_file(p, mode=mode, profile=profile) for p in paths]
+    return Report.build(files, upload_issues(paths, profile))
+
+
+def iter_dicts(
+    path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "none", meta: bool = True
+) -> Iterator[dict[str, Any]]:
+    """Yield the canonical records of one file as plain data, streaming.
+
+    Records are yielded as they pass; when the file turns out to hold errors, InvalidFileError is raised
+    at the end with the full report. Validate first (:func:`validate_file`) to know before reading.
+    """
+    run = _Run(path, mode, profile)
+    for record in run:
+        if not meta:
+            record.pop("meta", None)
+        yield record
+    report = run.report()
+    if not report.valid:
+        raise InvalidFileError(report)
+
+
+def iter_records(
+    path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "none", meta: bool = True
+) -> Iterator[Any]:
+    """Like :func:`iter_dicts`, as :class:`formatkit._core.models.Record` objects."""
+    from formatkit._core.models import Record
+
+    for data in iter_dicts(path, mode=mode, profile=profile, meta=meta):
+        yield Record.model_validate(data)

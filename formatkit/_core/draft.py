@@ -1,0 +1,37 @@
+"""A record as a reader saw it, before the rules every shape shares turn it into a canonical record.
+
+Readers (Excel rows, jsonl lines) do the shape-specific checks and hand over a :class:`Draft`:
+the conversation history as canonical messages, and the target turn's raw reference, response and
+parameters, each with the place it came from. :func:`formatkit._rules.common.build_record` then applies
+the mode and parameter rules in one place for all four shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Draft", "Place"]
+
+#: Keyword arguments locating a value for an Issue: sheet/row/column or line/field.
+Place = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Draft:
+    """One record as read. ``history`` holds canonical messages before the target turn; an assistant
+    message there without ``content`` is a turn the runner must generate first."""
+
+    session_id: int | str | None
+    history: list[dict[str, Any]]
+    reference: str | None
+    reference_place: Place
+    response: str | None
+    response_place: Place
+    parameters: Any
+    parameters_place: Place
+    source: dict[str, Any]
+    meta: dict[str, Any] | None = None
+    record_place: Place = field(default_factory=dict)
+    #: A canonical-record input passes through whole: only the mode rules and meta apply to it.
+    canonical: dict[str, Any] | None = None

@@ -1,0 +1,141 @@
+"""Issues are data: what is wrong, where, and how to fix it. A Report groups them per file."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from formatkit._core.codes import CODES, Severity
+
+__all__ = ["FileReport", "Format", "Issue", "IssueSink", "Report", "make_issue"]
+
+Format = Literal["excel-single-turn", "excel-multi-turn", "jsonl-single-turn", "jsonl-multi-turn", "canonical"]
+
+PLACE_FIELDS = ("file", "sheet", "row", "column", "line", "field")
+
+
+class Issue(BaseModel):
+    """One problem found in a file, at an exact place."""
+
+    model_config = ConfigDict(frozen=True)
+
+    severity: Severity
+    code: str = Field(description="Stable snake_case code; see formatkit.CODES.")
+    message: str = Field(description="What is wrong, where, and how to fix it.")
+    file: str | None = None
+    sheet: str | None = None
+    row: int | None = Field(default=None, description="Excel row number as Excel shows it.")
+    column: str | None = Field(default=None, description='Column letter and header, e.g. "A (session_id)".')
+    line: int | None = Field(default=None, description="1-based jsonl line number.")
+    field: str | None = Field(default=None, description="JSON path inside the line, e.g. messages[2].role.")
+
+    @property
+    def place(self) -> str:
+        """The place as a person reads it: ``set.xlsx, Sheet1!B7 (query)`` or ``set.jsonl:3 messages[0]``."""
+        parts: list[str] = []
+        if self.file:
+            parts.append(self.file)
+        if self.sheet is not None:
+            cell = self.sheet
+            if self.row is not None or self.column is not None:
+                letter = (self.column or "").split(" ")[0]
+                cell += f"!{letter}{self.row if self.row is not None else ''}"
+                if self.column and " " in self.column:
+                    cell += " " + self.column.split(" ", 1)[1]
+            parts.append(cell)
+        elif self.row is not None:
+            parts.append(f"row {self.row}")
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.field:
+            parts.append(self.field)
+        return ", ".join(parts)
+
+
+def make_issue(code: str, message: str, **place: Any) -> Issue:
+    """An Issue whose severity comes from the code catalogue (an unknown code is a bug: KeyError)."""
+    severity, _ = CODES[code]
+    return Issue(severity=severity, code=code, message=message, **place)
+
+
+class IssueSink:
+    """Collects issues for one file; every reader and rule appends here instead of raising."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.issues: list[Issue] = []
+        self.errors = 0
+
+    def add(self, code: str, message: str, **place: Any) -> None:
+        place.setdefault("file", self.file)
+        issue = make_issue(code, message, **place)
+        if issue.severity == "error":
+            self.errors += 1
+        self.issues.append(issue)
+
+    def extend(self, issues: Iterable[Issue]) -> None:
+        for issue in issues:
+            if issue.severity == "error":
+                self.errors += 1
+            self.issues.append(issue)
+
+
+class FileReport(BaseModel):
+    """The outcome of validating one file."""
+
+    path: str
+    valid: bool
+    format: Format | None = None
+    records: int = 0
+    errors: int = 0
+    warnings: int = 0
+    issues: list[Issue] = Field(default_factory=list)
+
+    @classmethod
+    def build(cls, path: str, fmt: Format | None, records: int, issues: Sequence[Issue]) -> FileReport:
+        errors = sum(1 for i in issues if i.severity == "error")
+        return cls(
+            path=path,
+            valid=errors == 0,
+            format=fmt,
+            records=records,
+            errors=errors,
+            warnings=len(issues) - errors,
+            issues=sorted(issues, key=_issue_order),
+        )
+
+
+def _issue_order(issue: Issue) -> tuple[int, int, str]:
+    return (issue.row or issue.line or 0, 0 if issue.severity == "error" else 1, issue.column or issue.field or "")
+
+
+class Report(BaseModel):
+    """The outcome of validating one or more files (the JSON of ``formatkit validate --json``)."""
+
+    valid: bool
+    files: list[FileReport] = Field(default_factory=list)
+    issues: list[Issue] = Field(
+        default_factory=list, description="Issues about the upload as a whole (e.g. too many files)."
+    )
+
+    @classmethod
+    def build(cls, files: Sequence[FileReport], issues: Sequence[Issue] = ()) -> Report:
+        valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
+        return cls(valid=valid, files=list(files), issues=list(issues))
+
+    @property
+    def errors(self) -> int:
+        return sum(f.errors for f in self.files) + sum(1 for i in self.issues if i.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.warnings for f in self.files) + sum(1 for i in self.issues if i.severity == "warning")
+
+    def all_issues(self) -> list[Issue]:
+        return [*self.issues, *(i for f in self.files for i in f.issues)]
+
+    def flatten(self, fields: Sequence[str] = ("code", "row", "column", "line", "field")) -> list[list[Any]]:
+        """Issues as rows of the named fields — handy in tests and notebooks."""
+        return [[getattr(issue, name) for name in fields] for issue in self.all_issues()]

@@ -1,0 +1,52 @@
+"""Readers turn a file into :class:`~formatkit._core.draft.Draft` records, reporting what they find.
+
+Every reader follows :class:`DraftReader`: construct it with the path, mode, issue sink and the row
+limit of the profile; iterate :meth:`drafts`; then read :attr:`format` and :attr:`rows`. A reader never
+raises for bad content: problems become issues in the sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from formatkit._core.draft import Draft
+from formatkit._core.issues import Format, IssueSink
+from formatkit._core.modes import Mode
+
+__all__ = ["DraftReader", "open_reader"]
+
+
+class DraftReader(Protocol):
+    format: Format | None
+    rows: int
+
+    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+        """Drafts for the shared rules, or (on a reader's fast path) the finished canonical record of a
+        row that passes every rule, exactly as build_record would make it from the row's Draft."""
+        ...
+
+
+def open_reader(path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> DraftReader | None:
+    """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it."""
+    suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xls"):
+        from formatkit._drivers.excel import ExcelReader
+
+        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows)
+        return reader
+    if suffix == ".jsonl":
+        from formatkit._drivers.jsonl import JsonlReader
+
+        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows)
+    sink.add(
+        "unsupported_extension",
+        f'"{path.name}" is a {suffix or "extension-less"} file; formatkit reads .xlsx, .xls and .jsonl. '
+        + (
+            "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook)."
+            if suffix == ".csv"
+            else "Convert it to one of those formats."
+        ),
+    )
+    return None

@@ -1,0 +1,220 @@
+"""Excel files (.xlsx, .xls): the first sheet, its header, rows and sessions, as Drafts.
+
+The work is split by concern: :mod:`formatkit._reading.cells` reads the sheet (calamine for .xlsx,
+xlrd for .xls) into plain values; :mod:`formatkit._rules.excel_header`, :mod:`~formatkit._rules.excel_rows`
+and :mod:`~formatkit._rules.excel_sessions` apply the rules of FORMATS.md. Rows must all be read before
+the first record is known (a repeated session_id anywhere makes the file multi-turn), so the sheet is
+held in memory; the records are still produced one at a time.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from formatkit._core.draft import Draft
+from formatkit._core.issues import Format, IssueSink
+from formatkit._core.modes import Mode
+from formatkit._reading.cells import SheetData, Unreadable, column_letter
+from formatkit._reading.workbook import read_sheet
+from formatkit._rules import common
+from formatkit._rules.common import clean_target
+from formatkit._rules.excel_header import Header, read_header
+from formatkit._rules.excel_rows import Row, last_data_row, read_rows
+from formatkit._rules.excel_sessions import Context, group_rows, make_draft
+from formatkit._rules.parameters import check_parameters, clean_parameters_text
+
+__all__ = ["ExcelReader"]
+
+
+class ExcelReader:
+    """Reads the first sheet of an .xlsx or .xls workbook."""
+
+    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
+        self.path = path
+        self.mode = mode
+        self.sink = sink
+        self.max_rows = max_rows
+        self.format: Format | None = None
+        self.rows = 0
+
+    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+        # Reading builds hundreds of thousands of small objects, none in a reference cycle, that the
+        # cyclic garbage collector would rescan again and again: it is paused while the sheet is read
+        # (never while the caller handles a record), and restored however reading ends.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            prepared = self._read()
+        finally:
+            if enabled:
+                gc.enable()
+        if prepared is not None:
+            fmt, groups, ctx = prepared
+            if not common.FAST_PATHS:
+                for group in groups:
+                    yield make_draft(group, fmt, ctx)
+                return
+            mode = self.mode
+            source = {"file": ctx.file, "format": fmt, "sheet": ctx.sheet}
+            meta = {"dataset": ctx.dataset}
+            for position, group in enumerate(groups):
+                if len(group) == 1:
+                    record = _fast_record(group[0], position, mode, source, meta)
+                    if record is not None:
+                        yield record
+                        continue
+                yield make_draft(group, fmt, ctx)
+
+    def _read(self) -> tuple[Format, list[list[Row]], Context] | None:
+        """Read and check the whole sheet; the records' row groups, or None when none can be built."""
+        try:
+            data = read_sheet(self.path)
+        except Unreadable as problem:
+            self.sink.add(problem.code, problem.message)
+            return None
+        sheet = data.name
+        self._extra_sheets(data)
+        rows = data.rows
+        _fill_merged(rows, data.merged)
+        end = last_data_row(rows)
+        if end < 0:
+            self._empty(data)
+            return None
+        header = read_header(
+            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]
+        )
+        self._merged(data, header)
+        if end == 0:
+            self.sink.add(
+                "no_records",
+                f'Sheet "{sheet}" has a header row but no data rows. Add one row per record from row 2 on.',
+                sheet=sheet,
+                row=2,
+            )
+            return None
+        records = read_rows(
+            rows, header, sheet=sheet, sink=self.sink, max_rows=self.max_rows, true_length=data.true_length
+        )
+        data.rows = []  # the Row objects hold what is needed; let the cells go
+        del rows
+        self.rows = len(records)
+        ctx = Context(str(self.path), self.path.stem, sheet, header, self.sink)
+        fmt, groups, orphans = group_rows(records, ctx)
+        self.format = fmt
+        for row in orphans:
+            self._parameters_only([row], fmt, ctx)
+        if header.missing:
+            # Every record would fail the same missing column, reported once in row 1.
+            for group in groups:
+                self._parameters_only(group, fmt, ctx)
+            return None
+        return fmt, groups, ctx
+
+    def _parameters_only(self, group: list[Row], fmt: Format, ctx: Context) -> None:
+        """Rows that make no record still have their parameters checked: no problem stays hidden."""
+        draft = make_draft(group, fmt, ctx)
+        check_parameters(draft.parameters, draft.parameters_place, self.sink)
+
+    def _extra_sheets(self, data: SheetData) -> None:
+        # A hidden first sheet is still the one read, though Excel shows the user another one.
+        first = (
+            f'"{data.name}", which is hidden: right-click a sheet tab → Unhide to see it'
+            if data.hidden
+            else f'"{data.name}"'
+        )
+        for name in data.extra_sheets:
+            self.sink.add(
+                "extra_sheet",
+                f'Sheet "{name}" holds data, but only the first sheet ({first}) is read. Move the '
+                "records onto the first sheet, or save them as a file of their own.",
+                sheet=name,
+            )
+
+    def _empty(self, data: SheetData) -> None:
+        if data.extra_sheets:
+            self.sink.add(
+                "no_records",
+                f'The first sheet "{data.name}" is empty and only the first sheet is read; the data on '
+                f'"{data.extra_sheets[0]}" is ignored. Move that sheet to the front (drag its tab to the left).',
+                sheet=data.name,
+            )
+        else:
+            self.sink.add(
+                "empty_file",
+                "The workbook holds no data: its first sheet is empty. Put the header in row 1 (session_id, "
+                "system_prompt, query, reference_response, parameters, response) and one record per row.",
+                sheet=data.name,
+            )
+
+    def _merged(self, data: SheetData, header: Header) -> None:
+        for r0, c0, r1, c1 in data.merged:
+            if r0 == r1 and c0 == c1:
+                continue
+            span = f"{column_letter(c0)}{r0 + 1}:{column_letter(c1)}{r1 + 1}"
+            self.sink.add(
+                "merged_cells",
+                f"Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
+                "Merge & Center → Unmerge Cells) and fill the value into every cell, e.g. the session_id "
+                "on each row of a session.",
+                sheet=data.name,
+                row=r0 + 1,
+                column=header.label(c0),
+            )
+
+
+def _fast_record(
+    row: Row, position: int, mode: Mode, source: dict[str, Any], meta: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The canonical record of a one-row record whose cells pass every rule, as build_record makes it from
+    make_draft's Draft; None when a rule might have something to say (the full path then decides)."""
+    parameters: dict[str, Any] | None
+    if row.parameters is None:
+        parameters = {}
+    else:
+        parameters = clean_parameters_text(row.parameters)
+        if parameters is None:
+            return None
+    target = clean_target(mode, row.reference, row.response, parameters)
+    if target is None:
+        return None
+    system = row.system
+    user = {"role": "user", "content": row.query or ""}
+    messages = (
+        [{"role": "system", "content": system}, user, target] if system and not system.isspace() else [user, target]
+    )
+    sid = row.sid
+    return {
+        "session_id": sid if type(sid) is int else position,
+        "messages": messages,
+        "meta": {**meta, "source": {**source, "rows": [row.number]}},
+    }
+
+
+def _fill_merged(rows: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> None:
+    """Give every cell of a merged range the first cell's value, so the other rules see what the user
+    sees (the merge itself is reported as an error)."""
+    for r0, c0, r1, c1 in merged:
+        if r0 >= len(rows):
+            continue
+        first = rows[r0]
+        value = first[c0] if c0 < len(first) else ""
+        for r in range(r0, min(r1, len(rows) - 1) + 1):
+            row = rows[r]
+            for c in range(c0, min(c1, len(row) - 1) + 1):
+                row[c] = value
+
+
+def _headerless_data(rows: list[list[Any]], end: int) -> list[bool]:
+    """For each column whose row-1 cell is empty: whether a data row has a value in it."""
+    width = max(len(rows[0]), max((len(r) for r in rows[1 : end + 1]), default=0))
+    header = rows[0]
+    flags = [False] * width
+    for j in range(width):
+        cell = header[j] if j < len(header) else ""
+        if cell is not None and cell != "":
+            continue
+        flags[j] = any(j < len(row) and row[j] is not None and row[j] != "" for row in rows[1 : end + 1])
+    return flags

@@ -1,0 +1,100 @@
+"""The values a workbook reader returns, whatever the file kind (.xlsx or .xls).
+
+:class:`SheetData` holds the first sheet: ``rows[i][j]`` is the value of Excel row ``i + 1``, column
+``j``. A value is ``''`` or None when the cell is empty, else a str, int, float, bool, a date/time, a
+:class:`CellError` (``#N/A``...) or :data:`NO_VALUE` (a formula with no saved result). A file that cannot
+be read raises :class:`Unreadable`, which the Excel driver turns into one issue;
+:func:`formatkit._reading.workbook.read_sheet` reads one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["NO_VALUE", "CellError", "LongText", "NoValue", "SheetData", "Unreadable", "column_letter"]
+
+#: Guards against zip bombs and absurd sheets (a stray cell at XFD1048576 would be 17 billion cells).
+MAX_PART_BYTES = 4 * 1024**3
+MAX_RATIO = 1000
+#: A part this large that packs better than MAX_RATIO to one is refused as a zip bomb.
+BOMB_MIN_BYTES = 100 * 1024**2
+MAX_CELLS = 40_000_000
+
+
+class CellError:
+    """An Excel error value held by a cell, such as ``#N/A`` or ``#REF!``."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"CellError({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CellError) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+class NoValue:
+    """A formula cell whose result was never saved (the file was written by a program, not Excel)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NO_VALUE"
+
+
+NO_VALUE = NoValue()
+
+
+class LongText(str):
+    """Text the reading library cut at Excel's limit; ``length`` is what the file really holds."""
+
+    length: int
+
+    def __new__(cls, text: str, length: int) -> LongText:
+        self = super().__new__(cls, text)
+        self.length = length
+        return self
+
+
+class Unreadable(Exception):
+    """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class SheetData:
+    """The first sheet: its name, its rows, its merged ranges and the other sheets that hold data."""
+
+    name: str
+    rows: list[list[Any]]
+    #: Merged ranges as 0-based inclusive (first_row, first_col, last_row, last_col).
+    merged: list[tuple[int, int, int, int]] = field(default_factory=list)
+    extra_sheets: list[str] = field(default_factory=list)
+    #: Other sheets precede the first worksheet (chart sheets): their names, for the message.
+    skipped: list[str] = field(default_factory=list)
+    #: For a text the reader returned cut at 32,767 characters: its real length, by 0-based (row, col).
+    true_length: Callable[[int, int], int] | None = None
+    #: The first sheet is hidden in Excel: the user does not see the sheet that is read.
+    hidden: bool = False
+
+
+def column_letter(index: int) -> str:
+    """0 → A, 25 → Z, 26 → AA."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters

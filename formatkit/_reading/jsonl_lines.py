@@ -1,0 +1,170 @@
+"""jsonl at the byte level: UTF-8, byte-order mark, blank lines, strict JSON, one object per line.
+
+Parsing takes orjson's fast path and falls back to the standard library only to classify an error or
+to find the duplicate keys that a fast parser silently merges. Memory holds one line at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from formatkit._core.issues import IssueSink
+
+__all__ = ["guess_encoding", "iter_json_lines"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonFinite(name)
+
+
+def _pairs_with_duplicates(found: list[str]) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                found.append(key)
+            seen.add(key)
+        return dict(pairs)
+
+    return hook
+
+
+def guess_encoding(data: bytes) -> str:
+    """Name the encoding non-UTF-8 bytes most likely are (Chinese files are usually GBK)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    for name in ("gbk", "gb18030", "big5", "shift_jis"):
+        try:
+            data.decode(name)
+        except UnicodeDecodeError:
+            continue
+        return {"gbk": "GBK", "gb18030": "GB18030", "big5": "Big5", "shift_jis": "Shift-JIS"}[name]
+    return "Latin-1 or another single-byte encoding"
+
+
+def _may_have_duplicates(raw: bytes, value: Any) -> bool:
+    """Cheap and sound: every key in the text is followed by exactly one ``:`` outside strings, and
+    ``:`` inside strings is never escaped by orjson. So the text holds more colons than its compact
+    re-serialisation exactly when it has keys (or values) the parsed data dropped — a duplicate —
+    or a colon written as an escape; both go to the exact check."""
+    colons = raw.count(b":")
+    if colons == 0:
+        return False
+    return colons != _dumped_colons(value) or b"\\u003" in raw
+
+
+def _dumped_colons(value: Any) -> int:
+    """``orjson.dumps(value).count(b":")`` without serialising a line's long texts: one colon per key,
+    plus the colons inside keys and values (orjson never escapes a colon; numbers, booleans and null
+    hold none). Only nested objects and arrays, usually small, are serialised."""
+    if type(value) is not dict:
+        return orjson.dumps(value).count(b":")
+    count = len(value)
+    for key, item in value.items():
+        if ":" in key:
+            count += key.count(":")
+        kind = type(item)
+        if kind is str:
+            count += item.count(":")
+        elif kind is dict or kind is list:
+            count += orjson.dumps(item).count(b":")
+    return count
+
+
+def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
+    duplicates: list[str] = []
+    # Without its line break: an object cut short is then reported at the column where it stops on
+    # this line, not at "column 1" of a line 2 that exists only inside the error message.
+    text = text.rstrip("\r\n")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_with_duplicates(duplicates))
+    except _NonFinite as exc:
+        sink.add(
+            "non_finite_number",
+            f"{exc} is not valid JSON. Write null, or the number as a string if you need to keep it.",
+            line=line,
+        )
+        return False, None
+    except (ValueError, RecursionError) as exc:
+        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        hint = " Each line must hold one whole JSON object; a record may not span lines."
+        if text.rstrip().endswith(",") or text.lstrip().startswith(("[", "]")):
+            hint = " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line."
+        sink.add("invalid_json", f"Line is not valid JSON: {detail}{where}.{hint}", line=line)
+        return False, None
+    for key in dict.fromkeys(duplicates):
+        sink.add(
+            "duplicate_key",
+            f'Key "{key}" appears twice in one object; JSON readers keep only one of them. Remove one.',
+            line=line,
+            field=key,
+        )
+    return True, value
+
+
+def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each line that parses; report every other line."""
+    bad_encoding_line: int | None = None
+    bad_encoding_count = 0
+    blank_before: list[int] = []
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                # UTF-16 (Windows "Unicode"): every line break is two bytes, so reading it line by line
+                # as UTF-8 would add a bogus invalid_json per line. The one error is the encoding.
+                bad_encoding_line, bad_encoding_count, encoding = 1, 1, "UTF-16"
+                break
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM) :]
+                sink.add(
+                    "utf8_bom",
+                    "The file starts with a UTF-8 byte-order mark (Windows Notepad adds one). It is "
+                    "skipped here, but some platforms reject it: save the file as UTF-8 without BOM.",
+                    line=1,
+                )
+            if raw[:1] != b"{" and not raw.strip():  # most lines start with "{": skip the copy
+                blank_before.append(number)
+                continue
+            if blank_before:
+                for blank in blank_before:
+                    sink.add("blank_line", "Blank line between records; delete it.", line=blank)
+                blank_before.clear()
+            try:
+                value = orjson.loads(raw)  # validates UTF-8 too
+            except orjson.JSONDecodeError:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    if bad_encoding_line is None:
+                        bad_encoding_line = number
+                        encoding = guess_encoding(raw)
+                    bad_encoding_count += 1
+                    continue
+                ok, value = _parse_slow(text, number, sink)
+            else:
+                ok = True
+                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
+                    ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
+            if ok:
+                yield number, value
+    # Blank lines at the very end are common and harmless: only trailing whitespace, no warning.
+    if bad_encoding_line is not None:
+        more = f" ({bad_encoding_count} lines in all)" if bad_encoding_count > 1 else ""
+        sink.add(
+            "not_utf8",
+            f"The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
+            f"`iconv -f {encoding.split()[0]} -t UTF-8 in.jsonl > out.jsonl`.",
+            line=bad_encoding_line,
+        )

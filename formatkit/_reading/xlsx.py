@@ -1,0 +1,231 @@
+""".xlsx: cell values through python-calamine (Rust, fast), guarded and completed from the sheet XML.
+
+Before calamine builds the grid, :func:`~formatkit._reading.xlsx_xml.scan_sheet` checks how far the cells
+reach (a stray far cell would make calamine abort the process) and whether error values or formulas are
+there; calamine returns ``''`` for both, so they are then read from the XML and put into the rows.
+"""
+
+from __future__ import annotations
+
+import threading
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+from xml.etree import ElementTree
+
+from formatkit._reading.cells import (
+    BOMB_MIN_BYTES,
+    MAX_CELLS,
+    MAX_PART_BYTES,
+    MAX_RATIO,
+    CellError,
+    SheetData,
+    Unreadable,
+    column_letter,
+)
+from formatkit._reading.xlsx_xml import (
+    ZIP_ERRORS,
+    Marks,
+    SheetScan,
+    TrueLengths,
+    find_marks,
+    has_values,
+    scan_sheet,
+)
+
+__all__ = ["read_xlsx"]
+
+_REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+
+
+def read_xlsx(path: Path) -> SheetData:
+    try:
+        archive = zipfile.ZipFile(path)
+    except ZIP_ERRORS:
+        raise Unreadable(
+            "unreadable_file",
+            "The .xlsx file is damaged or truncated (it is not a complete zip archive), perhaps cut off "
+            "while downloading or copying. Get the file again, or open it in Excel and save it again.",
+        ) from None
+    with archive:
+        _check_parts(archive)
+        sheet_parts = _sheet_parts(archive)
+        guess = next((part for part in sheet_parts if part and "/worksheets/" in f"/{part}"), None)
+        prescan = _Prescan(path, guess)
+        try:
+            return _read(path, archive, sheet_parts, prescan)
+        finally:
+            prescan.join()
+
+
+def _check_parts(archive: zipfile.ZipFile) -> None:
+    names = set(archive.namelist())
+    if "xl/workbook.xml" not in names:
+        if "word/document.xml" in names:
+            kind = "a Word document (.docx)"
+        elif "content.xml" in names:
+            kind = "an OpenDocument file (.ods/.odt)"
+        else:
+            kind = "a zip archive"
+        raise Unreadable(
+            "unreadable_file",
+            f"The file is named .xlsx but is {kind}, not an Excel workbook. Export the table from its "
+            "program as an Excel workbook (.xlsx).",
+        )
+    for info in archive.infolist():
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > MAX_PART_BYTES or (info.file_size > BOMB_MIN_BYTES and ratio > MAX_RATIO):
+            raise Unreadable(
+                "unreadable_file",
+                f'The workbook part "{info.filename}" would unpack to {info.file_size:,} bytes '
+                f"({ratio:,.0f} times its packed size); formatkit refuses it as too large or a zip bomb. "
+                "Split the data into smaller files.",
+            )
+
+
+def _sheet_parts(archive: zipfile.ZipFile) -> list[str | None]:
+    """The zip part of each sheet, in workbook order (None when it cannot be resolved)."""
+    try:
+        workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except ZIP_ERRORS:
+        return []
+    targets = {rel.get("Id"): rel.get("Target") or "" for rel in rels}
+    parts: list[str | None] = []
+    for sheet in workbook.iter():
+        if not sheet.tag.endswith("}sheet"):
+            continue
+        target = targets.get(sheet.get(_REL_NS + "id"))
+        if not target:
+            parts.append(None)
+        elif target.startswith("/"):
+            parts.append(target.lstrip("/"))
+        else:
+            parts.append(str(PurePosixPath("xl") / target))
+    return parts
+
+
+class _Prescan:
+    """:func:`scan_sheet` of the likely first worksheet, in a thread while calamine opens the workbook.
+
+    calamine releases the GIL while it loads the shared strings, so the scan costs no time then.
+    """
+
+    def __init__(self, path: Path, part: str | None) -> None:
+        self.path = path
+        self.part = part
+        self._scan: SheetScan | None = None
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if part is not None:
+            self._thread = threading.Thread(target=self._run, name="formatkit-xlsx-scan", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            with zipfile.ZipFile(self.path) as archive:
+                assert self.part is not None
+                self._scan = scan_sheet(archive, self.part)
+        except BaseException as exc:  # handed to the caller's thread
+            self._error = exc
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def result(self, archive: zipfile.ZipFile, part: str) -> SheetScan:
+        if part != self.part:
+            return scan_sheet(archive, part)
+        self.join()
+        if self._error is not None:
+            raise self._error
+        assert self._scan is not None
+        return self._scan
+
+
+def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan) -> SheetData:
+    from python_calamine import CalamineWorkbook, PasswordError
+
+    try:
+        workbook = CalamineWorkbook.from_path(str(path))
+        kinds = [str(m.typ) for m in workbook.sheets_metadata]
+        names = list(workbook.sheet_names)
+        first = next((i for i, k in enumerate(kinds) if k.endswith("WorkSheet")), None)
+        if first is None:
+            raise Unreadable(
+                "empty_file",
+                "The workbook has no worksheet (only charts or macros). Put the table on a worksheet.",
+            )
+        part = parts[first] if first < len(parts) else None
+        scan = prescan.result(archive, part) if part is not None else None
+        if scan is not None:
+            _check_size(scan.rows, scan.cols, names[first])
+        sheet = workbook.get_sheet_by_index(first)
+        rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
+        merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]
+    except Unreadable:
+        raise
+    except PasswordError:
+        raise Unreadable("unreadable_file", "The workbook is password-protected; remove the password.") from None
+    except Exception as exc:  # calamine's errors: damaged XML or zip entries
+        raise Unreadable(
+            "unreadable_file",
+            f"The workbook is damaged and could not be read ({type(exc).__name__}: {_clip(str(exc))}). "
+            "Open it in Excel and save it again.",
+        ) from None
+    except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException (a BaseException)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            raise
+        raise Unreadable(
+            "unreadable_file",
+            "The workbook is damaged and could not be read. Open it in Excel and save it again.",
+        ) from None
+    if scan is not None and scan.suspects and part is not None:
+        marks = find_marks(archive, part)
+        if marks:
+            _apply(rows, marks)
+    extra = [
+        names[i]
+        for i, kind in enumerate(kinds)
+        if i != first and kind.endswith("WorkSheet") and i < len(parts) and _has_values(archive, parts[i])
+    ]
+    return SheetData(
+        name=names[first],
+        rows=rows,
+        merged=merged,
+        extra_sheets=extra,
+        skipped=names[:first],
+        true_length=TrueLengths(path, part) if part is not None else None,
+        hidden=str(workbook.sheets_metadata[first].visible).endswith("Hidden"),  # Hidden, VeryHidden
+    )
+
+
+def _has_values(archive: zipfile.ZipFile, part: str | None) -> bool:
+    return part is not None and has_values(archive, part)
+
+
+def _check_size(rows: int, cols: int, name: str) -> None:
+    if rows * cols > MAX_CELLS:
+        raise Unreadable(
+            "unreadable_file",
+            f'Sheet "{name}" reaches row {rows:,} and column {column_letter(cols - 1)}: {rows * cols:,} cells, '
+            f"more than formatkit reads ({MAX_CELLS:,}). Delete stray cells far from the table (Ctrl+End "
+            "jumps to the last used cell), or split the data into smaller files.",
+        )
+
+
+def _apply(rows: list[list[Any]], marks: Marks) -> None:
+    width = max((len(r) for r in rows), default=0)
+    for (r, c), mark in marks.items():
+        while len(rows) <= r:
+            rows.append([""] * width)
+        row = rows[r]
+        if len(row) <= c:
+            row.extend([""] * (c + 1 - len(row)))
+        # calamine left these cells empty; a formula that has a cached value keeps it.
+        if row[c] in ("", None) or isinstance(mark, CellError):
+            row[c] = mark
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,176 @@
+"""Row 1 of an Excel sheet: which column is which, with the header rules of FORMATS.md.
+
+A header that matches a known column after trimming or case-folding is a warning; an alias (``system``,
+``prompt``, ``answer``) is a warning; an unknown header is an error with a "did you mean"; a duplicated
+header is an error; a column that holds data but has no header is an error; a missing required column
+is an error, reported once for the file.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from formatkit._core.issues import IssueSink
+from formatkit._core.modes import Mode
+from formatkit._core.suggest import did_you_mean
+from formatkit._reading.cells import CellError, NoValue, column_letter
+
+__all__ = ["ALIASES", "COLUMNS", "Header", "read_header"]
+
+COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
+#: Accepted aliases from the seed's common field table.
+ALIASES = {"system": "system_prompt", "prompt": "query", "answer": "reference_response"}
+
+
+@dataclass(slots=True)
+class Header:
+    """Where each known column is (0-based index) and how to name any column in an Issue."""
+
+    index: dict[str, int] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)
+    #: Required columns that are absent (already reported): records cannot be built.
+    missing: list[str] = field(default_factory=list)
+
+    def label(self, column: int) -> str:
+        return self.labels[column] if column < len(self.labels) else column_letter(column)
+
+    def place(self, name: str) -> str | None:
+        """The issue label of a known column, or None when the sheet lacks it."""
+        index = self.index.get(name)
+        return None if index is None else self.labels[index]
+
+
+def read_header(
+    cells: Sequence[Any],
+    has_data: Sequence[bool],
+    *,
+    sheet: str,
+    mode: Mode,
+    sink: IssueSink,
+    below: Sequence[Sequence[Any]] = (),
+) -> Header:
+    """Map row 1 onto the known columns; ``has_data[j]`` tells whether column j holds any data.
+
+    ``below`` holds the next few rows: when row 1 lacks a required column and one of them names it (a
+    title row above the table is common), the missing-column error says which row to move up."""
+    header = Header()
+    width = max(len(cells), len(has_data))
+    for j in range(width):
+        raw = cells[j] if j < len(cells) else ""
+        text = _header_text(raw)
+        letter = column_letter(j)
+        shown = text.strip()
+        header.labels.append(f"{letter} ({shown})" if shown else letter)
+        place = {"sheet": sheet, "row": 1, "column": header.labels[j]}
+        if not shown:
+            if j < len(has_data) and has_data[j]:
+                sink.add(
+                    "missing_header",
+                    f"Column {letter} holds data but row 1 gives it no header. Name it (one of "
+                    f"{', '.join(COLUMNS)}) or delete the column.",
+                    **place,
+                )
+            continue
+        name = _known_name(text, j, place, sink)
+        if name is None:
+            continue
+        if name in header.index:
+            first = header.labels[header.index[name]]
+            sink.add(
+                "duplicate_column",
+                f'Column {letter} is "{name}" again; {first} already is. Keep one of them and delete or '
+                "rename the other (only the first is read).",
+                **place,
+            )
+            continue
+        header.index[name] = j
+    _check_required(header, mode, sheet, sink, _header_below(below))
+    return header
+
+
+def _header_below(rows: Sequence[Sequence[Any]]) -> str:
+    """A hint naming the first row under row 1 that names the known columns (2 or more), or ""."""
+    for offset, row in enumerate(rows, start=2):
+        names = []
+        for raw in row:
+            folded = unicodedata.normalize("NFKC", _header_text(raw)).strip().casefold()
+            name = folded if folded in COLUMNS else ALIASES.get(folded)
+            if name is not None and name not in names:
+                names.append(name)
+        if len(names) >= 2 or "query" in names:
+            shown = ", ".join(f'"{n}"' for n in names)
+            return f" Row {offset} looks like the header ({shown}): delete the rows above it so that it is row 1."
+    return ""
+
+
+def _header_text(raw: Any) -> str:
+    if raw is None:
+        return ""
+    if isinstance(raw, float):
+        return f"{raw:g}"
+    if isinstance(raw, CellError):
+        return raw.text
+    if isinstance(raw, NoValue):
+        return "="
+    return str(raw)
+
+
+def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
+    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+    if text in COLUMNS:
+        return text
+    # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
+    # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
+    folded = unicodedata.normalize("NFKC", text).strip().casefold()
+    name = folded if folded in COLUMNS else ALIASES.get(folded)
+    if name is None:
+        sink.add(
+            "unknown_column",
+            f'Unknown column "{text.strip()}" in row 1.'
+            + did_you_mean(text, [*COLUMNS, *ALIASES])
+            + " Rename it, or delete the column if it is not part of the evaluation set.",
+            **place,
+        )
+        return None
+    if folded in ALIASES:
+        sink.add(
+            "alias_column",
+            f'Header "{text.strip()}" is accepted as an alias of "{name}"; rename it to "{name}".',
+            **place,
+        )
+    else:
+        sink.add(
+            "header_not_normalized",
+            f'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, half-width, no spaces).',
+            **place,
+        )
+    return name
+
+
+def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: str = "") -> None:
+    known = ", ".join(f'"{n}"' for n in header.index) or "none"
+    needed = ["query"]
+    if mode != "infer-only":
+        needed.append("reference_response")
+    if mode == "scored":
+        needed.append("response")
+    for name in needed:
+        if name in header.index:
+            continue
+        header.missing.append(name)
+        why = {
+            "query": "every row needs the user's question",
+            "reference_response": f"{mode} mode scores every record against a reference answer (use "
+            "--mode infer-only to run inference without scoring)",
+            "response": "scored mode scores the responses already collected",
+        }[name]
+        sink.add(
+            "missing_column",
+            f'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
+            f"found: {known}).{hint}",
+            sheet=sheet,
+            row=1,
+        )

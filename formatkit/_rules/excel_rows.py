@@ -1,0 +1,160 @@
+"""Excel data rows → :class:`Row` objects: empty rows, the row limit, and every cell rule.
+
+This is the hot loop of Excel validation (100,000 rows in about 0.2 s): a row whose cells are all plain
+strings passes one test, and only other values go through :mod:`formatkit._rules.excel_values`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+from formatkit._core.issues import IssueSink
+from formatkit._reading.cells import LongText
+from formatkit._rules.excel_header import COLUMNS, Header
+from formatkit._rules.excel_values import MAX_CELL_CHARS, MAX_ID, session_id_value, text_value
+
+__all__ = ["Row", "last_data_row", "read_rows", "row_is_empty"]
+
+
+@dataclass(slots=True)
+class Row:
+    """One data row: its Excel row number and its cells, as text (None when empty)."""
+
+    number: int
+    #: int, None (empty), or excel_values.INVALID_ID (present but not an integer; already reported).
+    sid: Any
+    system: str | None
+    query: str | None
+    reference: str | None
+    parameters: str | None
+    response: str | None
+
+
+def row_is_empty(row: list[Any]) -> bool:
+    # any() is the fast test; a row of only 0 / False cells is rare and then checked exactly.
+    return not any(row) and all(v is None or v == "" for v in row)
+
+
+def last_data_row(rows: list[list[Any]]) -> int:
+    """Index of the last non-empty row (0 is the header); -1 when the sheet is empty."""
+    for index in range(len(rows) - 1, -1, -1):
+        if not row_is_empty(rows[index]):
+            return index
+    return -1
+
+
+def read_rows(
+    rows: list[list[Any]],
+    header: Header,
+    *,
+    sheet: str,
+    sink: IssueSink,
+    max_rows: int | None,
+    true_length: Callable[[int, int], int] | None = None,
+) -> list[Row]:
+    """Read data rows 2..last; report empty rows between data rows, the row limit and cell problems.
+
+    Every row gets one empty cell appended, the stand-in for a column the sheet lacks, so that a single
+    ``itemgetter`` call takes a row's six cells; the common row (plain strings) then costs one test.
+    """
+    end = last_data_row(rows)
+    index = header.index
+    columns = [index.get(name, -1) for name in COLUMNS]
+    width = max(columns) + 1
+    for r in range(end + 1):
+        row = rows[r]
+        if len(row) < width:
+            row.extend([""] * (width - len(row)))
+        row.append("")
+    cells = itemgetter(*columns)
+    has_query = "query" in index
+    limit = MAX_CELL_CHARS
+    out: list[Row] = []
+    gap_start: int | None = None
+
+    for r in range(1, end + 1):
+        row = rows[r]
+        number = r + 1
+        if not any(row) and row_is_empty(row):
+            if gap_start is None:
+                gap_start = number
+            continue
+        if gap_start is not None:
+            _empty_rows(gap_start, number - 1, sheet, sink)
+            gap_start = None
+        if max_rows is not None and len(out) == max_rows:
+            _too_many(number, max_rows, sheet, sink)
+        sid, system, query, reference, parameters, response = cells(row)
+        if not (
+            type(system) is str
+            and type(query) is str
+            and type(reference) is str
+            and type(parameters) is str
+            and type(response) is str
+            and len(system) < limit
+            and len(query) < limit
+            and len(reference) < limit
+            and len(parameters) < limit
+            and len(response) < limit
+        ):
+            system, query, reference, parameters, response = (
+                _slow_text(row[col], r, col, header, sheet, sink, true_length) if col >= 0 else ""
+                for col in columns[1:]
+            )
+        if type(sid) is float and sid.is_integer() and -MAX_ID < sid < MAX_ID:
+            sid = int(sid)
+        elif sid == "":
+            sid = None
+        else:
+            sid = session_id_value(sid, {"sheet": sheet, "row": number, "column": header.label(columns[0])}, sink)
+        if has_query and (not query or query.isspace()):
+            sink.add(
+                "empty_text",
+                "query is empty; every row needs the user's question. Fill it in, or delete the row.",
+                sheet=sheet,
+                row=number,
+                column=header.label(columns[2]),
+            )
+        out.append(
+            Row(number, sid, system or None, query or None, reference or None, parameters or None, response or None)
+        )
+    return out
+
+
+def _slow_text(
+    value: Any,
+    r: int,
+    col: int,
+    header: Header,
+    sheet: str,
+    sink: IssueSink,
+    true_length: Callable[[int, int], int] | None,
+) -> str:
+    """A cell that is not a plain short string: converted, its problem reported; "" when empty."""
+    if type(value) is str and len(value) == MAX_CELL_CHARS and true_length is not None:
+        value = LongText(value, true_length(r, col))
+    text = text_value(value, {"sheet": sheet, "row": r + 1, "column": header.label(col)}, sink)
+    return "" if text is None else text
+
+
+def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:
+    sink.add(
+        "too_many_rows",
+        f"Row {number} is data row {max_rows + 1:,}; the platform accepts at most {max_rows:,} rows per "
+        "file. Split the sheet into several files, or use --profile none for local work.",
+        sheet=sheet,
+        row=number,
+    )
+
+
+def _empty_rows(first: int, last: int, sheet: str, sink: IssueSink) -> None:
+    span = f"Row {first} is empty" if first == last else f"Rows {first}-{last} are empty"
+    sink.add(
+        "empty_row",
+        f"{span} between data rows and skipped. Delete empty rows inside the table.",
+        sheet=sheet,
+        row=first,
+    )

@@ -1,0 +1,230 @@
+"""Excel rows → records: single- or multi-turn detection, the session rules, and one Draft per record.
+
+A file is multi-turn when a ``session_id`` repeats (FORMATS.md). One refinement: when every row sharing
+an id carries its own reference answer, those rows read as separate records that share an id by mistake
+(``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on its
+last row only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from formatkit._core.draft import Draft, Place
+from formatkit._core.issues import Format, IssueSink
+from formatkit._rules.excel_header import Header
+from formatkit._rules.excel_rows import Row
+from formatkit._rules.parameters import parse_parameters
+
+__all__ = ["Context", "group_rows", "make_draft"]
+
+
+@dataclass(slots=True)
+class Context:
+    """Where the rows come from, for places and the record's source."""
+
+    file: str
+    dataset: str
+    sheet: str
+    header: Header
+    sink: IssueSink
+    #: Column labels of the target turn's cells (reference, response, parameters); None when absent.
+    target_labels: tuple[str | None, str | None, str | None] = field(init=False)
+
+    def __post_init__(self) -> None:
+        place = self.header.place
+        self.target_labels = (place("reference_response"), place("response"), place("parameters"))
+
+    def place(self, row: int, column: str | None = None) -> Place:
+        label = self.header.place(column) if column else None
+        if label is None:
+            return {"sheet": self.sheet, "row": row}
+        return {"sheet": self.sheet, "row": row, "column": label}
+
+
+def _blank(text: str | None) -> bool:
+    return text is None or not text or text.isspace()
+
+
+def _rows_text(rows: list[Row]) -> str:
+    numbers = [str(r.number) for r in rows[:6]]
+    return ", ".join(numbers) + (", ..." if len(rows) > 6 else "")
+
+
+def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], list[Row]]:
+    """Decide the file's format and split its rows into records, in sheet order of their first row.
+
+    Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
+    belong to no record (which conversation they continue is anyone's guess).
+    """
+    by_id: dict[int, list[Row]] = {}
+    for row in rows:
+        if type(row.sid) is int:
+            by_id.setdefault(row.sid, []).append(row)
+    duplicates: set[int] = set()
+    sessions: set[int] = set()
+    for sid, members in by_id.items():
+        if len(members) > 1:
+            if all(not _blank(r.reference) for r in members):
+                duplicates.add(sid)
+            else:
+                sessions.add(sid)
+    for sid in sorted(duplicates, key=lambda s: by_id[s][0].number):
+        _report_duplicates(sid, by_id[sid], ctx)
+    if not sessions:
+        return "excel-single-turn", [[row] for row in rows], []
+
+    without = [row for row in rows if row.sid is None]
+    if without:
+        _report_missing_ids(without, sessions, by_id, ctx)
+    groups: list[list[Row]] = []
+    open_groups: dict[int, list[Row]] = {}
+    for row in rows:
+        sid = row.sid
+        if sid is None:
+            continue
+        if type(sid) is int and sid in sessions:
+            group = open_groups.get(sid)
+            if group is None:
+                group = open_groups[sid] = []
+                groups.append(group)
+            group.append(row)
+        else:
+            groups.append([row])
+    _check_consecutive(rows, sessions, ctx)
+    return "excel-multi-turn", groups, without
+
+
+def _report_duplicates(sid: int, members: list[Row], ctx: Context) -> None:
+    for row in members[1:]:
+        ctx.sink.add(
+            "duplicate_session_id",
+            f"session_id {sid} is already used on row {members[0].number}, and both rows have their own "
+            "reference_response. If they are separate records, give each its own session_id (or leave "
+            "session_id empty); if they are one multi-turn conversation, keep the reference only on its "
+            "last row and put the earlier answers in response.",
+            **ctx.place(row.number, "session_id"),
+        )
+
+
+def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int, list[Row]], ctx: Context) -> None:
+    example = min(sessions, key=lambda s: by_id[s][0].number)
+    ctx.sink.add(
+        "mixed_session_ids",
+        f"session_id {example} repeats (rows {_rows_text(by_id[example])}), so this is a multi-turn file, "
+        f"but {len(without)} row(s) have no session_id (rows {_rows_text(without)}). A file is either "
+        "single-turn (session_id optional and unique) or multi-turn (session_id on every row).",
+        **ctx.place(without[0].number, "session_id"),
+    )
+    for row in without:
+        ctx.sink.add(
+            "missing_session_id",
+            f"Row {row.number} has no session_id, but this file is multi-turn: every row needs the id of "
+            "its conversation. Write the id of the session it belongs to, or a new one.",
+            **ctx.place(row.number, "session_id"),
+        )
+
+
+def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> None:
+    last_position: dict[int, int] = {}
+    reported: set[int] = set()
+    placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
+    for position, row in enumerate(placed):
+        sid = row.sid
+        if type(sid) is not int or sid not in sessions:
+            continue
+        before = last_position.get(sid)
+        if before is not None and before != position - 1 and sid not in reported:
+            reported.add(sid)
+            ctx.sink.add(
+                "session_not_consecutive",
+                f"Row {row.number} continues session {sid}, but other rows stand between it and the "
+                f"session's row {placed[before].number}. Its turns still follow sheet order; keep the rows "
+                "of a session together so the conversation reads top to bottom.",
+                **ctx.place(row.number, "session_id"),
+            )
+        last_position[sid] = position
+
+
+def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
+    """One record: history from the earlier rows, the target turn from the last row."""
+    first = group[0]
+    last = group[-1]
+    system = first.system
+    history: list[dict[str, Any]] = [{"role": "system", "content": system}] if system and not system.isspace() else []
+    if len(group) > 1:
+        _session_rules(group, ctx)
+        for row in group[:-1]:
+            history.append({"role": "user", "content": row.query or ""})
+            if _blank(row.response):
+                history.append({"role": "assistant"})
+            else:
+                history.append({"role": "assistant", "content": row.response})
+        numbers = [row.number for row in group]
+    else:
+        numbers = [last.number]
+    history.append({"role": "user", "content": last.query or ""})
+    sid = last.sid
+    number = last.number
+    sheet = ctx.sheet
+    reference_label, response_label, parameters_label = ctx.target_labels
+    return Draft(
+        session_id=sid if type(sid) is int else None,
+        history=history,
+        reference=last.reference,
+        reference_place={"sheet": sheet, "row": number, "column": reference_label},
+        response=last.response,
+        response_place={"sheet": sheet, "row": number, "column": response_label},
+        parameters=last.parameters,
+        parameters_place={"sheet": sheet, "row": number, "column": parameters_label},
+        source={"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
+    )
+
+
+def _session_rules(group: list[Row], ctx: Context) -> None:
+    first, last = group[0], group[-1]
+    system = None if _blank(first.system) else (first.system or "").strip()
+    sink = ctx.sink
+    for row in group[1:]:
+        other = None if _blank(row.system) else (row.system or "").strip()
+        if other != system:
+            sink.add(
+                "system_prompt_mismatch",
+                f"system_prompt on row {row.number} differs from row {first.number} of the same session "
+                f"({_describe(other)} vs {_describe(system)}). A conversation has one system prompt: write "
+                "the same text on every row of the session.",
+                **ctx.place(row.number, "system_prompt"),
+            )
+    for row in group[:-1]:
+        if not _blank(row.reference):
+            sink.add(
+                "misplaced_reference",
+                f"reference_response is filled on row {row.number}, but only the session's last row (row "
+                f"{last.number}) is scored. Move an earlier reply to the response column (it then becomes "
+                "conversation history), or clear the cell.",
+                **ctx.place(row.number, "reference_response"),
+            )
+        if not _blank(row.parameters) and not _same_parameters(row.parameters, last.parameters):
+            sink.add(
+                "parameters_mismatch",
+                f"parameters on row {row.number} differ from the session's last row (row {last.number}), "
+                "which sets the parameters of the whole conversation. Leave earlier rows empty or make "
+                "them equal to the last row's.",
+                **ctx.place(row.number, "parameters"),
+            )
+
+
+def _same_parameters(earlier: str | None, last: str | None) -> bool:
+    if _blank(last):
+        return False
+    if (earlier or "").strip() == (last or "").strip():
+        return True
+    a, b = parse_parameters(earlier or ""), parse_parameters(last or "")
+    return a is not None and a == b
+
+
+def _describe(text: str | None) -> str:
+    if text is None:
+        return "empty"
+    return f'"{text[:30]}…"' if len(text) > 30 else f'"{text}"'

@@ -1,0 +1,228 @@
+"""The ``parameters`` cell/field: a dict of inference parameters with known keys and ranges."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import orjson
+
+from formatkit._core.draft import Place
+from formatkit._core.issues import IssueSink
+from formatkit._core.suggest import did_you_mean
+
+__all__ = [
+    "KNOWN_PARAMETERS",
+    "ParameterSpec",
+    "check_parameters",
+    "clean_parameters_text",
+    "is_clean_parameters",
+    "parameters_json_schema",
+    "parse_parameters",
+]
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """One known parameter: its JSON type and range. Checks and the JSON Schema both derive from it."""
+
+    kind: Literal["number", "integer", "boolean", "stop"]
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def problem(self, value: Any) -> str | None:
+        """None when ``value`` is fine; else ``type:<expected>`` or ``range:<allowed>``."""
+        if self.kind == "boolean":
+            return None if isinstance(value, bool) else "type:true or false"
+        if self.kind == "stop":
+            if isinstance(value, str):
+                return None
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return None if len(value) <= 4 else "range:a list of at most 4 strings"
+            return "type:a string or a list of strings"
+        if self.kind == "integer":
+            # 1024.0 is an integer to JSON Schema too; 1024.5 is not.
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+            ):
+                return "type:an integer"
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return "type:a number"
+        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+            return "range:" + self.allowed()
+        return None
+
+    def allowed(self) -> str:
+        if self.maximum is None:
+            return f"at least {self.minimum:g}"
+        return f"from {self.minimum:g} to {self.maximum:g}"
+
+    def json_schema(self) -> dict[str, Any]:
+        if self.kind == "boolean":
+            return {"type": "boolean"}
+        if self.kind == "stop":
+            return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]}
+        schema: dict[str, Any] = {"type": self.kind}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
+
+
+#: Known parameter names and their specs (FORMATS.md, "parameters").
+KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
+    "temperature": ParameterSpec("number", 0, 2),
+    "top_p": ParameterSpec("number", 0, 1),
+    "max_tokens": ParameterSpec("integer", 1),
+    "frequency_penalty": ParameterSpec("number", -2, 2),
+    "presence_penalty": ParameterSpec("number", -2, 2),
+    "logprobs": ParameterSpec("boolean"),
+    "top_logprobs": ParameterSpec("integer", 0, 20),
+    "stop": ParameterSpec("stop"),
+    "n": ParameterSpec("integer", 1, 16),
+    "seed": ParameterSpec("integer"),
+}
+
+
+def parameters_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a parameters object, from the same specs the checks use."""
+    return {
+        "type": "object",
+        "properties": {name: spec.json_schema() for name, spec in KNOWN_PARAMETERS.items()},
+        "additionalProperties": False,
+    }
+
+
+def parse_parameters(text: str) -> dict[str, Any] | None:
+    """Parse a parameters cell written as JSON or as a Python dict literal; None if it is neither."""
+    text = text.strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    return value if isinstance(value, dict) else None
+
+
+def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
+    """Validate a raw parameters value (dict, text or None); return the usable dict (possibly empty)."""
+    if raw is None:
+        return {}
+    text: str | None = None
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}
+        text = raw
+        parsed = _parse_cached(raw)
+        if parsed is None:
+            sink.add(
+                "invalid_parameters",
+                f"parameters is not a dict: {_clip(raw)!r}. Write it as JSON "
+                '({"temperature": 0.7, "max_tokens": 1024}) or as a Python dict ({\'temperature\': 0.7}).',
+                **place,
+            )
+            return {}
+        raw = parsed
+    if isinstance(raw, dict):
+        fingerprint = _cache_key(raw)
+        if fingerprint is not None and fingerprint in _CLEAN:
+            if text is not None and len(_CLEAN_TEXT) < _CLEAN_LIMIT:
+                _CLEAN_TEXT[text] = dict(raw)
+            return raw
+    else:
+        sink.add(
+            "invalid_parameters",
+            f"parameters must be an object of inference parameters, not {type(raw).__name__}.",
+            **place,
+        )
+        return {}
+    good: dict[str, Any] = {}
+    for key, value in raw.items():
+        spec = KNOWN_PARAMETERS.get(key)
+        where = _with_key(place, key)
+        if spec is None:
+            sink.add(
+                "unknown_parameter",
+                f'parameters has an unknown key "{key}".' + did_you_mean(str(key), KNOWN_PARAMETERS),
+                **where,
+            )
+            continue
+        problem = spec.problem(value)
+        if problem is None:
+            good[key] = value
+        elif problem.startswith("type:"):
+            sink.add(
+                "invalid_parameter_type",
+                f'parameters "{key}" must be {problem[5:]}, not {json.dumps(value, ensure_ascii=False)}.',
+                **where,
+            )
+        else:
+            sink.add(
+                "parameter_out_of_range",
+                f'parameters "{key}" is {value}, out of range: it must be {problem[6:]}.',
+                **where,
+            )
+    if fingerprint is not None and len(good) == len(raw) and len(_CLEAN) < _CLEAN_LIMIT:
+        _CLEAN.add(fingerprint)
+        if text is not None and len(_CLEAN_TEXT) < _CLEAN_LIMIT:
+            _CLEAN_TEXT[text] = dict(good)
+    return good
+
+
+def is_clean_parameters(raw: dict[str, Any]) -> bool:
+    """Whether :func:`check_parameters` already found this very dict clean (it then returns it unchanged,
+    reporting nothing). False means "not known", not "bad": the full check decides."""
+    fingerprint = _cache_key(raw)
+    return fingerprint is not None and fingerprint in _CLEAN
+
+
+def clean_parameters_text(text: str) -> dict[str, Any] | None:
+    """What :func:`check_parameters` returns for a parameters cell it already found clean (a fresh dict
+    each time, as there); None when the text is not known clean, and the full check decides."""
+    parsed = _CLEAN_TEXT.get(text)
+    return None if parsed is None else dict(parsed)
+
+
+#: Parameter dicts already found clean, by their exact JSON text (sets repeat the same cell on every
+#: row, so this turns the per-row check into one lookup). Bounded: only a few distinct dicts are usual.
+_CLEAN: set[bytes] = set()
+_CLEAN_LIMIT = 4096
+
+
+_PARSED: dict[str, dict[str, Any] | None] = {}
+#: Parameter cells (the text) found clean, with what check_parameters returned for them.
+_CLEAN_TEXT: dict[str, dict[str, Any]] = {}
+
+
+def _parse_cached(text: str) -> dict[str, Any] | None:
+    """parse_parameters with a bounded memo: a Python-dict cell costs ~20 µs to parse each time."""
+    if text in _PARSED:
+        parsed = _PARSED[text]
+    else:
+        parsed = parse_parameters(text)
+        if len(_PARSED) < _CLEAN_LIMIT:
+            _PARSED[text] = parsed
+    return None if parsed is None else dict(parsed)  # a record never shares its dict with another
+
+
+def _cache_key(raw: dict[str, Any]) -> bytes | None:
+    try:
+        return orjson.dumps(raw)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+def _with_key(place: Place, key: object) -> Place:
+    if place.get("field"):
+        return {**place, "field": f"{place['field']}.{key}"}
+    return place
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

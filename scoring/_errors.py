@@ -1,0 +1,119 @@
+"""Runtime errors of the endpoint client and the runner.
+
+ClientError                      base of every error the client raises on purpose
+├── PermanentRequestError        a 4xx no retry can fix (400, 401, 403, 404, 422, ...); ``.status``, ``.message``
+├── TransientError               one failed attempt that is worth retrying (the ``cause`` of the errors below)
+│   ├── RetryableStatusError     429, 408, 409, 425 or 5xx; ``.status``, ``.message``, ``.retry_after``
+│   └── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
+├── RetriesExhaustedError        every attempt failed; ``.cause`` is the last failure, ``.attempts`` how many
+└── EndpointUnavailableError     the endpoint is unusable altogether: stop. Connections refused, or 502/503/504,
+                                 on several requests in a row (each after its retries), or 401/404 on several
+                                 requests in a row (a bad key, model name or URL fails every request alike);
+                                 ``.status`` (None when no HTTP answer), ``.hint`` (what to check)
+    └── JudgeUnavailableError    the same, met by the LLM judges: judging stopped, the verdicts bought are
+                                 journaled; ``.bought``, ``.reused`` (verdicts bought now, taken from it)
+
+Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
+subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
+:class:`EndpointUnavailableError` (raised ``from`` them). Every message is scrubbed of the API key.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ClientError",
+    "EndpointUnavailableError",
+    "JudgeUnavailableError",
+    "MalformedResponseError",
+    "PermanentRequestError",
+    "RetriesExhaustedError",
+    "RetryableStatusError",
+    "TransientError",
+    "error_kind",
+]
+
+
+class ClientError(Exception):
+    """Base of every error raised on purpose by :mod:`scoring._client.http`."""
+
+
+class PermanentRequestError(ClientError):
+    """The endpoint refused the request in a way no retry can fix; recorded at once as the response's error."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+        super().__init__(f"HTTP {status}: {message}")
+
+
+class TransientError(ClientError):
+    """One attempt failed in a way a later attempt may not."""
+
+
+class RetryableStatusError(TransientError):
+    """An HTTP status worth retrying (rate limited, server error)."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+        super().__init__(f"HTTP {status}: {message}")
+
+
+class MalformedResponseError(TransientError):
+    """A successful status with a body that is not a usable chat completion."""
+
+
+class RetriesExhaustedError(ClientError):
+    """Every attempt failed; ``cause`` is the last failure."""
+
+    def __init__(self, cause: BaseException, attempts: int, message: str) -> None:
+        self.cause = cause
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class EndpointUnavailableError(ClientError):
+    """The endpoint cannot be used at all; the run stops (what finished is kept).
+
+    ``status`` is the HTTP status that every request got (None when connections failed), ``hint`` a
+    sentence saying what to check (the key, the URL, the model name, whether the server is up).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, hint: str = "") -> None:
+        self.status = status
+        self.hint = hint
+        super().__init__(message)
+
+
+class JudgeUnavailableError(EndpointUnavailableError):
+    """The judge endpoint proved unusable, so judging stopped before every response had its verdict.
+
+    The verdicts bought before are in the judge journal (a rerun does not buy them again); no record is
+    returned, since the rest would all read "request failed" and their summary would be a meaningless
+    score. ``bought``: verdicts bought in this run; ``reused``: taken from the journal.
+    """
+
+    def __init__(self, message: str, *, status: int | None, hint: str, bought: int, reused: int) -> None:
+        super().__init__(message, status=status, hint=hint)
+        self.bought = bought
+        self.reused = reused
+
+
+def error_kind(exc: BaseException) -> str:
+    """A short stable label for summaries: ``http_401``, ``timeout``, ``connection``, ``malformed``, ..."""
+    import httpx
+
+    if isinstance(exc, RetriesExhaustedError):
+        return error_kind(exc.cause)
+    if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
+        return f"http_{exc.status}"
+    if isinstance(exc, MalformedResponseError):
+        return "malformed"
+    if isinstance(exc, EndpointUnavailableError):
+        return "unavailable"
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
+        return "connection"
+    return type(exc).__name__

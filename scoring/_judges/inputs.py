@@ -1,0 +1,84 @@
+"""What a judge is shown, read off a canonical record (a plain dict, as the jsonl holds it).
+
+Every text taken from the record is untrusted and passes through :func:`neutralize` before it goes into
+a prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring._judges.templates import Lang, neutralize
+
+__all__ = ["checklist_text", "conversation_text", "last_question", "reference_text", "target_turn"]
+
+_ROLE_LABEL: dict[Lang, dict[str, str]] = {
+    "en": {"system": "System", "user": "User", "assistant": "Assistant"},
+    "zh": {"system": "系统", "user": "用户", "assistant": "助手"},
+}
+_NO_CHECKLIST: dict[Lang, str] = {
+    "en": "(no checklist for this item)",
+    "zh": "（本题没有评分要点）",
+}
+
+
+def target_turn(record: dict[str, Any]) -> dict[str, Any]:
+    """The last message: the assistant turn holding ``reference_response`` and ``responses``."""
+    messages = record.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        raise ValueError("record has no messages")
+    target: dict[str, Any] = messages[-1]
+    return target
+
+
+def _content(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    # An earlier assistant turn the runner generated keeps its text in its first response.
+    responses = message.get("responses")
+    if isinstance(responses, list) and responses and isinstance(responses[0], dict):
+        generated = responses[0].get("content")
+        if isinstance(generated, str):
+            return generated
+    return ""
+
+
+def last_question(record: dict[str, Any]) -> str:
+    """The target user turn's text (used to pick the prompt language)."""
+    for message in reversed(record.get("messages", [])[:-1]):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _content(message)
+    return ""
+
+
+def conversation_text(record: dict[str, Any], lang: Lang) -> str:
+    """The conversation up to the target turn, neutralized.
+
+    A bare single user turn is shown as it is; with a system prompt or earlier turns, each turn is
+    labelled with its role so the judge sees the history that the final question depends on.
+    """
+    history = [m for m in record.get("messages", [])[:-1] if isinstance(m, dict)]
+    if len(history) == 1 and history[0].get("role") == "user":
+        return neutralize(_content(history[0]))
+    labels = _ROLE_LABEL[lang]
+    parts = [f"[{labels.get(str(m.get('role')), str(m.get('role')))}]\n{_content(m)}" for m in history]
+    return neutralize("\n\n".join(parts))
+
+
+def reference_text(record: dict[str, Any]) -> str | None:
+    value = target_turn(record).get("reference_response")
+    return neutralize(value) if isinstance(value, str) else None
+
+
+def checklist_text(record: dict[str, Any], lang: Lang) -> str:
+    """``meta.checklist`` as a bulleted list (a list) or as given (a string); a stated absence if none."""
+    meta = record.get("meta")
+    value = meta.get("checklist") if isinstance(meta, dict) else None
+    if isinstance(value, list):
+        items = [str(item).strip() for item in value if str(item).strip()]
+        if items:
+            return neutralize("\n".join(f"- {item}" for item in items))
+    elif isinstance(value, str) and value.strip():
+        return neutralize(value.strip())
+    return _NO_CHECKLIST[lang]

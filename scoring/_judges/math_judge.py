@@ -1,0 +1,97 @@
+"""The two-stage math judge: (1) extract the final answer from the response, (2) grade it against the
+reference to ``<score>x</score>`` with partial credit. No answer found is a wrong answer (score 0), not
+an error; proof and drawing items are accepted with 1.0 without asking, flagged in the analysis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
+from scoring._judges.inputs import conversation_text, reference_text
+from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
+from scoring._judges.prompts import Prompts
+from scoring._judges.result import Judged, not_judged
+from scoring._judges.templates import neutralize
+
+__all__ = ["PROOF_TYPES", "judge_math"]
+
+#: ``meta.question_type`` values that mark proof and drawing items.
+PROOF_TYPES = frozenset({"proof", "drawing", "证明", "证明题", "作图", "作图题", "画图", "画图题"})
+
+
+def _question_type(record: dict[str, Any]) -> str | None:
+    meta = record.get("meta")
+    value = meta.get("question_type") if isinstance(meta, dict) else None
+    return value.strip().lower() if isinstance(value, str) else None
+
+
+async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any], *, prompts: Prompts) -> Judged:
+    content = response.get("content")
+    if not isinstance(content, str):
+        error = response.get("error")
+        return not_judged(f"the response has no content{f' (inference error: {error})' if error else ''}")
+    qtype = _question_type(record)
+    if qtype in PROOF_TYPES:
+        return Judged(
+            1.0, f"{qtype} item: every answer is accepted with full credit (not graded)", "scored", {"verdict": None}
+        )
+    reference = reference_text(record)
+    if reference is None:
+        return not_judged("the record has no reference answer to grade against")
+    if not content.strip():
+        return Judged(0.0, "empty reply: no answer, so it is wrong (the judge was not asked)", "scored", {})
+
+    extract_template, lang = prompts.get("math_extract", record)
+    grade_template, _ = prompts.get("math_grade", record)
+    question = conversation_text(record, lang)
+    judged = Judged(score=None, analysis="", status="scored", template=grade_template.source, lang=lang)
+    details = judged.details
+    details["replies"] = {}
+
+    try:
+        extract_reply = await ask(extract_template.render({"question": question, "response": neutralize(content)}))
+    except CallFailed as exc:
+        judged.status, judged.analysis = "request_failed", f"extraction: {failure_text(exc)}"
+        return judged
+    add_usage(judged.usage, extract_reply.usage)
+    details["replies"]["extract"] = extract_reply.content
+    try:
+        extraction = parse_extraction(extract_reply.content)
+    except UnparseableReply as exc:
+        judged.status, judged.analysis = (
+            "unparseable",
+            f"extraction judge reply has no answer: {extract_reply.no_verdict(exc.reason)}",
+        )
+        return judged
+    details["extracted"] = extraction.answer
+    if extraction.answer is None:
+        judged.score = 0.0
+        judged.analysis = "final answer not found in the response (the extraction judge found none): wrong"
+        return judged
+
+    grade_prompt = grade_template.render(
+        {"question": question, "reference": reference, "answer": neutralize(extraction.answer)}
+    )
+    try:
+        grade_reply = await ask(grade_prompt)
+    except CallFailed as exc:
+        judged.status = "request_failed"
+        judged.analysis = f"extracted answer {extraction.answer!r}; grading: {failure_text(exc)}"
+        return judged
+    add_usage(judged.usage, grade_reply.usage)
+    details["replies"]["grade"] = grade_reply.content
+    try:
+        grade = parse_math_grade(grade_reply.content, quoted=[extraction.answer, neutralize(extraction.answer)])
+    except UnparseableReply as exc:
+        judged.status = "unparseable"
+        why = grade_reply.no_verdict(exc.reason)
+        judged.analysis = f"extracted answer {extraction.answer!r}; grading judge reply has no score: {why}"
+        return judged
+    judged.score = grade.score
+    details["verdict"] = {"score": grade.score, "raw_score": grade.raw_score, "clamped": grade.clamped}
+    raw_reference = record["messages"][-1].get("reference_response")
+    judged.analysis = (
+        f"extracted answer {extraction.answer!r}, compared with reference {raw_reference!r}: score {grade.score:g}"
+        + (f" (judge said {grade.raw_score:g}, clamped to 0-1)" if grade.clamped else "")
+    )
+    return judged

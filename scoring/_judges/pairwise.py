@@ -1,0 +1,109 @@
+"""The pairwise judge: the model's response against an opponent (the reference, or another model's
+response), judged in both orders, the two verdicts combined (see :mod:`scoring._judges.verdicts`)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
+from scoring._judges.inputs import checklist_text, conversation_text
+from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
+from scoring._judges.prompts import Prompts
+from scoring._judges.result import Judged, not_judged
+from scoring._judges.templates import neutralize
+from scoring._judges.verdicts import CHOICE_VALUE, Order, combine, model_side, outcome
+
+__all__ = ["judge_pairwise"]
+
+_ORDERS: tuple[Order, Order] = ("model_first", "model_second")
+
+
+def _empty_result(model_empty: bool, other_empty: bool) -> tuple[float, str]:
+    if model_empty and other_empty:
+        return 0.0, "both replies are empty: a tie (the judge was not asked)"
+    if model_empty:
+        return -1.0, "empty reply: an empty answer loses to any answer (the judge was not asked)"
+    return 1.0, "the opponent's reply is empty: any answer beats it (the judge was not asked)"
+
+
+async def judge_pairwise(
+    ask: Ask,
+    record: dict[str, Any],
+    response: dict[str, Any],
+    opponent: str | None,
+    *,
+    opponent_label: str,
+    prompts: Prompts,
+) -> Judged:
+    """``opponent`` is the text the response is compared with; None when there is none (``opponent_label``
+    says what it should have been, e.g. "reference answer")."""
+    content = response.get("content")
+    if not isinstance(content, str):
+        error = response.get("error")
+        return not_judged(f"the response has no content{f' (inference error: {error})' if error else ''}")
+    if opponent is None:
+        return not_judged(f"no {opponent_label} to compare with")
+    template, lang = prompts.get("pairwise", record)
+    details: dict[str, Any] = {"against": opponent_label}
+    if not content.strip() or not opponent.strip():
+        score, why = _empty_result(not content.strip(), not opponent.strip())
+        details.update(combined=score, outcome=outcome(score), disagree=False, orders=[])
+        return Judged(score, why, "scored", details, template=template.source, lang=lang)
+
+    question = conversation_text(record, lang)
+    checklist = checklist_text(record, lang)
+    mine, theirs = neutralize(content), neutralize(opponent)
+    prompts_by_order = {
+        "model_first": template.render(
+            {"question": question, "response_a": mine, "response_b": theirs, "checklist": checklist}
+        ),
+        "model_second": template.render(
+            {"question": question, "response_a": theirs, "response_b": mine, "checklist": checklist}
+        ),
+    }
+    replies = await asyncio.gather(*(ask(prompts_by_order[o]) for o in _ORDERS), return_exceptions=True)
+
+    judged = Judged(score=None, analysis="", status="scored", details=details, template=template.source, lang=lang)
+    orders: list[dict[str, Any]] = []
+    verdicts: dict[Order, PairwiseVerdict] = {}
+    problems: list[str] = []
+    failed = False
+    for order, reply in zip(_ORDERS, replies, strict=True):
+        item: dict[str, Any] = {"order": order}
+        orders.append(item)
+        if isinstance(reply, CallFailed):
+            failed = True
+            item["error"] = failure_text(reply)
+            problems.append(f"{order}: {failure_text(reply)}")
+            continue
+        if not isinstance(reply, Reply):
+            raise reply
+        add_usage(judged.usage, reply.usage)
+        item["reply"] = reply.content
+        try:
+            verdict = parse_pairwise(reply.content, quoted=[content, opponent, mine, theirs])
+        except UnparseableReply as exc:
+            item["error"] = reply.no_verdict(exc.reason)
+            problems.append(f"{order}: judge reply has no verdict: {item['error']}")
+            continue
+        verdicts[order] = verdict
+        item.update(choice=verdict.choice, value=model_side(verdict.choice, order), analysis=verdict.analysis)
+    details["orders"] = orders
+
+    if problems:
+        judged.status = "request_failed" if failed else "unparseable"
+        judged.analysis = "no combined verdict: " + "; ".join(problems)
+        return judged
+    combined = combine(verdicts["model_first"].choice, verdicts["model_second"].choice)
+    judged.score = combined.score
+    details.update(combined=combined.score, outcome=combined.outcome, disagree=combined.disagree)
+    first, second = verdicts["model_first"], verdicts["model_second"]
+    lines = [
+        f"model as A: {first.choice} ({CHOICE_VALUE[first.choice]:+g} for the model) — {first.analysis}",
+        f"model as B: {second.choice} ({-CHOICE_VALUE[second.choice]:+g} for the model) — {second.analysis}",
+        f"combined {combined.score:+g} ({combined.outcome})"
+        + ("; the two orders disagree (position bias)" if combined.disagree else ""),
+    ]
+    judged.analysis = "\n".join(lines)
+    return judged

@@ -1,0 +1,62 @@
+"""Which prompt each record gets: the user's template, or the built-in one in the record's language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scoring._judges.inputs import last_question
+from scoring._judges.templates import Kind, Lang, Template, builtin_template, detect_lang, load_template
+
+__all__ = ["Prompts", "parse_lang"]
+
+
+def parse_lang(value: str | None) -> Lang | None:
+    """``--judge-lang``: ``en``, ``zh`` (``cn``, ``zh-cn`` accepted), or None/``auto`` (detect)."""
+    if value is None:
+        return None
+    text = value.strip().lower().replace("_", "-")
+    if text in ("", "auto"):
+        return None
+    if text in ("en", "english"):
+        return "en"
+    if text in ("zh", "cn", "zh-cn", "zh-hans", "chinese"):
+        return "zh"
+    raise ValueError(f"judge language {value!r}: expected auto, en or zh")
+
+
+@dataclass
+class Prompts:
+    """Templates by kind and language. ``lang`` None: each record's language is detected from its question.
+
+    Built-in templates are loaded (and their placeholders checked) up front, so a broken package fails
+    before any request rather than in the middle of a run.
+    """
+
+    lang: Lang | None = None
+    custom: dict[Kind, Template] = field(default_factory=dict)
+    _builtin: dict[tuple[Kind, Lang], Template] = field(default_factory=dict, init=False, repr=False)
+
+    @classmethod
+    def load(cls, kinds: tuple[Kind, ...], *, lang: Lang | None, template: str | Path | None) -> Prompts:
+        """Prompts for ``kinds``; ``template`` (the user's file) replaces the last kind, the one that
+        gives the verdict. Raises :class:`~scoring._judges.templates.TemplateError` before any request."""
+        custom: dict[Kind, Template] = {}
+        if template is not None:
+            custom[kinds[-1]] = load_template(template, kinds[-1])
+        prompts = cls(lang=lang, custom=custom)
+        for kind in kinds:
+            for code in ("en", "zh") if lang is None else (lang,):
+                prompts._builtin[(kind, code)] = builtin_template(kind, code)
+        return prompts
+
+    def lang_of(self, record: dict[str, Any]) -> Lang:
+        return self.lang if self.lang is not None else detect_lang(last_question(record))
+
+    def get(self, kind: Kind, record: dict[str, Any]) -> tuple[Template, Lang]:
+        lang = self.lang_of(record)
+        template = self.custom.get(kind)
+        if template is None:
+            template = self._builtin.get((kind, lang)) or builtin_template(kind, lang)
+        return template, lang

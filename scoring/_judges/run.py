@@ -1,0 +1,274 @@
+"""``judge_records``: put every response of a list of canonical records to an LLM judge.
+
+Everything that can be checked without the network is checked first (judge endpoint and model given,
+scale, language, templates and their placeholders, the ``--against`` file), so a mistake is a
+:class:`JudgeSetupError` before any request is sent. Then all judge calls run concurrently through one
+:class:`~scoring._client.http.ChatClient` (its concurrency, retries and rate limits), journaled so that a rerun
+after a kill buys nothing twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import copy
+import os
+from collections.abc import Awaitable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from scoring._errors import JudgeUnavailableError
+from scoring._judges.absolute import judge_absolute
+from scoring._judges.against import Against, AgainstError, load_against, opponent_for
+from scoring._judges.call import JournaledAsker, Reply
+from scoring._judges.fallback import needs_fallback
+from scoring._judges.inputs import target_turn
+from scoring._judges.math_judge import judge_math
+from scoring._judges.options import JudgeOptions
+from scoring._judges.pairwise import judge_pairwise
+from scoring._judges.prompts import Prompts, parse_lang
+from scoring._judges.result import Judged, not_judged
+from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
+from scoring._judges.summary import summarize
+from scoring._judges.templates import Kind, TemplateError
+from scoring._runner.progress import Progress
+
+__all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
+
+METRICS = ("judge", "pairwise", "math-judge")
+
+#: Sampling parameters of every judge request: deterministic verdicts.
+JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+
+_KINDS: dict[str, tuple[Kind, ...]] = {
+    "judge": ("absolute",),
+    "pairwise": ("pairwise",),
+    "math-judge": ("math_extract", "math_grade"),
+}
+
+
+class JudgeSetupError(ValueError):
+    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
+
+
+@dataclass
+class JudgeOutcome:
+    """The records, in input order, with ``score``/``analysis``/``judge`` filled in each judged response,
+    and the summary (counts, verdict statistics, judge token totals; see :func:`summarize`)."""
+
+    records: list[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Plan:
+    metric: str
+    prompts: Prompts
+    scale: Scale
+    against: Against | None
+    against_label: str
+    fallback: bool
+
+
+def _plan(metric: str, options: JudgeOptions) -> _Plan:
+    fallback = options.judge_fallback or metric == "math"
+    if metric == "math" and options.judge_fallback:
+        metric = "math-judge"
+    if metric not in _KINDS:
+        raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(METRICS)}")
+    if not options.judge_base_url or not options.judge_model:
+        raise JudgeSetupError(f"--metric {metric} needs --judge-base-url and --judge-model")
+    if options.concurrency < 1 or options.max_retries < 0 or options.timeout <= 0:
+        raise JudgeSetupError("judge concurrency must be at least 1, retries 0 or more, and the timeout positive")
+    try:
+        scale = parse_scale(options.judge_scale) if options.judge_scale else DEFAULT_SCALE
+        lang = parse_lang(options.judge_lang)
+        prompts = Prompts.load(_KINDS[metric], lang=lang, template=options.judge_template)
+    except (ValueError, TemplateError) as exc:
+        raise JudgeSetupError(str(exc)) from exc
+    against = None
+    label = "reference answer"
+    if options.against is not None:
+        if metric != "pairwise":
+            raise JudgeSetupError("--against only applies to --metric pairwise")
+        try:
+            against = load_against(Path(options.against))
+        except AgainstError as exc:
+            raise JudgeSetupError(str(exc)) from exc
+        label = f"response in {options.against}"
+    if options.journal_path is not None:
+        _check_writable(Path(options.journal_path))
+    return _Plan(metric, prompts, scale, against, label, fallback and metric == "math-judge")
+
+
+def _check_writable(path: Path) -> None:
+    """The journal must be writable before the first verdict is bought, or that verdict would be lost."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab"):
+            pass
+    except OSError as exc:
+        raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
+
+
+def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> dict[str, Any]:
+    """The response with ``score``/``analysis`` in canonical position and ``judge`` last."""
+    judge: dict[str, Any] = {"metric": metric, "model": model}
+    if judged.template is not None:
+        judge["template"] = judged.template
+    if judged.lang is not None:
+        judge["lang"] = judged.lang
+    judge.update(judged.details)
+    judge["usage"] = judged.usage
+    judge["status"] = judged.status
+    out: dict[str, Any] = {}
+    placed = False
+    for key, value in response.items():
+        if key in ("score", "analysis", "judge"):
+            continue
+        if key == "error" and not placed:
+            out["score"], out["analysis"], placed = judged.score, judged.analysis, True
+        out[key] = value
+    if not placed:
+        out["score"], out["analysis"] = judged.score, judged.analysis
+    out["judge"] = judge
+    return out
+
+
+async def _judge_all(
+    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from scoring._client.http import ChatClient
+    from scoring._runner.journal import Journal
+
+    assert options.judge_base_url is not None and options.judge_model is not None
+    journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
+    api_key = os.environ.get(options.judge_api_key_env) if options.judge_api_key_env else None
+    out = [copy.deepcopy(record) for record in records]
+    slots: list[tuple[int, int]] = []
+    skipped = 0
+    try:
+        async with ChatClient(
+            options.judge_base_url,
+            options.judge_model,
+            api_key=api_key,
+            concurrency=options.concurrency,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+        ) as client:
+            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal)
+            jobs: list[Awaitable[Judged]] = []
+            for r, record in enumerate(out):
+                try:
+                    responses = target_turn(record).get("responses") or []
+                except ValueError:
+                    continue
+                for i, response in enumerate(responses):
+                    if not isinstance(response, dict):
+                        continue
+                    if plan.fallback and not needs_fallback(response):
+                        skipped += 1
+                        continue
+                    slots.append((r, i))
+                    jobs.append(_judge_one(ask, plan, record, response, i, progress))
+            if progress is not None:
+                progress.start(len(jobs))
+            results = await asyncio.gather(*jobs)
+    finally:
+        if progress is not None:
+            progress.stop()
+        if journal is not None:
+            journal.close()
+    if ask.down is not None:
+        down = ask.down
+        raise JudgeUnavailableError(
+            f"judge {down}", status=down.status, hint=down.hint, bought=ask.bought, reused=ask.reused
+        )
+    for (r, i), judged in zip(slots, results, strict=True):
+        responses = target_turn(out[r])["responses"]
+        if plan.fallback:
+            judged = _keep_rule_score(responses[i], judged)
+        responses[i] = _fill(responses[i], judged, plan.metric, options.judge_model)
+    summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
+    summary.update(
+        judge_model=options.judge_model,
+        judge_requests=ask.bought,
+        judge_reused=ask.reused,
+    )
+    if plan.fallback:
+        summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
+    return out, summary
+
+
+def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
+    """In fallback mode a judge that could not give a verdict leaves the rule-based result standing."""
+    if judged.status == "scored" or response.get("score") is None:
+        return judged
+    rule = f"{response.get('analysis') or ''}".strip()
+    judged.score = response["score"]
+    judged.analysis = f"{rule} [judge fallback gave no verdict: {judged.analysis}]".strip()
+    return judged
+
+
+async def _judge_one(
+    ask: JournaledAsker,
+    plan: _Plan,
+    record: dict[str, Any],
+    response: dict[str, Any],
+    index: int,
+    progress: Progress | None,
+) -> Judged:
+    bought = 0
+
+    async def counted(prompt: str) -> Reply:
+        nonlocal bought
+        reply = await ask(prompt)
+        bought += not reply.from_journal
+        return reply
+
+    if plan.metric == "judge":
+        judged = await judge_absolute(counted, record, response, prompts=plan.prompts, scale=plan.scale)
+    elif plan.metric == "pairwise":
+        opponent, label = opponent_for(plan.against, plan.against_label, record, index)
+        judged = await judge_pairwise(counted, record, response, opponent, opponent_label=label, prompts=plan.prompts)
+    elif plan.metric == "math-judge":
+        judged = await judge_math(counted, record, response, prompts=plan.prompts)
+    else:
+        judged = not_judged(f"unknown metric {plan.metric}")
+    if progress is not None:
+        progress.advance(error=judged.status != "scored", resumed=bought == 0)
+    return judged
+
+
+def judge_records(
+    records: list[dict[str, Any]], *, metric: str, options: JudgeOptions, progress: Progress | None = None
+) -> JudgeOutcome:
+    """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
+    ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
+
+    Synchronous: runs its own event loop (in a worker thread when called from inside a running loop).
+    Raises :class:`JudgeSetupError` before any request when the options, templates or ``--against`` file
+    are unusable, and :class:`~scoring._errors.JudgeUnavailableError` when the judge endpoint proves
+    unusable (down, or refusing every request): the verdicts bought are journaled. Other judge failures
+    never raise: each becomes a response with ``score`` null, an ``analysis`` saying why and the raw
+    reply in ``response["judge"]``.
+    ``progress`` (optional, as the runner's) advances once per judged response.
+    """
+    plan = _plan(metric, options)
+    out, summary = _run_sync(_judge_all(records, plan, options, progress))
+    return JudgeOutcome(records=out, summary=summary)
+
+
+_T = TypeVar("_T")
+
+
+def _run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` to completion; from inside a running event loop (a notebook, an async caller) it
+    runs on its own loop in a worker thread, since a loop cannot be nested."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="judges") as pool:
+        return pool.submit(asyncio.run, coro).result()

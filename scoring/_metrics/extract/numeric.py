@@ -1,0 +1,58 @@
+"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply."""
+
+from __future__ import annotations
+
+import re
+
+from scoring._metrics.normalize import nfkc, parse_number, reply_body
+
+__all__ = ["extract_number", "reference_number"]
+
+# Thousands written with commas or with (thin) spaces — NFKC turns those into plain ones: "1,000", "1 000".
+_NUM = (
+    r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
+)
+_NUM_RE = re.compile(r"(?<![A-Za-z0-9_.])\$?\s*(" + _NUM + r")(?!\.\d)")
+_MARKER = re.compile(
+    r"(?:####|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*(?:is)?[ \t]*[:：]?"
+    r"|答案[是为]?[:：]?|\\boxed\{)"
+    r"[ \t]*(?:\*\*)?[ \t]*(?:\$|\\\$|¥|￥)?[ \t]*(" + _NUM + r")"
+)
+
+
+def _value(raw: str) -> float | None:
+    return parse_number(raw.replace(" ", ""))
+
+
+def extract_number(text: str | None) -> tuple[float | None, str]:
+    """The answer number and how it was found (``marker "#### 42"`` / ``last number``)."""
+    if not text:
+        return None, "empty reply"
+    raw, cut = reply_body(text)
+    body = nfkc(raw).replace("**", "")
+    last_marker: re.Match[str] | None = None
+    for m in _MARKER.finditer(body):
+        last_marker = m
+    if last_marker is not None:
+        value = _value(last_marker.group(1))
+        if value is not None:
+            return value, f'marker "{last_marker.group(0).strip()[:50]}"'
+    last: re.Match[str] | None = None
+    for m in _NUM_RE.finditer(body):
+        last = m
+    if last is not None:
+        value = _value(last.group(1))
+        if value is not None:
+            return value, "last number in the reply"
+    if cut:
+        return None, "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
+    return None, "no number in the reply"
+
+
+def reference_number(reference: str) -> float | None:
+    """A numeric reference: ``42``, ``1,000``, ``$18``, or a GSM8K solution ending ``#### 42``."""
+    ref = nfkc(reference).strip()
+    if "####" in ref:
+        ref = ref.rsplit("####", 1)[1].strip()
+    return parse_number(ref)

@@ -1,0 +1,323 @@
+"""Is one answer equal to another? Fast paths first, sympy (guarded) only for what they cannot settle.
+
+Order: identical text → units → ``x = 3`` vs ``3`` → percent and degrees → intervals/inequalities →
+equations → the fast evaluator (numbers, radicals, algebra at test points) → sympy → normalised text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from itertools import permutations
+
+from scoring._metrics.math.evaluate import (
+    Expr,
+    NotEvaluable,
+    compile_expr,
+    constant_value,
+    expressions_equal,
+    values_close,
+)
+from scoring._metrics.math.intervals import Piece, parse_set
+from scoring._metrics.math.latex import plain, strip_decorations
+from scoring._metrics.math.split import COMMA as _COMMA
+from scoring._metrics.math.split import split_top_level
+from scoring._metrics.math.sympy_guard import SympyGuard
+from scoring._metrics.math.units import SCALES, split_unit
+from scoring._metrics.normalize import normalize_text
+
+__all__ = ["Equality", "answers_equal"]
+
+
+@dataclass(frozen=True)
+class Equality:
+    """The verdict on two answers: ``equal``; ``settled`` False when only a time limit or parse failure
+    kept it from being decided (the math judge can take those); ``how`` for the analysis."""
+
+    equal: bool
+    settled: bool = True
+    how: str = ""
+
+
+# Thousands separators: "1,887,800", and the spaces of "1 000" / "1 000" (NFKC makes thin spaces plain).
+_THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+)(?![\d,]| \d)")
+# "x = 3", "f(x) = 2x", "a_1 = 2", and a tuple of names "(x, y) = (2, 3)".
+_ASSIGN = re.compile(
+    r"^(?:[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-z]\))?|\(\s*[a-zA-Z]\s*(?:,\s*[a-zA-Z]\s*)+\))\s*=\s*(?!=)"
+)
+_WS = re.compile(r"\s+")
+_DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")
+# Whole answers that name the empty set ("no solution" and 无解 mean it for an equation's roots).
+_NO_SOLUTION = frozenset(
+    {
+        "∅",
+        "{}",
+        "no solution",
+        "no solutions",
+        "no real solution",
+        "no real solutions",
+        "none",
+        "empty set",
+        "the empty set",
+        "无解",
+        "无实数解",
+        "方程无解",
+        "空集",
+        "不存在",
+    }
+)
+
+
+def _clean(text: str) -> str:
+    s = strip_decorations(text).strip().rstrip("。.;；,，").strip()
+    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", "").replace(" ", ""), s)
+    if s.casefold() in _NO_SOLUTION:
+        return "∅"
+    return s
+
+
+def _compact(text: str) -> str:
+    """Whitespace removed, except between digits: "1 2" is not "12"."""
+    return _WS.sub("", _DIGIT_GAP.sub(",", text)).casefold()
+
+
+def _brace_items(s: str) -> list[str] | None:
+    """The elements of a listed set ``{1, 2}`` (``\\{1,2\\}`` once decorations are stripped); None otherwise."""
+    if not (s.startswith("{") and s.endswith("}")) or "|" in s or ":" in s:
+        return None
+    depth = 0
+    for k, ch in enumerate(s):
+        depth += ch in "{(["
+        depth -= ch in "})]"
+        if depth == 0 and k < len(s) - 1:
+            return None  # "{1}{2}": not one brace group
+    return split_top_level(s[1:-1], _COMMA)
+
+
+def _same_elements(xs: list[str], ys: list[str], guard: SympyGuard | None) -> bool:
+    """Sets listed in any order: each element matches a distinct element of the other."""
+    if len(xs) != len(ys) or len(xs) > 12:
+        return False
+    left = list(ys)
+    for x in xs:
+        for k, y in enumerate(left):
+            if answers_equal(x, y, guard).equal:
+                del left[k]
+                break
+        else:
+            return False
+    return True
+
+
+# Excel shows large numbers as "1.23457E+11" (six significant digits): a reference in scientific notation
+# is as precise as its mantissa, so the answer is compared at that precision.
+_SCI_REFERENCE = re.compile(r"^[-+]?\d\.(\d{2,})[eE]([-+]?\d+)$")
+
+
+def _scientific_equal(pred: str, ref: str) -> bool | None:
+    m = _SCI_REFERENCE.match(ref.replace(" ", ""))
+    if m is None:
+        return None
+    value = _number(pred)
+    if value is None:
+        return None
+    target = float(ref.replace(" ", ""))
+    digits = len(m.group(1))
+    half_step = 0.5 * 10.0 ** (int(m.group(2)) - digits)
+    return abs(value - target) <= half_step * (1 + 1e-9)
+
+
+def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | None:
+    """Numeric/algebraic comparison of two plain expressions; None when neither path can parse them."""
+    pa, pb = plain(a), plain(b)
+    if pa == pb:
+        return Equality(True, how="same expression")
+    ea: Expr | None
+    eb: Expr | None
+    try:
+        ea, eb = compile_expr(pa), compile_expr(pb)
+    except NotEvaluable:
+        ea = eb = None
+    except RecursionError:
+        return None
+    if ea is not None and eb is not None:
+        try:
+            return Equality(expressions_equal(ea, eb), how="value")
+        except NotEvaluable:
+            pass
+    if guard is not None:
+        verdict = guard.equal(pa, pb)
+        if verdict is not None:
+            return Equality(verdict, how="sympy")
+        if ea is not None or eb is not None or (_looks_math(pa) and _looks_math(pb)):
+            return Equality(False, settled=False, how="sympy could not decide (time limit, or it cannot parse them)")
+    return None
+
+
+_MATHY = re.compile(r"^[0-9a-zA-Z+\-*/().,=]+$")
+
+
+def _looks_math(s: str) -> bool:
+    return bool(_MATHY.match(s)) and any(c.isdigit() or c in "+-*/" for c in s)
+
+
+def _number(s: str) -> float | None:
+    try:
+        return constant_value(compile_expr(plain(s)))
+    except NotEvaluable:
+        return None
+
+
+def _bounds_equal(a: str, b: str, guard: SympyGuard | None) -> bool:
+    a, b = a.lstrip("+"), b.lstrip("+")
+    if a in ("oo", "-oo") or b in ("oo", "-oo"):
+        return a == b
+    verdict = _evaluable_equal(a, b, guard)
+    return verdict is not None and verdict.equal
+
+
+def _sets_equal(x: list[Piece], y: list[Piece], guard: SympyGuard | None) -> bool:
+    if len(x) != len(y) or len(x) > 5:
+        return False
+
+    def same(p: Piece, q: Piece) -> bool:
+        return (
+            p.low_closed == q.low_closed
+            and p.high_closed == q.high_closed
+            and _bounds_equal(p.low, q.low, guard)
+            and _bounds_equal(p.high, q.high, guard)
+        )
+
+    return any(all(same(p, q) for p, q in zip(x, perm, strict=False)) for perm in permutations(y))
+
+
+def _as_set(s: str, other_is_set: bool) -> list[Piece] | None:
+    pieces = parse_set(s)
+    compact = s.replace(" ", "")
+    if pieces is None and other_is_set:
+        m = re.match(r"^\(([^,()]+),([^,()]+)\)$", compact)
+        if m:
+            return [Piece(m.group(1), False, m.group(2), False)]
+    return pieces
+
+
+def _split_equation(s: str) -> tuple[str, str] | None:
+    if s.count("=") != 1 or any(op in s for op in ("<=", ">=", "!=")):
+        return None
+    left, right = s.split("=")
+    return (left, right) if left.strip() and right.strip() else None
+
+
+def _equations_equal(a: tuple[str, str], b: tuple[str, str], guard: SympyGuard | None) -> Equality | None:
+    """``y = 2x + 3`` equals ``2x - y + 3 = 0``: the two differences are proportional."""
+    if _compact(a[0]) == _compact(b[0]):
+        return _evaluable_equal(a[1], b[1], guard)
+    try:
+        fa = compile_expr(plain(f"({a[0]})-({a[1]})"))
+        fb = plain(f"({b[0]})-({b[1]})")
+        for scale in ("1", "-1"):
+            if expressions_equal(fa, compile_expr(f"{scale}*({fb})")):
+                return Equality(True, how="same equation")
+    except NotEvaluable:
+        return None
+    return Equality(False, how="different equations")
+
+
+_WORDS_ONLY = re.compile(r"^[^\W\d_]{2,}(?:\s+[^\W\d_]+)*$")
+MAX_ANSWER = 1000
+
+
+def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equality:
+    """Whether ``pred`` is mathematically the same answer as ``ref`` (SCORING.md, "math")."""
+    if len(pred) > MAX_ANSWER or len(ref) > MAX_ANSWER:
+        same = normalize_text(pred) == normalize_text(ref)
+        return Equality(same, how="long answers compared as text")
+    p, r = _clean(pred), _clean(ref)
+    if not p:
+        return Equality(False, how="empty answer")
+    if _compact(p) == _compact(r):
+        return Equality(True, how="same text")
+    pi, ri = _brace_items(p), _brace_items(r)
+    if pi is not None or ri is not None:
+        # {1, 2} = {2, 1}; a listed set also equals its elements written as a list ("1, 2").
+        xs = pi if pi is not None else split_top_level(p, _COMMA)
+        ys = ri if ri is not None else split_top_level(r, _COMMA)
+        if len(xs) > 1 or len(ys) > 1 or (pi is not None and ri is not None):
+            same = _same_elements(xs, ys, guard)
+            return Equality(same, how="same set" if same else "different sets")
+    if _WORDS_ONLY.match(p) and _WORDS_ONLY.match(r):
+        # Words, not products of variables: "dog" is not "god".
+        same = normalize_text(p) == normalize_text(r)
+        return Equality(same, how="same words" if same else "different words")
+
+    # Units: none on the reference accepts any; a missing one is fine; two different ones are wrong.
+    pv, pu = split_unit(p)
+    rv, ru = split_unit(r)
+    if pu is not None and ru is not None and pu != ru and not {pu, ru} & {"%", "°"}:
+        return _converted_equal(pv, pu, rv, ru)
+    if pu in ("%", "°") or ru in ("%", "°"):
+        return _scaled_equal(pv, pu, rv, ru, guard)
+    p, r = pv, rv
+
+    # "x = 3" against "3".
+    p_eq, r_eq = "=" in p, "=" in r
+    if p_eq != r_eq:
+        if p_eq and _ASSIGN.match(p):
+            p = _ASSIGN.sub("", p, count=1)
+        elif r_eq and _ASSIGN.match(r):
+            r = _ASSIGN.sub("", r, count=1)
+    elif p_eq and r_eq:
+        ep, er = _split_equation(p), _split_equation(r)
+        if ep and er:
+            verdict = _equations_equal(ep, er, guard)
+            if verdict is not None:
+                return verdict
+    if _compact(p) == _compact(r):
+        return Equality(True, how="same text")
+
+    rs = _as_set(r, False)
+    ps = _as_set(p, rs is not None)
+    if rs is None and ps is not None:
+        rs = _as_set(r, True)
+    if ps is not None and rs is not None:
+        same = _sets_equal(ps, rs, guard)
+        return Equality(same, how="same set" if same else "different sets")
+
+    scientific = _scientific_equal(p, r)
+    if scientific is not None:
+        return Equality(scientific, how=f"same value at the reference's precision ({r})" if scientific else "value")
+    verdict = _evaluable_equal(p, r, guard)
+    if verdict is not None:
+        return verdict
+    same = normalize_text(p) == normalize_text(r) and bool(normalize_text(p))
+    return Equality(same, how="same words" if same else "different")
+
+
+def _scaled_equal(pv: str, pu: str | None, rv: str, ru: str | None, guard: SympyGuard | None) -> Equality:
+    """Percent (``50%`` = ``50`` = ``0.5``) and degrees (``30°`` = ``30`` = ``π/6``)."""
+    direct = _evaluable_equal(pv, rv, guard)
+    if direct is not None and direct.equal:
+        return Equality(True, how="same value")
+    a, b = _number(pv), _number(rv)
+    if a is None or b is None:
+        return direct or Equality(False, how="different")
+    unit = pu if pu in ("%", "°") else ru
+    factor = 100.0 if unit == "%" else 180.0 / math.pi
+    scaled_p = pu == unit and ru != unit
+    if (scaled_p and values_close(a, b * factor)) or (not scaled_p and values_close(a * factor, b)):
+        return Equality(True, how=f"same value ({unit} converted)")
+    return Equality(False, how="different values")
+
+
+def _converted_equal(pv: str, pu: str, rv: str, ru: str) -> Equality:
+    """Different units: the same quantity when both are of one kind (``5 cm`` = ``0.05 m``), else wrong."""
+    kind_p, kind_r = SCALES.get(pu), SCALES.get(ru)
+    if kind_p is None or kind_r is None or kind_p[0] != kind_r[0]:
+        return Equality(False, how=f"unit {pu} is not {ru}")
+    a, b = _number(pv), _number(rv)
+    if a is None or b is None:
+        return Equality(False, how=f"unit {pu} is not {ru}")
+    if values_close(a * kind_p[1], b * kind_r[1]):
+        return Equality(True, how=f"same quantity ({pu} converted to {ru})")
+    return Equality(False, how=f"different quantity ({pv} {pu} is not {rv} {ru})")

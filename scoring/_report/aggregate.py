@@ -1,0 +1,328 @@
+"""Aggregation (SCORING.md, seed 001): record → dataset → capability dimension → overall, on 0–100.
+
+- A record's score is the mean of its scored responses; a dataset's score is the mean over its scored
+  records (``loose``); ``strict`` is the share of responses scoring 1.0 (math reports both).
+- A dimension's score is the mean of its datasets' scores; ``overall`` the mean of the dimensions. A
+  dataset with no dimension (no ``--dimensions`` entry, no ``meta.dimension``) is a dimension of its own,
+  so without any mapping ``overall`` is the mean of the datasets.
+- With several samples per record: ``pass_at_k`` (some sample scores 1.0) and ``majority`` (the most
+  frequent extracted answer's score), k being the samples per record.
+- Every aggregate counts records, unscorable responses and token usage.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring._judges.verdicts import count_pairwise
+
+__all__ = [
+    "Aggregate",
+    "Aggregator",
+    "DatasetStats",
+    "DimensionStats",
+    "aggregate",
+    "dataset_of",
+    "finish",
+    "metric_of",
+    "record_score",
+]
+
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
+def dataset_of(record: Mapping[str, Any], default: str) -> str:
+    meta = record.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
+        return str(meta["dataset"])
+    return default
+
+
+def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    messages = record.get("messages") or []
+    if not messages or not isinstance(messages[-1], dict):
+        return []
+    responses = messages[-1].get("responses") or []
+    return [r for r in responses if isinstance(r, dict)]
+
+
+def _majority(responses: list[dict[str, Any]], mean: float) -> float:
+    """The score of the most frequent answer (first seen wins a tie), read from each response's ``answer``;
+    a response whose metric found no answer votes for "no answer". The mean when no response was scored."""
+    answers: list[tuple[str | None, float]] = []
+    for response in responses:
+        score = response.get("score")
+        if isinstance(score, int | float):
+            answer = response.get("answer")
+            answers.append((answer if isinstance(answer, str) else None, float(score)))
+    if not answers:
+        return mean
+    top, _ = Counter(a for a, _ in answers).most_common(1)[0]
+    return next(s for a, s in answers if a == top)
+
+
+def record_score(record: Mapping[str, Any]) -> float | None:
+    """Mean score of a record's scored responses (None when none could be scored)."""
+    scores = [float(r["score"]) for r in _responses(record) if isinstance(r.get("score"), int | float)]
+    return sum(scores) / len(scores) if scores else None
+
+
+def _pct(num: float, den: int) -> float | None:
+    return round(100.0 * num / den, 2) if den else None
+
+
+@dataclass
+class DatasetStats:
+    """Running totals for one dataset; :meth:`to_dict` gives the summary JSON entry."""
+
+    name: str
+    metric: str | None = None
+    dimension: str | None = None
+    note: str | None = None
+    records: int = 0
+    scored_records: int = 0
+    record_score_sum: float = 0.0
+    responses: int = 0
+    scored_responses: int = 0
+    unscorable: int = 0
+    response_score_sum: float = 0.0
+    full_marks: int = 0
+    multi_sample_records: int = 0
+    max_samples: int = 0
+    pass_hits: int = 0
+    majority_sum: float = 0.0
+    unsettled: int = 0
+    #: Pairwise verdicts: win / tie / loss, pairs judged in both orders, and how many of those disagreed.
+    pairwise: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    judge_usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.records += 1
+        responses = _responses(record)
+        scores: list[float] = []
+        usage_total = self.usage
+        for response in responses:
+            usage = response.get("usage")
+            if isinstance(usage, dict):
+                for key, value in usage.items():
+                    if key in usage_total and type(value) is int:
+                        usage_total[key] += value
+            score = response.get("score")
+            judge = response.get("judge")
+            if judge is not None:
+                score = _judged_fraction(judge, score, self.judge_usage)
+                if isinstance(judge, dict) and judge.get("metric") == "pairwise":
+                    count_pairwise(judge, self.pairwise)
+            if type(score) is float or type(score) is int:
+                scores.append(float(score))
+                if response.get("settled") is False:
+                    self.unsettled += 1
+        self.responses += len(responses)
+        self.unscorable += len(responses) - len(scores)
+        if not scores:
+            return
+        self.scored_records += 1
+        if len(scores) == 1:  # the common case, kept cheap
+            only = scores[0]
+            self.record_score_sum += only
+            self.response_score_sum += only
+            self.majority_sum += only
+            self.scored_responses += 1
+            if only >= 1.0:
+                self.full_marks += 1
+                self.pass_hits += 1
+            return
+        mean = sum(scores) / len(scores)
+        self.record_score_sum += mean
+        self.scored_responses += len(scores)
+        self.response_score_sum += sum(scores)
+        self.full_marks += sum(1 for s in scores if s >= 1.0)
+        self.pass_hits += any(s >= 1.0 for s in scores)
+        if len(scores) > 1:
+            self.multi_sample_records += 1
+            self.max_samples = max(self.max_samples, len(scores))
+            self.majority_sum += _majority(responses, mean)
+        else:
+            self.majority_sum += mean
+
+    @property
+    def score(self) -> float | None:
+        return _pct(self.record_score_sum, self.scored_records)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "metric": self.metric,
+            "score": self.score,
+            "records": self.records,
+            "errors": self.unscorable,
+            "scored_records": self.scored_records,
+            "responses": self.responses,
+            "scored_responses": self.scored_responses,
+            # A pairwise "full mark" (A++ in both orders) is not an accuracy: no strict figure for it.
+            "strict": None if self.pairwise else _pct(self.full_marks, self.scored_responses),
+            "loose": self.score,
+            "dimension": self.dimension,
+            "usage": dict(self.usage),
+        }
+        if any(self.judge_usage.values()):
+            out["judge_usage"] = dict(self.judge_usage)
+        if self.multi_sample_records:
+            out["samples"] = self.max_samples
+            out["pass_at_k"] = _pct(self.pass_hits, self.scored_records)
+            out["majority"] = _pct(self.majority_sum, self.scored_records)
+        if self.unsettled:
+            out["unsettled"] = self.unsettled
+        if self.pairwise:
+            both = self.pairwise.get("both_orders", 0)
+            out["pairwise"] = {
+                "win": self.pairwise.get("win", 0),
+                "tie": self.pairwise.get("tie", 0),
+                "loss": self.pairwise.get("loss", 0),
+                "mean_x100": self.score,
+                "pairs_both_orders": both,
+                "disagreements": self.pairwise.get("disagreements", 0),
+                "disagreement_rate": round(self.pairwise.get("disagreements", 0) / both, 4) if both else None,
+            }
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+@dataclass
+class DimensionStats:
+    name: str
+    datasets: list[str]
+    score: float | None
+
+
+@dataclass
+class Aggregate:
+    """Datasets, dimensions and the overall score; :meth:`to_dict` is the summary JSON of DESIGN.md."""
+
+    datasets: dict[str, DatasetStats]
+    dimensions: dict[str, DimensionStats]
+    overall: float | None
+
+    @property
+    def usage(self) -> dict[str, int]:
+        """The model's token usage over every dataset."""
+        return _sum_usage(stats.usage for stats in self.datasets.values())
+
+    @property
+    def judge_usage(self) -> dict[str, int]:
+        """The judges' token usage, counted apart from the model's."""
+        return _sum_usage(stats.judge_usage for stats in self.datasets.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall,
+            "dimensions": {
+                name: {"score": dim.score, "datasets": dim.datasets} for name, dim in self.dimensions.items()
+            },
+            "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
+            "records": sum(s.records for s in self.datasets.values()),
+            "errors": sum(s.unscorable for s in self.datasets.values()),
+            "usage": self.usage,
+            "judge_usage": self.judge_usage,
+        }
+
+
+def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total = dict.fromkeys(USAGE_KEYS, 0)
+    for part in parts:
+        for key, value in part.items():
+            total[key] += value
+    return total
+
+
+def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any:
+    """Count a judged response's judge tokens, and map an absolute judge's score from its scale
+    (2.0 on 0-2) to the 0-1 fraction every dataset score is made of. Other scores pass unchanged:
+    a pairwise verdict is already -1..1, a math judge's 0..1."""
+    if not isinstance(judge, dict):
+        return score
+    usage = judge.get("usage")
+    if isinstance(usage, dict):
+        for key in USAGE_KEYS:
+            value = usage.get(key)
+            if type(value) is int:
+                judge_usage[key] += value
+    if judge.get("metric") != "judge":
+        return score
+    from scoring._judges.summary import score_fraction  # loaded only for judge-scored results
+
+    return score_fraction({"score": score, "judge": judge})
+
+
+def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:
+    """Group finished dataset totals into dimensions and the overall score."""
+    groups: dict[str, list[str]] = {}
+    for name, stats in datasets.items():
+        dim = (dimensions or {}).get(name) or stats.dimension or name
+        stats.dimension = dim
+        groups.setdefault(dim, []).append(name)
+    dims: dict[str, DimensionStats] = {}
+    for dim, names in groups.items():
+        scores = [s for s in (datasets[n].score for n in names) if s is not None]
+        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None)
+    dim_scores = [d.score for d in dims.values() if d.score is not None]
+    overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
+    return Aggregate(datasets, dims, overall)
+
+
+class Aggregator:
+    """Adds scored records one at a time (streaming), from one or several files; :meth:`finish` groups them.
+
+    A record's dataset is ``meta.dataset``, else the ``default_dataset`` given with it (the file's name).
+    The metric is the one named in ``metrics``, else read off the responses' analysis.
+    """
+
+    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+        self.metrics = dict(metrics or {})
+        self.datasets: dict[str, DatasetStats] = {}
+
+    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> None:
+        name = dataset_of(record, default_dataset)
+        stats = self.datasets.get(name)
+        if stats is None:
+            stats = self.datasets[name] = DatasetStats(name, metric=self.metrics.get(name))
+        if stats.dimension is None:
+            meta = record.get("meta")
+            if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
+                stats.dimension = meta["dimension"]
+        if stats.metric is None:
+            stats.metric = metric_of(record)
+        stats.add(record)
+
+    def finish(self, dimensions: Mapping[str, str] | None = None) -> Aggregate:
+        return finish(self.datasets, dimensions)
+
+
+def aggregate(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    default_dataset: str = "dataset",
+    dimensions: Mapping[str, str] | None = None,
+    metrics: Mapping[str, str] | None = None,
+) -> Aggregate:
+    """Aggregate scored canonical records (plain dicts) into datasets, dimensions and overall."""
+    aggregator = Aggregator(metrics)
+    for record in records:
+        aggregator.add(record, default_dataset)
+    return aggregator.finish(dimensions)
+
+
+def metric_of(record: Mapping[str, Any]) -> str | None:
+    """The metric that scored the record: the first response's ``metric`` (a judge's verdict names its own)."""
+    for response in _responses(record):
+        metric = response.get("metric")
+        if isinstance(metric, str) and metric:
+            return metric
+        judge = response.get("judge")
+        if isinstance(judge, dict) and isinstance(judge.get("metric"), str):
+            return str(judge["metric"])
+    return None

@@ -1,0 +1,303 @@
+"""A whole run over a file: resumable through a journal, the output written once, atomically, in input order.
+
+- Every record finished by this run is appended to ``OUT.journal`` the moment it is done (one flushed line:
+  ``{"key": ..., "entry": {"status": "ok"|"error", "record": {...}}}``). A ``kill -9`` loses at most the
+  requests in flight.
+- The key is the record's position plus a fingerprint of its ``session_id`` and ``messages`` and of the
+  run's settings that shape the answers (model, default parameters). A changed record, or the same set
+  run with another model, never picks up a stale answer; stale entries are counted and ignored.
+- On a rerun, a record journaled ``ok`` is not sent again. A record journaled ``error`` is not finished:
+  it is resumed from its journaled state, so its filled samples and generated turns are kept and only the
+  responses that ended in error are sent again.
+- At the end OUT is written with :func:`formatkit._core.writers.atomic_writer`: every input record exactly
+  once, in input order, its ``messages`` from the journal (its ``meta`` from the input as it is now).
+  The journal is kept, so rerunning the finished command is a no-op that sends nothing; ``restart``
+  discards it first.
+- Inputs are streamed twice (run, then write); memory holds the records at work and 16 bytes per record
+  (where its journal line is: :class:`SlotTable`).
+- Only the last journal line of a position counts: a record changed, run, then changed back is sent again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from formatkit._core.writers import atomic_writer, dumps_line
+from scoring._runner.journal import Journal, JournalSlot
+from scoring._runner.progress import NullProgress, Progress
+from scoring._runner.requests import (
+    count_requests,
+    error_kind_of,
+    expand_samples,
+    history,
+    is_open,
+    open_turns,
+    request_params,
+)
+from scoring._runner.runner import Runner
+
+__all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "record_key", "settings_fingerprint"]
+
+Source = Callable[[], Iterable[dict[str, Any]]]
+
+
+def journal_path(out: Path) -> Path:
+    return out.with_name(out.name + ".journal")
+
+
+def settings_fingerprint(model: str, defaults: dict[str, Any]) -> str:
+    """What, besides the record, decides the answers: the model and the default parameters."""
+    data = orjson.dumps({"model": model, "defaults": defaults}, option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def record_key(position: int, record: dict[str, Any], settings: str) -> str:
+    """``position:fingerprint`` of the conversation (``session_id`` and ``messages``) under ``settings``."""
+    data = orjson.dumps(
+        {"session_id": record.get("session_id"), "messages": record.get("messages"), "settings": settings},
+        option=orjson.OPT_SORT_KEYS,
+    )
+    return f"{position}:{hashlib.blake2b(data, digest_size=12).hexdigest()}"
+
+
+def _responses(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for message in record.get("messages") or []:
+        yield from message.get("responses") or []
+
+
+def is_finished(record: dict[str, Any]) -> bool:
+    """Every response of the record has its content (or was scored already)."""
+    return not any(is_open(response) for response in _responses(record))
+
+
+class SlotTable:
+    """Where the last journal line of each record position is: two arrays, 16 bytes per record.
+
+    Keys are ``position:fingerprint``; the table is indexed by position only, and a reader checks the
+    fingerprint of the line it gets (:meth:`RunJob._entry`), so an entry for a record that has changed
+    since is never used.
+    """
+
+    def __init__(self) -> None:
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self.filled = 0
+
+    @classmethod
+    def from_journal(cls, journal: Journal) -> SlotTable:
+        table = cls()
+        for key, slot in journal.scan():
+            head, _, _ = key.partition(":")
+            if head.isdigit():
+                table.put(int(head), slot)
+        return table
+
+    def put(self, position: int, slot: JournalSlot) -> None:
+        if position >= len(self._offsets):
+            grow = position + 1 - len(self._offsets)
+            self._offsets.extend([-1] * grow)
+            self._lengths.extend([0] * grow)
+        if self._offsets[position] < 0:
+            self.filled += 1
+        self._offsets[position] = slot.offset
+        self._lengths[position] = slot.length
+
+    def get(self, position: int) -> JournalSlot | None:
+        if position >= len(self._offsets) or self._offsets[position] < 0:
+            return None
+        return JournalSlot(self._offsets[position], self._lengths[position])
+
+
+@dataclass
+class RunSummary:
+    """Counts over the output (this run and the runs it resumed)."""
+
+    records: int = 0
+    finished: int = 0
+    with_errors: int = 0
+    resumed: int = 0
+    nothing_to_do: int = 0
+    sent_records: int = 0
+    sent_with_errors: int = 0
+    requests: int = 0
+    attempts: int = 0
+    stale_journal_entries: int = 0
+    errors_by_kind: Counter[str] = field(default_factory=Counter)
+    tokens: Counter[str] = field(default_factory=Counter)
+
+    def add_output(self, record: dict[str, Any]) -> None:
+        self.records += 1
+        if is_finished(record):
+            self.finished += 1
+        else:
+            self.with_errors += 1
+        for response in _responses(record):
+            error = response.get("error")
+            if isinstance(error, str) and is_open(response):
+                self.errors_by_kind[error_kind_of(error)] += 1
+            usage = response.get("usage")
+            if isinstance(usage, dict):
+                for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                    value = usage.get(name)
+                    if isinstance(value, int):
+                        self.tokens[name] += value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "finished": self.finished,
+            "with_errors": self.with_errors,
+            "resumed": self.resumed,
+            "nothing_to_do": self.nothing_to_do,
+            "sent_records": self.sent_records,
+            "sent_with_errors": self.sent_with_errors,
+            "requests": self.requests,
+            "attempts": self.attempts,
+            "stale_journal_entries": self.stale_journal_entries,
+            "errors_by_kind": dict(self.errors_by_kind),
+            "tokens": dict(self.tokens),
+        }
+
+
+@dataclass
+class DryRunPlan:
+    """What a run would send."""
+
+    first_request: dict[str, Any] | None
+    requests: int
+    records_with_work: int
+    already_finished: int
+    records: int
+
+
+class RunJob:
+    """Runs every record of ``source`` (a callable giving a fresh iterable each call) into ``out``."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        source: Source,
+        out: Path,
+        *,
+        restart: bool = False,
+        progress: Progress | None = None,
+        total: int | None = None,
+    ) -> None:
+        self.runner = runner
+        self.source = source
+        self.out = Path(out)
+        self.journal = Journal(journal_path(self.out))
+        self.restart = restart
+        self.progress: Progress = progress or NullProgress()
+        self.total = total
+        self.settings = settings_fingerprint(runner.client.model, runner.defaults)
+        self.summary = RunSummary()
+        self._matched = 0
+
+    # -- dry run -----------------------------------------------------------------------------------------
+
+    def plan(self) -> DryRunPlan:
+        """Count the requests a run would send (the journal is read, never written); the first body."""
+        table = SlotTable() if self.restart else SlotTable.from_journal(self.journal)
+        first: dict[str, Any] | None = None
+        requests = with_work = finished = records = 0
+        try:
+            for position, record in enumerate(self.source()):
+                records += 1
+                entry = self._entry(table, position, record_key(position, record, self.settings))
+                if entry is not None:
+                    if entry.get("status") == "ok":
+                        finished += 1
+                        continue
+                    record = entry["record"]
+                expand_samples(record, self.runner.defaults)
+                count = count_requests(record)
+                if not count:
+                    continue
+                with_work += 1
+                requests += count
+                if first is None:
+                    turn, todo = next(open_turns(record))
+                    response = record["messages"][turn]["responses"][todo[0]]
+                    params = request_params(self.runner.defaults, response.get("parameters"), todo[0])
+                    first = self.runner.client.request_body(history(record["messages"], turn), params)
+        finally:
+            self.journal.close()
+        return DryRunPlan(first, requests, with_work, finished, records)
+
+    # -- the run -----------------------------------------------------------------------------------------
+
+    async def run(self) -> RunSummary:
+        """Run, journal, then write OUT. Raises ``EndpointUnavailableError`` (journal kept, OUT untouched)."""
+        if self.restart:
+            self.journal.discard()
+        table = SlotTable.from_journal(self.journal)
+        journaled = table.filled
+        sent_before = self.runner.client.requests_sent
+        keys: dict[int, str] = {}
+        self.progress.start(self.total)
+        try:
+            async for position, record, outcome in self.runner.run_many(self._work(table, keys)):
+                key = keys.pop(position)
+                status = "ok" if is_finished(record) else "error"
+                table.put(position, self.journal.append_slot(key, {"status": status, "record": record}))
+                self.summary.sent_records += 1
+                self.summary.sent_with_errors += status != "ok"
+                self.summary.requests += outcome.requests
+                self.progress.advance(error=status != "ok")
+        except BaseException:  # EndpointUnavailableError, Ctrl-C: what finished is in the journal
+            self.summary.attempts = self.runner.client.requests_sent - sent_before
+            self.progress.stop()
+            self.journal.close()
+            raise
+        self.summary.attempts = self.runner.client.requests_sent - sent_before
+        self.progress.stop()
+        self.summary.stale_journal_entries = journaled - self._matched
+        try:
+            self._write(table)
+        finally:
+            self.journal.close()
+        return self.summary
+
+    def _entry(self, table: SlotTable, position: int, key: str) -> dict[str, Any] | None:
+        """The journaled entry of the record at ``position`` if it is for this very record, else None."""
+        slot = table.get(position)
+        if slot is None:
+            return None
+        found, entry = self.journal.read_item(slot)
+        return entry if found == key else None
+
+    def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
+        for position, record in enumerate(self.source()):
+            key = record_key(position, record, self.settings)
+            entry = self._entry(table, position, key)
+            if entry is not None:
+                self._matched += 1
+                if entry.get("status") == "ok":
+                    self.summary.resumed += 1
+                    self.progress.advance(resumed=True)
+                    continue
+                record = entry["record"]
+            if not count_requests(record):
+                self.summary.nothing_to_do += 1
+                self.progress.advance(resumed=True, error=not is_finished(record))
+                continue
+            keys[position] = key
+            yield position, record
+
+    def _write(self, table: SlotTable) -> None:
+        with atomic_writer(self.out) as handle:
+            for position, record in enumerate(self.source()):
+                entry = self._entry(table, position, record_key(position, record, self.settings))
+                if entry is not None:
+                    record = {**record, "messages": entry["record"]["messages"]}
+                handle.write(dumps_line(record))
+                self.summary.add_output(record)

@@ -1,0 +1,178 @@
+"""From a canonical record to chat requests, and from replies back into the record (no I/O here).
+
+- A response is *open* (to be sent) when it has no ``content`` and no score: a pending stub, or one that
+  ended in ``error`` before (errors are retried; a retry clears the error).
+- Each open response is one request (``n`` is never sent): usage stays exact per sample, every endpoint
+  supports it, and one sample's failure or retry does not touch the others. With a ``seed`` in the
+  parameters, sample ``i`` is sent ``seed + i`` so that samples differ yet stay reproducible.
+- ``n`` samples are ``n`` response entries: a target turn not yet run that holds fewer pending stubs than
+  its ``n`` (the record's own, else the command line's) gets more, copies of its last stub
+  (:func:`expand_samples`); converted sets already hold one stub per sample.
+- Parameters: the command-line defaults, overridden by the response's own ``parameters`` (the set wins).
+  Normalised for strict servers: ``None`` values and an empty ``stop`` list are dropped, and
+  ``top_logprobs`` is dropped unless ``logprobs`` is true (vLLM and OpenAI reject it alone).
+- The record's ``parameters`` are never rewritten: they stay what the evaluation set asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from scoring._client.http import ChatResult
+from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
+
+__all__ = [
+    "error_kind_of",
+    "error_text",
+    "expand_samples",
+    "fail",
+    "fill",
+    "history",
+    "is_open",
+    "open_turns",
+    "request_params",
+    "set_content",
+]
+
+_RESPONSE_ORDER = ("parameters", "usage", "content", "reasoning_content", "finish_reason", "logprobs")
+_MESSAGE_ORDER = ("role", "content", "reference_response", "responses")
+
+
+def is_open(response: dict[str, Any]) -> bool:
+    """True when the response still needs the endpoint: no content yet and not scored."""
+    return response.get("content") is None and response.get("score") is None and response.get("analysis") is None
+
+
+def open_turns(record: dict[str, Any]) -> Iterator[tuple[int, list[int]]]:
+    """(message index, indexes of its open responses) for every assistant turn with work, in order."""
+    for index, message in enumerate(record.get("messages") or []):
+        if message.get("role") != "assistant":
+            continue
+        responses = message.get("responses") or []
+        if index < len(record["messages"]) - 1 and message.get("content") is not None:
+            continue  # an earlier reply given as history
+        todo = [i for i, response in enumerate(responses) if is_open(response)]
+        if todo:
+            yield index, todo[:1] if index < len(record["messages"]) - 1 else todo
+
+
+def _samples(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
+        return None
+    return int(value)
+
+
+def expand_samples(record: dict[str, Any], defaults: dict[str, Any]) -> int:
+    """Give the target turn one pending stub per sample (see the module docstring); how many were added.
+
+    Only a turn whose responses are all still open (never filled) is expanded, and never beyond 16 (the
+    parameter table's limit): a collected or half-run answer set is left as it is.
+    """
+    messages = record.get("messages")
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return 0
+    target = messages[-1]
+    responses = target.get("responses")
+    if target.get("role") != "assistant" or not isinstance(responses, list) or not responses:
+        return 0
+    if not all(isinstance(r, dict) and is_open(r) for r in responses):
+        return 0
+    own = responses[0].get("parameters")
+    wanted = _samples(own.get("n")) if isinstance(own, dict) and "n" in own else None
+    if wanted is None:
+        wanted = _samples(defaults.get("n")) or 1
+    wanted = min(wanted, 16)
+    added = 0
+    while len(responses) < wanted:
+        last = responses[-1].get("parameters")
+        responses.append({"parameters": dict(last) if isinstance(last, dict) else {}})
+        added += 1
+    return added
+
+
+def count_requests(record: dict[str, Any]) -> int:
+    """How many requests the record needs (one per open response)."""
+    return sum(len(todo) for _, todo in open_turns(record))
+
+
+def request_params(defaults: dict[str, Any], own: dict[str, Any] | None, sample: int = 0) -> dict[str, Any]:
+    """The parameters sent for sample ``sample`` of a response (see the module docstring)."""
+    params = {**defaults, **(own or {})}
+    params.pop("n", None)
+    params = {k: v for k, v in params.items() if v is not None}
+    if params.get("stop") == []:
+        del params["stop"]
+    if not params.get("logprobs"):
+        params.pop("top_logprobs", None)
+    seed = params.get("seed")
+    if sample and isinstance(seed, int) and not isinstance(seed, bool):
+        params["seed"] = seed + sample
+    return params
+
+
+def history(messages: list[dict[str, Any]], upto: int) -> list[dict[str, str]]:
+    """The OpenAI messages before index ``upto``; ValueError when one of them has no content."""
+    out: list[dict[str, str]] = []
+    for index, message in enumerate(messages[:upto]):
+        content = message.get("content")
+        if not isinstance(content, str):
+            raise ValueError(f"message {index} ({message.get('role')}) has no content to send as history")
+        out.append({"role": str(message["role"]), "content": content})
+    return out
+
+
+def _ordered(data: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+    head = {k: data[k] for k in order if k in data}
+    head.update((k, v) for k, v in data.items() if k not in head)
+    return head
+
+
+def fill(response: dict[str, Any], result: ChatResult, *, keep_logprobs: bool) -> dict[str, Any]:
+    """The response with the reply written in (canonical key order; a previous error removed)."""
+    data = {k: v for k, v in response.items() if k != "error"}
+    data.setdefault("parameters", {})
+    if result.usage is not None:
+        data["usage"] = result.usage
+    data["content"] = result.content
+    if result.reasoning_content is not None:
+        data["reasoning_content"] = result.reasoning_content
+    if result.finish_reason is not None:
+        data["finish_reason"] = result.finish_reason
+    if keep_logprobs and result.logprobs is not None:
+        data["logprobs"] = result.logprobs
+    return _ordered(data, _RESPONSE_ORDER)
+
+
+def fail(response: dict[str, Any], text: str) -> dict[str, Any]:
+    """The response with ``error`` set (it stays open: a rerun retries it)."""
+    data = {k: v for k, v in response.items() if k != "error"}
+    data.setdefault("parameters", {})
+    data["error"] = text
+    return data
+
+
+def set_content(message: dict[str, Any], content: str) -> dict[str, Any]:
+    """An earlier assistant turn with its generated text as ``content`` (canonical key order)."""
+    return _ordered({**message, "content": content}, _MESSAGE_ORDER)
+
+
+def error_text(exc: BaseException, scrub: Any = None) -> str:
+    """``kind: detail`` for a response's ``error`` (kind as :func:`scoring._errors.error_kind`)."""
+    kind = error_kind(exc)
+    if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
+        detail = exc.message
+    elif isinstance(exc, RetriesExhaustedError) and isinstance(exc.cause, RetryableStatusError):
+        detail = f"{exc.cause.message} (gave up after {exc.attempts} attempts)"
+    elif isinstance(exc, RetriesExhaustedError):
+        detail = str(exc).replace(" (after ", " (gave up after ")
+    else:
+        detail = str(exc) or type(exc).__name__
+    text = f"{kind}: {detail}"
+    return str(scrub(text)) if scrub is not None else text
+
+
+def error_kind_of(text: str) -> str:
+    """The kind written at the front of an ``error`` by :func:`error_text` (``other`` when foreign)."""
+    head, sep, _ = text.partition(":")
+    return head if sep and head and " " not in head else "other"

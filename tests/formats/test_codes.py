@@ -1,0 +1,37 @@
+"""Every issue code in the catalogue has a fixture and a test that finds it at its place."""
+
+from __future__ import annotations
+
+import importlib
+
+from formatkit._core.codes import CODES
+
+#: Codes proven by tests that are not fixture tables (name the test).
+PROVEN_ELSEWHERE = {"too_many_files": "tests/test_jsonl_rules.py::test_too_many_files_in_one_upload"}
+
+
+def _covered() -> set[str]:
+    covered = set(PROVEN_ELSEWHERE)
+    for name in ("test_jsonl_rules", "test_excel_rules"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        covered |= {case[2] for case in module.CASES}
+    return covered
+
+
+def test_every_code_is_covered_by_a_fixture_case() -> None:
+    missing = sorted(set(CODES) - _covered())
+    assert missing == [], f"codes with no fixture case: {missing}"
+
+
+def test_cases_use_only_known_codes() -> None:
+    assert _covered() <= set(CODES)
+
+
+def test_codes_are_snake_case_with_a_summary() -> None:
+    for code, (severity, summary) in CODES.items():
+        assert code.isidentifier() and code == code.lower()
+        assert severity in ("error", "warning")
+        assert summary.endswith(".")

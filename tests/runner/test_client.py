@@ -1,0 +1,372 @@
+"""ChatClient against the real fake server: every fault kind survived or raised as the right error."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from email.utils import formatdate
+from typing import Any
+
+import httpx
+import pytest
+from fakeserver import FakeOpenAI, Fault, last_user
+
+from scoring._client.http import ChatClient, ChatResult
+from scoring._client.pacing import RateLimiter, backoff_delay, parse_retry_after
+from scoring._errors import (
+    ClientError,
+    EndpointUnavailableError,
+    MalformedResponseError,
+    PermanentRequestError,
+    RetriesExhaustedError,
+    RetryableStatusError,
+    error_kind,
+)
+
+USER = [{"role": "user", "content": "你好，世界"}]
+KEY = "sk-test-0123456789abcdefSECRET"
+
+
+def client_for(server: FakeOpenAI, **kw: Any) -> ChatClient:
+    options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
+    options.update(kw)
+    return ChatClient(server.base_url, "fake-model", **options)
+
+
+def complete(server: FakeOpenAI, params: dict[str, Any] | None = None, **kw: Any) -> list[ChatResult]:
+    async def go() -> list[ChatResult]:
+        async with client_for(server, **kw) as client:
+            return await client.complete(USER, params or {})
+
+    return asyncio.run(go())
+
+
+def test_plain_reply_fills_every_field(fake_openai: FakeOpenAI) -> None:
+    [result] = complete(fake_openai, {"temperature": 0.2})
+    assert result.content == "你好，世界"
+    assert result.finish_reason == "stop"
+    assert result.usage == {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}
+    assert result.reasoning_content is None and result.logprobs is None
+    body = fake_openai.bodies[0]
+    assert body == {"model": "fake-model", "messages": USER, "temperature": 0.2}
+
+
+def test_n_choices_come_back_in_order(fake_openai: FakeOpenAI) -> None:
+    results = complete(fake_openai, {"n": 3})
+    assert [r.content for r in results] == ["你好，世界 #0", "你好，世界 #1", "你好，世界 #2"]
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+def test_reasoning_is_read_from_either_field(fake_openai: FakeOpenAI, field: str) -> None:
+    fake_openai.reasoning = field
+    [result] = complete(fake_openai)
+    assert result.reasoning_content == "thinking about: 你好，世界"
+
+
+def test_logprobs_when_asked(fake_openai: FakeOpenAI) -> None:
+    [result] = complete(fake_openai, {"logprobs": True})
+    assert result.logprobs["content"][0]["token"] == "你"
+
+
+def test_responder_scripts_the_reply(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = lambda body: "score: 2" if "世界" in last_user(body) else "?"
+    assert complete(fake_openai)[0].content == "score: 2"
+
+
+def test_nested_usage_details_are_flattened(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = lambda body: {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "length"}],
+        "usage": {
+            "prompt_tokens": 3,
+            "completion_tokens": 9,
+            "total_tokens": 12,
+            "completion_tokens_details": {"reasoning_tokens": 9},
+        },
+    }
+    [result] = complete(fake_openai)
+    assert result.content == "" and result.finish_reason == "length"
+    assert result.usage == {"prompt_tokens": 3, "completion_tokens": 9, "total_tokens": 12, "reasoning_tokens": 9}
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("429", retry_after=0.01),
+        Fault("429", retry_after=formatdate(time.time() + 1, usegmt=True)),
+        Fault("500"),
+        Fault("502"),
+        Fault("503"),
+        Fault("408"),
+        Fault("close"),
+        Fault("partial"),
+        Fault("truncated"),
+        Fault("empty"),
+        Fault("slow", delay=1.0),
+    ],
+    ids=lambda f: f"{f.kind}-{type(f.retry_after).__name__}",
+)
+def test_every_transient_fault_is_survived(fake_openai: FakeOpenAI, fault: Fault) -> None:
+    fake_openai.inject([fault, fault])
+    [result] = complete(fake_openai, timeout=0.3)
+    assert result.content == "你好，世界"
+    assert fake_openai.faults_served == [fault.kind, fault.kind]
+    assert fake_openai.requests == 3
+
+
+def test_a_mix_of_faults_in_a_row(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after=0), Fault("500"), Fault("close"), Fault("truncated"), Fault("empty")])
+    assert complete(fake_openai, max_retries=5)[0].content == "你好，世界"
+    assert fake_openai.requests == 6
+
+
+def test_retry_after_is_honoured(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after=0.3)])
+    start = time.monotonic()
+    complete(fake_openai)
+    assert time.monotonic() - start >= 0.29
+
+
+def test_retry_after_is_capped(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after=3600)])
+    start = time.monotonic()
+    complete(fake_openai, retry_after_cap=0.05)
+    assert time.monotonic() - start < 2
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_permanent_4xx_is_raised_at_once_with_the_endpoint_message(fake_openai: FakeOpenAI, status: int) -> None:
+    fake_openai.inject([Fault(str(status), message="model 'x' does not exist")])
+    with pytest.raises(PermanentRequestError) as info:
+        complete(fake_openai)
+    assert info.value.status == status
+    assert info.value.message == "model 'x' does not exist"
+    assert fake_openai.requests == 1
+    assert error_kind(info.value) == f"http_{status}"
+
+
+def test_retries_exhausted_keeps_the_last_cause(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("500")] * 3)
+    with pytest.raises(RetriesExhaustedError) as info:
+        complete(fake_openai, max_retries=2)
+    assert isinstance(info.value.cause, RetryableStatusError)
+    assert info.value.__cause__ is info.value.cause
+    assert info.value.attempts == 3
+    assert fake_openai.requests == 3
+    assert error_kind(info.value) == "http_500"
+
+
+def test_timeouts_exhausted(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("slow", delay=0.5)] * 2)
+    with pytest.raises(RetriesExhaustedError) as info:
+        complete(fake_openai, max_retries=1, timeout=0.1)
+    assert isinstance(info.value.cause, httpx.TimeoutException)
+    assert error_kind(info.value) == "timeout"
+
+
+def test_malformed_exhausted(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("truncated")] * 2)
+    with pytest.raises(RetriesExhaustedError) as info:
+        complete(fake_openai, max_retries=1)
+    assert isinstance(info.value.cause, MalformedResponseError)
+    assert error_kind(info.value) == "malformed"
+
+
+def test_endpoint_down_raises_unavailable_then_fails_fast() -> None:
+    async def go() -> list[BaseException]:
+        errors: list[BaseException] = []
+        async with ChatClient(
+            "http://127.0.0.1:9/v1", "m", backoff_base=0.001, max_retries=1, unavailable_after=2
+        ) as client:
+            for _ in range(3):
+                try:
+                    await client.complete(USER, {})
+                except ClientError as exc:
+                    errors.append(exc)
+        return errors
+
+    first, second, third = asyncio.run(go())
+    assert isinstance(first, RetriesExhaustedError) and isinstance(first.cause, httpx.ConnectError)
+    assert isinstance(second, EndpointUnavailableError) and isinstance(second.__cause__, httpx.ConnectError)
+    assert isinstance(third, EndpointUnavailableError)
+
+
+def test_the_key_is_sent_but_never_shown(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("401", message=f"Incorrect API key provided: {KEY}. Find yours at ...")])
+    with pytest.raises(PermanentRequestError) as info:
+        complete(fake_openai, api_key=KEY)
+    assert fake_openai.auth_headers == [f"Bearer {KEY}"]
+    assert KEY not in str(info.value) and KEY not in info.value.message
+    assert "Incorrect API key provided: ***" in info.value.message
+
+
+def test_a_masked_key_echo_is_scrubbed_too(fake_openai: FakeOpenAI) -> None:
+    masked = KEY[:8] + "*" * 10 + KEY[-4:]
+    fake_openai.inject([Fault("401", message=f"Incorrect API key provided: {masked}.")])
+    with pytest.raises(PermanentRequestError) as info:
+        complete(fake_openai, api_key=KEY)
+    assert KEY[:8] not in info.value.message
+
+
+def test_no_key_sends_no_authorization(fake_openai: FakeOpenAI) -> None:
+    complete(fake_openai)
+    assert fake_openai.auth_headers == [None]
+
+
+def test_concurrency_bound_is_never_exceeded(fake_openai: FakeOpenAI) -> None:
+    fake_openai.delay = 0.02
+
+    async def go() -> None:
+        async with client_for(fake_openai, concurrency=4) as client:
+            await asyncio.gather(*(client.complete(USER, {}) for _ in range(40)))
+
+    asyncio.run(go())
+    assert fake_openai.requests == 40
+    assert fake_openai.max_in_flight == 4
+
+
+def test_rpm_spaces_requests(fake_openai: FakeOpenAI) -> None:
+    async def go() -> float:
+        async with client_for(fake_openai, concurrency=8, rpm=600) as client:  # one every 0.1 s
+            start = time.monotonic()
+            await asyncio.gather(*(client.complete(USER, {}) for _ in range(5)))
+            return time.monotonic() - start
+
+    assert asyncio.run(go()) >= 0.39
+
+
+def test_mock_transport_works_too() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}, "finish_reason": "stop"}]})
+
+    async def go() -> list[ChatResult]:
+        async with ChatClient("http://x/v1", "m", transport=httpx.MockTransport(handler)) as client:
+            return await client.complete(USER, {})
+
+    assert asyncio.run(go())[0].content == "ok"
+
+
+def test_backoff_is_full_jitter_and_capped() -> None:
+    import random
+
+    rng = random.Random(1)
+    delays = [backoff_delay(a, base=1.0, cap=4.0, rng=rng) for a in range(10) for _ in range(50)]
+    assert all(0 <= d <= 4.0 for d in delays)
+    assert max(backoff_delay(0, base=1.0, cap=4.0, rng=rng) for _ in range(50)) <= 1.0
+
+
+def test_parse_retry_after() -> None:
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after("1.5") == 1.5
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after("-3") == 0.0
+    date = formatdate(1_000_010, usegmt=True)
+    assert parse_retry_after(date, now=1_000_000) == pytest.approx(10.0)
+    assert parse_retry_after(formatdate(999_000, usegmt=True), now=1_000_000) == 0.0
+
+
+def test_rate_limiter_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        RateLimiter(0)
+
+
+def test_a_reply_trickled_past_the_timeout_is_a_timeout(fake_openai: FakeOpenAI) -> None:
+    # Each byte comes within the timeout, the whole reply does not: the attempt is bounded as a whole.
+    fake_openai.inject([Fault("drip", delay=0.05)])
+    start = time.monotonic()
+    [result] = complete(fake_openai, timeout=0.4)
+    assert result.content == "你好，世界"
+    assert fake_openai.faults_served == ["drip"] and fake_openai.requests == 2
+    assert time.monotonic() - start < 3
+
+    fake_openai.reset()
+    fake_openai.inject([Fault("drip", delay=0.05)] * 2)
+    with pytest.raises(RetriesExhaustedError) as info:
+        complete(fake_openai, timeout=0.3, max_retries=1)
+    assert error_kind(info.value) == "timeout"
+    assert "no complete reply within 0.3 s" in str(info.value)
+
+
+def test_retry_after_ms_is_honoured(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after_ms=300, retry_after=0)])
+    start = time.monotonic()
+    complete(fake_openai, backoff_base=0.0)
+    assert time.monotonic() - start >= 0.29
+
+
+def many(server: FakeOpenAI, count: int, **kw: Any) -> list[BaseException | list[ChatResult]]:
+    """``count`` requests one after the other; each one's results or error."""
+
+    async def go() -> list[BaseException | list[ChatResult]]:
+        out: list[BaseException | list[ChatResult]] = []
+        async with client_for(server, **kw) as client:
+            for _ in range(count):
+                try:
+                    out.append(await client.complete(USER, {}))
+                except ClientError as exc:
+                    out.append(exc)
+        return out
+
+    return asyncio.run(go())
+
+
+def test_a_rejected_key_stops_after_a_few_requests_and_never_shows_the_key(fake_openai: FakeOpenAI) -> None:
+    fake_openai.api_key = "sk-proj-the-right-one-000000000000"
+    first, second, third, fourth = many(fake_openai, 4, api_key=KEY, unavailable_after=3)
+    assert isinstance(first, PermanentRequestError) and first.status == 401
+    assert "Incorrect API key provided: ***" in first.message
+    assert isinstance(second, PermanentRequestError)
+    assert isinstance(third, EndpointUnavailableError) and third.status == 401
+    assert third.hint == "check the API key"
+    assert "3 requests in a row were refused with HTTP 401" in str(third)
+    assert isinstance(fourth, EndpointUnavailableError)
+    assert fake_openai.requests == 3  # the fourth failed fast, nothing sent
+    for error in (first, second, third, fourth):
+        assert isinstance(error, ClientError)
+        assert KEY[:8] not in str(error) and KEY[-6:] not in str(error) and KEY[-4:] not in str(error)
+
+
+def test_the_right_key_passes(fake_openai: FakeOpenAI) -> None:
+    fake_openai.api_key = KEY
+    assert complete(fake_openai, api_key=KEY)[0].content == "你好，世界"
+    fake_openai.reset()
+    with pytest.raises(PermanentRequestError) as info:
+        complete(fake_openai)
+    assert info.value.message == "You didn't provide an API key."
+
+
+def test_a_wrong_model_or_url_stops_the_same_way(fake_openai: FakeOpenAI) -> None:
+    fake_openai.rules.append(lambda body: Fault("404", message="The model `gpt-9` does not exist"))
+    *_, last = many(fake_openai, 2, unavailable_after=2)
+    assert isinstance(last, EndpointUnavailableError) and last.status == 404
+    assert "base URL" in last.hint and "model name" in last.hint
+
+
+def test_gateway_errors_on_every_retry_stop_the_run(fake_openai: FakeOpenAI) -> None:
+    fake_openai.rules.append(lambda body: Fault("503", message="no healthy upstream"))
+    first, second = many(fake_openai, 2, max_retries=1, unavailable_after=2)
+    assert isinstance(first, RetriesExhaustedError)
+    assert isinstance(second, EndpointUnavailableError) and second.status == 503
+    assert "2 requests in a row got HTTP 503 after 2 attempt(s) each" in str(second)
+    assert fake_openai.requests == 4
+
+
+@pytest.mark.parametrize("fault", [Fault("400", message="prompt rejected"), Fault("500"), Fault("truncated")])
+def test_failures_that_may_be_the_requests_own_never_stop_the_run(fake_openai: FakeOpenAI, fault: Fault) -> None:
+    fake_openai.rules.append(lambda body: fault)
+    results = many(fake_openai, 5, max_retries=0, unavailable_after=2)
+    assert not any(isinstance(r, EndpointUnavailableError) for r in results)
+    assert fake_openai.requests == 5
+
+
+def test_a_success_breaks_the_row(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("401"), Fault("401"), Fault("ok"), Fault("401"), Fault("401")])
+    results = many(fake_openai, 6, unavailable_after=3)
+    assert [type(r).__name__ for r in results] == [
+        "PermanentRequestError",
+        "PermanentRequestError",
+        "list",
+        "PermanentRequestError",
+        "PermanentRequestError",
+        "list",
+    ]

@@ -79,6 +79,9 @@ def score(
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the scored records (jsonl)."),
     metric: str = typer.Option(AUTO, "--metric", help=f"{AUTO}, {', '.join(METRICS)}, or module:function."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary JSON on stdout."),
+    model_name: str | None = typer.Option(
+        None, "--model-name", help="The model that answered, for responses that name none (collected elsewhere)."
+    ),
     math_timeout: float = typer.Option(2.0, "--math-timeout", help="Per-item time limit for sympy (seconds)."),
     judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="OpenAI-compatible judge endpoint."),
     judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model name."),
@@ -124,7 +127,15 @@ def score(
     judged = metric in metric_names("judge") or judge_fallback
     progress = make_progress(label="judge", unit="responses") if judged else None  # on stderr, as the runner's
     try:
-        outcome = score_file(path, output, metric=metric, math_timeout=math_timeout, judge=options, progress=progress)
+        outcome = score_file(
+            path,
+            output,
+            metric=metric,
+            math_timeout=math_timeout,
+            judge=options,
+            progress=progress,
+            model_name=model_name,
+        )
     except MetricError as exc:
         fail_usage(str(exc))
     except InvalidFileError as exc:

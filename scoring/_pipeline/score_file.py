@@ -61,14 +61,18 @@ def score_file(
     math_timeout: float = 2.0,
     judge: JudgeOptions | None = None,
     progress: Progress | None = None,
+    model_name: str | None = None,
 ) -> FileScoreOutcome:
     """Score every response of ``path`` with ``metric`` and write every record, in input order, to ``output``.
 
     ``metric``: ``auto``, a rule metric, a judge metric (``judge``, ``pairwise``, ``math-judge``) or a custom
     ``module:function``. ``judge`` holds the judge endpoint and options (its ``judge_fallback`` with
     ``metric="math"`` sends what the rules left unsettled to the math judge); its journal defaults to
-    ``output`` + ``.journal``. Raises :class:`~formatkit.InvalidFileError` (with the report) when the input
-    is invalid, :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
+    ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
+    name one (responses collected elsewhere; the runner writes its own).
+
+    Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
+    :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
     :class:`~scoring._judges.JudgeSetupError` and :class:`~scoring._errors.JudgeUnavailableError` from
     the judges; in every case ``output`` is not written.
     """
@@ -81,13 +85,13 @@ def score_file(
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
     try:
-        return _score(path, out, metric, "scored", math_timeout, options, progress)
+        return _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
     except InvalidFileError as exc:
         if not _only_failed_inference(exc):
             raise
     # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
     # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-    return _score(path, out, metric, "infer-eval", math_timeout, options, progress)
+    return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:
@@ -105,11 +109,16 @@ def _score(
     math_timeout: float,
     options: JudgeOptions,
     progress: Progress | None,
+    model_name: str | None,
 ) -> FileScoreOutcome:
     default_dataset = Path(path).stem
 
     def records() -> Iterator[dict[str, Any]]:
-        return iter_dicts(path, mode=mode, profile="none")
+        for record in iter_dicts(path, mode=mode, profile="none"):
+            if model_name:
+                for response in record["messages"][-1].get("responses") or []:
+                    response.setdefault("model", model_name)
+            yield record
 
     if metric != AUTO and spec_of(metric).kind == "judge":
         judged = judge_records(list(records()), metric=metric, options=options, progress=progress)

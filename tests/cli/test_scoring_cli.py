@@ -211,3 +211,16 @@ def test_judge_options_field_names() -> None:
         "timeout",
         "journal_path",
     ]
+
+
+def test_model_name_is_written_where_a_response_names_none(tmp_path: Path) -> None:
+    source = tmp_path / "collected.jsonl"
+    lines = (RESPONSES / "gsm8k.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    first = json.loads(lines[0])
+    first["messages"][-1]["responses"][0]["model"] = "qwen-already-named"
+    source.write_text("\n".join([json.dumps(first, ensure_ascii=False), lines[1]]) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    result = runner.invoke(app, ["score", str(source), "-o", str(out), "--model-name", "my-model"])
+    assert result.exit_code == 0, result.output
+    models = [json.loads(line)["messages"][-1]["responses"][0]["model"] for line in out.read_text().splitlines()]
+    assert models == ["qwen-already-named", "my-model"]

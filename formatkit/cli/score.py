@@ -31,7 +31,8 @@ judge is needed) gets `score: null` and the reason. The summary (0–100) is pri
 summary JSON.
 
 Metrics (--metric): auto picks choice, exact or math for each record from its reference and its
-dataset's, and leaves free text for a judge (saying why); {metrics}; or module:function, your own rule
+dataset's, and leaves free text for a judge (saying why; with --judge-base-url and --judge-model, the
+judge scores it); {metrics}; or module:function, your own rule
 metric (a function (reply, item) -> ItemScore, a number in [0, 1], a bool, or None).
 
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is

@@ -69,7 +69,9 @@ def score_file(
     ``module:function``. ``judge`` holds the judge endpoint and options (its ``judge_fallback`` with
     ``metric="math"`` sends what the rules left unsettled to the math judge); its journal defaults to
     ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
-    name one (responses collected elsewhere; the runner writes its own).
+    name one (responses collected elsewhere; the runner writes its own). With ``auto`` and a judge
+    endpoint in ``judge``, the records auto leaves for a judge (free text) are judged (``judge``) instead of
+    left unscored.
 
     Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
     :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
@@ -133,6 +135,8 @@ def _score(
         scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
         if metric == AUTO:
             scorer.prepare(records())
+        if metric == AUTO and options.judge_base_url:
+            return _auto_with_judge(scorer, records(), out, options, progress)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]
             judged = judge_records(scored, metric="math-judge", options=options, progress=progress)
@@ -144,6 +148,38 @@ def _score(
         return FileScoreOutcome(out, scorer.result(), scorer.metrics)
     finally:
         guard.close()
+
+
+def _auto_with_judge(
+    scorer: Scorer,
+    records: Iterator[dict[str, Any]],
+    out: Path,
+    options: JudgeOptions,
+    progress: Progress | None,
+) -> FileScoreOutcome:
+    """``auto`` with a judge endpoint: the records auto leaves for a judge (free text) go to the absolute
+    judge; the rest keep their rule metric's score."""
+    scored = [scorer.score_record(record) for record in records]
+    needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
+    summary: dict[str, Any] = {}
+    if needy:
+        judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
+        for i, record in zip(needy, judged.records, strict=True):
+            scored[i] = record
+        summary = dict(judged.summary)
+    _write(out, scored)
+    default = scorer.default_dataset
+    agg = aggregate(scored, default_dataset=default, metrics={n: c.metric for n, c in scorer.metrics.items()})
+    chosen = {
+        name: MetricChoice(pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")) if needy else pick
+        for name, pick in scorer.metrics.items()
+    }
+    return FileScoreOutcome(out, agg, chosen, summary)
+
+
+def _first_metric(record: dict[str, Any]) -> str | None:
+    responses = record["messages"][-1].get("responses") or []
+    return responses[0].get("metric") if responses else None
 
 
 def _write(output: Path, records: Any) -> None:

@@ -82,7 +82,18 @@ def test_absolute_well_formed_verdict(fake_openai: FakeOpenAI, tmp_path: Path) -
     assert judge["template"] == "builtin:absolute_en" and judge["lang"] == "en"
     assert judge["reply"].startswith("The model's result")
     assert judge["usage"]["total_tokens"] > 0
-    assert list(response) == ["parameters", "usage", "content", "score", "analysis", "judge"]
+    assert list(response) == [
+        "parameters",
+        "usage",
+        "content",
+        "score",
+        "analysis",
+        "metric",
+        "answer",
+        "settled",
+        "judge",
+    ]
+    assert (response["metric"], response["answer"], response["settled"]) == ("judge", "2", True)
     summary = outcome.summary
     assert (summary["scored"], summary["errors"], summary["mean_score"], summary["score_100"]) == (1, 0, 2.0, 100.0)
     assert summary["judge_usage"] == judge["usage"]
@@ -102,6 +113,8 @@ def test_absolute_malformed_verdict_is_an_error_not_a_zero(fake_openai: FakeOpen
     assert "no verdict" in response["analysis"]
     assert response["judge"]["reply"] == "The answer looks right to me, I'd rate it highly."
     assert response["judge"]["status"] == "unparseable"
+    assert (response["settled"], response["answer"]) == (False, None)
+    assert "no verdict" in response["unsettled_reason"]
     assert (outcome.summary["scored"], outcome.summary["errors"], outcome.summary["unparseable"]) == (0, 1, 1)
     assert outcome.summary["mean_score"] is None
 

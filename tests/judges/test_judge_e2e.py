@@ -786,3 +786,58 @@ def test_judge_summary_lines() -> None:
     assert summary_lines(pairwise)[0] == (
         "Judge j (pairwise): 0 of 0 response(s) scored; mean ×100 —; win 0, tie 0, loss 0"
     )
+
+
+LANG_CASES: list[tuple[str, list[dict[str, str]], str, str]] = [
+    (
+        "chinese conversation, formula as the last turn",
+        [
+            {"role": "user", "content": "请帮我解这道题：一个数的三倍加二等于十四，求这个数。"},
+            {"role": "assistant", "content": "设这个数为 x，则 3x+2=14，所以 x=4。"},
+        ],
+        "3x+2=14?",
+        "zh",
+    ),
+    (
+        "chinese conversation, english follow-up",
+        [
+            {"role": "user", "content": "我们来聊聊中国的传统节日，比如春节和中秋节。"},
+            {"role": "assistant", "content": "好的，春节是农历新年，中秋节在农历八月十五。"},
+        ],
+        "And Qingming?",
+        "zh",
+    ),
+    (
+        "english conversation, a chinese name in the last turn",
+        [
+            {"role": "user", "content": "Tell me about famous Chinese poets of the Tang dynasty and their styles."},
+            {"role": "assistant", "content": "Li Bai and Du Fu are the best known; Li Bai is romantic, Du Fu realist."},
+        ],
+        "李白?",
+        "en",
+    ),
+    (
+        "a system prompt does not decide",
+        [
+            {"role": "system", "content": "你是一个乐于助人的助手，请认真回答用户的每一个问题。"},
+        ],
+        "What is the capital of France?",
+        "en",
+    ),
+    ("single turn", [], "求函数 f(x)=x^2 的最小值", "zh"),
+]
+
+
+@pytest.mark.parametrize(
+    ("history", "question", "lang"),
+    [(h, q, lang) for _, h, q, lang in LANG_CASES],
+    ids=[c[0] for c in LANG_CASES],
+)
+def test_prompt_language_follows_the_whole_conversation(
+    fake_openai: FakeOpenAI, tmp_path: Path, history: list[dict[str, str]], question: str, lang: str
+) -> None:
+    fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
+    record = rec(0, question, "4", "4", history=history)
+    outcome = judge_records([record], metric="judge", options=opts(fake_openai, tmp_path))
+    assert response_of(outcome.records[0])["judge"]["lang"] == lang
+    assert ("⟪对话⟫" in last_user(fake_openai.bodies[0])) is (lang == "zh")

@@ -179,7 +179,7 @@ async def _judge_all(
             timeout=options.timeout,
             max_retries=options.max_retries,
         ) as client:
-            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal)
+            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
                 try:
@@ -206,7 +206,7 @@ async def _judge_all(
         down = ask.down
         raise JudgeUnavailableError(
             f"judge {down}", status=down.status, hint=down.hint, bought=ask.bought, reused=ask.reused
-        )
+        ) from down
     for (r, i), judged in zip(slots, results, strict=True):
         responses = target_turn(out[r])["responses"]
         if plan.fallback:

@@ -516,6 +516,15 @@ def test_math_judge_two_stages(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert "not found" in response_of(outcome.records[2])["analysis"]
     assert response_of(outcome.records[3])["judge"]["status"] == "unparseable"
     assert "proof" in response_of(outcome.records[4])["analysis"]
+    # scores as data: the math judge's answer is the answer it extracted
+    fields = [(response_of(r)["metric"], response_of(r)["answer"], response_of(r)["settled"]) for r in outcome.records]
+    assert fields == [
+        ("math-judge", "1/2", True),
+        ("math-judge", "(1,0); (2,5)", True),
+        ("math-judge", None, True),
+        ("math-judge", None, False),
+        ("math-judge", None, True),
+    ]
     assert fake_openai.requests == 2 + 2 + 1 + 1  # null and unparseable extractions are not graded
     s = outcome.summary
     assert (s["scored"], s["errors"], s["strict_accuracy"], s["loose_accuracy"]) == (4, 1, 50.0, 62.5)
@@ -537,6 +546,27 @@ def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI,
     assert fake_openai.requests == 2
     assert outcome.summary["fallback"] == {"judged": 1, "settled_by_rules": 1}
     assert outcome.summary["strict_accuracy"] == 100.0
+    judged = response_of(outcome.records[1])
+    assert (judged["metric"], judged["answer"], judged["settled"]) == ("math-judge", "7", True)
+
+
+def test_math_judge_fallback_without_a_verdict_keeps_the_rule_result(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: "I cannot tell."
+    unsettled = rec(1, "3+4", "7", "a long story")
+    rule = {
+        "score": 0.0,
+        "analysis": "math: time limit",
+        "metric": "math",
+        "answer": "3+4",
+        "settled": False,
+        "unsettled_reason": "time limit",
+    }
+    response_of(unsettled).update(rule)
+    outcome = judge_records([unsettled], metric="math", options=opts(fake_openai, tmp_path, judge_fallback=True))
+    response = response_of(outcome.records[0])
+    assert {k: response[k] for k in rule if k != "analysis"} == {k: v for k, v in rule.items() if k != "analysis"}
+    assert response["analysis"].startswith("math: time limit [judge fallback gave no verdict")
+    assert response["judge"]["status"] == "unparseable"
 
 
 # --------------------------------------------------------------------------------------------------

@@ -64,7 +64,7 @@ async def judge_absolute(
         "score": verdict.score,
         "raw_score": verdict.raw_score,
         "clamped": verdict.clamped,
-        "tagged": verdict.tagged,
+        "tagged": verdict.tagged if nonce else None,
     }
     analysis = verdict.analysis or "(the judge gave no analysis)"
     if verdict.clamped:

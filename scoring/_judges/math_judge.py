@@ -96,7 +96,7 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         "score": grade.score,
         "raw_score": grade.raw_score,
         "clamped": grade.clamped,
-        "tagged": grade.tagged,
+        "tagged": grade.tagged if grade_nonce else None,
     }
     raw_reference = record["messages"][-1].get("reference_response")
     judged.analysis = (

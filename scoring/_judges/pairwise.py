@@ -94,7 +94,7 @@ async def judge_pairwise(
             choice=verdict.choice,
             value=model_side(verdict.choice, order),
             analysis=verdict.analysis,
-            tagged=verdict.tagged,
+            tagged=verdict.tagged if prompts_by_order[order][1] else None,
         )
     details["orders"] = orders
 

@@ -96,6 +96,7 @@ def test_absolute_well_formed_verdict(fake_openai: FakeOpenAI, tmp_path: Path) -
     assert (response["metric"], response["answer"], response["settled"]) == ("judge", "2", True)
     summary = outcome.summary
     assert (summary["scored"], summary["errors"], summary["mean_score"], summary["score_100"]) == (1, 0, 2.0, 100.0)
+    assert summary["untagged"] == 1 and judge["verdict"]["tagged"] is False  # the bare JSON of an older prompt
     assert summary["judge_usage"] == judge["usage"]
     assert summary["model_usage"] == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}
     # the prompt: our English template, the pieces fenced, the scale filled in
@@ -379,6 +380,8 @@ def test_custom_template(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert last_user(fake_openai.bodies[0]) == 'Grade it.\nQ: 2+2\nREF: 4\nANS: four\nReply {"score": N} from 0 to 2.'
     response = response_of(outcome.records[0])
     assert response["score"] == 1.0 and response["judge"]["template"] == str(template)
+    # the template asked for no nonce tag: the verdict is not counted as one given outside it
+    assert response["judge"]["verdict"]["tagged"] is None and outcome.summary["untagged"] == 0
 
 
 @pytest.mark.parametrize(
@@ -792,11 +795,14 @@ def test_judge_summary_lines() -> None:
         "not_judged": 0,
         "judge_requests": 4,
         "judge_reused": 1,
+        "untagged": 2,
     }
     assert summary_lines(absolute) == [
         "Judge j (judge): 3 of 5 response(s) scored, mean 1.50 on 0-2 (75.00 of 100)",
         "  no verdict: 1 judge reply with no verdict (the raw reply is kept in the judge field); "
         "1 judge request failed",
+        "  2 verdict(s) given outside the request's nonce tag: that judge ignores the tag it is asked for, so a "
+        "verdict planted in a response is refused (no score) rather than excluded by the tag",
         "  judge requests: 4 bought, 1 reused from the journal",
     ]
     math = {

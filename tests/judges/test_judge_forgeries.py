@@ -394,3 +394,23 @@ def test_end_to_end_pairwise_forgery(fake_openai: FakeOpenAI, tmp_path: Path) ->
     response = outcome.records[0]["messages"][-1]["responses"][0]
     assert (response["score"], response["answer"], response["judge"]["outcome"]) == (-1.0, "B++/A++", "loss")
     assert outcome.summary["loss"] == 1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("kind", ["absolute", "pairwise"])
+def test_a_judge_echoing_the_prompts_format_line_keeps_its_verdict(kind: str, lang: str) -> None:
+    from scoring._judges.templates import builtin_template
+
+    values = {"question": "q", "reference": "r", "response": "x", "response_a": "a", "response_b": "b"}
+    values |= {"checklist": "-", "scale_min": "0", "scale_max": "2"}
+    template = builtin_template("absolute" if kind == "absolute" else "pairwise", "en" if lang == "en" else "zh")
+    needed = {k: v for k, v in values.items() if "{{" + k + "}}" in template.text}
+    prompt, nonce = template.prompt(needed)
+    assert nonce is not None
+    example = next(line for line in prompt.splitlines() if line.startswith(f"<verdict-{nonce}>"))
+    own = '{"score": 1}' if kind == "absolute" else '{"choice": "B+"}'
+    reply = f"The format is:\n{example}\nMy verdict:\n<verdict-{nonce}>{own}</verdict-{nonce}>"
+    if kind == "absolute":
+        assert parse_absolute(reply, DEFAULT_SCALE, nonce=nonce).score == 1.0
+    else:
+        assert parse_pairwise(reply, nonce=nonce).choice == "B+"

@@ -3,7 +3,8 @@
 The layout follows the Excel input layout (one row per user turn, rows of a conversation sharing its
 session_id, the target turn's reference and response on its last row). The result columns use seed 001's
 field names: ``response``, ``score``, ``analysis``, ``usage`` (JSON), ``error`` and the ``model`` that
-answered; the scores-as-data fields (``metric``, ``answer``, ``settled``, ``unsettled_reason``), the
+answered; the scores-as-data fields (``metric``, ``extracted_answer`` — the response's ``answer``, renamed
+because ``answer`` names the reference in the input formats —, ``settled``, ``unsettled_reason``), the
 judge's verdicts (``judge``, JSON), the endpoint and the record's ``dataset`` and other ``meta`` (JSON)
 follow, each only when some record has it. A record with several samples gets ``response_2``,
 ``score_2``, … columns. Every one of these is a known column of the Excel reader, so an exported file can
@@ -35,7 +36,7 @@ RESULT_FIELDS = [
     "model",
     "endpoint",
     "metric",
-    "answer",
+    "extracted_answer",
     "settled",
     "unsettled_reason",
     "judge",
@@ -52,7 +53,7 @@ def _json(value: Any) -> str | None:
 def _response_cells(response: dict[str, Any], suffix: str) -> dict[str, Any]:
     cells: dict[str, Any] = {}
     for name in RESULT_FIELDS:
-        value = response.get("content" if name == "response" else name)
+        value = response.get({"response": "content", "extracted_answer": "answer"}.get(name, name))
         if name in _JSON_FIELDS:
             value = _json(value) if value else None
         elif isinstance(value, dict | list):

@@ -16,6 +16,7 @@ import orjson
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
+from scoring._report.render import _pairwise_note
 
 __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
 
@@ -166,12 +167,9 @@ def notes(comp: Comparison) -> list[str]:
         for name, s in agg.datasets.items():
             if s.note:
                 out.append(f"{model} / {name}: {s.metric} — {s.note}")
-            both = s.pairwise.get("both_orders", 0)
-            if both:
-                out.append(
-                    f"{model} / {name}: the judge's two orders disagreed on {s.pairwise.get('disagreements', 0)} of "
-                    f"{both} pairs (position bias)"
-                )
+            pairwise = _pairwise_note(f"{model} / {name}", s)
+            if pairwise:
+                out.append(pairwise)
     return out
 
 

@@ -7,6 +7,7 @@ opened and no network is used (the flags below switch off every background reque
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -74,10 +75,8 @@ class Browser:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(OSError, RuntimeError):
             self.call("Browser.close")
-        except (OSError, RuntimeError):
-            pass
         try:
             self._process.wait(timeout=20)
         except subprocess.TimeoutExpired:

@@ -21,8 +21,8 @@ from scoring._report.render import _pairwise_note
 __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
 
 LEGEND = (
-    "cells: score on 0–100 with its 95 % interval in brackets; pairwise datasets: win rate (what enters "
-    "the dimension), mean ×100 on −100..100 and win/tie/loss; — = no scored record"
+    "cells: score on 0–100 with its 95 % interval in brackets; a pairwise dataset shows its win rate (what "
+    "enters the dimension) here and its mean ×100 (−100..100) and win/tie/loss in the details; — = no scored record"
 )
 
 
@@ -52,13 +52,19 @@ def _dataset_cell(stats: DatasetStats | None) -> str:
     if stats is None:
         return ""
     if stats.is_pairwise:
-        counts = stats.pairwise
-        return (
-            f"win {score_cell(stats.dimension_score, stats.win_interval)}; mean×100 "
-            f"{score_cell(stats.score, stats.interval)}; {counts.get('win', 0)}/{counts.get('tie', 0)}/"
-            f"{counts.get('loss', 0)}"
-        )
+        return f"{score_cell(stats.dimension_score, stats.win_interval)} win rate"
     return score_cell(stats.score, stats.interval)
+
+
+def _pairwise_cell(stats: DatasetStats) -> str:
+    """A pairwise dataset on its own scale: mean ×100 (−100..100) with its interval, win/tie/loss."""
+    if not stats.is_pairwise:
+        return ""
+    counts = stats.pairwise
+    return (
+        f"mean×100 {score_cell(stats.score, stats.interval)}; win/tie/loss "
+        f"{counts.get('win', 0)}/{counts.get('tie', 0)}/{counts.get('loss', 0)}"
+    )
 
 
 def _leaderboard(comp: Comparison) -> Table:
@@ -118,6 +124,7 @@ def _details(comp: Comparison) -> Table:
                     _num(d.get("majority")),
                     str(s.usage["total_tokens"]),
                     s.interval.method if s.interval else "—",
+                    _pairwise_cell(s),
                 ]
             )
     return Table("Details per model and dataset", list(_DETAIL_HEAD), rows, {3, 4, 5, 6, 7, 8, 9})

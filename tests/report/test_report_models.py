@@ -197,3 +197,14 @@ def test_aggregate_api_groups_by_model() -> None:
     assert {m: a.overall for m, a in comparison.models.items()} == {"x": 100.0, "y": 0.0}
     assert comparison.differences[0].difference == 100.0
     assert scoring.aggregate([_record(0, 1.0)]).overall == 100.0  # the one-model API is unchanged
+
+
+def test_json_report_matches_the_published_schema(two: tuple[Path, Path]) -> None:
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[2] / "schemas" / "report-results.schema.json").read_text("utf-8"))
+    data = _json(*two)
+    jsonschema.validate(data, schema)
+    data["models"]["model-a"]["overall_ci"] = [1.0]  # an interval is two numbers
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)

@@ -250,7 +250,7 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
         lstrip_blocks=True,
     )
     models = comp.names
-    plot = 420.0
+    plot = 340.0
     dataset_groups = [
         (dataset, [(m, *_dataset_value(comp.models[m].datasets.get(dataset))) for m in models])
         for _, dataset in comp.dataset_names()

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -61,16 +60,20 @@ def model_of(record: Mapping[str, Any]) -> str:
     return UNKNOWN_MODEL
 
 
-def record_key(record: Mapping[str, Any]) -> str:
-    """What identifies an item across models' results: its session_id, turns and reference, hashed."""
-    parts: list[str] = [str(record.get("session_id"))]
+def record_key(record: Mapping[str, Any]) -> int:
+    """What identifies an item across models' results within one report: its session_id, turns and
+    reference (a hash; only compared inside one process, so the salted str hash is fine)."""
     messages = record.get("messages") or []
-    for message in messages:
-        if isinstance(message, dict) and message.get("role") in ("system", "user"):
-            parts.append(f"{message.get('role')}:{message.get('content')}")
-    if messages and isinstance(messages[-1], dict):
-        parts.append(f"reference:{messages[-1].get('reference_response')}")
-    return hashlib.blake2b("\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    parts = tuple(
+        (message.get("role"), message.get("content"))
+        for message in messages
+        if isinstance(message, dict) and message.get("role") in ("system", "user")
+    )
+    reference = messages[-1].get("reference_response") if messages and isinstance(messages[-1], dict) else None
+    try:
+        return hash((record.get("session_id"), parts, reference))
+    except TypeError:  # an unhashable session_id or content (a list): fall back to its text
+        return hash(repr((record.get("session_id"), parts, reference)))
 
 
 def _win_value(response: Mapping[str, Any], score: float) -> float:
@@ -144,7 +147,7 @@ class DatasetStats:
     #: the intervals and the paired differences between models are computed from them.
     values: list[float] = field(default_factory=list)
     win_values: list[float] = field(default_factory=list)
-    keys: list[str] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
     interval: Interval | None = None
     #: Pairwise datasets: the 0–100 win rate (ties half) that enters the dimension, and its interval.
     win_interval: Interval | None = None

@@ -37,6 +37,8 @@ SEED = 20_240_601
 _Z = 1.959963984540054  # the 97.5 % quantile of the standard normal
 #: Indices drawn per chunk, so a 100,000-record dataset does not allocate RESAMPLES x n at once.
 _CHUNK = 2_000_000
+#: Up to this many distinct values a resample is drawn as multinomial counts over them.
+_MAX_LEVELS = 1000
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -74,12 +76,20 @@ def wilson(successes: float, n: int) -> Interval | None:
 
 
 def bootstrap_means(values: Sequence[float], seed: int = SEED) -> FloatArray:
-    """``RESAMPLES`` means of ``values`` resampled with replacement (a fixed seed: reproducible)."""
+    """``RESAMPLES`` means of ``values`` resampled with replacement (a fixed seed: reproducible).
+
+    Scores take few distinct values (0/1, halves, two decimals), so a resample is drawn as multinomial
+    counts over those values — the same distribution as drawing n indices, at a cost that does not grow
+    with n; many distinct values fall back to drawing indices, in chunks."""
     data = np.asarray(values, dtype=np.float64)
     n = len(data)
     if n == 0:
         return np.full(RESAMPLES, np.nan)
     rng = np.random.default_rng(seed)
+    levels, counts = np.unique(data, return_counts=True)
+    if len(levels) <= _MAX_LEVELS:
+        draws = rng.multinomial(n, counts / n, size=RESAMPLES)
+        return np.asarray(draws @ levels / n, dtype=np.float64)
     out = np.empty(RESAMPLES, dtype=np.float64)
     step = max(1, _CHUNK // n)
     for start in range(0, RESAMPLES, step):

@@ -123,13 +123,13 @@ def _paired(a: Aggregate, b: Aggregate, name: str) -> list[float]:
     ]
 
 
-def _occurrences(keys: Iterable[str]) -> list[str]:
+def _occurrences(keys: Iterable[int]) -> list[tuple[int, int]]:
     """Keys made unique by their occurrence (the same item twice in a file pairs in order)."""
-    seen: dict[str, int] = {}
+    seen: dict[int, int] = {}
     out = []
     for key in keys:
         seen[key] = seen.get(key, 0) + 1
-        out.append(f"{key}#{seen[key]}")
+        out.append((key, seen[key]))
     return out
 
 

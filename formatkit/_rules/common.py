@@ -8,6 +8,7 @@ from formatkit._core.draft import Draft
 from formatkit._core.issues import IssueSink
 from formatkit._core.modes import Mode
 from formatkit._rules.parameters import check_parameters
+from formatkit._rules.results import apply_results
 
 __all__ = ["build_record", "clean_target", "is_blank"]
 
@@ -114,7 +115,10 @@ def build_record(draft: Draft, position: int, mode: Mode, sink: IssueSink) -> di
     if draft.meta:
         meta.update(draft.meta)
     session_id = draft.session_id if draft.session_id is not None else position
-    return {"session_id": session_id, "messages": messages, "meta": meta}
+    record = {"session_id": session_id, "messages": messages, "meta": meta}
+    if draft.results:
+        apply_results(record, draft.results, sink, scored=mode == "scored")
+    return record
 
 
 def _pass_through(record: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:

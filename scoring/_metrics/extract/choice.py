@@ -101,7 +101,7 @@ _OPEN = (
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
     r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
-    r"(?:[ \t]*(?i:is|would[ \t]+be|should[ \t]+be|will[ \t]+be|=))?"
+    r"(?:\}?[ \t]*(?i:is|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
     r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both))?(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
@@ -145,6 +145,11 @@ _PROSE = re.compile(
 # "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
 _TAIL_OPTION = re.compile(
     r"(?i:option|choice)[ \t]*[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?[ \t]*[\)）]?[ \t]*[.。!]?\s*\Z"
+)
+# "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
+_VALUE_OR = re.compile(
+    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}[ \t]+or[ \t]+(?:(?i:option)[ \t]*)?"
+    r"[\(\[]?(?P<letters>[A-Z])[\)\]]?(?=[ \t]*(?:[.。!]|$))"
 )
 _SPLIT_LETTERS = re.compile(r"[A-Z]")
 
@@ -205,6 +210,13 @@ def _clean(text: str) -> str:
     return text.replace("`", "") if "`" in text else text
 
 
+# A reply that is only two options joined by "or": "A or B", "(E) or (J)", "A and/or C", "A或B".
+_BARE_HEDGE = re.compile(
+    r"[\(\[（【]?[ \t]*(?P<a>[A-Z])[ \t]*[\)\]）】]?[ \t]*,?[ \t]*(?:(?i:and/or|and[ \t]+or|or)|或者|或|还是)[ \t]*"
+    r"[\(\[（【]?[ \t]*(?P<b>[A-Z])[ \t]*[\)\]）】]?[ \t]*[.。?？]?\Z"
+)
+
+
 def _bare(text: str, valid: str) -> ChoiceExtraction | None:
     stripped = text.strip().strip("*_`'\"").strip()
     if not stripped:
@@ -214,6 +226,9 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
         first = lines[0].strip().rstrip("。.").strip()
         if _LOWER_BARE.fullmatch(first):
             first = first.upper()  # "b", "(c)": a reply that is one lower-case letter
+        hedged = _BARE_HEDGE.match(first)
+        if hedged is not None and {hedged.group("a"), hedged.group("b")} <= set(valid):
+            return ChoiceExtraction("", f'the reply hedges between options: "{lines[0].strip()[:40]}"', hedged=True)
         m = _BARE.match(first)
         if m and not _article_trap(lines[0].strip(), m):
             letters = _letters(m.group("letters"), valid)
@@ -313,6 +328,8 @@ def _keyword_positions(lowered: str, lo: int, hi: int) -> Iterator[tuple[int, re
         yield pos, pattern
         if keyword in _PROSE_ALSO:
             yield pos, _PROSE
+        elif pattern is _MARKER and keyword == "ans":
+            yield pos, _VALUE_OR
 
 
 def _group(m: re.Match[str]) -> str:
@@ -343,16 +360,19 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
         if m is None and pattern is _MARKER:
             m = _MARKER_LOWER[0].match(body, pos) or _MARKER_LOWER[1].match(body, pos)
             raw = m.group("letters").upper() if m is not None else ""
-        if m is None or (m.group("letters") is not None and _article_trap(body, m)):
+        if m is None:
             continue
         letters = _letters(raw, valid)
-        if letters and _EXAMPLE.search(body, max(0, pos - 16), pos) is not None:
-            continue  # "例如[正确答案]A<eoa>": the prompt's example, restated
         if letters:
             hedge = _HEDGE.match(body, m.end())
             if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
                 shown = " ".join(body[m.start() : hedge.end()].split())[:60]
                 return ChoiceExtraction("", f'the last commitment hedges between options: "{shown}"', hedged=True)
+        if m.group("letters") is not None and _article_trap(body, m):
+            continue  # "Answer: A good question…" is English
+        if letters and _EXAMPLE.search(body, max(0, pos - 16), pos) is not None:
+            continue  # "例如[正确答案]A<eoa>": the prompt's example, restated
+        if letters:
             end = m.end() + 1 if body[m.end() : m.end() + 1] in _CLOSERS and m.end() < len(body) else m.end()
             kind = "marker" if pattern is not _PROSE else "commitment"
             return ChoiceExtraction(letters, f'{kind} "{" ".join(body[m.start() : end].split())[:60]}"')
@@ -380,6 +400,13 @@ _SUFFIX_LETTER = re.compile(
 )
 
 
+# "选项A：乙、丙是正确答案" / "选项C“可以先审查…”是正确的答案": the option's text quoted between letter and verdict.
+_SUFFIX_ZH_SPAN = re.compile(
+    r"选项[ \t]*(?P<open>)(?P<letters>[A-Z])(?P<close>)[ \t]*(?:[:：][^。；;\n\"]{1,30}|\"[^\"\n]{1,80}\")"
+    r"[ \t]*(?P<is>是|为)\Z"
+)
+
+
 def _suffix_commitment(body: str, valid: str) -> ChoiceExtraction | None:
     lowered = body.lower() if body.isascii() else body.translate(_ASCII_LOWER)
     best: tuple[int, str, str] | None = None
@@ -399,6 +426,8 @@ def _suffix_at(body: str, pos: int, valid: str) -> tuple[str, str] | None:
     if tail is None:
         return None
     head = _SUFFIX_LETTER.search(body[max(0, pos - 16) : pos])
+    if head is None and tail.group(0).startswith("正确"):
+        head = _SUFFIX_ZH_SPAN.search(body, max(0, pos - 100), pos)
     if head is None or not (head.group("is") or (head.group("open") and head.group("close"))):
         return None  # "B the correct answer" is no sentence; "(B) the correct answer" and "B is…" are
     if tail.group(0).startswith("正确") and not head.group("is"):

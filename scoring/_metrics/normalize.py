@@ -75,11 +75,14 @@ def _strip_punct(text: str) -> str:
 
 def normalize_text(text: str) -> str:
     """Exact-match normal form: NFKC, case-fold, punctuation (ASCII and CJK) and English articles removed,
-    whitespace collapsed. ``"The  Eiffel Tower!"`` → ``"eiffel tower"``; ``"北京。"`` → ``"北京"``."""
+    whitespace collapsed. ``"The  Eiffel Tower!"`` → ``"eiffel tower"``; ``"北京。"`` → ``"北京"``.
+
+    Articles are never the whole answer: ``"A"`` → ``"a"`` and ``"an"`` → ``"an"`` (an option letter, a word).
+    """
     text = nfkc(text).casefold()
     text = _strip_punct(text)
-    text = _ARTICLES.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    stripped = _ARTICLES.sub(" ", text)
+    return _SPACES.sub(" ", stripped if stripped.strip() else text).strip()
 
 
 def strip_think(text: str) -> str:

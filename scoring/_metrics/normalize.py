@@ -63,7 +63,14 @@ def _is_punct(ch: str) -> bool:
 _PUNCT_CACHE: dict[str, bool] = {}
 
 
+# ASCII punctuation and symbols (Unicode categories P and S) become spaces in one C-level pass.
+_ASCII_PUNCT = str.maketrans({chr(c): " " for c in range(128) if unicodedata.category(chr(c))[0] in "PS"})
+
+
 def _strip_punct(text: str) -> str:
+    text = text.translate(_ASCII_PUNCT)
+    if text.isascii():
+        return text
     out: list[str] = []
     for ch in text:
         flag = _PUNCT_CACHE.get(ch)

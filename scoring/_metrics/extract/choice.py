@@ -13,7 +13,6 @@ gives no ``L``, ``°C`` is no ``C``, and ``Americans (B)`` holds no marker.
 from __future__ import annotations
 
 import functools
-import heapq
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,11 +62,20 @@ def _run_from_a(found: set[str]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
+def _option_lines(question: str) -> dict[str, str]:
+    """The question's option lines (first text per letter), read once per question."""
+    found: dict[str, str] = {}
+    for a, b, text in _OPTION_LINE.findall(nfkc(question)):
+        found.setdefault(a or b, text.strip())
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
 def _question_letters(question: str) -> str:
-    text = nfkc(question)
-    run = _run_from_a({a or b for a, b, _ in _OPTION_LINE.findall(text)})
+    run = _run_from_a(set(_option_lines(question)))
     if run:
         return run
+    text = nfkc(question)
     # Inline options count only when at least three appear in order A, B, C… (not "A. Smith met B. Jones").
     inline = [a or b for a, b in _OPTION_INLINE.findall(text)]
     expected = 0
@@ -83,11 +91,8 @@ def option_texts(question: str | None, choices: Sequence[object] | None = None) 
         return {LETTERS[i]: str(c) for i, c in enumerate(choices[:26])}
     if not question:
         return {}
-    found: dict[str, str] = {}
-    for a, b, text in _OPTION_LINE.findall(nfkc(question)):
-        found.setdefault(a or b, text.strip())
-    run = _run_from_a(set(found))
-    return {letter: found[letter] for letter in run}
+    found = _option_lines(question)
+    return {letter: found[letter] for letter in _run_from_a(set(found))}
 
 
 # A set of letters: "A", "A, C", "A、B、D", "CA", "(D) and (G)", "(B), (G), (J), and (F)", "D, E, and G".
@@ -182,6 +187,8 @@ class ChoiceExtraction:
 
 
 def _letters(raw: str, valid: str) -> str | None:
+    if len(raw) == 1:
+        return raw if raw in valid else None
     letters = _SPLIT_LETTERS.findall(raw)
     if not letters or any(letter not in valid for letter in letters):
         return None
@@ -271,8 +278,18 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _EXAMPLE = re.compile(
     r"(?:例如|比如|如：|如:|(?i:e\.g\.|for example|for instance|such as))[ \t]*[\[【(（]?[ \t]*(?:正确)?\Z"
 )
-_PROSE_ALSO = frozenset(("correct", "best"))
-_KEYWORD_ASCII = tuple(keyword[0].isascii() and keyword[0].isalpha() for keyword, _ in _KEYWORDS)
+_KEYWORD_RE = re.compile("|".join(re.escape(keyword) for keyword, _ in _KEYWORDS))
+_LONGEST = max(len(keyword) for keyword, _ in _KEYWORDS)
+# The patterns tried where each keyword starts: "correct"/"best" open a marker ("the correct answer is")
+# or a prose commitment ("the correct statement is"); "ans" a marker or "answer is $63.33 or (C)".
+_KEYWORD_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+    keyword: (pattern, _PROSE)
+    if keyword in ("correct", "best")
+    else (pattern, _VALUE_OR)
+    if keyword == "ans"
+    else (pattern,)
+    for keyword, pattern in _KEYWORDS
+}
 
 
 # After a commitment's letters: "or (B)" / "and/or B" / "或B" / "还是B" — the reply hedges between options.
@@ -288,7 +305,7 @@ _CLOSERS = frozenset(")]）】}")
 
 # Most replies commit in their last lines: keywords are searched in growing windows from the end, so a
 # commitment in the tail is found without reading the whole reply (the order, last first, is unchanged).
-_WINDOWS = (240, 1600)
+_WINDOWS = (240, 2000)
 
 
 def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
@@ -300,36 +317,17 @@ def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
     for size in (*_WINDOWS, hi):
         lo = max(0, len(lowered) - size)
         if lo < hi:
-            yield from _keyword_positions(lowered, lo, hi)
+            # keywords starting in [lo, hi): the window's end overlaps the next one by a keyword's length
+            found = [m for m in _KEYWORD_RE.finditer(lowered, lo, min(len(lowered), hi + _LONGEST)) if m.start() < hi]
+            for m in reversed(found):
+                pos = m.start()
+                if pos > 0 and m.group()[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
+                    continue  # "Americans (B)" holds no "ans"
+                for pattern in _KEYWORD_PATTERNS[m.group()]:
+                    yield pos, pattern
             hi = lo
         if not lo:
             return
-
-
-def _keyword_positions(lowered: str, lo: int, hi: int) -> Iterator[tuple[int, re.Pattern[str]]]:
-    """Keyword places starting in ``lowered[lo:hi]``, last first."""
-    heap: list[tuple[int, int]] = []
-    for index, (keyword, _) in enumerate(_KEYWORDS):
-        pos = lowered.rfind(keyword, lo, hi + len(keyword) - 1)
-        if pos >= 0:
-            heap.append((-pos, index))
-    if len(heap) > 1:
-        heapq.heapify(heap)
-    while heap:
-        neg, index = heapq.heappop(heap)
-        pos = -neg
-        keyword, pattern = _KEYWORDS[index]
-        if pos > lo:
-            earlier = lowered.rfind(keyword, lo, pos)
-            if earlier >= 0:
-                heapq.heappush(heap, (-earlier, index))
-        if _KEYWORD_ASCII[index] and pos > 0 and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
-            continue  # "Americans (B)" holds no "ans"
-        yield pos, pattern
-        if keyword in _PROSE_ALSO:
-            yield pos, _PROSE
-        elif pattern is _MARKER and keyword == "ans":
-            yield pos, _VALUE_OR
 
 
 def _group(m: re.Match[str]) -> str:
@@ -348,7 +346,8 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
     are found, the empty extraction says so.
     """
     outside: str | None = None
-    tail = _TAIL_OPTION.search(body, max(0, len(body) - 40))
+    last40 = body[-40:]
+    tail = _TAIL_OPTION.search(body, max(0, len(body) - 40)) if "ption" in last40 or "hoice" in last40 else None
     for pos, pattern in _candidates(body):
         if tail is not None and pos < tail.start():
             letters = _letters(tail.group("letters"), valid)
@@ -441,35 +440,49 @@ def _suffix_at(body: str, pos: int, valid: str) -> tuple[str, str] | None:
 
 # The final answer as text: after the last "answer is"/"答案是" to the end of its sentence, or a one-line reply.
 _ANSWER_TEXT = re.compile(
-    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?|答案(?:是|为)?[ \t]*[:：]?)"
-    r"[ \t]*(?P<text>[^\n]{1,200})"
+    r"(?:(?i:answer)(?:[ \t]+(?i:is|would[ \t]+be))?|答案(?:是|为)?)[ \t]*[:：]?[ \t]*(?P<text>[^\n]{1,200})"
 )
+
+
+def _answer_text(body: str) -> str | None:
+    """What follows the reply's last "answer (is)" / "答案(是)" on its line (found by a substring search)."""
+    lowered = body.lower() if body.isascii() else body.translate(_ASCII_LOWER)
+    pos = max(lowered.rfind("answer"), lowered.rfind("答案"))
+    while pos >= 0:
+        m = _ANSWER_TEXT.match(body, pos)
+        if m is not None:
+            return m.group("text")
+        pos = max(lowered.rfind("answer", 0, pos), lowered.rfind("答案", 0, pos))
+    return None
 
 
 def restated_option(text: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
     """The option whose text the reply's final answer restates (``The answer is [1, 2].`` with option A
     ``[1, 2]``), when exactly one option has that text; None otherwise."""
     body = _clean(reply_body(text)[0])
-    wanted: dict[str, list[str]] = {}
-    for letter, option in options.items():
-        if letter in valid:
-            key = normalize_text(option)
-            if key:
-                wanted.setdefault(key, []).append(letter)
-    if not wanted:
-        return None
-    last: re.Match[str] | None = None
-    for m in _ANSWER_TEXT.finditer(body):
-        last = m
-    candidates = [last.group("text")] if last is not None else []
-    lines = [line for line in body.strip().splitlines() if line.strip()]
-    if len(lines) == 1:
-        candidates.append(lines[0])
+    answer = _answer_text(body)
+    candidates = [answer] if answer is not None else []
+    lines = body.strip().splitlines()
+    if len(lines) == 1 and len(lines[0]) <= 200:
+        candidates.append(lines[0])  # a reply that is only the answer
+    haystack: str | None = None
     for candidate in candidates:
-        text = candidate.strip().rstrip("。.!").strip()
-        letters = wanted.get(normalize_text(text))
-        if letters is not None and len(letters) == 1:
-            return ChoiceExtraction(letters[0], f'the final answer restates option {letters[0]}\'s text "{text[:40]}"')
+        shown = candidate.strip().rstrip("。.!").strip()
+        key = normalize_text(shown)
+        if not key:
+            continue
+        # an option normalising to the same text holds every one of its words: most replies stop here
+        if haystack is None:
+            haystack = nfkc(" ".join(options.values())).casefold()
+        if any(word not in haystack for word in key.split()):
+            continue
+        same = [
+            letter
+            for letter, option in options.items()
+            if letter in valid and len(option) <= 2 * len(shown) + 8 and normalize_text(option) == key
+        ]
+        if len(same) == 1:
+            return ChoiceExtraction(same[0], f'the final answer restates option {same[0]}\'s text "{shown[:40]}"')
     return None
 
 
@@ -506,7 +519,7 @@ def extract_choice(
         return ChoiceExtraction("", "empty reply")
     raw, cut = reply_body(text)
     body = _clean(raw)
-    if _END_TOKEN.search(body) is not None:
+    if "<" in body and _END_TOKEN.search(body) is not None:
         # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
         for segment in _END_TOKEN.split(body):
             found = _extract(segment, valid, options) if segment.strip() else None

@@ -377,6 +377,25 @@ COMMITMENTS = [
     case("prose-value-or-letter", "The answer is $63.33 or (C).", TEN, "C"),
     case("prose-last-wins", "The closest option is (C). Rechecking the units, the answer is (E).", TEN, "E"),
     case("prose-last-wins", "The answer is (E). Answer: The answer is (J).", TEN, "J"),
+    case("prose-long-subject", "The best description of the organization of the passage is (E).", TEN, "E"),
+    case("prose-least", "Therefore, the least accurate description of legal positivism is (B), which says", TEN, "B"),
+    case("prose-option-that", "Therefore, the option that will NOT deal with the deadlock is D. Allowing", TEN, "D"),
+    case(
+        "prose-proposition-that", "the proposition that would be rejected by them is B. Law is determinate.", TEN, "B"
+    ),
+    case("prose-corresponds", "So the speed is about 10,300 m/s, which corresponds to option (B).", TEN, "B"),
+    case("prose-answers-are", "The answers are (B) and (I).", TEN, "BI"),
+    case("prose-ends-except", "monitoring involves each of the following steps, except (I).", TEN, "I"),
+    case("prose-ends-which-is", "The carpenter's claim rests on promissory estoppel, which is (B).", TEN, "B"),
+    case("prose-most-common-variable", "The most common value is C = 4 uF.", TEN, ""),
+    case("prose-mention-not-commitment", "Option A is too broad, and option C confuses cause with effect.", TEN, ""),
+    case(
+        "new-question-after-answer",
+        "This corresponds to option (D).\nQuestion:\nWhat is X?\nOptions:\nA. 1\nB. 2\nAnswer: B",
+        TEN,
+        "D",
+    ),
+    case("new-question-zh", "故选C。\n题目：下列说法正确的是\n答案：A", ABCD, "C"),
     case("prose-zh-zhengque-de-shuofa", "综上所述，正确的说法是A和C。", ABCD, "AC"),
     case("prose-zh-biaoshu", "因此，该案的正确表述是：B:大城公司无权不按合同约定交货。", ABCD, "B"),
     case("prose-zh-shuofa-zhengque-de", "下列说法正确的为选项A：甲国某公司可以起诉。", ABCD, "A"),
@@ -458,6 +477,22 @@ RESTATED = [
     case("restated-meta-choices", "The answer is blue.", "Which colour?", ["red", "blue", "green"], "B", 1.0),
     case("restated-ambiguous", "The answer is 4.", "Q\nA. 4\nB. 4\nC. 5", None, "A", 0.0),
     case("restated-none", "The answer is 7.", "Q\nA. 4\nB. 5\nC. 6", None, "A", 0.0),
+    case(
+        "letter-with-its-text",
+        "The refractory period occurs during the C. resolution stage.",
+        "Q\nA. excitement\nB. plateau\nC. resolution stage",
+        None,
+        "C",
+        1.0,
+    ),
+    case(
+        "letter-with-its-text-list",
+        "A. excitement is early\nC. resolution stage is late",
+        "Q\nA. excitement\nB. plateau\nC. resolution stage",
+        None,
+        "C",
+        0.0,
+    ),
     case("restated-letter-wins", "The answer is (C) Paris.", "Capital?\nA) London\nB) Paris\nC) Rome", None, "B", 0.0),
 ]
 

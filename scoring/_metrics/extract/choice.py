@@ -106,7 +106,7 @@ _OPEN = (
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
     r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
-    r"(?:\}?[ \t]*(?i:is|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
+    r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
     r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both))?(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
@@ -139,17 +139,25 @@ _BOXED = re.compile(
 # interpretation is (D)", "the most likely etiologic agent is (J)", "The only remaining option is (A)".
 # A bracketed letter may be followed by anything; a bare one must end its clause ("is C. If…", "is D.").
 _PROSE = re.compile(
-    r"(?:(?i:closest|correct|right|best|most[ \t]+(?:likely|accurate|appropriate|relevant|suitable|plausible|probable"
-    r"|reasonable|consistent|inconsistent|fitting|correct)|only[ \t]+remaining)"
-    r"(?:[ \t]+[a-z][a-z-]*){0,3}?|(?i:not[ \t]+true|untrue|exception))"
+    r"(?:(?i:closest|correct|right|best|(?:most|least)[ \t]+[a-z]+|only[ \t]+remaining)"
+    r"(?:[ \t]+[a-z][a-z-]*){0,8}?"
+    r"|(?i:option|choice|answer|statement|proposition|one)[ \t]+(?i:that|which)(?:[ \t]+[A-Za-z][A-Za-z-]*){1,12}?"
+    r"|(?i:not[ \t]+true|untrue|exception))"
     r"[ \t]*,?[ \t]*(?i:is|are|would[ \t]+be|will[ \t]+be|=)[ \t]*(?:[:：])?"
     r"[ \t]*(?:\r?\n[ \t]*){0,2}(?:(?i:option|choice)[ \t]*)?"
     r"(?:[\(\[（【][ \t]*(?P<b>" + _LETTER_SET + r")[ \t]*[\)\]）】]"
     r"|(?P<letters>" + _LETTER_SET + r")(?=[ \t]*(?:$|[\r\n.。,，;；:：!)\]]|[ \t]+-)))"
 )
+# "…which corresponds to option (D)." / "This corresponds to (B)": the value worked out, named as an option.
+_CORRESPONDS = re.compile(
+    r"(?i:corresponds?|corresponding)[ \t]+(?i:to)[ \t]+(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
+    r"(?:[\(\[][ \t]*(?P<b>[A-Z])[ \t]*[\)\]]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.,;:!)])))"
+)
+_TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")
 # "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
 _TAIL_OPTION = re.compile(
-    r"(?i:option|choice)[ \t]*[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?[ \t]*[\)）]?[ \t]*[.。!]?\s*\Z"
+    r"(?:(?i:option|choice|except)|(?i:which|this|that)[ \t]+(?i:is))"
+    r"[ \t]*[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?[ \t]*[\)）]?[ \t]*[.。!]?\s*\Z"
 )
 # "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
 _VALUE_OR = re.compile(
@@ -168,6 +176,10 @@ _BARE = re.compile(
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
 # is not the reply's answer (models go on inventing questions); they never stand next to a letter as text.
 _END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
+
+
+# A line opening another question ("Question:", "问题：", "题目："): what follows was invented after the answer.
+_NEW_QUESTION = re.compile(r"\n[ \t]*(?:#+[ \t]*)?(?:Question|问题|题目)[ \t]*\d*[ \t]*[:：]")
 
 
 @dataclass(frozen=True)
@@ -270,6 +282,12 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("right", _PROSE),
     ("most", _PROSE),
     ("only", _PROSE),
+    ("least", _PROSE),
+    ("option", _PROSE),
+    ("choice", _PROSE),
+    ("statement", _PROSE),
+    ("proposition", _PROSE),
+    ("correspond", _CORRESPONDS),
     ("not true", _PROSE),
     ("untrue", _PROSE),
     ("exception", _PROSE),
@@ -347,7 +365,7 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
     """
     outside: str | None = None
     last40 = body[-40:]
-    tail = _TAIL_OPTION.search(body, max(0, len(body) - 40)) if "ption" in last40 or "hoice" in last40 else None
+    tail = _TAIL_OPTION.search(body, max(0, len(body) - 40)) if _TAIL_WORDS.search(last40) else None
     for pos, pattern in _candidates(body):
         if tail is not None and pos < tail.start():
             letters = _letters(tail.group("letters"), valid)
@@ -373,7 +391,7 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
             continue  # "例如[正确答案]A<eoa>": the prompt's example, restated
         if letters:
             end = m.end() + 1 if body[m.end() : m.end() + 1] in _CLOSERS and m.end() < len(body) else m.end()
-            kind = "marker" if pattern is not _PROSE else "commitment"
+            kind = "marker" if pattern is _MARKER or pattern is _BOXED else "commitment"
             return ChoiceExtraction(letters, f'{kind} "{" ".join(body[m.start() : end].split())[:60]}"')
         if outside is None:
             shown = " ".join(m.group(0).split())[:60]
@@ -483,7 +501,29 @@ def restated_option(text: str, valid: str, options: Mapping[str, str]) -> Choice
         ]
         if len(same) == 1:
             return ChoiceExtraction(same[0], f'the final answer restates option {same[0]}\'s text "{shown[:40]}"')
-    return None
+    return _letter_with_its_text(body, valid, options)
+
+
+def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
+    """``…during the J. resolution stage.``: a letter written with its own option's text names that option,
+    when exactly one option is written so (a reply that lists several options commits to none of them)."""
+    folded = " ".join(body.split()).casefold()
+    named: list[str] = []
+    for letter, option in options.items():
+        text = " ".join(option.split()).casefold()[:24]
+        if letter not in valid or len(text) < 2:
+            continue
+        low = letter.lower()
+        for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
+            pos = folded.find(form)
+            while pos > 0 and folded[pos - 1].isalnum():
+                pos = folded.find(form, pos + 1)
+            if pos >= 0:
+                named.append(letter)
+                break
+    if len(named) != 1:
+        return None
+    return ChoiceExtraction(named[0], f"the reply names option {named[0]} with its text")
 
 
 def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
@@ -526,6 +566,13 @@ def extract_choice(
             if found is not None and (found.found or found.hedged):
                 return found
         body = _END_TOKEN.sub("\n", body)
+    if "uestion" in body or "问题" in body or "题目" in body:
+        # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
+        parts = _NEW_QUESTION.split(body)
+        if len(parts) > 1 and parts[0].strip():
+            found = _extract(parts[0], valid, options)
+            if found is not None and (found.found or found.hedged):
+                return found
     found = _extract(body, valid, options)
     if found is not None:
         return found

@@ -108,7 +108,7 @@ _TIERS = (
 _KEYWORDS_TRIED = 12
 _TAIL_MAX = 4000
 _LEAD = re.compile(
-    r"^[\s:：,，】\]）)*]*(?:(?:is|are|was|would\s+be|will\s+be|equals|为|是|应为|等于)(?![a-z])[\s:：]*)?",
+    r"^[\s:：,，】\]）)*]*(?:(?:(?:is|are|was|would\s+be|will\s+be|equals)(?![a-z])|为|是|应为|等于)[\s:：]*)?",
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|。|！|!(?=\s|$)|\n")
@@ -140,8 +140,6 @@ def _region(rest: str, parts: int) -> str | None:
     taken: list[str] = []
     for line in rest.split("\n", 40)[:40]:
         if not line.strip():
-            if taken:
-                break
             continue
         taken.append(line)
         if len(blanks("\n".join(taken))) >= parts:

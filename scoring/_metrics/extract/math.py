@@ -61,7 +61,8 @@ def boxed_contents(text: str) -> list[str]:
 
 # What may stand between two boxes of one answer: punctuation, joiners, spacing, part markers, names.
 _BOX_GAP = re.compile(
-    r"\\(?:quad|qquad|text\s*\{[^{}]{0,12}\}|textbf\s*\{[^{}]{0,12}\}|[,;:! ]|\[|\]|\(|\)|\\)"
+    r"\\(?:quad|qquad|[,;:! ]|\[|\]|\(|\)|\\"
+    r"|text(?:bf)?\s*\{\s*(?:and|or|,|;|和|或|(?:for\s+)?part\s*\(?\w\)?(?:\s*,?\s*and)?)?\s*\})"
     r"|\$|&|(?i:\band\b|\bor\b|\bpart\b)|和|或者|或|以及|及|[\s,，;；、.。:：*]"
     r"|[(（]\s*[0-9a-z]{1,2}\s*[)）]|[①②③④⑤⑥⑦⑧⑨⑩]|\b[a-z]\)"
     r"|[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=|[A-Za-z]{1,2}\([a-z]\)\s*="
@@ -119,7 +120,7 @@ _PROSE = re.compile(
 # "… is the answer" / "… is the final answer": the answer stands before the keyword.
 _IS_THE = re.compile(r"\s*\b(?:is|was|would\s+be|will\s+be)\s+(?:the|our|my)\s+(?:final\s+|correct\s+)?$", re.I)
 # Display math opening on the line after a keyword: "The answer is\n\[\n9\n\]".
-_DISPLAY_OPEN = re.compile(r"[ \t]*\n\s*(\\\[|\$\$)")
+_DISPLAY_OPEN = re.compile(r"[ \t]*\n?\s*(\\\[|\$\$)")
 
 
 def _display_after(rest: str) -> str | None:

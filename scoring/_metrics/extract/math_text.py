@@ -177,6 +177,8 @@ _ZH_VERB = re.compile(r"(?:(?<![因作成认以称])为|是|等于|得)\s*")
 _ASSIGNMENT = re.compile(r"(?:^|(?<=[\s,，:：]))[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=,，;；\s]")
 _HAS_MATH = re.compile(r"[0-9A-Za-z\\√π∞(\[{<>=≤≥±-]")
 _NUMBER = re.compile(r"(?<![\w.^_{])[-+]?\d+(?:[.,]\d+)*(?:\.\d+)?(?![\w.^_}])")
+# What a stated value holds (a digit, math markup or a symbol), unlike "is the solution".
+_VALUE = re.compile(r"[\d$\\√π∞=<>≤≥±^+\-*/①②③④⑤⑥⑦⑧⑨⑩]|\b[A-Za-z]\b")
 _MATH_NAME = re.compile(r"\$[^$]{1,40}\$")
 
 
@@ -216,7 +218,7 @@ def _after_last_verb(s: str) -> str | None:
         for m in verb.finditer(s):
             rest = s[m.end() :]
             head = s[: m.start()]
-            if rest.strip() and _HAS_MATH.search(rest) and (_PROSE_WORD.search(head) or _MATH_NAME.search(head)):
+            if rest.strip() and _VALUE.search(rest) and (_PROSE_WORD.search(head) or _MATH_NAME.search(head)):
                 cut = m.end()
         if cut is not None:
             return s[cut:]

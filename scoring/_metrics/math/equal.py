@@ -68,15 +68,24 @@ def _is_name(left: str) -> bool:
 def _named_value(s: str) -> str:
     """The value a named statement gives: ``AB=4`` → ``4``; ``x = 5+5+1 = 11`` → ``11``; else ``s``."""
     if _ASSIGN.match(s) and s.count("=") == 1:
-        return _ASSIGN.sub("", s, count=1)
-    if any(op in s for op in ("<", ">", "!=")):
+        value = _ASSIGN.sub("", s, count=1)
+    elif any(op in s for op in ("<", ">", "!=")):
         return s
-    eq = s.find("=")
-    if eq <= 0 or not _is_name(s[:eq]):
-        return s
-    value = s[s.rfind("=") + 1 :].strip()
+    else:
+        eq = s.find("=")
+        if eq <= 0 or not _is_name(s[:eq]):
+            return s
+        value = s[s.rfind("=") + 1 :].strip()
     approx = _APPROX.search(value)
     return value[: approx.start()].strip() if approx else value
+
+
+def _approximated(s: str) -> str:
+    """``x ≈ 11`` → ``11``: a name said to be about a value."""
+    m = _APPROX.search(s)
+    if m is None or "=" in s or not _is_name(s[: m.start()]):
+        return s
+    return s[m.end() :].strip()
 
 
 _WS = re.compile(r"\s+")
@@ -128,13 +137,14 @@ def _joined_number(m: re.Match[str]) -> str:
     return m.group(1).replace(",", "").replace(" ", "")
 
 
-_SENTENCE_PUNCT = re.compile(r"[\s.,;:!?'\"。，；：、！？]+")
+_SPACES = re.compile(r"\s+")
+_END_PUNCT = ".,;:!?'\"。，；：、！？"
 
 
 def text_key(text: str) -> str:
-    """Text compared as text: NFKC, case-folded, spaces and sentence punctuation dropped — signs and
-    relations kept (``±2`` is not ``2``, ``x≠3`` is not ``x=3``)."""
-    return _SENTENCE_PUNCT.sub("", _DIGIT_GAP.sub("|", nfkc(text).casefold()))
+    """Text compared as text: NFKC, case-folded, spaces and end punctuation dropped — signs, relations and
+    inner punctuation kept (``±2`` is not ``2``, ``x≠3`` is not ``x=3``, ``1.5`` is not ``15``)."""
+    return _SPACES.sub("", _DIGIT_GAP.sub("|", nfkc(text).casefold())).strip(_END_PUNCT)
 
 
 def _clean(text: str) -> str:
@@ -338,6 +348,7 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
     p, r = pv, rv
 
     # "x = 3" against "3".
+    p, r = _approximated(p), _approximated(r)
     p_eq, r_eq = "=" in p, "=" in r
     if p_eq != r_eq:
         if p_eq:

@@ -37,7 +37,7 @@ def is_proof_item(item: Item) -> bool:
 
 
 def _reference_answer(reference: str) -> str:
-    boxes = boxed_contents(reference)
+    boxes = list(dict.fromkeys(boxed_contents(reference)))  # a box repeated is one answer
     if boxes:
         return ";".join(boxes)
     if "####" in reference:
@@ -46,7 +46,7 @@ def _reference_answer(reference: str) -> str:
 
 
 def _unbraced(text: str) -> str:
-    s = text.strip().replace("\\{", "{").replace("\\}", "}")
+    s = text.replace("$", "").strip().replace("\\{", "{").replace("\\}", "}")
     return s[1:-1] if s.startswith("{") and s.endswith("}") and s.count("{") == 1 else text
 
 
@@ -90,7 +90,9 @@ def _credits(pred: list[Blank], ref: list[Blank], guard: SympyGuard | None) -> l
                 credits.extend(_best_match(pred_part, ref_part, guard))
         return credits
     if len(pred) < len(ref):
-        pred = _expanded(pred, len(ref))
+        listed = _expanded(pred, len(ref))
+        if listed is not pred:
+            return _best_match(listed, ref, guard)  # a list's elements answer the blanks in any order
     if len(pred) == len(ref):
         return [blank_credit(p.text, r.text, guard) for p, r in zip(pred, ref, strict=True)]
     return _best_match(pred, ref, guard)

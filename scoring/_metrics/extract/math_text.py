@@ -238,7 +238,47 @@ def _lone_number(s: str) -> str | None:
     return None
 
 
+def _clauses(s: str) -> list[str]:
+    """Split on commas outside brackets and math, never between digits (``1,000``)."""
+    out: list[str] = []
+    depth = 0
+    in_math = False
+    start = 0
+    for i, ch in enumerate(s):
+        if ch == "$":
+            in_math = not in_math
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        elif ch in ",，" and not depth and not in_math:
+            if ch == "," and 0 < i < len(s) - 1 and s[i - 1].isdigit() and s[i + 1].isdigit():
+                continue
+            out.append(s[start:i])
+            start = i + 1
+    out.append(s[start:])
+    return [re.sub(r"^\s*(?:and|以及|和)\s+", "", p.strip()) for p in out]
+
+
+def _stated_values(s: str) -> str | None:
+    """ "表面积是190dm^2,体积是175dm^3" → "190dm^2, 175dm^3": several named values in one clause."""
+    if "," not in s and "，" not in s:
+        return None
+    pieces = _clauses(s)
+    valued = [p for p in pieces if re.search(r"\d", p)]
+    if len(valued) < 2 or not any(_PROSE_WORD.search(p) for p in valued):
+        return None
+    return ", ".join(_isolate_one(p) for p in pieces if p)
+
+
 def isolate(text: str) -> str:
+    """The answer out of a clause (several values stated in one clause are all kept)."""
+    s = text[:_CLAUSE_MAX].strip().strip("*").strip()
+    stated = _stated_values(_cut_reason(s).rstrip("。."))
+    return stated if stated is not None else _isolate_one(s)
+
+
+def _isolate_one(text: str) -> str:
     """The answer out of a clause: no leading prose or connective, no trailing reason.
 
     ``Therefore, the value of $k$ is $\\frac{1}{2}$.`` → ``$\\frac{1}{2}$``; ``圆柱的体积为339.12cm³`` →

@@ -83,14 +83,35 @@ def components(blank: str) -> list[Component]:
     return out
 
 
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _residue(text: str, value: str) -> list[str]:
+    """The numbers of ``text`` that its isolated ``value`` leaves out (sorted)."""
+    left = _DIGITS.findall(text)
+    for number in _DIGITS.findall(value):
+        if number in left:
+            left.remove(number)
+    return sorted(left)
+
+
+def _isolated(a: str, b: str) -> tuple[str, str] | None:
+    """The values two clauses state, when isolating them drops the same numbers from both (so
+    ``… 面积30相等`` and ``… 面积31相等`` are not made equal by dropping their ends)."""
+    ia, ib = isolate(a) or a, isolate(b) or b
+    if (ia, ib) == (a, b) or _residue(a, ia) != _residue(b, ib):
+        return None
+    return ia, ib
+
+
 def values_equal(a: str, b: str, guard: SympyGuard | None) -> Equality:
     """Two values, compared as written, then as the values their clauses state."""
     eq = answers_equal(a, b, guard)
     if eq.equal:
         return eq
-    ia, ib = isolate(a), isolate(b)
-    if ia and ib and (ia, ib) != (a, b):
-        again = answers_equal(ia, ib, guard)
+    isolated = _isolated(a, b)
+    if isolated is not None:
+        again = answers_equal(*isolated, guard)
         if again.equal:
             return again
     return eq
@@ -124,7 +145,7 @@ def blank_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> Credit
     whole: Equality = values_equal(pred, ref, guard)
     if whole.equal:
         return Credit(1.0, True, whole.how)
-    ip, ir = isolate(pred) or pred, isolate(ref) or ref
+    ip, ir = _isolated(pred, ref) or (pred, ref)
     ref_parts = components(ir)
     pred_parts = components(ip)
     if len(pred_parts) > _MAX_COMPONENTS or len(ref_parts) > _MAX_COMPONENTS:

@@ -82,14 +82,14 @@ def _credits(pred: list[Blank], ref: list[Blank], guard: SympyGuard | None) -> l
         for number in dict.fromkeys(b.part for b in ref):
             ref_part = [b for b in ref if b.part == number]
             pred_part = [b for b in pred if b.part == number]
-            if len(pred_part) < len(ref_part):
+            if len(pred_part) == 1 < len(ref_part):
                 pred_part = _expanded(pred_part, len(ref_part))
             if len(pred_part) == len(ref_part):
                 credits.extend(blank_credit(p.text, r.text, guard) for p, r in zip(pred_part, ref_part, strict=True))
             else:
                 credits.extend(_best_match(pred_part, ref_part, guard))
         return credits
-    if len(pred) < len(ref):
+    if len(pred) == 1 < len(ref):
         listed = _expanded(pred, len(ref))
         if listed is not pred:
             return _best_match(listed, ref, guard)  # a list's elements answer the blanks in any order

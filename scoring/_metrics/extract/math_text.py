@@ -198,8 +198,8 @@ def _math_span(text: str) -> str | None:
     prefix, suffix = text[:start], text[end:]
     if prefix.strip() and not _PROSE_WORD.search(prefix):
         start = 0  # "x = $3$", "-$5$": the prefix is part of the answer
-    if _UNIT_SUFFIX.match(suffix):
-        end = len(text)  # "$5$ 元", "$12$ cm"
+    if _UNIT_SUFFIX.match(suffix) or (suffix.strip(" .。") and not _PROSE_WORD.search(suffix)):
+        end = len(text)  # "$5$ 元", "$12$ cm", "20, $y = 5x + 5$, 45": the suffix is part of the answer
     return text[start:end].strip()
 
 

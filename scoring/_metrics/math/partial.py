@@ -96,10 +96,13 @@ def _residue(text: str, value: str) -> list[str]:
 
 
 def _isolated(a: str, b: str) -> tuple[str, str] | None:
-    """The values two clauses state, when isolating them drops the same numbers from both (so
+    """The values two clauses state — unless isolating them drops different numbers from both (so
     ``… 面积30相等`` and ``… 面积31相等`` are not made equal by dropping their ends)."""
     ia, ib = isolate(a) or a, isolate(b) or b
-    if (ia, ib) == (a, b) or _residue(a, ia) != _residue(b, ib):
+    if (ia, ib) == (a, b):
+        return None
+    left_a, left_b = _residue(a, ia), _residue(b, ib)
+    if left_a and left_b and left_a != left_b:
         return None
     return ia, ib
 

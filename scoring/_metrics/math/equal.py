@@ -206,11 +206,43 @@ def _scientific_equal(pred: str, ref: str) -> bool | None:
     return abs(value - target) <= half_step * (1 + 1e-9)
 
 
+_SUBSCRIPTED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])_(?:\{\s*([A-Za-z0-9]{1,6})\s*\}|([A-Za-z0-9]))")
+_LETTERS = "ABCDFGHJKLMNOPQRSTUVWXYZabcdfghjklmnopqrsuvwxyz"
+
+
+def _unsubscripted(a: str, b: str) -> tuple[str, str]:
+    """``N_{1}/N`` and ``\\frac{N_1}{N}``: each subscripted name becomes one fresh letter in both."""
+    if "_" not in a and "_" not in b:
+        return a, b
+    names: dict[str, str] = {}
+    used = set(_SUBSCRIPTED.sub("", a + b))
+
+    def fresh(m: re.Match[str]) -> str:
+        key = m.group(1) + (m.group(2) or m.group(3))
+        if key not in names:
+            free = [c for c in _LETTERS if c not in used and c not in names.values()]
+            names[key] = free[0] if free else key
+        return names[key]
+
+    return _SUBSCRIPTED.sub(fresh, a), _SUBSCRIPTED.sub(fresh, b)
+
+
+def _pi_equal(pa: str, pb: str) -> bool:
+    """The question allows π ≈ 3.14 (seed 003): 2π and 6.28 are the same answer there."""
+    if not APPROX_PI.get() or ("pi" in pa) == ("pi" in pb):
+        return False
+    a_num, b_num = _number(pa.replace("pi", "(3.14)")), _number(pb.replace("pi", "(3.14)"))
+    return a_num is not None and b_num is not None and math.isclose(a_num, b_num, rel_tol=1e-9, abs_tol=1e-9)
+
+
 def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | None:
     """Numeric/algebraic comparison of two plain expressions; None when neither path can parse them."""
-    pa, pb = plain(a), plain(b)
+    ua, ub = _unsubscripted(a, b)
+    pa, pb = plain(ua), plain(ub)
     if pa == pb:
         return Equality(True, how="same expression")
+    if _pi_equal(pa, pb):
+        return Equality(True, how="same value with π ≈ 3.14, as the question allows")
     ea: Expr | None
     eb: Expr | None
     try:
@@ -224,11 +256,6 @@ def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | Non
             return Equality(expressions_equal(ea, eb), how="value")
         except NotEvaluable:
             pass
-    if APPROX_PI.get() and ("pi" in pa) != ("pi" in pb):
-        # The question allows π ≈ 3.14 (seed 003): 2π and 6.28 are the same answer there.
-        a_num, b_num = _number(pa.replace("pi", "(3.14)")), _number(pb.replace("pi", "(3.14)"))
-        if a_num is not None and b_num is not None and math.isclose(a_num, b_num, rel_tol=1e-9, abs_tol=1e-9):
-            return Equality(True, how="same value with π ≈ 3.14, as the question allows")
     if guard is not None:
         left = remaining()
         if left is not None and left <= 0:

@@ -145,8 +145,22 @@ def _region(rest: str, parts: int) -> str | None:
         taken.append(line)
         if len(blanks("\n".join(taken))) >= parts:
             break
-    region = "\n".join(taken).strip().rstrip("。.")
+    region = _drop_closing("\n".join(taken).strip()).rstrip("。.")
     return region if len(blanks(region)) >= 2 else None
+
+
+_CLOSING = re.compile(r"(?:[.!?。！？])\s+(?=[^\n]*$)")
+_NO_VALUE = re.compile(r"^[^\d$\\=]*$")
+
+
+def _drop_closing(text: str) -> str:
+    """ "… 769.3cm³. I hope it is correct." → "… 769.3cm³.": a closing sentence without a value."""
+    cut = None
+    for cut in _CLOSING.finditer(text):  # noqa: B007 - the last sentence end is wanted
+        pass
+    if cut is not None and _NO_VALUE.match(text[cut.end() :]):
+        return text[: cut.start() + 1]
+    return text
 
 
 def _tail_after(text: str, start: int, parts: int | None) -> str:

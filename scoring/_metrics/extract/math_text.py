@@ -55,7 +55,7 @@ _PART_MARK = re.compile(r"[(（]\s*(\d{1,2})\s*[)）]")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
 # A circled number is an answer (a choice among ①②③…) unless content follows it: "②40°" marks a sub-part,
 # "①③,④" lists choices.
-_CIRCLED_ANSWER_NEXT = set(_CIRCLED) | set(",，、;；.。 \t\n和或及与)") | {""}
+_CIRCLED_ANSWER_NEXT = set(_CIRCLED) | set(",，、;；.。\n和或及与)") | {""}
 
 
 def _part_marks(text: str) -> list[tuple[int, int, int]]:
@@ -79,7 +79,7 @@ def _circled_marks(text: str) -> list[tuple[int, int, int]]:
     for k, ch in enumerate(text):
         if ch not in _CIRCLED:
             continue
-        nxt = text[k + 1 : k + 2]
+        nxt = text[k + 1 : k + 8].lstrip(" \t")[:1]
         if nxt in _CIRCLED_ANSWER_NEXT:
             continue
         n = _CIRCLED.index(ch) + 1

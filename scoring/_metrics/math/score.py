@@ -133,6 +133,10 @@ def score_math(content: str, item: Item, guard: SympyGuard | None = None) -> Ite
     key = choice_key(item)
     if key is not None and key[0] == "letters":
         result = score_choice(content, item, key)
+        if not result.extracted:
+            fallback = _choice_from_answer(content, key[1], key[2])
+            if fallback is not None:
+                return fallback
         return ItemScore(result.score, result.analysis.replace("choice:", "math (choice rule):", 1), result.extracted)
     limit = guard.timeout if guard is not None else ITEM_LIMIT
     started = time.monotonic()
@@ -142,6 +146,25 @@ def score_math(content: str, item: Item, guard: SympyGuard | None = None) -> Ite
             return _score(content or "", item, guard, limit, started)
     finally:
         APPROX_PI.reset(token)
+
+
+_LETTER = re.compile(r"(?<![A-Za-z])([A-J])(?![A-Za-z])")
+
+
+def _choice_from_answer(content: str, valid: str, expected: str) -> ItemScore | None:
+    """Seed 003's choice rule on the math answer (``【答案】B``): right when it names the reference's
+    letters and no other; None when the answer names no option letter."""
+    answer, how = extract_math_answer(content, 1)
+    letters = "".join(sorted({m.group(1) for m in _LETTER.finditer(answer[:200]) if m.group(1) in valid}))
+    if not letters:
+        return None
+    score = 1.0 if letters == "".join(sorted(expected)) else 0.0
+    return ItemScore(
+        score,
+        f"math (choice rule): extracted «{answer[:200]}» via {how}: option(s) {letters}; reference {expected}; "
+        f"{'right' if score else 'wrong'}",
+        letters,
+    )
 
 
 def _score(content: str, item: Item, guard: SympyGuard | None, limit: float, started: float) -> ItemScore:

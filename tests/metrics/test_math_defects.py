@@ -67,6 +67,21 @@ PROSE = [
     case("keyword-bracket-no-leak", "……所以近似值为$N_{1}/N$。\n【答案】$N_{1}/N$", "$\\frac{N_{1}}{N}$", 1.0),
     case("keyword-bracket-no-leak", "【解析】……\n【答案】2/3", "$\\frac{2}{3}$", 1.0),
     case("prose-statement", "Therefore $x \\geq 5$ is the solution.", "$x >= 5$", 1.0),
+    # MathVista (Claude-2, Bard): courtesies after the answer, a value given in a "which is" clause.
+    case(
+        "courtesy-after-answer",
+        "The radius is 3 units.\n\nI hope this helps! Let me know if you have any other questions.",
+        "3",
+        1.0,
+    ),
+    case(
+        "courtesy-after-answer",
+        "The sum of these accuracies is 2 + 1 + 0 + 0 = 3.\n\nIs there anything else I can help you with?",
+        "3",
+        1.0,
+    ),
+    case("which-is-value", 'The bar for "acre" has the highest value, which is 100.', "100", 1.0),
+    case("final-value", "So the navy blue bath mat costs $10 more.\n\nThe final value is: 10", "10", 1.0),
     # MathReal 187 (4): the answer is 经过; the reason after 因为 is a justification, not the answer.
     case(
         "prose-reason-is-not-the-answer",

@@ -101,7 +101,7 @@ def _final_boxes(body: str, parts: int | None) -> tuple[str, str, int] | None:
 
 
 _TIERS = (
-    re.compile(r"(?i:final\s+answer|最终答案|最终结果)"),
+    re.compile(r"(?i:final\s+answer|final\s+value)|最终答案|最终结果"),
     re.compile(r"(?i:the\s+answer\s+is|the\s+result\s+is|answer|result)|答案|结果|解得"),
     re.compile(r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故"),
 )
@@ -301,13 +301,27 @@ def _scan(
     return None
 
 
+# Closing courtesies after an answer: "I hope this helps!", "Let me know if you have any other questions."
+_COURTESY = re.compile(
+    r"^(?:I\s+hope|Hope\s+this|Let\s+me\s+know|Please\s+let\s+me\s+know|Is\s+there\s+anything|Do\s+you\s+have|"
+    r"Feel\s+free|If\s+you\s+have|Thank|希望|如有|如果还有)|\?\s*$|？\s*$",
+    re.IGNORECASE,
+)
+
+
 def _last_sentence(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines()[-20:] if line.strip()]
-    if not lines:
+    pieces: list[str] = []
+    while lines and not pieces:
+        last = lines.pop()[-_TAIL_MAX:]
+        pieces = [p.strip() for p in _SENTENCE_END.split(last) if p and p.strip(" 。.!！")]
+        while len(pieces) > 1 and _COURTESY.search(pieces[-1]):
+            pieces.pop()
+        if lines and pieces and all(_COURTESY.search(p) for p in pieces):
+            pieces = []
+    if not pieces:
         return ""
-    last = lines[-1][-_TAIL_MAX:].rstrip("。.!！ ")
-    pieces = [p.strip() for p in _SENTENCE_END.split(last) if p and p.strip()]
-    return isolate(pieces[-1] if pieces else last)
+    return isolate(pieces[-1].rstrip("。.!！ "))
 
 
 def _last_paragraph(body: str, parts: int) -> str | None:

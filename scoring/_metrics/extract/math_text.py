@@ -204,10 +204,14 @@ def _math_span(text: str) -> str | None:
 
 
 def _cut_reason(s: str) -> str:
+    """ "5 because 2+3=5" → "5"; but "the highest bar, which is 100" keeps its value (the head has none)."""
     m = _REASON.search(s)
-    if m is not None and m.start() > 0 and s[: m.start()].strip():
-        return s[: m.start()].strip()
-    return s
+    if m is None or m.start() == 0 or not s[: m.start()].strip():
+        return s
+    head = s[: m.start()].strip()
+    if m.group(0).strip(" ,，").lower() == "which" and not re.search(r"[\d$\\]", head) and re.search(r"\d", s):
+        return s
+    return head
 
 
 def _after_last_verb(s: str) -> str | None:

@@ -52,6 +52,8 @@ _ASSIGN = re.compile(
 # The name in "AB = 4", "|AB| = 1", "V_1:V_2 = 11:21", "\\angle P = 45°", "S_{ABC} = 12": letters,
 # subscripts, bars, angle marks, ratios and fractions of names — no digits outside subscripts.
 _NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-z{}()|∠△:/\s′']")
+# "2 + 1 + 0 + 0 = 3": a computation whose result is the value stated.
+_ARITHMETIC = re.compile(r"^[\d\s.+\-*/×÷()^]+$")
 _SUBSCRIPT = re.compile(r"_\{[^{}]{0,12}\}|_\w")
 _APPROX = re.compile(r"\\approx|≈")
 # Set by the metric for each item: whether its question lets π be taken as 3.14.
@@ -73,7 +75,7 @@ def _named_value(s: str) -> str:
         return s
     else:
         eq = s.find("=")
-        if eq <= 0 or not _is_name(s[:eq]):
+        if eq <= 0 or not (_is_name(s[:eq]) or _ARITHMETIC.match(s[:eq])):
             return s
         value = s[s.rfind("=") + 1 :].strip()
     approx = _APPROX.search(value)

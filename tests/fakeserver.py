@@ -12,6 +12,7 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.reasoning = "reasoning_content"   # or "reasoning": add a reasoning text to every reply
     server.delay = 0.05                   # seconds before every normal reply (to make requests overlap)
     server.requests, server.max_in_flight, server.bodies, server.auth_headers   # what came in
+    server.headers, server.paths          # every request's headers (lower-case names) and path with query
     server.api_key = "sk-..."             # demand this key: any other gets a 401 echoing it half-masked,
                                           # as OpenAI does ("Incorrect API key provided: sk-proj-****...")
     server.go_down()                      # stop listening: connections are refused from now on
@@ -130,6 +131,8 @@ class FakeOpenAI:
             self.max_in_flight = 0
             self.bodies: list[dict[str, Any]] = []
             self.auth_headers: list[str | None] = []
+            self.headers: list[dict[str, str]] = []
+            self.paths: list[str] = []
             self.faults_served: list[str] = []
             self._faults.clear()
 
@@ -232,7 +235,7 @@ class FakeOpenAI:
     async def _respond(
         self, method: str, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
     ) -> bool:
-        if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+        if method != "POST" or not path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
             await _send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return True
         try:
@@ -247,6 +250,8 @@ class FakeOpenAI:
             if self.keep_bodies:
                 self.bodies.append(body)
                 self.auth_headers.append(headers.get("authorization"))
+                self.headers.append(headers)
+                self.paths.append(path)
         try:
             fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
             if fault is not None:

@@ -163,6 +163,7 @@ def run(
         help="Stop when this many first requests fail the same way, or this many in a row fail endpoint-wide.",
     ),
     progress_interval: float = typer.Option(10.0, "--progress-interval", hidden=True, min=0.0),
+    rate_limit_window: float = typer.Option(60.0, "--rate-limit-window", hidden=True, min=0.0),
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = parse_params(param)
@@ -217,6 +218,7 @@ def run(
         drop_params=tuple(drop_param),
         backoff_base=backoff_base,
         unavailable_after=unavailable_after,
+        rate_limit_window=rate_limit_window,
     )
     options: dict[str, Any] = {
         "defaults": defaults,
@@ -249,7 +251,8 @@ def run(
         hint = exc.hint or "check the endpoint"
         if "API key" in hint:
             hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
-        hint += f" (--base-url {shown_url}, --model {model})"
+        else:
+            hint += f" (--base-url {shown_url}, --model {model})"
         typer.echo(
             f"formatkit run: stopped: {exc}\n  {hint}.\n  {_kept(jobs, journal)}; "
             f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",

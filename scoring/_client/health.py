@@ -141,12 +141,20 @@ class EndpointHealth:
     def _stop(self, exc: BaseException, why: str) -> EndpointUnavailableError:
         status = getattr(exc, "status", None)
         self.down = EndpointUnavailableError(
-            f"endpoint {self.where} cannot serve: {why} ({describe(exc)})",
+            f"endpoint {self.where} cannot serve: {why}; {_how(exc)}",
             status=status if isinstance(status, int) else None,
             hint=hint_for(exc),
             cause=describe(exc),
         )
         return self.down
+
+
+def _how(exc: BaseException) -> str:
+    if isinstance(exc, PermanentRequestError):
+        return f"refused with HTTP {exc.status}: {exc.message}"
+    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
+        return f"could not connect ({describe(exc)})"
+    return describe(exc)
 
 
 def describe(exc: BaseException) -> str:

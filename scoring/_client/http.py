@@ -208,7 +208,7 @@ class ChatClient:
         """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
         self._fail_if_down()
         attempt = 0
-        rate_waited = 0.0
+        limited_since: float | None = None  # when this request was first rate limited
         window = self.rate_limit_window
         while True:
             try:
@@ -226,22 +226,27 @@ class ChatClient:
                 if down is not None:
                     raise down from exc
                 limited = isinstance(exc, RetryableStatusError) and exc.status == 429
+                in_window = False
                 wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None
                 if wait is not None:
                     wait = min(wait, self.retry_after_cap)
-                    if limited:
-                        window = max(window, wait)
-                if attempt >= self.max_retries and not (limited and rate_waited < window):
-                    raise self._give_up(exc, attempt + 1) from exc
-                if wait is None:
-                    wait = (
-                        rate_limit_delay(attempt, base=self.rate_limit_base, cap=self.rate_limit_cap, rng=self._rng)
-                        if limited
-                        else backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
-                    )
                 if limited:
-                    rate_waited += wait
-                    self._resume_at = max(self._resume_at, time.monotonic() + wait)
+                    now = time.monotonic()
+                    limited_since = now if limited_since is None else limited_since
+                    window = max(window, wait or 0.0)
+                    in_window = now - limited_since < window
+                    wait = (
+                        wait + self._rng.uniform(0.0, self.backoff_base)  # jitter: not all at the same instant
+                        if wait is not None
+                        else rate_limit_delay(
+                            attempt, base=self.rate_limit_base, cap=self.rate_limit_cap, rng=self._rng
+                        )
+                    )
+                    self._resume_at = max(self._resume_at, now + wait)
+                elif wait is None:
+                    wait = backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
+                if attempt >= self.max_retries and not (limited and in_window):
+                    raise self._give_up(exc, attempt + 1) from exc
                 await asyncio.sleep(wait)
                 self._fail_if_down()
                 attempt += 1

@@ -53,6 +53,7 @@ class EndpointOptions:
     drop_params: tuple[str, ...] = ()
     backoff_base: float = 0.5
     unavailable_after: int = 3
+    rate_limit_window: float = 60.0
 
     def client(self) -> ChatClient:
         return ChatClient(
@@ -70,6 +71,7 @@ class EndpointOptions:
             drop_params=self.drop_params,
             backoff_base=self.backoff_base,
             unavailable_after=self.unavailable_after,
+            rate_limit_window=self.rate_limit_window,
         )
 
 

@@ -211,10 +211,11 @@ class ChatClient:
         limited_since: float | None = None  # when this request was first rate limited
         window = self.rate_limit_window
         while True:
+            body = self.request_body(messages, params)
             try:
-                results = await self._attempt(self.request_body(messages, params))
+                results = await self._attempt(body)
             except PermanentRequestError as exc:
-                if self._refuses_streaming(exc):
+                if self._refuses_streaming(exc, body):
                     continue  # asked again at once, without streaming (not a retry)
                 down = self.health.attempt_failed(exc) or self.health.request_failed(exc, attempt + 1)
                 if down is not None:
@@ -315,15 +316,17 @@ class ChatClient:
             raise RetryableStatusError(status, message, server_wait(response.headers))
         raise PermanentRequestError(status, message)
 
-    def _refuses_streaming(self, exc: PermanentRequestError) -> bool:
-        """A 4xx that names streaming: drop ``stream_options`` first, then streaming; True to ask again."""
-        if not self.stream or exc.status not in (400, 422, 501) or "stream" not in exc.message.lower():
-            return False
+    def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
+        """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming
+        (once for the whole client; requests built before the switch are simply asked again); True to ask again."""
         text = exc.message.lower()
-        if self.stream_usage and ("stream_options" in text or "include_usage" in text):
-            self.stream_usage = False
-            self.notes.append(f"the endpoint refused stream_options ({exc.message[:120]}); streaming without usage")
-        else:
+        if not body.get("stream") or exc.status not in (400, 422, 501) or "stream" not in text:
+            return False
+        if "stream_options" in body and ("stream_options" in text or "include_usage" in text):
+            if self.stream_usage:
+                self.stream_usage = False
+                self.notes.append(f"the endpoint refused stream_options ({exc.message[:120]}); streaming without usage")
+        elif self.stream:
             self.stream = False
             self.notes.append(f"the endpoint refused streaming ({exc.message[:120]}); requests are not streamed")
         return True

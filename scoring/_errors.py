@@ -4,14 +4,18 @@ ClientError                      base of every error the client raises on purpos
 ├── PermanentRequestError        a 4xx no retry can fix (400, 401, 403, 404, 422, ...); ``.status``, ``.message``
 ├── TransientError               one failed attempt that is worth retrying (the ``cause`` of the errors below)
 │   ├── RetryableStatusError     429, 408, 409, 425 or 5xx; ``.status``, ``.message``, ``.retry_after``
-│   └── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
+│   ├── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
+│   └── StreamError              a stream that reported an error in the middle (``data: {"error": ...}``)
 ├── RetriesExhaustedError        every attempt failed; ``.cause`` is the last failure, ``.attempts`` how many
-└── EndpointUnavailableError     the endpoint is unusable altogether: stop. Connections refused, or 502/503/504,
-                                 on several requests in a row (each after its retries), or 401/404 on several
-                                 requests in a row (a bad key, model name or URL fails every request alike);
-                                 ``.status`` (None when no HTTP answer), ``.hint`` (what to check)
-    └── JudgeUnavailableError    the same, met by the LLM judges: judging stopped, the verdicts bought are
-                                 journaled; ``.bought``, ``.reused`` (verdicts bought now, taken from it)
+├── EndpointUnavailableError     the endpoint cannot serve: stop. The first requests of the run all failed the
+│                                same way (a wrong model or key, a dead backend behind a gateway), or, after it
+│                                served, several requests in a row failed endpoint-wide (scoring._client.health);
+│                                ``.status`` (None when no HTTP answer), ``.hint`` (what to check), ``.cause``
+│   └── JudgeUnavailableError    the same, met by the LLM judges: judging stopped, the verdicts bought are
+│                                journaled; ``.bought``, ``.reused`` (verdicts bought now, taken from it)
+├── OutputLockedError            another run holds the output's lock; ``.pid`` (None when unknown)
+└── RunInterrupted               the run was stopped by a signal (SIGTERM); ``.signal``. Ctrl-C stays
+                                 KeyboardInterrupt. Both keep the journal and remove temporary files.
 
 Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
 subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
@@ -25,9 +29,12 @@ __all__ = [
     "EndpointUnavailableError",
     "JudgeUnavailableError",
     "MalformedResponseError",
+    "OutputLockedError",
     "PermanentRequestError",
     "RetriesExhaustedError",
     "RetryableStatusError",
+    "RunInterrupted",
+    "StreamError",
     "TransientError",
     "error_kind",
 ]
@@ -64,6 +71,10 @@ class MalformedResponseError(TransientError):
     """A successful status with a body that is not a usable chat completion."""
 
 
+class StreamError(TransientError):
+    """A streamed reply that reported an error after it began (the server's message)."""
+
+
 class RetriesExhaustedError(ClientError):
     """Every attempt failed; ``cause`` is the last failure."""
 
@@ -80,9 +91,11 @@ class EndpointUnavailableError(ClientError):
     sentence saying what to check (the key, the URL, the model name, whether the server is up).
     """
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str = "") -> None:
+    def __init__(self, message: str, *, status: int | None = None, hint: str = "", cause: str = "") -> None:
         self.status = status
         self.hint = hint
+        #: How the requests failed, in the endpoint's words (HTTP status and message, or the network error).
+        self.cause = cause
         super().__init__(message)
 
 
@@ -100,6 +113,22 @@ class JudgeUnavailableError(EndpointUnavailableError):
         self.reused = reused
 
 
+class OutputLockedError(ClientError):
+    """Another run is writing the same output (it holds the lock on its journal)."""
+
+    def __init__(self, message: str, *, pid: int | None) -> None:
+        self.pid = pid
+        super().__init__(message)
+
+
+class RunInterrupted(Exception):
+    """The run was stopped by a signal other than Ctrl-C (SIGTERM from ``timeout``, Docker, Kubernetes)."""
+
+    def __init__(self, signal: int) -> None:
+        self.signal = signal
+        super().__init__(f"stopped by signal {signal}")
+
+
 def error_kind(exc: BaseException) -> str:
     """A short stable label for summaries: ``http_401``, ``timeout``, ``connection``, ``malformed``, ..."""
     import httpx
@@ -110,6 +139,8 @@ def error_kind(exc: BaseException) -> str:
         return f"http_{exc.status}"
     if isinstance(exc, MalformedResponseError):
         return "malformed"
+    if isinstance(exc, StreamError):
+        return "stream_error"
     if isinstance(exc, EndpointUnavailableError):
         return "unavailable"
     if isinstance(exc, httpx.TimeoutException):

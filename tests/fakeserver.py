@@ -12,10 +12,16 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.reasoning = "reasoning_content"   # or "reasoning": add a reasoning text to every reply
     server.delay = 0.05                   # seconds before every normal reply (to make requests overlap)
     server.requests, server.max_in_flight, server.bodies, server.auth_headers   # what came in
+    server.headers, server.paths          # every request's headers (lower-case names) and path with query
     server.api_key = "sk-..."             # demand this key: any other gets a 401 echoing it half-masked,
                                           # as OpenAI does ("Incorrect API key provided: sk-proj-****...")
     server.go_down()                      # stop listening: connections are refused from now on
     server.stop(); FakeOpenAI().start(port)   # ... and come back on the same port
+
+Streaming: a request with ``"stream": true`` gets its reply as server-sent events (chunked), the content
+in ``stream_pieces`` pieces, then the finish chunk, a usage chunk when ``stream_options.include_usage``,
+and ``data: [DONE]``; ``server.refuse_stream = "message"`` answers such requests 400 with that message
+instead (a server without streaming), ``server.ignore_stream = True`` answers plain JSON.
 
 Fault kinds: ``"429"`` (with ``retry_after`` seconds or an HTTP date), ``"500"``/``"502"``/``"503"``,
 ``"close"`` (socket closed with no reply), ``"partial"`` (connection cut in the middle of the body),
@@ -24,7 +30,11 @@ out a byte every ``delay`` seconds: each read is quick, the whole is not), ``"tr
 body is cut JSON), ``"empty"`` (a 200 with no choices), and any 4xx such as ``"400"``, ``"401"``,
 ``"404"``, ``"422"`` with ``message`` as the endpoint's error message; ``"ok"`` is a normal reply (to
 script a success between faults). ``retry_after_ms`` sends a
-``retry-after-ms`` header (OpenAI's and Azure's) with a 429 or 5xx.
+``retry-after-ms`` header (OpenAI's and Azure's) with a 429 or 5xx; ``headers`` adds any others
+(``llm_provider-retry-after``, ``x-ratelimit-reset-requests: 1m30s``). Streaming faults: ``"trickle"``
+(the stream's pieces ``delay`` seconds apart: never silent long, slow as a whole), ``"stall"`` (the
+stream starts, then says nothing for ``delay`` seconds before going on), ``"stream_error"`` (a
+``data: {"error": ...}`` chunk after the first piece), ``"cut"`` (the connection closed mid-stream).
 
 Run ``python tests/fakeserver.py`` to serve in the foreground (the benchmark does, in its own process);
 it prints the base URL on its first line of output.
@@ -74,6 +84,7 @@ class Fault:
     delay: float = 0.0
     message: str | None = None
     retry_after_ms: float | None = None
+    headers: dict[str, str] | None = None
 
 
 def last_user(body: dict[str, Any]) -> str:
@@ -94,6 +105,9 @@ class FakeOpenAI:
         self.reasoning: str | None = None
         self.delay = 0.0
         self.api_key: str | None = None
+        self.stream_pieces = 3
+        self.refuse_stream: str | None = None
+        self.ignore_stream = False
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self.reset()
@@ -117,6 +131,8 @@ class FakeOpenAI:
             self.max_in_flight = 0
             self.bodies: list[dict[str, Any]] = []
             self.auth_headers: list[str | None] = []
+            self.headers: list[dict[str, str]] = []
+            self.paths: list[str] = []
             self.faults_served: list[str] = []
             self._faults.clear()
 
@@ -219,7 +235,7 @@ class FakeOpenAI:
     async def _respond(
         self, method: str, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
     ) -> bool:
-        if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+        if method != "POST" or not path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
             await _send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return True
         try:
@@ -234,6 +250,8 @@ class FakeOpenAI:
             if self.keep_bodies:
                 self.bodies.append(body)
                 self.auth_headers.append(headers.get("authorization"))
+                self.headers.append(headers)
+                self.paths.append(path)
         try:
             fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
             if fault is not None:
@@ -242,6 +260,13 @@ class FakeOpenAI:
                 return await self._fault(fault, body, writer)
             if self.delay:
                 await asyncio.sleep(self.delay)
+            if self._streams(body):
+                if self.refuse_stream is not None:
+                    await _send(
+                        writer, 400, {"error": {"message": self.refuse_stream, "type": "invalid_request_error"}}
+                    )
+                    return True
+                return await self._stream(writer, body)
             await _send(writer, 200, self._reply(body))
             return True
         finally:
@@ -270,8 +295,12 @@ class FakeOpenAI:
     async def _fault(self, fault: Fault, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
         kind = fault.kind
         if kind == "ok":
+            if self._streams(body):
+                return await self._stream(writer, body)
             await _send(writer, 200, self._reply(body))
             return True
+        if kind in ("trickle", "stall", "stream_error", "cut"):
+            return await self._stream(writer, body, fault)
         if kind == "close":
             return False
         if kind == "slow":
@@ -306,10 +335,45 @@ class FakeOpenAI:
             extra["Retry-After"] = str(fault.retry_after)
         if fault.retry_after_ms is not None:
             extra["retry-after-ms"] = f"{fault.retry_after_ms:g}"
+        extra.update(fault.headers or {})
         message = fault.message or f"fake server says {status}"
         if fault.delay:
             await asyncio.sleep(fault.delay)
         await _send(writer, status, {"error": {"message": message, "type": "fake", "code": status}}, extra)
+        return True
+
+    def _streams(self, body: dict[str, Any]) -> bool:
+        return bool(body.get("stream")) and not self.ignore_stream
+
+    async def _stream(self, writer: asyncio.StreamWriter, body: dict[str, Any], fault: Fault | None = None) -> bool:
+        """The reply as SSE events (see the module docstring), shaped by a streaming ``fault``."""
+        kind = fault.kind if fault is not None else "ok"
+        gap = fault.delay if fault is not None and kind == "trickle" else 0.0
+        reply = self._reply(body)
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+            b"Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        events = _events(reply, self.stream_pieces)
+        usage = (body.get("stream_options") or {}).get("include_usage")
+        if usage and reply.get("usage") is not None:
+            events.append(
+                {"id": reply.get("id"), "object": "chat.completion.chunk", "choices": [], "usage": reply["usage"]}
+            )
+        for number, event in enumerate(events):
+            if number == 1 and kind == "stream_error":
+                await _chunk(writer, {"error": {"message": "the model server failed mid-stream", "code": 500}})
+                await _chunk_end(writer)
+                return True
+            if number == 1 and kind == "cut":
+                return False
+            if number == 1 and kind == "stall":
+                await asyncio.sleep(fault.delay if fault is not None else 5.0)
+            await _chunk(writer, event)
+            if gap:
+                await asyncio.sleep(gap)
+        writer.write(_chunked(b"data: [DONE]\n\n"))
+        await _chunk_end(writer)
         return True
 
     def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -355,6 +419,44 @@ def _head(status: int, length: int, extra: dict[str, str]) -> bytes:
     ]
     lines += [f"{k}: {v}" for k, v in extra.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+def _events(reply: dict[str, Any], pieces: int) -> list[dict[str, Any]]:
+    """A chat.completion body as the chunks a streaming server sends (content split in ``pieces``)."""
+    base = {"id": reply.get("id", "chatcmpl-fake"), "object": "chat.completion.chunk", "model": reply.get("model")}
+    events: list[dict[str, Any]] = []
+    for position, choice in enumerate(reply.get("choices") or []):
+        index = choice.get("index", position)
+        message = choice.get("message") or {}
+        events.append({**base, "choices": [{"index": index, "delta": {"role": "assistant", "content": ""}}]})
+        for field in ("reasoning_content", "reasoning"):
+            if message.get(field):
+                events.append({**base, "choices": [{"index": index, "delta": {field: message[field]}}]})
+        content = message.get("content") or ""
+        size = max(1, -(-len(content) // max(1, pieces)))
+        for start in range(0, len(content), size):
+            delta: dict[str, Any] = {"index": index, "delta": {"content": content[start : start + size]}}
+            if choice.get("logprobs") and start == 0:
+                delta["logprobs"] = choice["logprobs"]
+            events.append({**base, "choices": [delta]})
+        events.append(
+            {**base, "choices": [{"index": index, "delta": {}, "finish_reason": choice.get("finish_reason")}]}
+        )
+    return events
+
+
+def _chunked(data: bytes) -> bytes:
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+async def _chunk(writer: asyncio.StreamWriter, event: dict[str, Any]) -> None:
+    writer.write(_chunked(b"data: " + orjson.dumps(event) + b"\n\n"))
+    await writer.drain()
+
+
+async def _chunk_end(writer: asyncio.StreamWriter) -> None:
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
 
 
 async def _send(writer: asyncio.StreamWriter, status: int, data: Any, extra: dict[str, str] | None = None) -> None:

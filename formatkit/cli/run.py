@@ -1,10 +1,10 @@
 """``formatkit run IN -o OUT.jsonl --base-url URL --model NAME [...]``: infer every pending turn.
 
-The command validates IN, then hands the records to :class:`scoring._runner.job.RunJob`, which journals
-each finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
-Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped because
-the endpoint was unusable: down, or refusing the key, model or URL), 2 bad usage, 130 interrupted
-(Ctrl-C); the journal keeps what finished in every case.
+The command validates IN, then hands it to :func:`scoring._runner.run_file.run_file`, which journals each
+finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
+Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped because the
+endpoint cannot serve), 2 bad usage (or OUT is being written by another run), 130 interrupted by Ctrl-C,
+143 stopped by SIGTERM; the journal keeps what finished in every case and no temporary file is left.
 """
 
 from __future__ import annotations
@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, ModeOption, fail_usage, paths_or_fail, print_report
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, ModeOption, fail_usage, paths_or_fail, print_report
 
 if TYPE_CHECKING:
     from scoring._runner.job import RunJob, RunSummary
 
 __all__ = ["parse_params", "register", "run"]
+
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -41,6 +44,11 @@ def parse_params(items: list[str]) -> dict[str, Any]:
         key = key.strip()
         if not sep or not key:
             fail_usage(f"--param {item!r}: expected KEY=VALUE, e.g. --param temperature=0.7")
+        if key in ("stream", "stream_options"):
+            fail_usage(
+                f"--param {item!r}: formatkit decides streaming itself (it streams by default and reads the "
+                "whole reply); use --no-stream to send plain requests"
+            )
         try:
             params[key] = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -51,6 +59,17 @@ def parse_params(items: list[str]) -> dict[str, Any]:
             kind, _, allowed = problem.partition(":")
             fail_usage(f"--param {item!r}: {key} must be {allowed}" + (" (JSON)" if kind == "type" else ""))
     return params
+
+
+def _pairs(option: str, items: list[str], example: str) -> dict[str, str]:
+    """``K=V`` items of a repeatable option (the value may itself hold ``=``)."""
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            fail_usage(f"{option} {item!r}: expected {example}")
+        pairs[key.strip()] = value.strip() if option != "--header" else value.lstrip()
+    return pairs
 
 
 def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
@@ -64,6 +83,16 @@ def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
         lines.append(f"  errors by kind: {kinds}")
+    if summary.empty_replies or summary.cut_off:
+        lines.append(
+            f"  replies: {summary.empty_replies} empty (no content: nothing to score), "
+            f"{summary.cut_off} cut off at the token limit (finish_reason: length)"
+        )
+        if summary.empty_replies:
+            lines.append(
+                "  rerun with --retry-empty N to ask the empty ones again "
+                "(a reasoning model may need a larger max_tokens)"
+            )
     tokens = summary.tokens
     lines.append(
         f"  tokens: prompt {tokens['prompt_tokens']}, completion {tokens['completion_tokens']}, "
@@ -74,6 +103,7 @@ def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
             f"  note: {summary.stale_journal_entries} journal entries did not match the input or settings "
             "(changed since) and were ignored"
         )
+    lines.extend(f"  note: {note}" for note in summary.notes)
     if summary.with_errors:
         lines.append("  rerun the same command to retry the records that ended in error")
     return lines
@@ -82,17 +112,44 @@ def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
 def run(
     source: str = typer.Argument(..., metavar="IN", help="Canonical jsonl, or any Excel/jsonl evaluation set."),
     output: Path = typer.Option(..., "-o", "--output", help="The canonical jsonl to write (OUT.journal beside it)."),
-    base_url: str = typer.Option(..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"),
+    base_url: str = typer.Option(
+        ..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept)."
+    ),
     model: str = typer.Option(..., "--model", help="Model name (or a platform's endpoint id)."),
     api_key_env: str = typer.Option(
         "OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the API key (unset: no key)."
     ),
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Requests in flight at most."),
     rpm: float | None = typer.Option(None, "--rpm", min=0.001, help="Requests per minute at most."),
-    max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per request after the first try."),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.001, help="Seconds per attempt (connect, read, write)."),
+    max_retries: int = typer.Option(
+        5, "--max-retries", min=0, help="Retries per request after the first try (rate limits are always waited out)."
+    ),
+    timeout: float = typer.Option(
+        60.0,
+        "--timeout",
+        min=0.001,
+        help="Longest silence allowed, in seconds: to connect, or between two pieces of a reply.",
+    ),
+    max_time: float | None = typer.Option(
+        None, "--max-time", min=0.001, help="Cap on one attempt as a whole, in seconds (default: none)."
+    ),
+    stream: bool = typer.Option(True, "--stream/--no-stream", help="Stream replies (SSE; default) or not."),
     param: list[str] = typer.Option(
         [], "--param", metavar="KEY=VALUE", help="Default parameter (JSON value); the set's own parameters win."
+    ),
+    header: list[str] = typer.Option(
+        [], "--header", metavar="NAME=VALUE", help="Extra HTTP header for every request (repeatable)."
+    ),
+    rename_param: list[str] = typer.Option(
+        [],
+        "--rename-param",
+        metavar="OLD=NEW",
+        help="Send parameter OLD as NEW, e.g. max_tokens=max_completion_tokens.",
+    ),
+    drop_param: list[str] = typer.Option([], "--drop-param", metavar="KEY", help="Never send parameter KEY."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records (a smoke run)."),
+    retry_empty: int = typer.Option(
+        0, "--retry-empty", min=0, metavar="N", help="Ask an empty reply again up to N times (also on a rerun)."
     ),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the input is for."),
     restart: bool = typer.Option(False, "--restart", help="Discard the journal and start from scratch."),
@@ -103,21 +160,24 @@ def run(
         3,
         "--unavailable-after",
         min=1,
-        help="Stop the run after this many requests in a row refused with 401, 404 or 502-504.",
+        help="Stop when this many first requests fail the same way, or this many in a row fail endpoint-wide.",
     ),
     progress_interval: float = typer.Option(10.0, "--progress-interval", hidden=True, min=0.0),
+    rate_limit_window: float = typer.Option(60.0, "--rate-limit-window", hidden=True, min=0.0),
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = parse_params(param)
     if logprobs:
         defaults.setdefault("logprobs", True)
+    headers = _pairs("--header", header, "NAME=VALUE, e.g. --header api-key=...")
+    renames = _pairs("--rename-param", rename_param, "OLD=NEW, e.g. --rename-param max_tokens=max_completion_tokens")
     if not base_url.startswith(("http://", "https://")):
         fail_usage(f"--base-url {base_url!r}: expected an http:// or https:// URL")
     paths_or_fail([source])
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 
-    from formatkit._api.validate import iter_dicts, validate_file
+    from formatkit._api.validate import validate_file
 
     report = validate_file(source, mode=mode.value, profile="none")
     if not report.valid or report.issues:
@@ -127,94 +187,110 @@ def run(
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
-    import asyncio
-
-    from scoring._client.http import ChatClient
-    from scoring._errors import EndpointUnavailableError
-    from scoring._runner.job import RunJob, journal_path
+    from scoring._client.http import clean_api_key
+    from scoring._client.url import public_url
+    from scoring._errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
+    from scoring._runner.job import journal_path
     from scoring._runner.progress import make_progress
-    from scoring._runner.runner import Runner
+    from scoring._runner.run_file import EndpointOptions, plan_file, run_file
 
-    api_key = os.environ.get(api_key_env) or None
+    api_key, key_warning = clean_api_key(os.environ.get(api_key_env))
+    if key_warning:
+        typer.echo(f"formatkit run: warning: ${api_key_env}: {key_warning}", err=True)
     if api_key is None and api_key_env != "OPENAI_API_KEY":
         typer.echo(
             f"formatkit run: warning: --api-key-env {api_key_env}: that variable is not set (or empty); "
             "requests are sent without an API key",
             err=True,
         )
-    client = ChatClient(
+    endpoint = EndpointOptions(
         base_url,
         model,
         api_key=api_key,
         concurrency=concurrency,
         rpm=rpm,
         timeout=timeout,
+        max_time=max_time,
         max_retries=max_retries,
+        stream=stream,
+        headers=headers,
+        rename_params=renames,
+        drop_params=tuple(drop_param),
         backoff_base=backoff_base,
         unavailable_after=unavailable_after,
+        rate_limit_window=rate_limit_window,
     )
-    runner = Runner(client, defaults=defaults)
-
-    def records() -> Any:
-        return iter_dicts(source, mode=mode.value, profile="none")
-
+    options: dict[str, Any] = {
+        "defaults": defaults,
+        "restart": restart,
+        "limit": limit,
+        "retry_empty": retry_empty,
+        "mode": mode.value,
+    }
     if dry_run:
-        _dry_run(RunJob(runner, records, output, restart=restart))
-        asyncio.run(client.aclose())
+        _dry_run(plan_file(source, output, endpoint, **options))
         raise typer.Exit(EXIT_OK)
 
-    progress = make_progress(interval=progress_interval)
-    job = RunJob(runner, records, output, restart=restart, progress=progress, total=report.records)
-
-    async def main() -> RunSummary:
-        try:
-            return await job.run()
-        finally:
-            await client.aclose()
-
+    jobs: list[RunJob] = []
     journal = journal_path(output)
+    shown_url = public_url(base_url)
     try:
-        summary = asyncio.run(main())
+        summary = run_file(
+            source,
+            output,
+            endpoint,
+            progress=make_progress(interval=progress_interval),
+            total=report.records,
+            started=jobs.append,
+            **options,
+        )
+    except OutputLockedError as exc:
+        typer.echo(f"formatkit run: {exc}; nothing was sent.", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
     except EndpointUnavailableError as exc:
         hint = exc.hint or "check the endpoint"
-        if exc.status == 401:
+        if "API key" in hint:
             hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
-        elif exc.status == 404:
-            hint += f" (--base-url {base_url}, --model {model})"
+        else:
+            hint += f" (--base-url {shown_url}, --model {model})"
         typer.echo(
-            f"formatkit run: stopped: {client.scrub(str(exc))}\n  {hint}.\n  {_kept(job, journal)}; "
+            f"formatkit run: stopped: {exc}\n  {hint}.\n  {_kept(jobs, journal)}; "
             f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",
             err=True,
         )
         raise typer.Exit(EXIT_ERRORS) from None
     except OSError as exc:
         typer.echo(
-            f"formatkit run: stopped by an I/O error: {client.scrub(str(exc))}; finished records are kept in "
-            f"{journal}; rerun to resume.",
+            f"formatkit run: stopped by an I/O error: {exc}; finished records are kept in {journal}; rerun to resume.",
             err=True,
         )
         raise typer.Exit(EXIT_ERRORS) from None
+    except RunInterrupted:
+        typer.echo(f"formatkit run: terminated (SIGTERM). {_kept(jobs, journal)}; rerun to resume.", err=True)
+        raise typer.Exit(EXIT_TERMINATED) from None
     except KeyboardInterrupt:
-        typer.echo(f"formatkit run: interrupted. {_kept(job, journal)}; rerun to resume.", err=True)
-        raise typer.Exit(130) from None
+        typer.echo(f"formatkit run: interrupted. {_kept(jobs, journal)}; rerun to resume.", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     for line in _summary_lines(summary, output):
         typer.echo(line, err=True)
     raise typer.Exit(EXIT_OK if summary.with_errors == 0 else EXIT_ERRORS)
 
 
-def _kept(job: RunJob, journal: Path) -> str:
+def _kept(jobs: list[RunJob], journal: Path) -> str:
     """What this run journaled before it stopped, finished records and records that ended in error apart."""
-    done = job.summary.sent_records - job.summary.sent_with_errors
+    summary = jobs[0].summary if jobs else None
+    if summary is None:
+        return f"nothing was journaled in {journal}"
+    done = summary.sent_records - summary.sent_with_errors
     text = f"{done} record(s) finished in this run are kept in {journal}"
-    if job.summary.sent_with_errors:
-        text += f" ({job.summary.sent_with_errors} more ended in error and will be retried)"
+    if summary.sent_with_errors:
+        text += f" ({summary.sent_with_errors} more ended in error and will be retried)"
     return text
 
 
-def _dry_run(job: RunJob) -> None:
+def _dry_run(plan: Any) -> None:
     import orjson
 
-    plan = job.plan()
     if plan.first_request is not None:
         sys.stdout.write(orjson.dumps(plan.first_request, option=orjson.OPT_INDENT_2).decode() + "\n")
         sys.stdout.flush()

@@ -1,23 +1,26 @@
 """An async client for any OpenAI-compatible ``/chat/completions`` endpoint, built to survive faults.
 
-- At most ``concurrency`` requests in flight: each attempt borrows one of ``concurrency`` single-connection
-  httpx clients from a free list (connections are kept alive and reused; the cost per request does not
-  grow with concurrency), and optionally at most ``rpm`` request starts a minute.
-- ``timeout`` bounds each attempt as a whole (connect, send, the full reply), not only each network
-  read: a server that trickles its reply a byte at a time cannot hold a request forever.
-- Retries with exponential backoff and full jitter on 429, 408/409/425, 5xx, timeouts, refused or dropped
-  connections and malformed bodies; ``Retry-After`` (seconds or HTTP date) and ``retry-after-ms`` are
-  honoured, capped.
-- A 4xx that retrying cannot fix raises :class:`PermanentRequestError` at once with the endpoint's message.
-- When ``unavailable_after`` consecutive requests fail the same endpoint-wide way (connections refused or
-  502/503/504 after every retry; 401 or 404, which a bad key, model name or URL gives every request),
-  :class:`EndpointUnavailableError` is raised, and from then on every call fails fast with it.
-- The API key never appears in any error text (:meth:`ChatClient.scrub`).
+- **Streaming by default** (SSE, usage asked for in the stream): ``timeout`` is the longest *silence*
+  allowed (connect, or between two pieces of the reply), so a long generation at any speed completes;
+  ``max_time`` optionally caps an attempt as a whole. A server that refuses streaming (a 400/422 naming
+  ``stream``) is asked again without it, and the client stays non-streaming; a server that ignores
+  ``stream`` and answers plain JSON is read as such.
+- At most ``concurrency`` requests in flight (a free list of single-connection httpx clients: the cost
+  per request does not grow with concurrency), optionally at most ``rpm`` request starts a minute.
+- Retries on 429, 408/409/425, 5xx, timeouts, dropped connections and malformed bodies. Rate limits
+  (429) are waited out: the server's own wait is honoured (``Retry-After``, ``retry-after-ms``, LiteLLM's
+  ``llm_provider-retry-after[-ms]``, ``x-ratelimit-reset-requests/-tokens`` such as ``1m30s``), every
+  request pauses meanwhile, the backoff without a header is longer than for 5xx, and a rate-limited
+  request is never given up before the server's window (its stated wait, at least ``rate_limit_window``)
+  has passed, whatever ``max_retries`` says.
+- When the endpoint as a whole cannot serve, :class:`EndpointUnavailableError` is raised (with the
+  cause and a hint) and every later call fails fast: see :mod:`scoring._client.health`.
+- The API key and any credentials in the URL never appear in an error (:meth:`ChatClient.scrub`).
+- Per endpoint: extra ``headers``, ``rename_params`` (``max_tokens`` → ``max_completion_tokens``) and
+  ``drop_params``, applied to every body sent.
 
 A client belongs to the event loop it is first used in (like ``httpx.AsyncClient``); close it with
 ``aclose()`` or ``async with``.
-
-Example::
 
     async with ChatClient("http://127.0.0.1:8000/v1", "qwen") as client:
         [result] = await client.complete([{"role": "user", "content": "1+1"}], {"temperature": 0})
@@ -26,60 +29,55 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import random
 import ssl
 import sys
-from dataclasses import dataclass
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
 import httpx
 import orjson
 
-from scoring._client.pacing import RateLimiter, backoff_delay, parse_retry_after
+from scoring._client.health import EndpointHealth, describe
+from scoring._client.pacing import RateLimiter, backoff_delay, rate_limit_delay, server_wait
+from scoring._client.reply import ChatResult, parse_completion
+from scoring._client.stream import fold_stream
+from scoring._client.url import endpoint_url, public_url, url_secrets
 from scoring._errors import (
     ClientError,
     EndpointUnavailableError,
-    MalformedResponseError,
     PermanentRequestError,
     RetriesExhaustedError,
     RetryableStatusError,
     TransientError,
 )
 
-__all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult"]
+__all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult", "clean_api_key"]
 
 #: Statuses below 500 that a later attempt may get past; every 5xx is retried too.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 
-#: Statuses that, still there after every retry, mean the endpoint as a whole is down (a gateway or load
-#: balancer up with no working server behind it), not that one request is at fault.
-DOWN_STATUS = frozenset({502, 503, 504})
-
-#: Permanent statuses no request of the run can get past: a rejected key (401), an unknown model or a
-#: wrong URL (404). Unlike a 400 or 422, they never depend on the record.
-REFUSED_STATUS = frozenset({401, 404})
-
-_HINTS = {
-    "connect": "check that the server is running and that the base URL is right",
-    "down": "the server, or the gateway in front of it, has no working backend; wait until it recovers",
-    401: "check the API key",
-    404: "check the base URL (most servers expect it to end in /v1) and the model name",
-}
+#: Parameters the client owns: a set or ``--param`` cannot switch streaming on or off per request.
+CLIENT_OWNED = frozenset({"stream", "stream_options"})
 
 _MAX_MESSAGE = 500
 
 
-@dataclass
-class ChatResult:
-    """One choice of a chat completion."""
-
-    content: str
-    reasoning_content: str | None
-    finish_reason: str | None
-    usage: dict[str, int] | None
-    logprobs: Any | None
+def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
+    """``key`` without surrounding whitespace (a CRLF ``.env`` leaves a ``\\r``), and a warning when that
+    changed it; an empty key is no key."""
+    if key is None:
+        return None, None
+    stripped = key.strip()
+    warning = None
+    if stripped != key:
+        ends = "a carriage return (\\r)" if key.rstrip(" \t").endswith("\r") else "whitespace"
+        warning = f"the API key ends in {ends} (a file saved with Windows line ends?); it was stripped"
+    return stripped or None, warning
 
 
 class ChatClient:
@@ -94,11 +92,19 @@ class ChatClient:
         concurrency: int = 8,
         rpm: float | None = None,
         timeout: float = 60.0,
+        max_time: float | None = None,
         max_retries: int = 5,
+        stream: bool = True,
+        headers: Mapping[str, str] | None = None,
+        rename_params: Mapping[str, str] | None = None,
+        drop_params: Iterable[str] = (),
         transport: httpx.AsyncBaseTransport | None = None,
         backoff_base: float = 0.5,
         backoff_cap: float = 30.0,
-        retry_after_cap: float = 60.0,
+        rate_limit_base: float = 2.0,
+        rate_limit_cap: float = 60.0,
+        rate_limit_window: float = 60.0,
+        retry_after_cap: float = 900.0,
         unavailable_after: int = 3,
         seed: int | None = None,
     ) -> None:
@@ -108,18 +114,32 @@ class ChatClient:
             raise ValueError("max_retries must be 0 or more")
         self.model = model
         self.concurrency = concurrency
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url = endpoint_url(base_url)
+        #: The base URL as it may be shown and recorded: no credentials.
+        self.endpoint = public_url(base_url.strip().rstrip("/"))
         self.max_retries = max_retries
         self.timeout = timeout
+        self.max_time = max_time
+        self.stream = stream
+        self.stream_usage = True
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
+        self.rate_limit_base = rate_limit_base
+        self.rate_limit_cap = rate_limit_cap
+        self.rate_limit_window = rate_limit_window
         self.retry_after_cap = retry_after_cap
-        self.unavailable_after = max(1, unavailable_after)
-        self._api_key = api_key or None
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        self.rename_params = dict(rename_params or {})
+        self.drop_params = frozenset(drop_params)
+        self._api_key, self.key_warning = clean_api_key(api_key)
+        self._secrets = [s for s in [self._api_key, *url_secrets(base_url)] if s]
+        self.health = EndpointHealth(public_url(self.url), unavailable_after)
+        #: Things the client decided on its own that a user should hear (streaming refused, ...).
+        self.notes: list[str] = []
+        sent_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
-        self._http = self._make_clients(concurrency, headers, timeout, transport)
+            sent_headers["Authorization"] = f"Bearer {self._api_key}"
+        sent_headers.update(headers or {})
+        self._http = self._make_clients(concurrency, sent_headers, timeout, transport)
         # The free list is the concurrency bound: a request takes a client, sends, gives it back.
         self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
         for client in self._http:
@@ -129,8 +149,7 @@ class ChatClient:
                 self._idle.put_nowait(self._http[0])
         self._limiter = RateLimiter(rpm) if rpm else None
         self._rng = random.Random(seed)
-        self._bad_in_a_row = 0  # consecutive requests that failed an endpoint-wide way
-        self._down: EndpointUnavailableError | None = None
+        self._resume_at = 0.0  # monotonic time before which no attempt starts (a rate limit's pause)
         self.requests_sent = 0
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -145,7 +164,12 @@ class ChatClient:
         per request: at 64-256 in flight that scan, not the network, bounds throughput. N pools of one
         connection each, handed out from a free list, keep the cost per request constant.
         """
-        options: dict[str, Any] = {"headers": headers, "timeout": httpx.Timeout(timeout), "follow_redirects": False}
+        # connect/read/write each bounded by ``timeout``: for a stream, read is the silence between pieces.
+        options: dict[str, Any] = {
+            "headers": headers,
+            "timeout": httpx.Timeout(timeout, pool=None),
+            "follow_redirects": False,
+        }
         if transport is not None:
             return [httpx.AsyncClient(transport=transport, **options)]
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
@@ -167,44 +191,79 @@ class ChatClient:
     # -- public ------------------------------------------------------------------------------------------
 
     def request_body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
-        """The JSON body sent for these messages and parameters (``model`` and ``messages`` are ours)."""
+        """The JSON body sent for these messages and parameters: ``model`` and ``messages`` are ours, the
+        endpoint's renames and drops applied, ``stream`` set by the client."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         for key, value in params.items():
-            if key not in body:
-                body[key] = value
+            if key in body or key in CLIENT_OWNED or key in self.drop_params:
+                continue
+            body[self.rename_params.get(key, key)] = value
+        if self.stream:
+            body["stream"] = True
+            if self.stream_usage:
+                body["stream_options"] = {"include_usage": True}
         return body
 
     async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[ChatResult]:
         """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
         self._fail_if_down()
-        payload = orjson.dumps(self.request_body(messages, params))
         attempt = 0
+        limited_since: float | None = None  # when this request was first rate limited
+        window = self.rate_limit_window
         while True:
+            body = self.request_body(messages, params)
             try:
-                results = await self._attempt(payload)
+                results = await self._attempt(body)
             except PermanentRequestError as exc:
-                down = self._count_failure(exc, 1)
+                if self._refuses_streaming(exc, body):
+                    continue  # asked again at once, without streaming (not a retry)
+                down = self.health.attempt_failed(exc) or self.health.request_failed(exc, attempt + 1)
                 if down is not None:
                     raise down from exc
                 raise
             except (TransientError, httpx.TransportError) as exc:
                 self._scrub_exception(exc)
-                if attempt >= self.max_retries:
+                down = self.health.attempt_failed(exc)
+                if down is not None:
+                    raise down from exc
+                limited = isinstance(exc, RetryableStatusError) and exc.status == 429
+                in_window = False
+                wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None
+                if wait is not None:
+                    wait = min(wait, self.retry_after_cap)
+                if limited:
+                    now = time.monotonic()
+                    limited_since = now if limited_since is None else limited_since
+                    window = max(window, wait or 0.0)
+                    in_window = now - limited_since < window
+                    wait = (
+                        wait + self._rng.uniform(0.0, self.backoff_base)  # jitter: not all at the same instant
+                        if wait is not None
+                        else rate_limit_delay(
+                            attempt, base=self.rate_limit_base, cap=self.rate_limit_cap, rng=self._rng
+                        )
+                    )
+                    self._resume_at = max(self._resume_at, now + wait)
+                elif wait is None:
+                    wait = backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
+                if attempt >= self.max_retries and not (limited and in_window):
                     raise self._give_up(exc, attempt + 1) from exc
-                await asyncio.sleep(self._delay(exc, attempt))
+                await asyncio.sleep(wait)
                 self._fail_if_down()
                 attempt += 1
                 continue
-            self._bad_in_a_row = 0
+            self.health.succeeded()
             return results
 
     def scrub(self, text: str) -> str:
-        """``text`` with the API key (and any word holding a recognisable piece of it) masked."""
-        key = self._api_key
-        if not key or not text:
+        """``text`` with the API key, URL credentials (and words holding a recognisable piece of the key)
+        masked."""
+        if not text:
             return text
-        text = text.replace(key, "***")
-        if len(key) >= 12:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        key = self._api_key
+        if key and len(key) >= 12:
             head, tail = key[:8], key[-6:]
             if head in text or tail in text:
                 words = text.split(" ")
@@ -213,116 +272,113 @@ class ChatClient:
 
     # -- internals ---------------------------------------------------------------------------------------
 
-    async def _attempt(self, payload: bytes) -> list[ChatResult]:
+    async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
+        payload = orjson.dumps(body)
+        streamed = bool(body.get("stream"))
         client = await self._idle.get()
         try:
             if self._limiter is not None:
                 await self._limiter.acquire()
+            pause = self._resume_at - time.monotonic()
+            if pause > 0:  # another request was told to wait: so is this one
+                await asyncio.sleep(pause)
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             self.requests_sent += 1
-            try:  # the whole attempt is bounded (httpx bounds each read only)
-                if sys.version_info >= (3, 11):  # no task per request, unlike wait_for before 3.12
-                    async with asyncio.timeout(self.timeout):
-                        response = await client.post(self.url, content=payload)
-                else:
-                    response = await asyncio.wait_for(client.post(self.url, content=payload), self.timeout)
+            try:
+                async with _deadline(self.max_time):
+                    if streamed:
+                        return await self._post_streamed(client, payload)
+                    response = await client.post(self.url, content=payload)
             except asyncio.TimeoutError:
-                raise httpx.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
+                raise httpx.ReadTimeout(f"no complete reply within {self.max_time:g} s (--max-time)") from None
         finally:
             self._idle.put_nowait(client)
-        status = response.status_code
-        if status >= 400 or status < 200:
-            message = self.scrub(_error_message(response))
-            if status >= 500 or status in RETRYABLE_STATUS:
-                raise RetryableStatusError(status, message, _retry_after(response.headers))
-            raise PermanentRequestError(status, message)
-        if 300 <= status < 400:
-            raise PermanentRequestError(status, f"redirected to {response.headers.get('location', '?')}")
-        return _parse_completion(response.content)
+        self._check_status(response)
+        return parse_completion(response.content)
 
-    def _delay(self, exc: BaseException, attempt: int) -> float:
-        if isinstance(exc, RetryableStatusError) and exc.retry_after is not None:
-            return min(exc.retry_after, self.retry_after_cap)
-        return backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
+    async def _post_streamed(self, client: httpx.AsyncClient, payload: bytes) -> list[ChatResult]:
+        async with client.stream("POST", self.url, content=payload) as response:
+            if response.status_code >= 300 or response.status_code < 200:
+                await response.aread()
+                self._check_status(response)
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                return parse_completion(await response.aread())  # the server ignored ``stream``
+            return await fold_stream(_chunks(response))
+
+    def _check_status(self, response: httpx.Response) -> None:
+        status = response.status_code
+        if 200 <= status < 300:
+            return
+        if 300 <= status < 400:
+            raise PermanentRequestError(status, f"redirected to {self.scrub(response.headers.get('location', '?'))}")
+        message = self.scrub(_error_message(response))
+        if status >= 500 or status in RETRYABLE_STATUS:
+            raise RetryableStatusError(status, message, server_wait(response.headers))
+        raise PermanentRequestError(status, message)
+
+    def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
+        """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming
+        (once for the whole client; requests built before the switch are simply asked again); True to ask again."""
+        text = exc.message.lower()
+        if not body.get("stream") or exc.status not in (400, 422, 501) or "stream" not in text:
+            return False
+        if "stream_options" in body and ("stream_options" in text or "include_usage" in text):
+            if self.stream_usage:
+                self.stream_usage = False
+                self.notes.append(f"the endpoint refused stream_options ({exc.message[:120]}); streaming without usage")
+        elif self.stream:
+            self.stream = False
+            self.notes.append(f"the endpoint refused streaming ({exc.message[:120]}); requests are not streamed")
+        return True
 
     def _give_up(self, exc: BaseException, attempts: int) -> ClientError:
-        detail = self.scrub(_describe(exc, self.timeout))
-        down = self._count_failure(exc, attempts, detail)
+        detail = self.scrub(describe(exc))
+        if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout) and not str(exc):
+            detail = f"no reply for {self.timeout:g} s (--timeout: the longest silence allowed)"
+        down = self.health.request_failed(exc, attempts)
         if down is not None:
             return down
         return RetriesExhaustedError(exc, attempts, f"{detail} (after {attempts} attempt(s))")
 
-    def _count_failure(
-        self, exc: BaseException, attempts: int, detail: str | None = None
-    ) -> EndpointUnavailableError | None:
-        """Count a request that failed for good; the down error once ``unavailable_after`` in a row failed
-        an endpoint-wide way (a failure that may be the request's own breaks the row)."""
-        kind = _endpoint_wide(exc)
-        if kind is None:
-            self._bad_in_a_row = 0
-            return None
-        self._bad_in_a_row += 1
-        if self._bad_in_a_row < self.unavailable_after:
-            return None
-        status = getattr(exc, "status", None)
-        if detail is None:
-            detail = self.scrub(str(exc))
-        if kind == "connect":
-            what = f"could not connect after {attempts} attempt(s) each"
-        elif kind == "down":
-            what = f"got HTTP {status} after {attempts} attempt(s) each"
-        else:
-            what = f"were refused with HTTP {status}"
-        self._down = EndpointUnavailableError(
-            f"endpoint {self.url} is unavailable: {self._bad_in_a_row} requests in a row {what} ({detail})",
-            status=status if isinstance(status, int) else None,
-            hint=_HINTS[kind],
-        )
-        return self._down
-
     def _fail_if_down(self) -> None:
-        down = self._down
+        down = self.health.down
         if down is not None:
-            raise EndpointUnavailableError(str(down), status=down.status, hint=down.hint) from down
+            raise EndpointUnavailableError(
+                self.scrub(str(down)), status=down.status, hint=down.hint, cause=down.cause
+            ) from down
 
     def _scrub_exception(self, exc: BaseException) -> None:
-        if self._api_key and any(isinstance(a, str) and self._api_key[:8] in a for a in exc.args):
+        if self._secrets and any(isinstance(a, str) and a != self.scrub(a) for a in exc.args):
             exc.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in exc.args)
 
 
-def _endpoint_wide(exc: BaseException) -> str | int | None:
-    """Which endpoint-wide failure ``exc`` is (a key of ``_HINTS``), or None when it may be the request's own."""
-    if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
-        return "connect"
-    if isinstance(exc, RetryableStatusError) and exc.status in DOWN_STATUS:
-        return "down"
-    if isinstance(exc, PermanentRequestError) and exc.status in REFUSED_STATUS:
-        return exc.status
-    return None
+async def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    async for block in response.aiter_bytes():
+        yield block
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
-    """``retry-after-ms`` (OpenAI, Azure) when given, else ``Retry-After`` (seconds or an HTTP date)."""
-    millis = parse_retry_after(headers.get("retry-after-ms"))
-    if millis is not None:
-        return millis / 1000
-    return parse_retry_after(headers.get("retry-after"))
+@contextlib.asynccontextmanager
+async def _deadline(seconds: float | None) -> AsyncIterator[None]:
+    if seconds is None:
+        yield
+    elif sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            yield
+    else:  # pragma: no cover - Python 3.10
+        task = asyncio.current_task()
+        assert task is not None
+        handle = asyncio.get_running_loop().call_later(seconds, task.cancel)
+        try:
+            yield
+        except asyncio.CancelledError:
+            raise asyncio.TimeoutError from None
+        finally:
+            handle.cancel()
 
 
 @functools.lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
-
-
-def _describe(exc: BaseException, timeout: float) -> str:
-    if isinstance(exc, (RetryableStatusError, MalformedResponseError)):
-        return str(exc)
-    if isinstance(exc, httpx.ConnectTimeout):
-        return f"could not connect within {timeout:g} s"
-    if isinstance(exc, httpx.TimeoutException):
-        return f"no complete reply within {timeout:g} s"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _error_message(response: httpx.Response) -> str:
@@ -345,62 +401,3 @@ def _error_message(response: httpx.Response) -> str:
         message = raw.decode("utf-8", "replace").strip() or response.reason_phrase
     text = message if isinstance(message, str) else orjson.dumps(message).decode()
     return text[:_MAX_MESSAGE]
-
-
-def _parse_completion(raw: bytes) -> list[ChatResult]:
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise MalformedResponseError(f"response body is not JSON ({len(raw)} bytes): {exc}") from exc
-    if not isinstance(data, dict):
-        raise MalformedResponseError("response body is not a JSON object")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        error = data.get("error")
-        hint = f": {error}" if error else ""
-        raise MalformedResponseError(f"response has no choices{hint}"[:_MAX_MESSAGE])
-    usage = _usage(data.get("usage"))
-    results: list[tuple[int, ChatResult]] = []
-    for position, choice in enumerate(choices):
-        if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
-            raise MalformedResponseError(f"choice {position} has no message")
-        message = choice["message"]
-        content = message.get("content")
-        if content is None:
-            content = ""
-        if not isinstance(content, str):
-            raise MalformedResponseError(f"choice {position} content is not text")
-        reasoning = message.get("reasoning_content")
-        if reasoning is None:
-            reasoning = message.get("reasoning")
-        finish = choice.get("finish_reason")
-        index = choice.get("index")
-        results.append(
-            (
-                index if isinstance(index, int) else position,
-                ChatResult(
-                    content=content,
-                    reasoning_content=reasoning if isinstance(reasoning, str) else None,
-                    finish_reason=finish if isinstance(finish, str) else None,
-                    usage=usage,
-                    logprobs=choice.get("logprobs"),
-                ),
-            )
-        )
-    results.sort(key=lambda pair: pair[0])
-    return [result for _, result in results]
-
-
-def _usage(raw: Any) -> dict[str, int] | None:
-    """Integer counts; nested details (``completion_tokens_details.reasoning_tokens``) are flattened."""
-    if not isinstance(raw, dict):
-        return None
-    usage: dict[str, int] = {}
-    for key, value in raw.items():
-        if isinstance(value, int) and not isinstance(value, bool):
-            usage[key] = value
-        elif isinstance(value, dict):
-            for inner, count in value.items():
-                if isinstance(count, int) and not isinstance(count, bool) and inner not in usage:
-                    usage[inner] = count
-    return usage or None

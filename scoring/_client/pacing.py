@@ -1,20 +1,37 @@
-"""Pacing of requests: exponential backoff with full jitter, ``Retry-After``, and a requests-per-minute limit."""
+"""Pacing of requests: backoff with jitter, the server's own waits (``Retry-After`` and the rate-limit
+headers of OpenAI, Azure and LiteLLM), and a requests-per-minute limit."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 
-__all__ = ["RateLimiter", "backoff_delay", "parse_retry_after"]
+__all__ = [
+    "RateLimiter",
+    "backoff_delay",
+    "parse_duration",
+    "parse_retry_after",
+    "rate_limit_delay",
+    "server_wait",
+]
 
 
 def backoff_delay(attempt: int, *, base: float, cap: float, rng: random.Random | None = None) -> float:
     """Full jitter: uniform in [0, min(cap, base * 2**attempt)] (attempt counts from 0)."""
     ceiling = min(cap, base * (2.0 ** min(attempt, 32)))
     return (rng or random).uniform(0.0, ceiling)
+
+
+def rate_limit_delay(attempt: int, *, base: float, cap: float, rng: random.Random | None = None) -> float:
+    """After a 429 that did not say how long: "equal jitter", at least half of min(cap, base * 2**attempt),
+    so a rate-limited request always waits, and longer than after a 5xx."""
+    ceiling = min(cap, base * (2.0 ** min(attempt, 32)))
+    return ceiling / 2 + (rng or random).uniform(0.0, ceiling / 2)
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:
@@ -38,6 +55,60 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     if seconds != seconds:  # NaN
         return None
     return max(0.0, seconds)
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+_UNIT = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def parse_duration(value: str | None) -> float | None:
+    """Seconds in an ``x-ratelimit-reset-*`` value: ``2s``, ``1m30s``, ``6ms``, ``0.5s``, ``1h2m``, or a
+    bare number of seconds; None when absent or unreadable."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    total = 0.0
+    end = 0
+    for match in _DURATION.finditer(text):
+        if match.start() != end:
+            return None
+        end = match.end()
+        total += float(match.group(1)) * _UNIT[match.group(2)]
+    return total if end == len(text) and end else None
+
+
+def server_wait(headers: Mapping[str, str]) -> float | None:
+    """How long the server asked us to wait, from whichever header it sent (None: it did not say).
+
+    ``retry-after-ms`` / ``llm_provider-retry-after-ms`` (milliseconds), ``Retry-After`` /
+    ``llm_provider-retry-after`` (seconds or an HTTP date; LiteLLM forwards its backend's headers with the
+    ``llm_provider-`` prefix), else ``x-ratelimit-reset-requests`` / ``-tokens`` (``1m30s``): the one whose
+    ``x-ratelimit-remaining-*`` is 0, or the longer of the two when the server does not say which ran out.
+    """
+    for prefix in ("", "llm_provider-"):
+        millis = parse_retry_after(headers.get(prefix + "retry-after-ms"))
+        if millis is not None:
+            return millis / 1000
+        seconds = parse_retry_after(headers.get(prefix + "retry-after"))
+        if seconds is not None:
+            return seconds
+    for prefix in ("", "llm_provider-"):
+        resets = {}
+        for kind in ("requests", "tokens"):
+            reset = parse_duration(headers.get(f"{prefix}x-ratelimit-reset-{kind}"))
+            if reset is not None:
+                resets[kind] = reset
+        if not resets:
+            continue
+        spent = [k for k in resets if (headers.get(f"{prefix}x-ratelimit-remaining-{k}") or "").strip() == "0"]
+        return max(resets[k] for k in spent) if spent else max(resets.values())
+    return None
 
 
 class RateLimiter:

@@ -16,6 +16,9 @@
 - Inputs are streamed twice (run, then write); memory holds the records at work and 16 bytes per record
   (where its journal line is: :class:`SlotTable`).
 - Only the last journal line of a position counts: a record changed, run, then changed back is sent again.
+- A run holds an OS lock on its journal (:mod:`scoring._runner.lock`): a second run on the same output
+  fails at once with :class:`~scoring._errors.OutputLockedError` naming the pid that holds it.
+- Seed 001's ``endpoint_id`` in a response is read as ``model``.
 """
 
 from __future__ import annotations
@@ -32,12 +35,15 @@ import orjson
 
 from formatkit._core.writers import atomic_writer, dumps_line
 from scoring._runner.journal import Journal, JournalSlot
+from scoring._runner.lock import OutputLock
 from scoring._runner.progress import NullProgress, Progress
 from scoring._runner.requests import (
+    alias_model,
     count_requests,
     error_kind_of,
     expand_samples,
     history,
+    is_empty,
     is_open,
     open_turns,
     request_params,
@@ -130,8 +136,14 @@ class RunSummary:
     requests: int = 0
     attempts: int = 0
     stale_journal_entries: int = 0
+    #: Replies received with an empty (blank) ``content``: finished, but nothing to score.
+    empty_replies: int = 0
+    #: Replies cut off at the token limit (``finish_reason: length``).
+    cut_off: int = 0
     errors_by_kind: Counter[str] = field(default_factory=Counter)
     tokens: Counter[str] = field(default_factory=Counter)
+    #: What the client decided on its own during the run (streaming refused, ...), for the user.
+    notes: list[str] = field(default_factory=list)
 
     def add_output(self, record: dict[str, Any]) -> None:
         self.records += 1
@@ -143,6 +155,10 @@ class RunSummary:
             error = response.get("error")
             if isinstance(error, str) and is_open(response):
                 self.errors_by_kind[error_kind_of(error)] += 1
+            if is_empty(response):
+                self.empty_replies += 1
+            if response.get("finish_reason") == "length":
+                self.cut_off += 1
             usage = response.get("usage")
             if isinstance(usage, dict):
                 for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
@@ -162,8 +178,11 @@ class RunSummary:
             "requests": self.requests,
             "attempts": self.attempts,
             "stale_journal_entries": self.stale_journal_entries,
+            "empty_replies": self.empty_replies,
+            "cut_off": self.cut_off,
             "errors_by_kind": dict(self.errors_by_kind),
             "tokens": dict(self.tokens),
+            "notes": list(self.notes),
         }
 
 
@@ -192,7 +211,7 @@ class RunJob:
         total: int | None = None,
     ) -> None:
         self.runner = runner
-        self.source = source
+        self.source: Source = lambda: (alias_model(record) for record in source())
         self.out = Path(out)
         self.journal = Journal(journal_path(self.out))
         self.restart = restart
@@ -213,19 +232,20 @@ class RunJob:
             for position, record in enumerate(self.source()):
                 records += 1
                 entry = self._entry(table, position, record_key(position, record, self.settings))
+                redo = bool(self.runner.retry_empty)
                 if entry is not None:
-                    if entry.get("status") == "ok":
+                    if entry.get("status") == "ok" and not (redo and count_requests(entry["record"], redo_empty=True)):
                         finished += 1
                         continue
                     record = entry["record"]
                 expand_samples(record, self.runner.defaults)
-                count = count_requests(record)
+                count = count_requests(record, redo_empty=redo)
                 if not count:
                     continue
                 with_work += 1
                 requests += count
                 if first is None:
-                    turn, todo = next(open_turns(record))
+                    turn, todo = next(open_turns(record, redo_empty=redo))
                     response = record["messages"][turn]["responses"][todo[0]]
                     params = request_params(self.runner.defaults, response.get("parameters"), todo[0])
                     first = self.runner.client.request_body(history(record["messages"], turn), params)
@@ -236,7 +256,12 @@ class RunJob:
     # -- the run -----------------------------------------------------------------------------------------
 
     async def run(self) -> RunSummary:
-        """Run, journal, then write OUT. Raises ``EndpointUnavailableError`` (journal kept, OUT untouched)."""
+        """Run, journal, then write OUT. Raises ``EndpointUnavailableError`` (journal kept, OUT untouched),
+        ``OutputLockedError`` when another run holds OUT (nothing touched)."""
+        with OutputLock(self.journal.path):
+            return await self._run()
+
+    async def _run(self) -> RunSummary:
         if self.restart:
             self.journal.discard()
         table = SlotTable.from_journal(self.journal)
@@ -255,10 +280,12 @@ class RunJob:
                 self.progress.advance(error=status != "ok")
         except BaseException:  # EndpointUnavailableError, Ctrl-C: what finished is in the journal
             self.summary.attempts = self.runner.client.requests_sent - sent_before
+            self.summary.notes = list(self.runner.client.notes)
             self.progress.stop()
             self.journal.close()
             raise
         self.summary.attempts = self.runner.client.requests_sent - sent_before
+        self.summary.notes = list(self.runner.client.notes)
         self.progress.stop()
         self.summary.stale_journal_entries = journaled - self._matched
         try:
@@ -279,14 +306,15 @@ class RunJob:
         for position, record in enumerate(self.source()):
             key = record_key(position, record, self.settings)
             entry = self._entry(table, position, key)
+            redo = bool(self.runner.retry_empty)
             if entry is not None:
                 self._matched += 1
-                if entry.get("status") == "ok":
+                if entry.get("status") == "ok" and not (redo and count_requests(entry["record"], redo_empty=True)):
                     self.summary.resumed += 1
                     self.progress.advance(resumed=True)
                     continue
                 record = entry["record"]
-            if not count_requests(record):
+            if not count_requests(record, redo_empty=redo):
                 self.summary.nothing_to_do += 1
                 self.progress.advance(resumed=True, error=not is_finished(record))
                 continue

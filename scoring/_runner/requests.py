@@ -19,23 +19,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from scoring._client.http import ChatResult
+from scoring._client.reply import ChatResult
 from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
 
 __all__ = [
+    "alias_model",
     "error_kind_of",
     "error_text",
     "expand_samples",
     "fail",
     "fill",
     "history",
+    "is_empty",
     "is_open",
     "open_turns",
     "request_params",
     "set_content",
 ]
 
-_RESPONSE_ORDER = ("parameters", "usage", "content", "reasoning_content", "finish_reason", "logprobs")
+_RESPONSE_ORDER = (
+    "parameters",
+    "model",
+    "endpoint",
+    "usage",
+    "content",
+    "reasoning_content",
+    "finish_reason",
+    "logprobs",
+)
 _MESSAGE_ORDER = ("role", "content", "reference_response", "responses")
 
 
@@ -44,15 +55,16 @@ def is_open(response: dict[str, Any]) -> bool:
     return response.get("content") is None and response.get("score") is None and response.get("analysis") is None
 
 
-def open_turns(record: dict[str, Any]) -> Iterator[tuple[int, list[int]]]:
-    """(message index, indexes of its open responses) for every assistant turn with work, in order."""
+def open_turns(record: dict[str, Any], *, redo_empty: bool = False) -> Iterator[tuple[int, list[int]]]:
+    """(message index, indexes of its open responses) for every assistant turn with work, in order;
+    with ``redo_empty``, empty replies count as open too."""
     for index, message in enumerate(record.get("messages") or []):
         if message.get("role") != "assistant":
             continue
         responses = message.get("responses") or []
         if index < len(record["messages"]) - 1 and message.get("content") is not None:
             continue  # an earlier reply given as history
-        todo = [i for i, response in enumerate(responses) if is_open(response)]
+        todo = [i for i, response in enumerate(responses) if is_open(response) or (redo_empty and is_empty(response))]
         if todo:
             yield index, todo[:1] if index < len(record["messages"]) - 1 else todo
 
@@ -91,9 +103,9 @@ def expand_samples(record: dict[str, Any], defaults: dict[str, Any]) -> int:
     return added
 
 
-def count_requests(record: dict[str, Any]) -> int:
-    """How many requests the record needs (one per open response)."""
-    return sum(len(todo) for _, todo in open_turns(record))
+def count_requests(record: dict[str, Any], *, redo_empty: bool = False) -> int:
+    """How many requests the record needs (one per open response; and per empty one with ``redo_empty``)."""
+    return sum(len(todo) for _, todo in open_turns(record, redo_empty=redo_empty))
 
 
 def request_params(defaults: dict[str, Any], own: dict[str, Any] | None, sample: int = 0) -> dict[str, Any]:
@@ -128,10 +140,22 @@ def _ordered(data: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
     return head
 
 
-def fill(response: dict[str, Any], result: ChatResult, *, keep_logprobs: bool) -> dict[str, Any]:
-    """The response with the reply written in (canonical key order; a previous error removed)."""
-    data = {k: v for k, v in response.items() if k != "error"}
+def fill(
+    response: dict[str, Any],
+    result: ChatResult,
+    *,
+    keep_logprobs: bool,
+    model: str | None = None,
+    endpoint: str | None = None,
+) -> dict[str, Any]:
+    """The response with the reply written in (canonical key order; a previous error removed), with the
+    ``model`` that answered and the ``endpoint`` (base URL, no credentials) that served it."""
+    data = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
     data.setdefault("parameters", {})
+    if model is not None:
+        data["model"] = model
+    if endpoint is not None:
+        data["endpoint"] = endpoint
     if result.usage is not None:
         data["usage"] = result.usage
     data["content"] = result.content
@@ -142,6 +166,23 @@ def fill(response: dict[str, Any], result: ChatResult, *, keep_logprobs: bool) -
     if keep_logprobs and result.logprobs is not None:
         data["logprobs"] = result.logprobs
     return _ordered(data, _RESPONSE_ORDER)
+
+
+def is_empty(response: dict[str, Any]) -> bool:
+    """A reply was received and its ``content`` is empty or blank (a reasoning model that only reasoned)."""
+    content = response.get("content")
+    return isinstance(content, str) and not content.strip()
+
+
+def alias_model(record: dict[str, Any]) -> dict[str, Any]:
+    """Seed 001's ``endpoint_id`` read as ``model`` in every response that has no ``model`` (in place)."""
+    for message in record.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        for response in message.get("responses") or ():
+            if isinstance(response, dict) and "endpoint_id" in response and response.get("model") is None:
+                response["model"] = response.pop("endpoint_id")
+    return record
 
 
 def fail(response: dict[str, Any], text: str) -> dict[str, Any]:

@@ -8,6 +8,11 @@ one request each, one response entry per sample: ``n`` (the record's own, else t
 earlier turn fails, the later open turns get a ``skipped`` error (nothing to build their history from).
 Only :class:`EndpointUnavailableError` escapes: the endpoint is gone and the run must stop.
 
+Every filled response records the ``model`` that answered and the ``endpoint`` (base URL, no credentials).
+An empty reply (blank ``content``, e.g. a reasoning model that spent its budget reasoning) is asked again
+up to ``retry_empty`` times; if it stays empty it is kept as it is (and counted by the run's summary),
+but an empty earlier turn is never used as history: the later turns get a ``skipped`` error saying so.
+
     async with ChatClient(url, model) as client:
         runner = Runner(client, defaults={"temperature": 0})
         outcome = await runner.run_record(record)      # fills ``record`` in place
@@ -33,6 +38,7 @@ from scoring._runner.requests import (
     fail,
     fill,
     history,
+    is_empty,
     is_open,
     request_params,
     set_content,
@@ -64,12 +70,15 @@ class Runner:
         defaults: dict[str, Any] | None = None,
         keep_logprobs: bool | None = None,
         max_active_records: int | None = None,
+        retry_empty: int = 0,
     ) -> None:
         self.client = client
         self.defaults = dict(defaults or {})
         #: Keep logprobs in the output when the request asked for them (default) or always/never.
         self.keep_logprobs = keep_logprobs
         self.max_active_records = max_active_records
+        #: How many more times an empty reply is asked again before it is kept.
+        self.retry_empty = max(0, retry_empty)
 
     # -- one record --------------------------------------------------------------------------------------
 
@@ -87,15 +96,19 @@ class Runner:
                 if message.get("content") is not None:
                     continue
                 first = responses[0]
-                if is_open(first):
+                if is_open(first) or (self.retry_empty and is_empty(first)):
                     await self._sample(messages, index, 0, outcome)
                     first = responses[0]
                 if first.get("content") is None:
                     self._skip_rest(messages, index, outcome)
                     break
+                if is_empty(first):
+                    self._skip_rest(messages, index, outcome, why="replied with an empty content")
+                    break
                 messages[index] = set_content(message, first["content"])
             else:
-                todo = [i for i, response in enumerate(responses) if is_open(response)]
+                redo = bool(self.retry_empty)
+                todo = [i for i, r in enumerate(responses) if is_open(r) or (redo and is_empty(r))]
                 if len(todo) == 1:  # the common case: no task to spawn
                     await self._sample(messages, index, todo[0], outcome)
                 else:
@@ -108,8 +121,11 @@ class Runner:
         try:
             params = request_params(self.defaults, response.get("parameters"), sample)
             chat = history(messages, index)
-            outcome.requests += 1  # counted when attempted: a failed request was still sent
-            [result, *_] = await self.client.complete(chat, params)
+            for _ in range(self.retry_empty + 1):
+                outcome.requests += 1  # counted when attempted: a failed request was still sent
+                [result, *_] = await self.client.complete(chat, params)
+                if result.content.strip():
+                    break
         except EndpointUnavailableError:
             raise
         except Exception as exc:  # every failure becomes the response's error, never a crash
@@ -118,11 +134,15 @@ class Runner:
             outcome.errors.append(text)
             return
         keep = bool(params.get("logprobs")) if self.keep_logprobs is None else self.keep_logprobs
-        responses[sample] = fill(response, result, keep_logprobs=keep)
+        responses[sample] = fill(
+            response, result, keep_logprobs=keep, model=self.client.model, endpoint=self.client.endpoint
+        )
         outcome.filled += 1
 
-    def _skip_rest(self, messages: list[dict[str, Any]], failed: int, outcome: RecordOutcome) -> None:
-        reason = f"skipped: assistant turn {failed} could not be generated, so this turn has no history"
+    def _skip_rest(
+        self, messages: list[dict[str, Any]], failed: int, outcome: RecordOutcome, why: str = "could not be generated"
+    ) -> None:
+        reason = f"skipped: assistant turn {failed} {why}, so this turn has no history"
         for later in messages[failed + 1 :]:
             if later.get("role") != "assistant":
                 continue

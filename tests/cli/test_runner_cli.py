@@ -172,7 +172,15 @@ def test_dry_run_prints_the_first_body_and_the_count(fake_openai: FakeOpenAI, tm
     assert result.exit_code == 0
     body = orjson.loads(result.stdout)
     messages = [{"role": "system", "content": "请完成下面的计算题"}, {"role": "user", "content": "q0"}]
-    assert body == {"model": "fake-model", "messages": messages, "seed": 1, "temperature": 0.3, "logprobs": False}
+    assert body == {
+        "model": "fake-model",
+        "messages": messages,
+        "seed": 1,
+        "temperature": 0.3,
+        "logprobs": False,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     assert "would send 4 request(s) for 4 record(s)" in result.stderr
     assert fake_openai.requests == 0
     assert not out.exists() and not (tmp_path / "out.jsonl.journal").exists()
@@ -231,12 +239,12 @@ def test_endpoint_down_stops_the_run_keeping_what_finished(tmp_path: Path) -> No
     finally:
         server.stop()
     assert result.exit_code == 1
-    assert "stopped: endpoint" in result.stderr and "is unavailable" in result.stderr
+    assert "stopped: endpoint" in result.stderr and "cannot serve" in result.stderr
     # q0-q3 finished; q4 ran out of retries on refused connections (journaled as an error, so it is
     # retried later); the next refusal in a row stopped the run.
     assert "4 record(s) finished in this run are kept in" in result.stderr
     assert "(1 more ended in error and will be retried)" in result.stderr
-    assert "check that the server is running and that the base URL is right." in result.stderr
+    assert "check that the server is running and that the base URL is right (--base-url" in result.stderr
     assert not out.exists()
     lines = (tmp_path / "out.jsonl.journal").read_bytes().splitlines()
     assert [orjson.loads(line)["entry"]["status"] for line in lines] == ["ok"] * 4 + ["error"]
@@ -416,7 +424,7 @@ def test_an_unknown_model_stops_the_run_with_a_hint(fake_openai: FakeOpenAI, tmp
     assert result.exit_code == 1
     assert fake_openai.requests <= 8 + 3
     assert "The model `fake-model` does not exist" in result.stderr
-    assert "check the base URL (most servers expect it to end in /v1) and the model name" in result.stderr
+    assert "check the model name (GET /v1/models on the server lists the names it knows)" in result.stderr
     assert "--model fake-model" in result.stderr
 
 
@@ -454,7 +462,7 @@ def test_the_summary_counts_retries_apart(fake_openai: FakeOpenAI, tmp_path: Pat
     ("fault", "kind"),
     [
         (Fault("slow", delay=1.0), "timeout"),
-        (Fault("drip", delay=0.05), "timeout"),
+        (Fault("stall", delay=1.0), "timeout"),
         (Fault("close"), "connection"),
         (Fault("truncated"), "malformed"),
         (Fault("500"), "http_500"),
@@ -467,7 +475,19 @@ def test_every_fault_exhausted_is_the_records_error_by_kind(
 ) -> None:
     fake_openai.rules.append(lambda body: fault if last_user(body) == "q1" else None)
     out = tmp_path / "out.jsonl"
-    result = invoke(fake_openai, write_set(tmp_path / "set.jsonl", 3), out, "--timeout", "0.3", "--max-retries", "1")
+    result = invoke(
+        fake_openai,
+        write_set(tmp_path / "set.jsonl", 3),
+        out,
+        "--timeout",
+        "0.3",
+        "--max-retries",
+        "1",
+        "--rate-limit-window",
+        "0",
+        "--concurrency",
+        "1",
+    )
     assert result.exit_code == 1
     assert f"errors by kind: {kind} 1" in result.stderr
     error = read_jsonl(out)[1]["messages"][-1]["responses"][0]["error"]

@@ -48,7 +48,19 @@ def test_plain_reply_fills_every_field(fake_openai: FakeOpenAI) -> None:
     assert result.usage == {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}
     assert result.reasoning_content is None and result.logprobs is None
     body = fake_openai.bodies[0]
-    assert body == {"model": "fake-model", "messages": USER, "temperature": 0.2}
+    assert body == {
+        "model": "fake-model",
+        "messages": USER,
+        "temperature": 0.2,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
+def test_no_stream_sends_a_plain_request(fake_openai: FakeOpenAI) -> None:
+    [result] = complete(fake_openai, {"temperature": 0.2}, stream=False)
+    assert result.content == "你好，世界" and result.usage is not None
+    assert fake_openai.bodies[0] == {"model": "fake-model", "messages": USER, "temperature": 0.2}
 
 
 def test_n_choices_come_back_in_order(fake_openai: FakeOpenAI) -> None:
@@ -145,14 +157,15 @@ def test_permanent_4xx_is_raised_at_once_with_the_endpoint_message(fake_openai: 
 
 
 def test_retries_exhausted_keeps_the_last_cause(fake_openai: FakeOpenAI) -> None:
-    fake_openai.inject([Fault("500")] * 3)
-    with pytest.raises(RetriesExhaustedError) as info:
-        complete(fake_openai, max_retries=2)
-    assert isinstance(info.value.cause, RetryableStatusError)
-    assert info.value.__cause__ is info.value.cause
-    assert info.value.attempts == 3
-    assert fake_openai.requests == 3
-    assert error_kind(info.value) == "http_500"
+    fake_openai.inject([Fault("ok"), *[Fault("500")] * 3])
+    served, error = many(fake_openai, 2, max_retries=2)
+    assert isinstance(served, list)
+    assert isinstance(error, RetriesExhaustedError)
+    assert isinstance(error.cause, RetryableStatusError)
+    assert error.__cause__ is error.cause
+    assert error.attempts == 3
+    assert fake_openai.requests == 4
+    assert error_kind(error) == "http_500"
 
 
 def test_timeouts_exhausted(fake_openai: FakeOpenAI) -> None:
@@ -185,9 +198,10 @@ def test_endpoint_down_raises_unavailable_then_fails_fast() -> None:
         return errors
 
     first, second, third = asyncio.run(go())
-    assert isinstance(first, RetriesExhaustedError) and isinstance(first.cause, httpx.ConnectError)
-    assert isinstance(second, EndpointUnavailableError) and isinstance(second.__cause__, httpx.ConnectError)
-    assert isinstance(third, EndpointUnavailableError)
+    # Nothing ever answered and the first two attempts failed alike: the first request already stops.
+    assert isinstance(first, EndpointUnavailableError) and isinstance(first.__cause__, httpx.ConnectError)
+    assert first.hint == "check that the server is running and that the base URL is right"
+    assert isinstance(second, EndpointUnavailableError) and isinstance(third, EndpointUnavailableError)
 
 
 def test_the_key_is_sent_but_never_shown(fake_openai: FakeOpenAI) -> None:
@@ -270,21 +284,21 @@ def test_rate_limiter_rejects_nonsense() -> None:
         RateLimiter(0)
 
 
-def test_a_reply_trickled_past_the_timeout_is_a_timeout(fake_openai: FakeOpenAI) -> None:
-    # Each byte comes within the timeout, the whole reply does not: the attempt is bounded as a whole.
-    fake_openai.inject([Fault("drip", delay=0.05)])
-    start = time.monotonic()
-    [result] = complete(fake_openai, timeout=0.4)
+def test_a_reply_trickled_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
+    # --timeout is the longest silence: a reply that keeps coming, however slowly, is never cut.
+    fake_openai.inject([Fault("drip", delay=0.02)])
+    [result] = complete(fake_openai, timeout=0.3)
     assert result.content == "你好，世界"
-    assert fake_openai.faults_served == ["drip"] and fake_openai.requests == 2
-    assert time.monotonic() - start < 3
+    assert fake_openai.requests == 1
 
-    fake_openai.reset()
-    fake_openai.inject([Fault("drip", delay=0.05)] * 2)
-    with pytest.raises(RetriesExhaustedError) as info:
-        complete(fake_openai, timeout=0.3, max_retries=1)
-    assert error_kind(info.value) == "timeout"
-    assert "no complete reply within 0.3 s" in str(info.value)
+
+def test_max_time_caps_an_attempt_as_a_whole(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("ok"), Fault("drip", delay=0.05), Fault("drip", delay=0.05)])
+    served, error = many(fake_openai, 2, timeout=0.3, max_time=0.3, max_retries=1)
+    assert isinstance(served, list)
+    assert isinstance(error, RetriesExhaustedError)
+    assert error_kind(error) == "timeout"
+    assert "no complete reply within 0.3 s (--max-time)" in str(error)
 
 
 def test_retry_after_ms_is_honoured(fake_openai: FakeOpenAI) -> None:
@@ -318,7 +332,8 @@ def test_a_rejected_key_stops_after_a_few_requests_and_never_shows_the_key(fake_
     assert isinstance(second, PermanentRequestError)
     assert isinstance(third, EndpointUnavailableError) and third.status == 401
     assert third.hint == "check the API key"
-    assert "3 requests in a row were refused with HTTP 401" in str(third)
+    assert "the first 3 requests all failed the same way and none succeeded" in str(third)
+    assert "HTTP 401: Incorrect API key provided: ***" in third.cause
     assert isinstance(fourth, EndpointUnavailableError)
     assert fake_openai.requests == 3  # the fourth failed fast, nothing sent
     for error in (first, second, third, fourth):
@@ -339,24 +354,75 @@ def test_a_wrong_model_or_url_stops_the_same_way(fake_openai: FakeOpenAI) -> Non
     fake_openai.rules.append(lambda body: Fault("404", message="The model `gpt-9` does not exist"))
     *_, last = many(fake_openai, 2, unavailable_after=2)
     assert isinstance(last, EndpointUnavailableError) and last.status == 404
-    assert "base URL" in last.hint and "model name" in last.hint
+    assert "model name" in last.hint
 
 
-def test_gateway_errors_on_every_retry_stop_the_run(fake_openai: FakeOpenAI) -> None:
-    fake_openai.rules.append(lambda body: Fault("503", message="no healthy upstream"))
-    first, second = many(fake_openai, 2, max_retries=1, unavailable_after=2)
+def test_gateway_errors_on_every_retry_stop_a_run_that_had_served(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("ok")])
+    fake_openai.rules.append(lambda body: Fault("503", message="busy") if fake_openai.requests > 1 else None)
+    served, first, second = many(fake_openai, 3, max_retries=1, unavailable_after=2)
+    assert isinstance(served, list)
     assert isinstance(first, RetriesExhaustedError)
     assert isinstance(second, EndpointUnavailableError) and second.status == 503
-    assert "2 requests in a row got HTTP 503 after 2 attempt(s) each" in str(second)
-    assert fake_openai.requests == 4
-
-
-@pytest.mark.parametrize("fault", [Fault("400", message="prompt rejected"), Fault("500"), Fault("truncated")])
-def test_failures_that_may_be_the_requests_own_never_stop_the_run(fake_openai: FakeOpenAI, fault: Fault) -> None:
-    fake_openai.rules.append(lambda body: fault)
-    results = many(fake_openai, 5, max_retries=0, unavailable_after=2)
-    assert not any(isinstance(r, EndpointUnavailableError) for r in results)
+    assert "2 requests in a row failed, each after 2 attempt(s)" in str(second)
     assert fake_openai.requests == 5
+
+
+LITELLM_DEAD = (
+    "litellm.InternalServerError: InternalServerError: OpenAIException - Connection error.\n\nLiteLLM: model "
+    "group 'dead' failed with the error above. No fallback was attempted."
+)
+
+
+@pytest.mark.parametrize(
+    ("fault", "hint"),
+    [
+        (Fault("500", message=LITELLM_DEAD), "cannot reach the model server"),
+        (Fault("400", message="/chat/completions: Invalid model name passed in model=nope."), "model name"),
+        (Fault("400", message="No connected db."), "API key"),
+        (Fault("404", message="The model `gpt-9` does not exist"), "model name"),
+        (Fault("422", message="max_tokens must be at most 4096"), "parameters"),
+        (Fault("truncated"), "failed the same way"),
+    ],
+    ids=["gateway-backend-down", "litellm-wrong-model", "litellm-wrong-key", "404-model", "422-params", "malformed"],
+)
+def test_first_requests_failing_alike_stop_within_a_handful(fake_openai: FakeOpenAI, fault: Fault, hint: str) -> None:
+    fake_openai.rules.append(lambda body: fault)
+    results = many(fake_openai, 6, max_retries=5, unavailable_after=3)
+    assert all(isinstance(r, ClientError) for r in results)
+    stop = next(r for r in results if isinstance(r, EndpointUnavailableError))
+    assert hint in stop.hint
+    assert "none succeeded" in str(stop)
+    assert fake_openai.requests == 3  # the third identical attempt stops it; the rest fail fast
+
+
+def test_first_failures_that_differ_do_not_stop(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("400", message="a"), Fault("400", message="b"), Fault("500", message="c"), Fault("ok")])
+    results = many(fake_openai, 3, max_retries=1, unavailable_after=3)
+    assert not any(isinstance(r, EndpointUnavailableError) for r in results)
+
+
+def test_rate_limits_and_timeouts_never_count_as_cannot_serve(fake_openai: FakeOpenAI) -> None:
+    fake_openai.inject([Fault("429", retry_after=0)] * 4 + [Fault("slow", delay=0.5)] * 2)
+    [result] = complete(fake_openai, timeout=0.2, max_retries=6, unavailable_after=2)
+    assert result.content == "你好，世界"
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("400", message="prompt rejected"),
+        Fault("500", message="CUDA error"),
+        Fault("500", message=LITELLM_DEAD),
+        Fault("truncated"),
+    ],
+    ids=["400", "500", "500-unreachable-once", "malformed"],
+)
+def test_once_served_a_records_own_failure_never_stops_the_run(fake_openai: FakeOpenAI, fault: Fault) -> None:
+    fake_openai.inject([Fault("ok"), fault, fault, Fault("ok"), fault, fault, Fault("ok")])
+    results = many(fake_openai, 5, max_retries=1, unavailable_after=2)
+    assert not any(isinstance(r, EndpointUnavailableError) for r in results)
+    assert [isinstance(r, list) for r in results][:1] == [True] and any(isinstance(r, list) for r in results[1:])
 
 
 def test_a_success_breaks_the_row(fake_openai: FakeOpenAI) -> None:

@@ -99,6 +99,8 @@ def test_plan_counts_without_sending(fake_openai: FakeOpenAI, tmp_path: Path) ->
         "messages": [{"role": "user", "content": "q0"}],
         "top_p": 0.5,
         "temperature": 0,
+        "stream": True,
+        "stream_options": {"include_usage": True},
     }
     assert fake_openai.requests == 0
 

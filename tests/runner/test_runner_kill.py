@@ -157,3 +157,56 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes(fake_openai: FakeOpenAI,
     assert result.returncode == 0, result.stderr
     assert not {last_user(b) for b in fake_openai.bodies} & set(done)
     check_output(out, 60)
+
+
+def start_and_wait(server: FakeOpenAI, src: Path, out: Path, lines: int) -> subprocess.Popen[str]:
+    journal = out.with_name(out.name + ".journal")
+    env = {**os.environ, "OPENAI_API_KEY": ""}
+    process = subprocess.Popen(
+        command(server, src, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    deadline = time.monotonic() + 30
+    while not (journal.exists() and journal.read_bytes().count(b"\n") >= lines) and time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"the run ended too early (exit {process.returncode})")
+        time.sleep(0.005)
+    return process
+
+
+def test_sigterm_behaves_like_ctrl_c(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.delay = 0.05
+    src = write_set(tmp_path / "set.jsonl", 60)
+    out = tmp_path / "out.jsonl"
+    journal = out.with_name("out.jsonl.journal")
+    process = start_and_wait(fake_openai, src, out, 8)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=10)
+    assert process.returncode == 143, stderr
+    done = journaled_prompts(journal)
+    assert f"terminated (SIGTERM). {len(done)} record(s) finished in this run are kept in {journal}" in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl.journal", "out.jsonl.journal.lock", "set.jsonl"]
+
+    fake_openai.reset()
+    result = finish(fake_openai, src, out)
+    assert result.returncode == 0, result.stderr
+    assert not {last_user(b) for b in fake_openai.bodies} & set(done)
+    check_output(out, 60)
+
+
+def test_a_second_run_on_the_same_output_is_refused_naming_the_holder(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.delay = 0.25  # 60 records, 4 at a time: the first run lasts about 4 s
+    src = write_set(tmp_path / "set.jsonl", 60)
+    out = tmp_path / "out.jsonl"
+    first = start_and_wait(fake_openai, src, out, 2)
+    try:
+        second = finish(fake_openai, src, out)
+        assert second.returncode == 2, second.stderr
+        assert f"is being written by another run (process {first.pid} holds" in second.stderr
+        assert "nothing was sent" in second.stderr
+    finally:
+        _, stderr = first.communicate(timeout=60)
+    assert first.returncode == 0, stderr
+    check_output(out, 60)
+    assert len(fake_openai.bodies) == 60  # nothing paid twice

@@ -65,7 +65,8 @@ def test_single_turn_is_filled_in_canonical_order(fake_openai: FakeOpenAI) -> No
     outcome = run(fake_openai, record)
     assert outcome.ok and outcome.requests == 1
     [response] = record["messages"][-1]["responses"]
-    assert list(response) == ["parameters", "usage", "content", "finish_reason"]
+    assert list(response) == ["parameters", "model", "endpoint", "usage", "content", "finish_reason"]
+    assert response["model"] == "fake" and response["endpoint"] == fake_openai.base_url
     assert response["content"] == "0+1"
     assert response["parameters"] == SET_PARAMS  # never rewritten
     assert response["usage"]["total_tokens"] == response["usage"]["prompt_tokens"] + 3
@@ -148,7 +149,15 @@ def test_reasoning_content_is_kept(fake_openai: FakeOpenAI) -> None:
     run(fake_openai, record)
     response = record["messages"][-1]["responses"][0]
     assert response["reasoning_content"] == "thinking about: 0+1"
-    assert list(response) == ["parameters", "usage", "content", "reasoning_content", "finish_reason"]
+    assert list(response) == [
+        "parameters",
+        "model",
+        "endpoint",
+        "usage",
+        "content",
+        "reasoning_content",
+        "finish_reason",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -179,9 +188,16 @@ def test_permanent_error_is_recorded_with_the_endpoint_message(fake_openai: Fake
 
 
 def test_exhausted_retries_are_recorded(fake_openai: FakeOpenAI) -> None:
-    fake_openai.inject([Fault("503")] * 3)
+    fake_openai.inject([Fault("ok"), *[Fault("503")] * 3])
     record = single()
-    outcome = run(fake_openai, record)
+
+    async def go() -> RecordOutcome:
+        async with ChatClient(fake_openai.base_url, "fake", backoff_base=0.001, max_retries=2) as client:
+            runner = Runner(client)
+            await runner.run_record(single())  # the endpoint has served: a record's failure stays its own
+            return await runner.run_record(record)
+
+    outcome = asyncio.run(go())
     assert outcome.errors == ["http_503: fake server says 503 (gave up after 3 attempts)"]
 
 

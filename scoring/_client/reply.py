@@ -1,0 +1,85 @@
+"""A chat completion reply (the non-streamed JSON body) read into :class:`ChatResult` objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from scoring._errors import MalformedResponseError
+
+__all__ = ["ChatResult", "parse_completion", "usage_counts"]
+
+_MAX_MESSAGE = 500
+
+
+@dataclass
+class ChatResult:
+    """One choice of a chat completion."""
+
+    content: str
+    reasoning_content: str | None
+    finish_reason: str | None
+    usage: dict[str, int] | None
+    logprobs: Any | None
+
+
+def parse_completion(raw: bytes) -> list[ChatResult]:
+    """The choices of a ``chat.completion`` body, in choice order; MalformedResponseError when it is not one."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise MalformedResponseError(f"response body is not JSON ({len(raw)} bytes): {exc}") from exc
+    if not isinstance(data, dict):
+        raise MalformedResponseError("response body is not a JSON object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        error = data.get("error")
+        hint = f": {error}" if error else ""
+        raise MalformedResponseError(f"response has no choices{hint}"[:_MAX_MESSAGE])
+    usage = usage_counts(data.get("usage"))
+    results: list[tuple[int, ChatResult]] = []
+    for position, choice in enumerate(choices):
+        if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+            raise MalformedResponseError(f"choice {position} has no message")
+        message = choice["message"]
+        content = message.get("content")
+        if content is None:
+            content = ""
+        if not isinstance(content, str):
+            raise MalformedResponseError(f"choice {position} content is not text")
+        reasoning = message.get("reasoning_content")
+        if reasoning is None:
+            reasoning = message.get("reasoning")
+        finish = choice.get("finish_reason")
+        index = choice.get("index")
+        results.append(
+            (
+                index if isinstance(index, int) else position,
+                ChatResult(
+                    content=content,
+                    reasoning_content=reasoning if isinstance(reasoning, str) else None,
+                    finish_reason=finish if isinstance(finish, str) else None,
+                    usage=usage,
+                    logprobs=choice.get("logprobs"),
+                ),
+            )
+        )
+    results.sort(key=lambda pair: pair[0])
+    return [result for _, result in results]
+
+
+def usage_counts(raw: Any) -> dict[str, int] | None:
+    """Integer counts; nested details (``completion_tokens_details.reasoning_tokens``) are flattened."""
+    if not isinstance(raw, dict):
+        return None
+    usage: dict[str, int] = {}
+    for key, value in raw.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            usage[key] = value
+        elif isinstance(value, dict):
+            for inner, count in value.items():
+                if isinstance(count, int) and not isinstance(count, bool) and inner not in usage:
+                    usage[inner] = count
+    return usage or None

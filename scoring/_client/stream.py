@@ -1,0 +1,134 @@
+"""Server-sent events of a streamed chat completion, folded into one :class:`ChatResult` per choice.
+
+The stream is ``data: {chunk}`` lines separated by blank lines, ended by ``data: [DONE]``. Each chunk's
+``choices[i].delta`` carries a piece of ``content`` (and of ``reasoning_content`` or ``reasoning``), the
+last one per choice its ``finish_reason``; with ``stream_options: {"include_usage": true}`` a final chunk
+carries ``usage``. A chunk ``{"error": ...}`` (vLLM, LiteLLM mid-stream) is a failed attempt. Comment
+lines (``: ping``) and other SSE fields are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from scoring._client.reply import ChatResult, usage_counts
+from scoring._errors import MalformedResponseError, StreamError
+
+__all__ = ["StreamFolder", "fold_stream"]
+
+_MAX_MESSAGE = 500
+
+
+@dataclass
+class _Choice:
+    content: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+    logprobs: list[Any] | None = None
+
+
+class StreamFolder:
+    """Accumulates chunks; :meth:`results` gives the choices in order."""
+
+    def __init__(self) -> None:
+        self.choices: dict[int, _Choice] = {}
+        self.usage: dict[str, int] | None = None
+        self.done = False
+        self.chunks = 0
+
+    def feed_line(self, line: bytes) -> None:
+        """One SSE line (without its newline)."""
+        if not line.startswith(b"data:"):
+            return  # blank separator, comment, event:/id:/retry: fields
+        data = line[5:].strip()
+        if data == b"[DONE]":
+            self.done = True
+            return
+        if not data:
+            return
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise MalformedResponseError(f"stream chunk is not JSON: {data[:80]!r}") from exc
+        if not isinstance(chunk, dict):
+            raise MalformedResponseError("stream chunk is not a JSON object")
+        self.feed(chunk)
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        self.chunks += 1
+        error = chunk.get("error")
+        if error is not None:
+            message = error.get("message") if isinstance(error, dict) else error
+            raise StreamError(str(message)[:_MAX_MESSAGE])
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.usage = usage_counts(usage)
+        for position, choice in enumerate(chunk.get("choices") or ()):
+            if not isinstance(choice, dict):
+                continue
+            index = choice.get("index")
+            slot = self.choices.setdefault(index if isinstance(index, int) else position, _Choice())
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                piece = delta.get("content")
+                if isinstance(piece, str):
+                    slot.content.append(piece)
+                thought = delta.get("reasoning_content")
+                if thought is None:
+                    thought = delta.get("reasoning")
+                if isinstance(thought, str):
+                    slot.reasoning.append(thought)
+            finish = choice.get("finish_reason")
+            if isinstance(finish, str):
+                slot.finish_reason = finish
+            logprobs = choice.get("logprobs")
+            if isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
+                if slot.logprobs is None:
+                    slot.logprobs = []
+                slot.logprobs.extend(logprobs["content"])
+
+    def results(self) -> list[ChatResult]:
+        """The folded choices; MalformedResponseError when the stream ended before it was complete."""
+        if not self.choices:
+            raise MalformedResponseError(f"stream ended with no choices ({self.chunks} chunk(s))")
+        if not self.done and any(c.finish_reason is None for c in self.choices.values()):
+            raise MalformedResponseError("stream ended before [DONE] and before a finish_reason")
+        out = []
+        for index in sorted(self.choices):
+            slot = self.choices[index]
+            out.append(
+                ChatResult(
+                    content="".join(slot.content),
+                    reasoning_content="".join(slot.reasoning) if slot.reasoning else None,
+                    finish_reason=slot.finish_reason,
+                    usage=self.usage,
+                    logprobs={"content": slot.logprobs} if slot.logprobs is not None else None,
+                )
+            )
+        return out
+
+
+async def fold_stream(chunks: AsyncIterator[bytes]) -> list[ChatResult]:
+    """Read an SSE body (raw byte chunks, any split) to the end and fold it."""
+    folder = StreamFolder()
+    rest = b""
+    async for block in chunks:
+        if folder.done:
+            continue  # drain what follows [DONE] so the connection can be reused
+        rest += block
+        *lines, rest = rest.split(b"\n")
+        _feed(folder, lines)
+    if rest:
+        _feed(folder, [rest])
+    return folder.results()
+
+
+def _feed(folder: StreamFolder, lines: list[bytes]) -> None:
+    for line in lines:
+        if folder.done:
+            return
+        folder.feed_line(line.rstrip(b"\r"))

@@ -1,0 +1,198 @@
+"""One call for a whole run: an evaluation set in, the canonical output with every response filled out.
+
+    from scoring import EndpointOptions, run_file
+    summary = run_file("set.xlsx", "out.jsonl", EndpointOptions("http://127.0.0.1:8000/v1", "qwen"),
+                       defaults={"temperature": 0}, limit=10)
+
+It is what ``formatkit run`` does after validating the input: the records are streamed from the file
+(or from a callable giving a fresh iterable each call), journaled and written as :class:`RunJob` says,
+under an OS lock on the output. Raised: :class:`EndpointUnavailableError` (the endpoint cannot serve;
+journal kept), :class:`OutputLockedError` (another run holds the output), :class:`RunInterrupted` on
+SIGTERM, ``KeyboardInterrupt`` on Ctrl-C (both: journal kept, no temporary file left, OUT untouched).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scoring._client.http import ChatClient
+from scoring._errors import RunInterrupted
+from scoring._runner.job import DryRunPlan, RunJob, RunSummary
+from scoring._runner.progress import Progress
+from scoring._runner.runner import Runner
+
+__all__ = ["EndpointOptions", "plan_file", "run_file"]
+
+Records = Callable[[], Iterable[dict[str, Any]]]
+
+
+@dataclass
+class EndpointOptions:
+    """Where and how requests go (see :class:`~scoring._client.http.ChatClient` for each option)."""
+
+    base_url: str
+    model: str
+    api_key: str | None = None
+    concurrency: int = 8
+    rpm: float | None = None
+    timeout: float = 60.0
+    max_time: float | None = None
+    max_retries: int = 5
+    stream: bool = True
+    headers: dict[str, str] = field(default_factory=dict)
+    rename_params: dict[str, str] = field(default_factory=dict)
+    drop_params: tuple[str, ...] = ()
+    backoff_base: float = 0.5
+    unavailable_after: int = 3
+    rate_limit_window: float = 60.0
+
+    def client(self) -> ChatClient:
+        return ChatClient(
+            self.base_url,
+            self.model,
+            api_key=self.api_key,
+            concurrency=self.concurrency,
+            rpm=self.rpm,
+            timeout=self.timeout,
+            max_time=self.max_time,
+            max_retries=self.max_retries,
+            stream=self.stream,
+            headers=self.headers,
+            rename_params=self.rename_params,
+            drop_params=self.drop_params,
+            backoff_base=self.backoff_base,
+            unavailable_after=self.unavailable_after,
+            rate_limit_window=self.rate_limit_window,
+        )
+
+
+def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | None) -> Records:
+    if callable(source):
+        records = source
+    else:
+        from formatkit._api.validate import iter_dicts
+
+        path = source
+
+        def records() -> Iterator[dict[str, Any]]:
+            return iter_dicts(path, mode=mode, profile="none")  # type: ignore[arg-type]
+
+    if limit is None:
+        return records
+    return lambda: itertools.islice(records(), limit)
+
+
+def _job(
+    source: str | os.PathLike[str] | Records,
+    output: str | os.PathLike[str],
+    client: ChatClient,
+    *,
+    defaults: dict[str, Any] | None,
+    restart: bool,
+    limit: int | None,
+    retry_empty: int,
+    mode: str,
+    progress: Progress | None = None,
+    total: int | None = None,
+) -> RunJob:
+    runner = Runner(client, defaults=defaults, retry_empty=retry_empty)
+    if total is not None and limit is not None:
+        total = min(total, limit)
+    return RunJob(runner, _records(source, mode, limit), Path(output), restart=restart, progress=progress, total=total)
+
+
+def plan_file(
+    source: str | os.PathLike[str] | Records,
+    output: str | os.PathLike[str],
+    endpoint: EndpointOptions,
+    *,
+    defaults: dict[str, Any] | None = None,
+    restart: bool = False,
+    limit: int | None = None,
+    retry_empty: int = 0,
+    mode: str = "infer-eval",
+) -> DryRunPlan:
+    """What :func:`run_file` would send (the first request body, the counts); nothing is sent."""
+    client = endpoint.client()
+    try:
+        job = _job(
+            source, output, client, defaults=defaults, restart=restart, limit=limit, retry_empty=retry_empty, mode=mode
+        )
+        return job.plan()
+    finally:
+        asyncio.run(client.aclose())
+
+
+def run_file(
+    source: str | os.PathLike[str] | Records,
+    output: str | os.PathLike[str],
+    endpoint: EndpointOptions,
+    *,
+    defaults: dict[str, Any] | None = None,
+    restart: bool = False,
+    limit: int | None = None,
+    retry_empty: int = 0,
+    mode: str = "infer-eval",
+    progress: Progress | None = None,
+    total: int | None = None,
+    started: Callable[[RunJob], None] | None = None,
+) -> RunSummary:
+    """Run every pending response of ``source`` (a file, or a callable giving records) into ``output``.
+
+    ``limit``: only the first N records (a smoke run; the output holds those N). ``retry_empty``: ask an
+    empty reply again up to N times (journaled records with empty replies are asked again too).
+    ``started`` is called with the job before anything is sent (to read its summary after a stop).
+    """
+    client = endpoint.client()
+    job = _job(
+        source,
+        output,
+        client,
+        defaults=defaults,
+        restart=restart,
+        limit=limit,
+        retry_empty=retry_empty,
+        mode=mode,
+        progress=progress,
+        total=total,
+    )
+    if started is not None:
+        started(job)
+    received: list[int] = []
+
+    async def main() -> RunSummary:
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        handled = False
+
+        def terminate() -> None:  # SIGTERM: like Ctrl-C, the run task is cancelled (journal kept)
+            received.append(signal.SIGTERM)
+            if task is not None:
+                task.cancel()
+
+        if threading.current_thread() is threading.main_thread():
+            with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no add_signal_handler
+                loop.add_signal_handler(signal.SIGTERM, terminate)
+                handled = True
+        try:
+            return await job.run()
+        finally:
+            await client.aclose()
+            if handled:
+                loop.remove_signal_handler(signal.SIGTERM)
+
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if received:
+            raise RunInterrupted(received[0]) from None
+        raise

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import orjson
 
 from scoring._errors import ClientError, EndpointUnavailableError, error_kind
-from scoring._judges.stop import FailureWatch
+from scoring._judges.stop import judge_stopped
 from scoring._runner.journal import JournalSlot
 
 __all__ = ["Ask", "CallFailed", "JournaledAsker", "Reply", "add_usage", "failure_text", "request_key"]
@@ -103,7 +103,6 @@ class JournaledAsker:
         # Requests wait here, not in the client: once the endpoint is proven down, those still waiting
         # are never sent (a handful of requests prove it, not the whole set).
         self._slots_free = asyncio.Semaphore(max(1, concurrency))
-        self._watch = FailureWatch()
         self._params = params
         self._journal = journal
         # Where each finished reply sits in the journal (or the reply itself, without a journal):
@@ -168,13 +167,9 @@ class JournaledAsker:
             try:
                 results = await self._client.complete(messages, self._params)
             except EndpointUnavailableError as exc:
-                raise self._stop(exc) from exc
+                raise self._stop(judge_stopped(exc)) from exc
             except ClientError as exc:
-                down = self._watch.failed(exc)
-                if down is not None:
-                    raise self._stop(down) from exc
                 raise CallFailed(str(exc), error_kind(exc)) from exc
-            self._watch.success()
         first: _Result = results[0]
         reply = Reply(content=first.content or "", usage=first.usage, finish_reason=first.finish_reason)
         entry = {"content": reply.content, "usage": reply.usage, "finish_reason": reply.finish_reason}

@@ -19,7 +19,6 @@ from formatkit.cli import app
 from scoring._errors import JudgeUnavailableError
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
-from scoring._judges.stop import SAME_FAILURES
 
 WRONG_MODEL = (
     "litellm.BadRequestError: Invalid model name passed in model=judge-x. "
@@ -28,6 +27,8 @@ WRONG_MODEL = (
 NO_DB = "No connected db."
 DEAD_BACKEND = "litellm.InternalServerError: InternalServerError: OpenAIException - Connection error."
 CONCURRENCY = 2
+#: The client's proof that an endpoint cannot serve: this many first requests failing alike.
+SAME_FAILURES = 3
 RECORDS = 20
 
 
@@ -83,14 +84,15 @@ def test_an_endpoint_failing_every_request_alike_stops_the_judges(
     assert fake_openai.requests <= SAME_FAILURES + CONCURRENCY - 1
 
 
-def test_a_dead_backend_stops_at_its_first_answer(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+def test_a_backend_that_dies_midway_stops_the_judges(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
     fake_openai.rules.append(lambda body: Fault("500", message=DEAD_BACKEND) if fake_openai.requests > 2 else None)
     options = dataclasses.replace(_options(fake_openai, tmp_path), concurrency=1)
     with pytest.raises(JudgeUnavailableError) as info:
         judge_records(_records(), metric="judge", options=options)
-    assert info.value.bought == 2 and fake_openai.requests == 3
-    assert "cannot reach its backend" in str(info.value)
+    # once it has served, the endpoint is proven down by SAME_FAILURES endpoint-wide failures in a row
+    assert info.value.bought == 2 and fake_openai.requests == 2 + SAME_FAILURES
+    assert "cannot reach the model behind it" in info.value.hint
 
 
 KEEPS: list[tuple[str, Any, int]] = [
@@ -102,7 +104,8 @@ KEEPS: list[tuple[str, Any, int]] = [
     ),
     (
         "different 400s are each record's own",
-        lambda n, body: Fault("400", message=f"prompt of {len(last_user(body))} characters is too long"),
+        # worded differently for each record (the client compares messages with their digits ignored)
+        lambda n, body: Fault("400", message=f"refused: {'abcdefghijklmnopqrst'[len(last_user(body)) % 20]}-form"),
         RECORDS,
     ),
     ("one record's 500 without a backend message", lambda n, body: Fault("500") if n == 1 else None, 1),

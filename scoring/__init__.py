@@ -36,6 +36,7 @@ from scoring._metrics.extract.math import boxed_contents, extract_math_answer
 from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
 from scoring._metrics.normalize import normalize_text, parse_number, strip_think
+from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
 from scoring._pipeline.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
 from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 
@@ -48,9 +49,12 @@ _LAZY = {
     "RunJob": "scoring._runner.job",
     "RunSummary": "scoring._runner.job",
     "Runner": "scoring._runner.runner",
+    "FileScoreOutcome": "scoring._pipeline.score_file",
+    "score_file": "scoring._pipeline.score_file",
 }
 
 __all__ = [
+    "METRICS",
     "RULE_METRICS",
     "Aggregate",
     "Aggregator",
@@ -59,11 +63,15 @@ __all__ = [
     "ChoiceExtraction",
     "DatasetStats",
     "EndpointUnavailableError",
+    "FileScoreOutcome",
     "Item",
     "ItemScore",
     "JudgeOptions",
     "MetricChoice",
+    "MetricError",
+    "MetricSpec",
     "RecordOutcome",
+    "RuleFunction",
     "RunJob",
     "RunSummary",
     "Runner",
@@ -93,6 +101,7 @@ __all__ = [
     "reference_number",
     "score_choice",
     "score_exact",
+    "score_file",
     "score_math",
     "score_records",
     "score_response",
@@ -106,5 +115,6 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult
     from scoring._errors import EndpointUnavailableError
+    from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._runner.job import RunJob, RunSummary
     from scoring._runner.runner import RecordOutcome, Runner

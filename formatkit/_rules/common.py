@@ -8,7 +8,7 @@ from formatkit._core.draft import Draft
 from formatkit._core.issues import IssueSink
 from formatkit._core.modes import Mode
 from formatkit._rules.parameters import check_parameters
-from formatkit._rules.results import apply_results
+from formatkit._rules.results import apply_results, has_outcome
 
 __all__ = ["build_record", "clean_target", "is_blank"]
 
@@ -26,7 +26,9 @@ def is_blank(value: object) -> bool:
 def check_target(draft: Draft, mode: Mode, sink: IssueSink) -> None:
     """The reference answer and response of the target turn, as the mode requires."""
     has_reference = not is_blank(draft.reference)
-    has_response = not is_blank(draft.response)
+    # A collected result whose inference failed has an error instead of a response (seed 001), and one
+    # whose reply was empty has a score and an empty cell.
+    has_response = not is_blank(draft.response) or has_outcome(draft.results)
     if mode == "infer-only":
         if has_reference:
             sink.add(

@@ -30,6 +30,7 @@ __all__ = [
     "RECORD_COLUMNS",
     "RESULT_FIELDS",
     "apply_results",
+    "has_outcome",
     "result_column",
 ]
 
@@ -121,6 +122,16 @@ def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -
     return False, None
 
 
+def has_outcome(results: Mapping[str, tuple[Any, Place]] | None) -> bool:
+    """Whether the first response has an outcome without a reply: an ``error`` (seed 001: inference could
+    not complete) or a ``score`` (the reply was empty — an Excel cell cannot hold an empty string)."""
+    if not results:
+        return False
+    error = results.get("error", (None, {}))[0]
+    score = results.get("score", (None, {}))[0]
+    return (isinstance(error, str) and bool(error.strip())) or (score is not None and score != "")
+
+
 def apply_results(
     record: dict[str, Any], results: Mapping[str, tuple[Any, Place]], sink: IssueSink, *, scored: bool
 ) -> None:
@@ -149,3 +160,7 @@ def apply_results(
         if field == "model" and "model" in responses[n - 1]:
             continue  # both model and endpoint_id given: model, the name formatkit writes, wins
         responses[n - 1][key] = value
+    if scored:
+        for response in responses:
+            if "content" not in response and "error" not in response and "score" in response:
+                response["content"] = ""  # scored, no error, no reply: the reply was empty (a wrong answer)

@@ -17,8 +17,10 @@ from formatkit.cli._common import (
 _HELP = """Write records back to a spreadsheet people can read (one row per user turn).
 
 Every field is kept, with seed 001's names: reference_response, parameters, response, score, analysis,
-usage, error and the model, then metric/answer/settled, the judge's verdicts, dataset and meta when any
-record has them. The file validates, and scores again after an edit (formatkit score OUT.xlsx).
+usage, error and the model, then metric, extracted_answer, settled, the judge's verdicts (JSON), dataset
+and meta when any record has them; several samples get response_2, score_2, … The file validates, and
+scores again after an edit (formatkit score OUT.xlsx). Text is never a formula; control characters and
+text that looks like Excel's _x0041_ escape read back as written.
 
 The input is read in the mode it needs (scored when responses are filled in, else infer-eval when
 references are, else infer-only); --mode reads it in the one you name.

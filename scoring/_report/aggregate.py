@@ -17,8 +17,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import Interval, bootstrap_means, is_binary, percentile_interval, seed_for, wilson
 
@@ -381,8 +379,11 @@ def combined_interval(parts: list[tuple[float, list[float], str]]) -> Interval |
         return None
     if len(parts) == 1:
         return _interval(parts[0][1], parts[0][2])
-    total = sum(weight * bootstrap_means(values, seed_for(name)) for weight, values, name in parts)
-    return percentile_interval(np.asarray(total, dtype=np.float64) / sum(w for w, _, _ in parts))
+    weight, values, name = parts[0]
+    total = weight * bootstrap_means(values, seed_for(name))
+    for weight, values, name in parts[1:]:
+        total = total + weight * bootstrap_means(values, seed_for(name))
+    return percentile_interval(total / sum(w for w, _, _ in parts))
 
 
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:

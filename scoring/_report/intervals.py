@@ -15,9 +15,15 @@ import math
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # numpy is imported where an interval is computed, not when the CLI starts
+    import numpy as np
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[np.float64]
+else:
+    FloatArray = Any
 
 __all__ = [
     "LEVEL",
@@ -39,8 +45,6 @@ _Z = 1.959963984540054  # the 97.5 % quantile of the standard normal
 _CHUNK = 2_000_000
 #: Up to this many distinct values a resample is drawn as multinomial counts over them.
 _MAX_LEVELS = 1000
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,8 @@ def bootstrap_means(values: Sequence[float], seed: int = SEED) -> FloatArray:
     Scores take few distinct values (0/1, halves, two decimals), so a resample is drawn as multinomial
     counts over those values — the same distribution as drawing n indices, at a cost that does not grow
     with n; many distinct values fall back to drawing indices, in chunks."""
+    import numpy as np
+
     data = np.asarray(values, dtype=np.float64)
     n = len(data)
     if n == 0:
@@ -100,6 +106,8 @@ def bootstrap_means(values: Sequence[float], seed: int = SEED) -> FloatArray:
 
 def percentile_interval(means: FloatArray, scale: float = 100.0) -> Interval | None:
     """The central 95 % of bootstrap ``means`` (times ``scale``); None when there were no data."""
+    import numpy as np
+
     if means.size == 0 or bool(np.isnan(means).any()):
         return None
     tail = (1 - LEVEL) / 2 * 100

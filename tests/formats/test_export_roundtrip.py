@@ -50,10 +50,12 @@ def _with_model(source: Path, tmp_path: Path) -> Path:
     [
         pytest.param(FIXTURES / "responses" / "scored_sheet.xlsx", id="excel"),
         pytest.param(FIXTURES / "valid" / "scored_single_turn.jsonl", id="jsonl"),
+        # three samples per record, a failed inference (error, no reply), an empty reply, meta labels
+        pytest.param(FIXTURES / "responses" / "mmlu_pro.jsonl", id="samples-errors-empty-replies"),
     ],
 )
 def test_export_edit_score_round_trips(source: Path, tmp_path: Path) -> None:
-    if source.suffix == ".jsonl":
+    if source.name == "scored_single_turn.jsonl":
         source = _with_model(source, tmp_path)
     first, exported, second = tmp_path / "first.jsonl", tmp_path / "exported.xlsx", tmp_path / "second.jsonl"
     _invoke("score", str(source), "-o", str(first))

@@ -208,3 +208,35 @@ def test_json_report_matches_the_published_schema(two: tuple[Path, Path]) -> Non
     data["models"]["model-a"]["overall_ci"] = [1.0]  # an interval is two numbers
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(data, schema)
+
+
+def test_an_excel_sheet_names_its_model_with_seed_endpoint_id(tmp_path: Path) -> None:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["session_id", "query", "reference_response", "response", "endpoint_id"])
+    sheet.append([0, "1+1=?", "2", "答案是2", "ep-7"])
+    sheet.append([1, "2+2=?", "4", "5", "ep-7"])
+    source, scored = tmp_path / "collected.xlsx", tmp_path / "scored.jsonl"
+    book.save(source)
+    result = runner.invoke(app, ["score", str(source), "-o", str(scored), "--metric", "exact"])
+    assert result.exit_code == 0, result.output
+    data = _json(scored)
+    assert list(data["models"]) == ["ep-7"] and data["models"]["ep-7"]["overall"] == 50.0
+
+
+def test_text_on_a_terminal_fits_its_width_and_has_colour(two: tuple[Path, Path]) -> None:
+    from scoring._report.leaderboard import render_comparison
+
+    aggregator = ModelsAggregator()
+    for path in two:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            aggregator.add(json.loads(line), path.stem)
+    comparison = aggregator.finish()
+    text = render_comparison(comparison, "text", color=True, width=90)
+    assert "\x1b[" in text
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    assert max(len(line) for line in plain.splitlines()) <= 90
+    wide = render_comparison(comparison, "text")
+    assert "\x1b[" not in wide and max(len(line) for line in wide.splitlines()) > 90

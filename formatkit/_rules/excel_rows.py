@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from formatkit._core.issues import IssueSink
-from formatkit._reading.cells import LongText
+from formatkit._reading.cells import LongText, Shown, column_letter
 from formatkit._rules.excel_header import COLUMNS, Header
 from formatkit._rules.excel_values import MAX_CELL_CHARS, MAX_ID, session_id_value, text_value
 
@@ -31,6 +31,8 @@ class Row:
     reference: str | None
     parameters: str | None
     response: str | None
+    #: Stored numbers of cells whose number format shows them otherwise, by cell address ("B7": 3.14159).
+    raw: dict[str, float | int] | None = None
 
 
 def row_is_empty(row: list[Any]) -> bool:
@@ -104,6 +106,9 @@ def read_rows(
                 _slow_text(row[col], r, col, header, sheet, sink, true_length) if col >= 0 else ""
                 for col in columns[1:]
             )
+            raw = _raw_values(row, r, columns)
+        else:
+            raw = None
         if type(sid) is float and sid.is_integer() and -MAX_ID < sid < MAX_ID:
             sid = int(sid)
         elif sid == "":
@@ -119,7 +124,16 @@ def read_rows(
                 column=header.label(columns[2]),
             )
         out.append(
-            Row(number, sid, system or None, query or None, reference or None, parameters or None, response or None)
+            Row(
+                number,
+                sid,
+                system or None,
+                query or None,
+                reference or None,
+                parameters or None,
+                response or None,
+                raw,
+            )
         )
     return out
 
@@ -138,6 +152,16 @@ def _slow_text(
         value = LongText(value, true_length(r, col))
     text = text_value(value, {"sheet": sheet, "row": r + 1, "column": header.label(col)}, sink)
     return "" if text is None else text
+
+
+def _raw_values(row: list[Any], r: int, columns: list[int]) -> dict[str, float | int] | None:
+    """The stored numbers of the text cells shown through a number format, by cell address."""
+    raw = {
+        f"{column_letter(col)}{r + 1}": row[col].raw
+        for col in columns[1:]
+        if col >= 0 and type(row[col]) is Shown and row[col].rendered
+    }
+    return raw or None
 
 
 def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:

@@ -169,6 +169,10 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     number = last.number
     sheet = ctx.sheet
     reference_label, response_label, parameters_label = ctx.target_labels
+    raw: dict[str, float | int] = {}
+    for row in group:
+        if row.raw:
+            raw.update(row.raw)
     return Draft(
         session_id=sid if type(sid) is int else None,
         history=history,
@@ -179,6 +183,7 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
         parameters=last.parameters,
         parameters_place={"sheet": sheet, "row": number, "column": parameters_label},
         source={"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
+        meta={"raw_values": raw} if raw else None,
     )
 
 

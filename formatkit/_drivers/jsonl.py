@@ -64,7 +64,8 @@ class JsonlReader:
                     self._yielded += 1
                     yield record
                     continue
-            rules.check_line_count(self.rows, self.max_rows, line, sink)
+            if not rules.check_line_count(self.rows, self.max_rows, line, sink):
+                break  # the platform refuses the file: reading on would only cost time and memory
             if not rules.check_object(value, line, sink):
                 continue
             shape = detect_shape(value, self.format) or self.format or "jsonl-single-turn"

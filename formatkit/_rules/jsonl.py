@@ -84,15 +84,17 @@ def detect_shape(obj: dict[str, Any], file_format: Format | None = None) -> Form
     return None
 
 
-def check_line_count(rows: int, max_rows: int | None, line: int, sink: IssueSink) -> None:
-    """The platform's line limit, reported once, on the first line past it."""
-    if max_rows is not None and rows == max_rows + 1:
+def check_line_count(rows: int, max_rows: int | None, line: int, sink: IssueSink) -> bool:
+    """The platform's line limit, reported on the first line past it; False there (reading stops)."""
+    if max_rows is not None and rows > max_rows:
         sink.add(
             "too_many_rows",
-            f"The file has more than {max_rows} lines, the platform's limit per file. Split "
-            "it into several files, or use --profile none for local work.",
+            f"The file has more than {max_rows} lines, the platform's limit per file; reading stopped at this "
+            "line. Split it into several files, or use --profile none for local work.",
             line=line,
         )
+        return False
+    return True
 
 
 def check_object(value: Any, line: int, sink: IssueSink) -> bool:

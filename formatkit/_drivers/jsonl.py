@@ -61,6 +61,7 @@ class JsonlReader:
                 # every rule and become a record here, the rest go on to the full checks below.
                 record = self._fast_single(value, line)
                 if record is not None:
+                    self._session_ids.default(self._yielded, line, sink)
                     self._yielded += 1
                     yield record
                     continue
@@ -75,6 +76,8 @@ class JsonlReader:
                 continue
             draft = self._draft(value, line)
             if draft is not None:
+                if draft.session_id is None and draft.canonical is None:
+                    self._session_ids.default(self._yielded, line, sink)
                 self._yielded += 1
                 yield draft
         rules.check_no_records(self.rows, sink)

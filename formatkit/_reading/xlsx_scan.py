@@ -99,8 +99,6 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                         col_letters, digits = zip(*refs, strict=True)
                         letters.update(col_letters)
                         max_row = max(max_row, max(map(int, set(digits))))
-                    if row_refs:
-                        max_row = max(max_row, max(map(int, set(row_refs))))
             if not chunk:
                 break
     if canonical:

@@ -7,6 +7,7 @@ with the target assistant turn). Every line of a file must be of the first line'
 
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any
 
@@ -180,10 +181,13 @@ def session_id_field(session_id: Any, line: int, sink: IssueSink) -> int | str |
 
 
 class SessionIds:
-    """Each record's session_id is unique in the file."""
+    """Each record's session_id is unique in the file, counting the ids that lines without one receive
+    (their 0-based position): a file mixing both must not give two records the same id."""
 
     def __init__(self) -> None:
         self._first: dict[int | str, int] = {}
+        #: Positions given to lines without a session_id, as runs (first position, last position, first line).
+        self._runs: list[tuple[int, int, int]] = []
 
     def check(self, session_id: Any, line: int, sink: IssueSink) -> None:
         if session_id is None or isinstance(session_id, (dict, list)):
@@ -196,8 +200,42 @@ class SessionIds:
                 line=line,
                 field="session_id",
             )
+            return
+        self._first[session_id] = line
+        if type(session_id) is int:
+            other = self._defaulted_line(session_id)
+            if other is not None:
+                _mixed(session_id, other, line, sink)
+
+    def default(self, position: int, line: int, sink: IssueSink) -> None:
+        """A line without a session_id becomes record ``position`` and takes that number as its id."""
+        first = self._first.get(position)
+        if first is not None and type(position) is int:
+            _mixed(position, line, first, sink, at=line)
+        if self._runs and self._runs[-1][1] == position - 1:
+            start, _, first_line = self._runs[-1]
+            self._runs[-1] = (start, position, first_line)
         else:
-            self._first[session_id] = line
+            self._runs.append((position, position, line))
+
+    def _defaulted_line(self, session_id: int) -> int | None:
+        index = bisect.bisect_right(self._runs, (session_id, float("inf"), 0)) - 1
+        if index >= 0:
+            start, end, first_line = self._runs[index]
+            if start <= session_id <= end:
+                return first_line
+        return None
+
+
+def _mixed(session_id: int, without: int, given: int, sink: IssueSink, *, at: int | None = None) -> None:
+    sink.add(
+        "mixed_session_ids",
+        f"session_id {session_id} is given on line {given}, and a line without a session_id (line {without} or "
+        f"the run it starts) also becomes record {session_id}, which takes its position as its id: two records "
+        "would share it. Give every line a session_id, or none.",
+        line=given if at is None else at,
+        field="session_id" if at is None else None,
+    )
 
 
 def check_meta_field(meta: Any, line: int, sink: IssueSink) -> dict[str, Any] | None:

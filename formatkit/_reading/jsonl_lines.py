@@ -105,7 +105,12 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         hint = " Each line must hold one whole JSON object; a record may not span lines."
-        if text.rstrip().endswith(",") or text.lstrip().startswith(("[", "]")):
+        stripped = text.strip()
+        if stripped.endswith(",") and _parses(stripped[:-1]):
+            hint = " A trailing comma after the object? Delete the comma at the end of the line."
+        elif _TRAILING_COMMA.search(stripped):
+            hint = ' A trailing comma before "}" or "]"? JSON allows none; delete it.'
+        elif stripped.endswith(",") or stripped.startswith(("[", "]")):
             hint = " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line."
         sink.add("invalid_json", f"Line is not valid JSON: {detail}{where}.{hint}", line=line)
         return False, None
@@ -172,6 +177,17 @@ def _blank_lines(first: int, count: int, sink: IssueSink) -> None:
         sink.add("blank_line", "Blank line between records; delete it.", line=blank)
     if count > kept:
         sink.count("blank_line", count - kept)
+
+
+_TRAILING_COMMA = re.compile(r",\s*[}\]]")
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:

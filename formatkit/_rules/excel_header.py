@@ -157,9 +157,7 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     name = folded if folded in COLUMNS else ALIASES.get(folded)
     if name is None:
         meant = CHINESE_NAMES.get(folded.replace(" ", ""))
-        hint = (
-            f' It looks like "{meant}": rename it to "{meant}".' if meant else did_you_mean(text, [*COLUMNS, *ALIASES])
-        )
+        hint = f' Did you mean "{meant}"?' if meant else did_you_mean(text, [*COLUMNS, *ALIASES])
         sink.add(
             "unknown_column",
             f'Unknown column "{text.strip()}" in row 1.'

@@ -89,6 +89,7 @@ def read_rows(
             gap_start = None
         if max_rows is not None and len(out) == max_rows:
             _too_many(number, max_rows, sheet, sink)
+            break  # the platform refuses the file: checking the rest would only cost time and memory
         sid, system, query, reference, parameters, response = cells(row)
         if not (
             type(system) is str
@@ -168,7 +169,7 @@ def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:
     sink.add(
         "too_many_rows",
         f"Row {number} is data row {max_rows + 1:,}; the platform accepts at most {max_rows:,} rows per "
-        "file. Split the sheet into several files, or use --profile none for local work.",
+        "file, so reading stopped here. Split the sheet into several files, or use --profile none for local work.",
         sheet=sheet,
         row=number,
     )

@@ -391,3 +391,69 @@ def test_jsonl_lines_with_surrogates_and_controls_never_crash(tmp_path: Path, ke
     assert status in (0, 1)
     assert not any(ch in output for ch in "\x1b\x07\x00\u202e")
     assert os.path.exists(path)
+
+
+# --- messages that name the culprit ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "hint"),
+    [
+        ('{"prompt": "a", "answer": "b"},', "trailing comma after the object"),
+        ('{"prompt": "a", "answer": "b",}', 'trailing comma before "}"'),
+    ],
+    ids=["after_object", "before_brace"],
+)
+def test_a_trailing_comma_is_named(tmp_path: Path, line: str, hint: str) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    assert hint in codes(path)["invalid_json"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("header", "meant"),
+    [
+        ("问题", "query"),
+        ("参考答案", "reference_response"),
+        ("系统提示", "system_prompt"),
+        ("回答", "response"),
+        ("参数", "parameters"),
+        ("对话ID", "session_id"),
+    ],
+)
+def test_chinese_header_names_suggest_the_column(tmp_path: Path, header: str, meant: str) -> None:
+    sheet = '<row r="1">' + text("A1", "query") + text("B1", "reference_response") + text("C1", header) + "</row>"
+    sheet += '<row r="2">' + text("A2", "q") + text("B2", "a") + "</row>"
+    issue = codes(xlsx(tmp_path / "h.xlsx", sheet))["unknown_column"][0]
+    assert f'Did you mean "{meant}"?' in issue["message"]
+    assert issue["column"] == f"C ({header})"
+
+
+def test_system_prompt_only_on_the_first_row_is_one_issue_per_session(tmp_path: Path) -> None:
+    names = ("session_id", "system_prompt", "query", "reference_response")
+    sheet = '<row r="1">' + "".join(text(f"{'ABCD'[i]}1", n) for i, n in enumerate(names)) + "</row>"
+    for r, (sid, system) in enumerate([(0, "你是老师"), (0, ""), (0, ""), (1, "你是厨师"), (1, "")], start=2):
+        cells = f'<c r="A{r}"><v>{sid}</v></c>' + (text(f"B{r}", system) if system else "")
+        last = r in (4, 6)
+        sheet += f'<row r="{r}">' + cells + text(f"C{r}", "q") + (text(f"D{r}", "a") if last else "") + "</row>"
+    found = codes(xlsx(tmp_path / "s.xlsx", sheet))["system_prompt_mismatch"]
+    assert [i["row"] for i in found] == [3, 6]
+    assert "filled only on row 2, the session's first; row(s) 3, 4 leave it empty" in found[0]["message"]
+    assert "filled only on row 5" in found[1]["message"]
+
+
+def test_full_width_punctuation_in_parameters_is_named(tmp_path: Path) -> None:
+    sheet = '<row r="1">' + text("A1", "query") + text("B1", "reference_response") + text("C1", "parameters") + "</row>"
+    sheet += (
+        '<row r="2">' + text("A2", "q") + text("B2", "a") + text("C2", "{“temperature”： 0.5，“top_p”: 1}") + "</row>"
+    )
+    message = codes(xlsx(tmp_path / "p.xlsx", sheet))["invalid_parameters"][0]["message"]
+    assert '“ (write ")' in message and "， (write ,)" in message
+
+
+def test_excel_reading_stops_at_the_platform_row_limit(tmp_path: Path) -> None:
+    rows = "".join(f'<row r="{r}">' + text(f"A{r}", "q") + text(f"B{r}", "a") + "</row>" for r in range(2, 1100))
+    bad = "".join(f'<row r="{r}">' + text(f"B{r}", "a") + "</row>" for r in range(1100, 1200))
+    found = codes(xlsx(tmp_path / "rows.xlsx", HEADER + rows + bad))
+    assert list(found) == ["too_many_rows"]
+    assert found["too_many_rows"][0]["row"] == 1002

@@ -24,7 +24,7 @@ from xml.parsers import expat
 __all__ = ["SheetScan", "scan_sheet"]
 
 _CHUNK = 4 * 1024 * 1024
-_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"')
+_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"([^>]*)>')
 _ROW_REF = re.compile(rb'<row r="(\d{1,7})"')
 _CELL_TAGS = (b"<c ", b"<c>", b"<c/", b"<c\t", b"<c\n", b"<c\r")
 _ROW_TAGS = (b"<row ", b"<row>", b"<row/", b"<row\t", b"<row\n", b"<row\r")
@@ -39,7 +39,7 @@ class SheetScan:
 
     rows: int = 0
     cols: int = 0
-    #: Cell elements in the sheet (with or without a value).
+    #: Cells that may hold a value (a self-closing ``<c r="B7" s="1"/>`` is formatting only: calamine skips it).
     cells: int = 0
     #: Error values or formulas may be there.
     suspects: bool = False
@@ -94,9 +94,10 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                 ):
                     canonical = False
                 else:
-                    scan.cells += cells
-                    if refs:
-                        col_letters, digits = zip(*refs, strict=True)
+                    valued = [(col, row) for col, row, rest in refs if not rest.endswith(b"/")]
+                    scan.cells += len(valued)
+                    if valued:
+                        col_letters, digits = zip(*valued, strict=True)
                         letters.update(col_letters)
                         max_row = max(max_row, max(map(int, set(digits))))
             if not chunk:
@@ -109,37 +110,50 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
 
 
 def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
-    """The extent by a real XML parse, placing cells as calamine does (``r`` or after the previous one)."""
+    """The extent by a real XML parse, placing cells as calamine does (``r`` or after the previous one);
+    a cell counts when it has content (a value, an inline string or a formula), as calamine keeps it."""
     row = 0
     col = 0
+    at = (0, 0)
+    in_cell = valued = False
     max_row = max_col = cells = 0
     formula = False
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal row, col, max_row, max_col, cells, formula
+        nonlocal row, col, at, in_cell, valued, formula
         local = name.rsplit(":", 1)[-1]
         if local == "c":
-            cells += 1
             ref = _REF_TEXT.fullmatch(attrs.get("r", ""))
             if ref and ref.group(1):
                 col = _col(ref.group(1).upper()) + 1
-                row_of_cell = int(ref.group(2))
-                max_row = max(max_row, row_of_cell)
+                at = (int(ref.group(2)), col)
             else:
                 col += 1
-                max_row = max(max_row, row)
-            max_col = max(max_col, col)
+                at = (row, col)
+            in_cell, valued = True, False
             if attrs.get("t") == "e":
                 scan.suspects = True
+        elif in_cell:
+            valued = True
+            if local == "f":
+                formula = True
         elif local == "row":
             number = (attrs.get("r") or "").strip()
             row = int(number) if number.isdigit() and len(number) <= 9 else row + 1
             col = 0
-        elif local == "f":
-            formula = True
 
-    parser = expat.ParserCreate(namespace_separator=None)
+    def end(name: str) -> None:
+        nonlocal in_cell, max_row, max_col, cells
+        if in_cell and name.rsplit(":", 1)[-1] == "c":
+            in_cell = False
+            if valued:
+                cells += 1
+                max_row = max(max_row, at[0])
+                max_col = max(max_col, at[1])
+
+    parser = expat.ParserCreate()
     parser.StartElementHandler = start
+    parser.EndElementHandler = end
     parser.buffer_text = True
     with archive.open(part) as stream:
         parser.ParseFile(stream)

@@ -355,7 +355,10 @@ def sheet_xml(draw: st.DrawFn) -> str:
                 n, rest = divmod(n - 1, 26)
                 letters = chr(65 + rest) + letters
             spelling = draw(st.sampled_from(['<c r="{}">', "<c r='{}'>", '<c r = "{}">', '<c t="n" r="{}">', "<c>"]))
-            cells.append(spelling.format(f"{letters}{row}") + "<v>1</v></c>")
+            if draw(st.booleans()):
+                cells.append(spelling.format(f"{letters}{row}") + "<v>1</v></c>")
+            else:  # formatting only, no value
+                cells.append(spelling.format(f"{letters}{row}")[:-1] + ' s="1"/>')
         row_tag = draw(st.sampled_from(['<row r="{}">', "<row>", "<row r='{}'>"]))
         rows.append(row_tag.format(draw(st.integers(1, 3000))) + "".join(cells) + "</row>")
     return "".join(rows)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -9,11 +11,25 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from formatkit._core.codes import CODES, Severity
 
-__all__ = ["FileReport", "Format", "Issue", "IssueSink", "Report", "make_issue"]
+__all__ = ["KEEP_PER_CODE", "FileReport", "Format", "Issue", "IssueSink", "KeptIssues", "Report", "make_issue"]
 
 Format = Literal["excel-single-turn", "excel-multi-turn", "jsonl-single-turn", "jsonl-multi-turn", "canonical"]
 
 PLACE_FIELDS = ("file", "sheet", "row", "column", "line", "field")
+
+
+def _keep_default() -> int:
+    try:
+        return max(1, int(os.environ.get("FORMATKIT_KEEP_ISSUES", "")))
+    except ValueError:
+        return 1000
+
+
+#: Issues kept in memory per code and file; every issue is counted. Settable per sink, or for a whole
+#: process with the environment variable FORMATKIT_KEEP_ISSUES (5 MB of blank lines would otherwise be
+#: five million Issue objects, gigabytes).
+KEEP_PER_CODE = _keep_default()
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 class Issue(BaseModel):
@@ -57,29 +73,65 @@ class Issue(BaseModel):
 def make_issue(code: str, message: str, **place: Any) -> Issue:
     """An Issue whose severity comes from the code catalogue (an unknown code is a bug: KeyError)."""
     severity, _ = CODES[code]
-    return Issue(severity=severity, code=code, message=message, **place)
+    return Issue(severity=severity, code=_safe(code), message=_safe(message), **{k: _safe(v) for k, v in place.items()})
+
+
+def _safe(value: Any) -> Any:
+    """Text that any UTF-8 output can hold: a lone surrogate (from a jsonl escape) is written as its escape."""
+    if type(value) is str and not value.isascii() and _SURROGATES.search(value):
+        return _SURROGATES.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+    return value
+
+
+class KeptIssues(list[Issue]):
+    """The issues kept for a file, with the count of every issue found, per code (kept or not)."""
+
+    counts: dict[str, int]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts = {}
 
 
 class IssueSink:
     """Collects issues for one file; every reader and rule appends here instead of raising."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, *, keep: int | None = None) -> None:
         self.file = file
-        self.issues: list[Issue] = []
+        self.keep = KEEP_PER_CODE if keep is None else keep
+        self.issues = KeptIssues()
         self.errors = 0
 
+    def room(self, code: str) -> int:
+        """How many more issues of ``code`` will be kept."""
+        return max(0, self.keep - self.issues.counts.get(code, 0))
+
     def add(self, code: str, message: str, **place: Any) -> None:
-        place.setdefault("file", self.file)
-        issue = make_issue(code, message, **place)
-        if issue.severity == "error":
+        counts = self.issues.counts
+        seen = counts.get(code, 0)
+        counts[code] = seen + 1
+        if CODES[code][0] == "error":
             self.errors += 1
-        self.issues.append(issue)
+        if seen >= self.keep:
+            return  # counted, not kept: memory stays bounded however many there are
+        place.setdefault("file", self.file)
+        self.issues.append(make_issue(code, message, **place))
+
+    def count(self, code: str, more: int) -> None:
+        """Count ``more`` issues of ``code`` that are not kept (past :meth:`room`)."""
+        self.issues.counts[code] = self.issues.counts.get(code, 0) + more
+        if CODES[code][0] == "error":
+            self.errors += more
 
     def extend(self, issues: Iterable[Issue]) -> None:
+        counts = self.issues.counts
         for issue in issues:
+            seen = counts.get(issue.code, 0)
+            counts[issue.code] = seen + 1
             if issue.severity == "error":
                 self.errors += 1
-            self.issues.append(issue)
+            if seen < self.keep:
+                self.issues.append(issue)
 
 
 class FileReport(BaseModel):
@@ -92,18 +144,29 @@ class FileReport(BaseModel):
     errors: int = 0
     warnings: int = 0
     issues: list[Issue] = Field(default_factory=list)
+    counts: dict[str, int] = Field(
+        default_factory=dict, description="Every issue found, per code; issues lists the first ones of each."
+    )
+    omitted: int = Field(default=0, description="Issues counted but not listed (past the number kept per code).")
 
     @classmethod
     def build(cls, path: str, fmt: Format | None, records: int, issues: Sequence[Issue]) -> FileReport:
-        errors = sum(1 for i in issues if i.severity == "error")
+        counts = dict(getattr(issues, "counts", None) or {})
+        if not counts:
+            for issue in issues:
+                counts[issue.code] = counts.get(issue.code, 0) + 1
+        errors = sum(n for code, n in counts.items() if CODES[code][0] == "error")
+        total = sum(counts.values())
         return cls(
             path=path,
             valid=errors == 0,
             format=fmt,
             records=records,
             errors=errors,
-            warnings=len(issues) - errors,
+            warnings=total - errors,
             issues=sorted(issues, key=_issue_order),
+            counts=dict(sorted(counts.items())),
+            omitted=total - len(issues),
         )
 
 

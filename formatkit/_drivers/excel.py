@@ -24,6 +24,7 @@ from formatkit._rules.common import clean_target
 from formatkit._rules.excel_header import Header, read_header
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
+from formatkit._rules.excel_sheet import check_hidden
 from formatkit._rules.parameters import check_parameters, clean_parameters_text
 
 __all__ = ["ExcelReader"]
@@ -78,6 +79,7 @@ class ExcelReader:
         sheet = data.name
         self._extra_sheets(data)
         rows = data.rows
+        data.merged = list(dict.fromkeys(data.merged))  # a range listed 5,000 times is one range
         _fill_merged(rows, data.merged)
         end = last_data_row(rows)
         if end < 0:
@@ -87,6 +89,7 @@ class ExcelReader:
             rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]
         )
         self._merged(data, header)
+        check_hidden(data, header, end + 1, self.sink)
         if end == 0:
             self.sink.add(
                 "no_records",
@@ -173,6 +176,8 @@ def _fast_record(
     parameters: dict[str, Any] | None
     if row.results:
         return None  # output columns (score, model, …) are carried by the full path
+    if row.raw is not None:
+        return None  # a number shown through its format: the full path warns and keeps the stored value
     if row.parameters is None:
         parameters = {}
     else:
@@ -197,16 +202,28 @@ def _fast_record(
 
 def _fill_merged(rows: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> None:
     """Give every cell of a merged range the first cell's value, so the other rules see what the user
-    sees (the merge itself is reported as an error)."""
+    sees (the merge itself is reported as an error).
+
+    Linear in the cells covered: ranges of a valid workbook never overlap, so a range stops at the first
+    cell an earlier range already filled (a crafted file listing one huge range thousands of times, or
+    overlapping ones, costs no more than the grid once)."""
+    filled: set[tuple[int, int]] = set()
     for r0, c0, r1, c1 in merged:
-        if r0 >= len(rows):
+        if r0 >= len(rows) or (r0, c0) in filled:
             continue
         first = rows[r0]
         value = first[c0] if c0 < len(first) else ""
+        overlap = False
         for r in range(r0, min(r1, len(rows) - 1) + 1):
             row = rows[r]
             for c in range(c0, min(c1, len(row) - 1) + 1):
+                if (r, c) in filled:
+                    overlap = True
+                    break
                 row[c] = value
+                filled.add((r, c))
+            if overlap:
+                break
 
 
 def _headerless_data(rows: list[list[Any]], end: int) -> list[bool]:

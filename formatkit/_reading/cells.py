@@ -13,7 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["NO_VALUE", "CellError", "LongText", "NoValue", "SheetData", "Unreadable", "column_letter"]
+__all__ = [
+    "NO_VALUE",
+    "CellError",
+    "LongText",
+    "NoValue",
+    "SheetData",
+    "Shown",
+    "StaleValue",
+    "Unreadable",
+    "column_letter",
+]
 
 #: Guards against zip bombs and absurd sheets (a stray cell at XFD1048576 would be 17 billion cells).
 MAX_PART_BYTES = 4 * 1024**3
@@ -21,6 +31,10 @@ MAX_RATIO = 1000
 #: A part this large that packs better than MAX_RATIO to one is refused as a zip bomb.
 BOMB_MIN_BYTES = 100 * 1024**2
 MAX_CELLS = 40_000_000
+#: A grid up to this many cells is always read; a larger one only when cells fill at least 1/DENSITY of it
+#: (a few stray far cells in a small file would otherwise make the reader allocate gigabytes).
+FREE_CELLS = 2_000_000
+DENSITY = 64
 
 
 class CellError:
@@ -64,6 +78,37 @@ class LongText(str):
         return self
 
 
+class Shown(str):
+    """A number cell as Excel shows it under its number format (``3.14`` for 3.14159 formatted ``0.00``).
+
+    ``raw`` is the stored number and ``code`` the format; ``rendered`` is False when the format is beyond
+    formatkit's renderer and the text is the General rendering of ``raw``.
+    """
+
+    raw: float | int
+    code: str
+    rendered: bool
+
+    def __new__(cls, text: str, raw: float | int, code: str, *, rendered: bool = True) -> Shown:
+        self = super().__new__(cls, text)
+        self.raw = raw
+        self.code = code
+        self.rendered = rendered
+        return self
+
+
+class StaleValue:
+    """A formula's cached value that the workbook itself declares stale (``fullCalcOnLoad``)."""
+
+    __slots__ = ("cached",)
+
+    def __init__(self, cached: object) -> None:
+        self.cached = cached
+
+    def __repr__(self) -> str:
+        return f"StaleValue({self.cached!r})"
+
+
 class Unreadable(Exception):
     """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
 
@@ -88,6 +133,13 @@ class SheetData:
     true_length: Callable[[int, int], int] | None = None
     #: The first sheet is hidden in Excel: the user does not see the sheet that is read.
     hidden: bool = False
+    #: 1-based numbers of rows hidden in Excel (hidden by hand or filtered out), and 0-based hidden columns.
+    hidden_rows: list[int] = field(default_factory=list)
+    hidden_cols: list[int] = field(default_factory=list)
+    #: The sheet has an AutoFilter: hidden rows are then (mostly) filtered out.
+    filtered: bool = False
+    #: 1-based rows that are an Excel table's totals row.
+    totals_rows: list[int] = field(default_factory=list)
 
 
 def column_letter(index: int) -> str:

@@ -7,6 +7,7 @@ to find the duplicate keys that a fast parser silently merges. Memory holds one 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from formatkit._core.issues import IssueSink
 __all__ = ["guess_encoding", "iter_json_lines"]
 
 _BOM = b"\xef\xbb\xbf"
+#: A run of 19+ digits may be an integer orjson turned into a float (beyond 64 bits): checked exactly.
+_LONG_DIGITS = re.compile(rb"\d{19}")
+_INT_LIMIT = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _NonFinite(ValueError):
@@ -100,9 +105,19 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
         hint = " Each line must hold one whole JSON object; a record may not span lines."
-        if text.rstrip().endswith(",") or text.lstrip().startswith(("[", "]")):
+        stripped = text.strip()
+        if stripped.endswith(",") and _parses(stripped[:-1]):
+            hint = " A trailing comma after the object? Delete the comma at the end of the line."
+        elif _TRAILING_COMMA.search(stripped):
+            hint = ' A trailing comma before "}" or "]"? JSON allows none; delete it.'
+        elif stripped.endswith(",") or stripped.startswith(("[", "]")):
             hint = " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line."
         sink.add("invalid_json", f"Line is not valid JSON: {detail}{where}.{hint}", line=line)
+        return False, None
+    problem = _unrepresentable(value, "")
+    if problem is not None:
+        code, field, message = problem
+        sink.add(code, message, line=line, field=field or None)
         return False, None
     for key in dict.fromkeys(duplicates):
         sink.add(
@@ -114,11 +129,73 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     return True, value
 
 
+def _unrepresentable(value: Any, path: str) -> tuple[str, str, str] | None:
+    """The first lone surrogate or out-of-range integer in a parsed line: (code, field, message)."""
+    if type(value) is str:
+        found = _SURROGATE.search(value)
+        if found is None:
+            return None
+        where = f'"{path}"' if path else "A string"
+        return (
+            "lone_surrogate",
+            path,
+            f"{where} holds the escape \\u{ord(found.group()):04x}, half of a UTF-16 surrogate pair with no other "
+            "half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the middle "
+            "of an emoji; remove the escape or complete the pair.",
+        )
+    if type(value) is int:
+        if -_INT_LIMIT <= value < _INT_LIMIT:
+            return None
+        digits = len(str(abs(value)))
+        return (
+            "number_too_large",
+            path,
+            f'"{path or "The number"}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
+            "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, "
+            "or write it as a string.",
+        )
+    if type(value) is dict:
+        for key, item in value.items():
+            name = f"{path}.{key}" if path else key
+            if _SURROGATE.search(key):
+                return _unrepresentable(key, name)
+            found_item = _unrepresentable(item, name)
+            if found_item is not None:
+                return found_item
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            found_item = _unrepresentable(item, f"{path}[{index}]")
+            if found_item is not None:
+                return found_item
+    return None
+
+
+def _blank_lines(first: int, count: int, sink: IssueSink) -> None:
+    """One issue per blank line, kept up to the sink's limit and only counted beyond it."""
+    kept = min(count, sink.room("blank_line"))
+    for blank in range(first, first + kept):
+        sink.add("blank_line", "Blank line between records; delete it.", line=blank)
+    if count > kept:
+        sink.count("blank_line", count - kept)
+
+
+_TRAILING_COMMA = re.compile(r",\s*[}\]]")
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each line that parses; report every other line."""
     bad_encoding_line: int | None = None
     bad_encoding_count = 0
-    blank_before: list[int] = []
+    blank_start = 0
+    blank_count = 0
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -135,12 +212,13 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                     line=1,
                 )
             if raw[:1] != b"{" and not raw.strip():  # most lines start with "{": skip the copy
-                blank_before.append(number)
+                if not blank_count:
+                    blank_start = number
+                blank_count += 1
                 continue
-            if blank_before:
-                for blank in blank_before:
-                    sink.add("blank_line", "Blank line between records; delete it.", line=blank)
-                blank_before.clear()
+            if blank_count:
+                _blank_lines(blank_start, blank_count, sink)
+                blank_count = 0
             try:
                 value = orjson.loads(raw)  # validates UTF-8 too
             except orjson.JSONDecodeError:
@@ -155,7 +233,7 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 ok, value = _parse_slow(text, number, sink)
             else:
                 ok = True
-                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
+                if isinstance(value, (dict, list)) and (_may_have_duplicates(raw, value) or _LONG_DIGITS.search(raw)):
                     ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
             if ok:
                 yield number, value

@@ -1,8 +1,9 @@
 """.xlsx: cell values through python-calamine (Rust, fast), guarded and completed from the sheet XML.
 
-Before calamine builds the grid, :func:`~formatkit._reading.xlsx_xml.scan_sheet` checks how far the cells
-reach (a stray far cell would make calamine abort the process) and whether error values or formulas are
-there; calamine returns ``''`` for both, so they are then read from the XML and put into the rows.
+Before calamine builds the grid, :func:`~formatkit._reading.xlsx_scan.scan_sheet` measures exactly how far
+the cells reach (a stray far cell would make calamine abort the process) and notes what calamine does not
+show: error values and formulas (``''`` in calamine), stale cached values, number formats, hidden rows and
+columns. :func:`~formatkit._reading.xlsx_xml.find_details` then reads those from the XML into the rows.
 """
 
 from __future__ import annotations
@@ -15,23 +16,22 @@ from xml.etree import ElementTree
 
 from formatkit._reading.cells import (
     BOMB_MIN_BYTES,
+    DENSITY,
+    FREE_CELLS,
     MAX_CELLS,
     MAX_PART_BYTES,
     MAX_RATIO,
     CellError,
     SheetData,
+    Shown,
+    StaleValue,
     Unreadable,
     column_letter,
 )
-from formatkit._reading.xlsx_xml import (
-    ZIP_ERRORS,
-    Marks,
-    SheetScan,
-    TrueLengths,
-    find_marks,
-    has_values,
-    scan_sheet,
-)
+from formatkit._reading.numfmt import general, render
+from formatkit._reading.xlsx_book import number_formats, recalculates_on_load, totals_rows
+from formatkit._reading.xlsx_scan import SheetScan, scan_sheet
+from formatkit._reading.xlsx_xml import ZIP_ERRORS, Details, TrueLengths, find_details, has_values
 
 __all__ = ["read_xlsx"]
 
@@ -49,11 +49,11 @@ def read_xlsx(path: Path) -> SheetData:
         ) from None
     with archive:
         _check_parts(archive)
-        sheet_parts = _sheet_parts(archive)
+        sheet_parts, stale = _sheet_parts(archive)
         guess = next((part for part in sheet_parts if part and "/worksheets/" in f"/{part}"), None)
         prescan = _Prescan(path, guess)
         try:
-            return _read(path, archive, sheet_parts, prescan)
+            return _read(path, archive, sheet_parts, prescan, stale)
         finally:
             prescan.join()
 
@@ -83,13 +83,14 @@ def _check_parts(archive: zipfile.ZipFile) -> None:
             )
 
 
-def _sheet_parts(archive: zipfile.ZipFile) -> list[str | None]:
-    """The zip part of each sheet, in workbook order (None when it cannot be resolved)."""
+def _sheet_parts(archive: zipfile.ZipFile) -> tuple[list[str | None], bool]:
+    """The zip part of each sheet, in workbook order (None when it cannot be resolved), and whether the
+    workbook declares its cached formula values stale (``fullCalcOnLoad``)."""
     try:
         workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
         rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
     except ZIP_ERRORS:
-        return []
+        return [], False
     targets = {rel.get("Id"): rel.get("Target") or "" for rel in rels}
     parts: list[str | None] = []
     for sheet in workbook.iter():
@@ -102,7 +103,7 @@ def _sheet_parts(archive: zipfile.ZipFile) -> list[str | None]:
             parts.append(target.lstrip("/"))
         else:
             parts.append(str(PurePosixPath("xl") / target))
-    return parts
+    return parts, recalculates_on_load(workbook)
 
 
 class _Prescan:
@@ -115,6 +116,7 @@ class _Prescan:
         self.path = path
         self.part = part
         self._scan: SheetScan | None = None
+        self.formats: dict[int, str] = {}
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
         if part is not None:
@@ -125,7 +127,8 @@ class _Prescan:
         try:
             with zipfile.ZipFile(self.path) as archive:
                 assert self.part is not None
-                self._scan = scan_sheet(archive, self.part)
+                self.formats = number_formats(archive)
+                self._scan = scan_sheet(archive, self.part, self.formats)
         except BaseException as exc:  # handed to the caller's thread
             self._error = exc
 
@@ -135,7 +138,8 @@ class _Prescan:
 
     def result(self, archive: zipfile.ZipFile, part: str) -> SheetScan:
         if part != self.part:
-            return scan_sheet(archive, part)
+            self.join()
+            return scan_sheet(archive, part, self.formats)
         self.join()
         if self._error is not None:
             raise self._error
@@ -143,7 +147,7 @@ class _Prescan:
         return self._scan
 
 
-def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan) -> SheetData:
+def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan, stale: bool) -> SheetData:
     from python_calamine import CalamineWorkbook, PasswordError
 
     try:
@@ -159,7 +163,7 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
         part = parts[first] if first < len(parts) else None
         scan = prescan.result(archive, part) if part is not None else None
         if scan is not None:
-            _check_size(scan.rows, scan.cols, names[first])
+            _check_size(scan, names[first])
         sheet = workbook.get_sheet_by_index(first)
         rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
         merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]
@@ -180,10 +184,10 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
             "unreadable_file",
             "The workbook is damaged and could not be read. Open it in Excel and save it again.",
         ) from None
-    if scan is not None and scan.suspects and part is not None:
-        marks = find_marks(archive, part)
-        if marks:
-            _apply(rows, marks)
+    details = Details()
+    if scan is not None and part is not None and (scan.suspects or scan.hidden or scan.styled):
+        details = find_details(archive, part, formats=prescan.formats if scan.styled else None, stale=stale)
+        _apply(rows, details)
     extra = [
         names[i]
         for i, kind in enumerate(kinds)
@@ -197,6 +201,10 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
         skipped=names[:first],
         true_length=TrueLengths(path, part) if part is not None else None,
         hidden=str(workbook.sheets_metadata[first].visible).endswith("Hidden"),  # Hidden, VeryHidden
+        hidden_rows=details.hidden_rows,
+        hidden_cols=details.hidden_cols,
+        filtered=details.filtered,
+        totals_rows=totals_rows(archive, part) if part is not None else [],
     )
 
 
@@ -204,27 +212,59 @@ def _has_values(archive: zipfile.ZipFile, part: str | None) -> bool:
     return part is not None and has_values(archive, part)
 
 
-def _check_size(rows: int, cols: int, name: str) -> None:
-    if rows * cols > MAX_CELLS:
-        raise Unreadable(
-            "unreadable_file",
-            f'Sheet "{name}" reaches row {rows:,} and column {column_letter(cols - 1)}: {rows * cols:,} cells, '
-            f"more than formatkit reads ({MAX_CELLS:,}). Delete stray cells far from the table (Ctrl+End "
-            "jumps to the last used cell), or split the data into smaller files.",
-        )
+def _check_size(scan: SheetScan, name: str) -> None:
+    rows, cols = scan.rows, scan.cols
+    grid = rows * cols
+    if grid <= FREE_CELLS or (grid <= MAX_CELLS and grid <= DENSITY * scan.cells):
+        return
+    sparse = grid <= MAX_CELLS
+    why = (
+        f"but only {scan.cells:,} cells hold anything: stray cells far from the table"
+        if sparse
+        else f"more than formatkit reads ({MAX_CELLS:,})"
+    )
+    raise Unreadable(
+        "unreadable_file",
+        f'Sheet "{name}" reaches row {rows:,} and column {column_letter(max(cols, 1) - 1)}: {grid:,} cells, '
+        f"{why}. Delete stray cells far from the table (Ctrl+End jumps to the last used cell), or split the "
+        "data into smaller files.",
+    )
 
 
-def _apply(rows: list[list[Any]], marks: Marks) -> None:
+def _apply(rows: list[list[Any]], details: Details) -> None:
+    """Put what the XML says into calamine's grid: error values, formulas without (or with stale) values,
+    and numbers as their number format shows them."""
     width = max((len(r) for r in rows), default=0)
-    for (r, c), mark in marks.items():
+    for (r, c), mark in details.marks.items():
+        if r < 0 or c < 0:
+            continue
         while len(rows) <= r:
             rows.append([""] * width)
         row = rows[r]
         if len(row) <= c:
             row.extend([""] * (c + 1 - len(row)))
+        if isinstance(mark, StaleValue):
+            if row[c] not in ("", None):
+                row[c] = StaleValue(row[c])
         # calamine left these cells empty; a formula that has a cached value keeps it.
-        if row[c] in ("", None) or isinstance(mark, CellError):
+        elif row[c] in ("", None) or isinstance(mark, CellError):
             row[c] = mark
+    for (r, c), code in details.formats.items():
+        if 0 <= r < len(rows) and 0 <= c < len(rows[r]):
+            value = rows[r][c]
+            if type(value) in (int, float):
+                rows[r][c] = shown(value, code)
+
+
+def shown(value: float | int, code: str) -> Any:
+    """A number under its format: the plain number when it shows as General does, else a :class:`Shown`."""
+    text = render(value, code)
+    plain = general(value)
+    if text is None:
+        return Shown(plain, value, code, rendered=False)
+    # Padding for alignment (``_)``, ``?``) is layout, not content.
+    text = text.strip()
+    return value if text == plain else Shown(text, value, code)
 
 
 def _clip(text: str, limit: int = 120) -> str:

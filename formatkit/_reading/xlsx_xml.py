@@ -1,11 +1,9 @@
 """What python-calamine does not show about an .xlsx sheet, read from its XML inside the zip.
 
-- :func:`scan_sheet` — one streaming pass of plain byte searches (no XML parsing): whether the sheet may
-  hold error cells or formulas, and how far its cells reach. calamine builds a dense grid up to the
-  farthest cell, so one stray value at XFD1048576 would make it allocate 512 GB and abort the process:
-  the extent is checked *before* calamine sees the sheet.
-- :func:`find_marks` — the detailed parse, only when the scan found a suspect: error values (``#N/A``)
-  and formulas without a saved result, which calamine both returns as ``''``.
+- :func:`find_details` — the detailed parse, only when the scan (:mod:`formatkit._reading.xlsx_scan`)
+  found something to look at: error values (``#N/A``) and formulas without a saved result (calamine
+  returns ``''`` for both), stale cached values, number cells in a number-format style, hidden rows and
+  columns, an AutoFilter.
 - :class:`TrueLengths` — the real length of a text calamine cut at 32,767 characters.
 - :func:`has_values` — whether another sheet holds any value (without building its grid).
 """
@@ -16,13 +14,13 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from formatkit._reading.cells import NO_VALUE, CellError, NoValue
+from formatkit._reading.cells import NO_VALUE, CellError, NoValue, StaleValue
 
-__all__ = ["ZIP_ERRORS", "Marks", "SheetScan", "TrueLengths", "find_marks", "has_values", "scan_sheet"]
+__all__ = ["ZIP_ERRORS", "Details", "TrueLengths", "find_details", "has_values", "iter_cells"]
 
 MAX_CELL_CHARS = 32_767
 #: What reading a damaged zip member can raise.
@@ -37,64 +35,10 @@ ZIP_ERRORS = (
     ElementTree.ParseError,
 )
 
-Marks = dict[tuple[int, int], CellError | NoValue]
-
 _CHUNK = 4 * 1024 * 1024
 _OVERLAP = 32
-_ERROR_MARKERS = (b' t="e"', b" t='e'")
-#: A formula element with a namespace prefix (``<x:f>``).
-_PREFIXED_FORMULA = re.compile(rb"<[A-Za-z_][\w.-]*:f[\s/>]")
-#: A cell reference past column Z or past row 999,999: rare, so finding none is the common fast case.
-_FAR_REF = re.compile(rb'\sr="(?:[A-Z]{2,3}\d+|[A-Z]?\d{7,})"')
-_REF = re.compile(rb'r="([A-Z]*)(\d+)"')
-_LAST_REF = re.compile(rb'r="([A-Z]*)(\d+)"')
 _CELL_REF = re.compile(r"([A-Z]+)(\d+)")
 _VALUE_MARKERS = (b"<v>", b":v>", b"<is>", b":is>")
-
-
-@dataclass(slots=True)
-class SheetScan:
-    """What one pass over the sheet XML found. ``rows``/``cols`` bound the grid calamine will build."""
-
-    suspects: bool = False
-    rows: int = 0
-    cols: int = 0
-
-
-def scan_sheet(archive: zipfile.ZipFile, part: str) -> SheetScan:
-    """Stream the sheet once: suspects (formulas, error cells) and the farthest cell reference."""
-    scan = SheetScan(cols=26)
-    tail = b""
-    with archive.open(part) as stream:
-        while chunk := stream.read(_CHUNK):
-            window = tail + chunk
-            if not scan.suspects and (any(m in window for m in _ERROR_MARKERS) or _has_formula(window)):
-                scan.suspects = True
-            if _FAR_REF.search(window):
-                for letters, digits in _REF.findall(window):
-                    scan.rows = max(scan.rows, int(digits))
-                    if letters:
-                        scan.cols = max(scan.cols, _col(letters.decode()) + 1)
-            last = window.rfind(b' r="')
-            if last != -1:
-                match = _LAST_REF.match(window, last + 1)
-                if match:
-                    scan.rows = max(scan.rows, int(match.group(2)))
-            tail = chunk[-_OVERLAP:]
-    return scan
-
-
-def _has_formula(data: bytes) -> bool:
-    """A ``<f>`` / ``<f ...>`` / ``<x:f>`` element (``<filters>`` and the like do not count)."""
-    for marker in (b"<f", b":f"):
-        start = data.find(marker)
-        while start != -1:
-            if data[start + 2 : start + 3] in (b">", b" ", b"/") and (
-                marker == b"<f" or _PREFIXED_FORMULA.match(data, data.rfind(b"<", 0, start))
-            ):
-                return True
-            start = data.find(marker, start + 2)
-    return False
 
 
 def has_values(archive: zipfile.ZipFile, part: str) -> bool:
@@ -135,20 +79,85 @@ def iter_cells(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[int, int, 
                 element.clear()
 
 
-def find_marks(archive: zipfile.ZipFile, part: str) -> Marks:
-    """Error cells and formulas without a saved value, by 0-based (row, col)."""
-    marks: Marks = {}
+@dataclass(slots=True)
+class Details:
+    """What the detailed pass found on a sheet, by 0-based (row, col) where it is about cells."""
+
+    #: Error values, formulas without a saved value and stale cached values.
+    marks: dict[tuple[int, int], CellError | NoValue | StaleValue] = field(default_factory=dict)
+    #: Number cells in a style whose number format shows them unlike General: the format code.
+    formats: dict[tuple[int, int], str] = field(default_factory=dict)
+    hidden_rows: list[int] = field(default_factory=list)
+    hidden_cols: list[int] = field(default_factory=list)
+    filtered: bool = False
+
+
+def find_details(
+    archive: zipfile.ZipFile, part: str, *, formats: dict[int, str] | None = None, stale: bool = False
+) -> Details:
+    """Error cells, formulas without a saved value (or with a stale one when ``stale``), number cells in
+    the styles of ``formats``, hidden rows and columns and an AutoFilter: one streaming parse."""
+    details = Details()
+    formats = formats or {}
+    row_index = -1
+    col_index = -1
     try:
-        for row_index, col_index, element in iter_cells(archive, part):
-            mark = _mark(element)
-            if mark is not None:
-                marks[(row_index, col_index)] = mark
+        with archive.open(part) as stream:
+            for event, element in ElementTree.iterparse(stream, events=("start", "end")):
+                tag = element.tag.rsplit("}", 1)[-1]
+                if event == "start":
+                    if tag == "row":
+                        ref = element.get("r")
+                        row_index = int(ref) - 1 if ref and ref.isdigit() else row_index + 1
+                        col_index = -1
+                        if _true(element.get("hidden")):
+                            details.hidden_rows.append(row_index + 1)
+                    elif tag == "c":
+                        match = _CELL_REF.match(element.get("r") or "")
+                        col_index = _col(match.group(1)) if match else col_index + 1
+                    elif tag == "col" and _true(element.get("hidden")):
+                        _hidden_cols(element, details.hidden_cols)
+                    elif tag == "autoFilter":
+                        details.filtered = True
+                    continue
+                if tag == "c":
+                    _cell(element, (row_index, col_index), details, formats, stale)
+                    element.clear()
+                elif tag == "row":
+                    element.clear()
     except ZIP_ERRORS:
         pass
-    return marks
+    return details
 
 
-def _mark(cell: ElementTree.Element) -> CellError | NoValue | None:
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true")
+
+
+def _hidden_cols(element: ElementTree.Element, out: list[int]) -> None:
+    try:
+        first = int(element.get("min") or 0)
+        last = int(element.get("max") or first)
+    except ValueError:
+        return
+    # A <col> may span to column XFD (16,384): only the first 1,000 columns can hold a table.
+    out.extend(range(max(first, 1) - 1, min(last, 1_000)))
+
+
+def _cell(
+    cell: ElementTree.Element, at: tuple[int, int], details: Details, formats: dict[int, str], stale: bool
+) -> None:
+    mark = _mark(cell, stale)
+    if mark is not None:
+        details.marks[at] = mark
+        return
+    if formats:
+        style = cell.get("s")
+        if style and style.isdigit() and int(style) in formats and cell.get("t", "n") == "n":
+            details.formats[at] = formats[int(style)]
+
+
+def _mark(cell: ElementTree.Element, stale: bool) -> CellError | NoValue | StaleValue | None:
     kind = cell.get("t", "n")
     formula = value = None
     for child in cell:
@@ -164,6 +173,8 @@ def _mark(cell: ElementTree.Element) -> CellError | NoValue | None:
     # A formula's text result may be "" (``<v></v>`` with t="str"); a number cannot be empty.
     if value is None or (not value.text and kind != "str"):
         return NO_VALUE
+    if stale:
+        return StaleValue(value.text)
     return None
 
 

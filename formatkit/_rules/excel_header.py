@@ -19,11 +19,40 @@ from formatkit._core.suggest import did_you_mean
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
-__all__ = ["ALIASES", "COLUMNS", "Header", "read_header"]
+__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "read_header"]
 
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
 ALIASES = {"system": "system_prompt", "prompt": "query", "answer": "reference_response"}
+#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently).
+CHINESE_NAMES = {
+    "对话id": "session_id",
+    "会话id": "session_id",
+    "对话编号": "session_id",
+    "会话编号": "session_id",
+    "编号": "session_id",
+    "序号": "session_id",
+    "系统提示": "system_prompt",
+    "系统提示词": "system_prompt",
+    "系统": "system_prompt",
+    "人设": "system_prompt",
+    "问题": "query",
+    "提问": "query",
+    "输入": "query",
+    "用户输入": "query",
+    "题目": "query",
+    "参考答案": "reference_response",
+    "标准答案": "reference_response",
+    "答案": "reference_response",
+    "正确答案": "reference_response",
+    "参数": "parameters",
+    "推理参数": "parameters",
+    "回答": "response",
+    "回复": "response",
+    "模型回答": "response",
+    "模型回复": "response",
+    "输出": "response",
+}
 
 
 @dataclass(slots=True)
@@ -131,10 +160,13 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     folded = unicodedata.normalize("NFKC", text).strip().casefold()
     name = folded if folded in COLUMNS else ALIASES.get(folded)
     if name is None:
+        meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+        known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
+        hint = f' Did you mean "{meant}"?' if meant else did_you_mean(text, known)
         sink.add(
             "unknown_column",
             f'Unknown column "{text.strip()}" in row 1.'
-            + did_you_mean(text, [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"])
+            + hint
             + " Rename it, or delete the column if it is not part of the evaluation set.",
             **place,
         )

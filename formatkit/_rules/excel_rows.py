@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from formatkit._core.issues import IssueSink
-from formatkit._reading.cells import LongText
+from formatkit._reading.cells import LongText, Shown, column_letter
 from formatkit._rules.excel_header import COLUMNS, Header
 from formatkit._rules.excel_values import MAX_CELL_CHARS, MAX_ID, session_id_value, text_value
 
@@ -31,6 +31,8 @@ class Row:
     reference: str | None
     parameters: str | None
     response: str | None
+    #: Stored numbers of cells whose number format shows them otherwise, by cell address ("B7": 3.14159).
+    raw: dict[str, float | int] | None = None
     #: Known output columns of the row (score, analysis, usage, model, …) with their raw values.
     results: dict[str, Any] | None = None
 
@@ -90,6 +92,7 @@ def read_rows(
             gap_start = None
         if max_rows is not None and len(out) == max_rows:
             _too_many(number, max_rows, sheet, sink)
+            break  # the platform refuses the file: checking the rest would only cost time and memory
         sid, system, query, reference, parameters, response = cells(row)
         if not (
             type(system) is str
@@ -107,6 +110,9 @@ def read_rows(
                 _slow_text(row[col], r, col, header, sheet, sink, true_length) if col >= 0 else ""
                 for col in columns[1:]
             )
+            raw = _raw_values(row, r, columns)
+        else:
+            raw = None
         if type(sid) is float and sid.is_integer() and -MAX_ID < sid < MAX_ID:
             sid = int(sid)
         elif sid == "":
@@ -122,7 +128,16 @@ def read_rows(
                 column=header.label(columns[2]),
             )
         out.append(
-            Row(number, sid, system or None, query or None, reference or None, parameters or None, response or None)
+            Row(
+                number,
+                sid,
+                system or None,
+                query or None,
+                reference or None,
+                parameters or None,
+                response or None,
+                raw,
+            )
         )
         if outputs:
             out[-1].results = {name: row[col] for name, col in outputs if row[col] is not None and row[col] != ""}
@@ -145,11 +160,21 @@ def _slow_text(
     return "" if text is None else text
 
 
+def _raw_values(row: list[Any], r: int, columns: list[int]) -> dict[str, float | int] | None:
+    """The stored numbers of the text cells shown through a number format, by cell address."""
+    raw = {
+        f"{column_letter(col)}{r + 1}": row[col].raw
+        for col in columns[1:]
+        if col >= 0 and type(row[col]) is Shown and row[col].rendered
+    }
+    return raw or None
+
+
 def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:
     sink.add(
         "too_many_rows",
         f"Row {number} is data row {max_rows + 1:,}; the platform accepts at most {max_rows:,} rows per "
-        "file. Split the sheet into several files, or use --profile none for local work.",
+        "file, so reading stopped here. Split the sheet into several files, or use --profile none for local work.",
         sheet=sheet,
         row=number,
     )

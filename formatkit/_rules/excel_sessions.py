@@ -169,6 +169,10 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     number = last.number
     sheet = ctx.sheet
     reference_label, response_label, parameters_label = ctx.target_labels
+    raw: dict[str, float | int] = {}
+    for row in group:
+        if row.raw:
+            raw.update(row.raw)
     return Draft(
         session_id=sid if type(sid) is int else None,
         history=history,
@@ -182,6 +186,7 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
         results={name: (value, ctx.place(number, name)) for name, value in last.results.items()}
         if last.results
         else None,
+        meta={"raw_values": raw} if raw else None,
     )
 
 
@@ -189,16 +194,23 @@ def _session_rules(group: list[Row], ctx: Context) -> None:
     first, last = group[0], group[-1]
     system = None if _blank(first.system) else (first.system or "").strip()
     sink = ctx.sink
-    for row in group[1:]:
-        other = None if _blank(row.system) else (row.system or "").strip()
-        if other != system:
-            sink.add(
-                "system_prompt_mismatch",
-                f"system_prompt on row {row.number} differs from row {first.number} of the same session "
-                f"({_describe(other)} vs {_describe(system)}). A conversation has one system prompt: write "
-                "the same text on every row of the session.",
-                **ctx.place(row.number, "system_prompt"),
-            )
+    differing = [row for row in group[1:] if (None if _blank(row.system) else (row.system or "").strip()) != system]
+    if differing:
+        # One issue per session, naming its rows: a prompt written only on the first row is one mistake.
+        numbers = ", ".join(str(row.number) for row in differing[:12]) + (" …" if len(differing) > 12 else "")
+        empty = system is not None and all(_blank(row.system) for row in differing)
+        what = (
+            f"is filled only on row {first.number}, the session's first; row(s) {numbers} leave it empty"
+            if empty
+            else f"on row(s) {numbers} differs from row {first.number} of the same session "
+            f"({_describe(None if _blank(differing[0].system) else differing[0].system)} vs {_describe(system)})"
+        )
+        sink.add(
+            "system_prompt_mismatch",
+            f"system_prompt {what}. A conversation has one system prompt: write the same text on every row "
+            "of the session.",
+            **ctx.place(differing[0].number, "system_prompt"),
+        )
     for row in group[:-1]:
         if not _blank(row.reference):
             sink.add(

@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 from formatkit._core.issues import IssueSink
-from formatkit._reading.cells import CellError, LongText, NoValue
+from formatkit._reading.cells import CellError, LongText, NoValue, Shown, StaleValue
+from formatkit._reading.numfmt import general
 
 __all__ = ["INVALID_ID", "MAX_CELL_CHARS", "number_text", "session_id_value", "text_value"]
 
@@ -36,19 +37,19 @@ INVALID_ID = _Invalid()
 
 def number_text(value: float | int) -> str:
     """A number the way Excel's General format shows it: 1.0 → "1", 2.5 → "2.5", 0.1+0.2 → "0.3"."""
-    if isinstance(value, int):
-        return str(value)
-    if not math.isfinite(value):
-        return str(value)
-    if value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return f"{value:.15g}"
+    return general(value)
 
 
 def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None:
     """The text of a cell in a text column; None when empty. Reports the cell's problem, if any."""
     if value is None or value == "":
         return None
+    if type(value) is Shown:
+        _shown(value, place, sink)
+        return str(value)
+    if isinstance(value, StaleValue):
+        stale_value(value, place, sink)
+        return text_value(value.cached, place, sink)
     if isinstance(value, str):
         length = value.length if isinstance(value, LongText) else len(value)
         if length > MAX_CELL_CHARS:
@@ -87,6 +88,11 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
     """The integer session id of a cell; None when empty; INVALID_ID (reported) when not an integer."""
     if value is None or value == "":
         return None
+    if type(value) is Shown:
+        value = value.raw  # an id is the stored number, whatever its format shows
+    if isinstance(value, StaleValue):
+        stale_value(value, place, sink)
+        return INVALID_ID
     if isinstance(value, bool):
         problem = f"the logical value {'TRUE' if value else 'FALSE'}"
     elif isinstance(value, (int, float)) and (not math.isfinite(value) or abs(value) >= MAX_ID):
@@ -136,6 +142,39 @@ def formula_without_value(place: dict[str, Any], sink: IssueSink) -> None:
         "The cell holds a formula whose result was never saved (the file was written by a program, not "
         "Excel), so there is no value to read. Open the file in Excel and save it, or write the value "
         "instead of the formula.",
+        **place,
+    )
+
+
+def stale_value(value: StaleValue, place: dict[str, Any], sink: IssueSink) -> None:
+    cached = value.cached
+    shown = general(cached) if isinstance(cached, (int, float)) and not isinstance(cached, bool) else str(cached)
+    sink.add(
+        "stale_formula_value",
+        f'The cell holds a formula whose saved value ("{shown}") the workbook itself marks as out of date '
+        "(it asks Excel to recalculate everything on opening: pandas and xlsxwriter write a placeholder 0). "
+        "Open the file in Excel and save it, or write the value instead of the formula. Text that starts "
+        'with "=" must be typed with a leading apostrophe.',
+        **place,
+    )
+
+
+def _shown(value: Shown, place: dict[str, Any], sink: IssueSink) -> None:
+    stored = general(value.raw)
+    if not value.rendered:
+        sink.add(
+            "number_format",
+            f'The cell stores {stored} under the number format "{value.code}", which formatkit cannot render; '
+            f"it is read as {stored}. If Excel shows something else, type the text you mean (format the cell "
+            "as Text first).",
+            **place,
+        )
+        return
+    sink.add(
+        "number_format",
+        f'The cell shows "{value}" (number format "{value.code}") but stores {stored}; the shown text is '
+        f"used, as Excel displays it, and {stored} is kept in meta.raw_values. If the stored value is meant, "
+        "set the cell's format to General (or Text and type it).",
         **place,
     )
 

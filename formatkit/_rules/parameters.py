@@ -49,6 +49,8 @@ class ParameterSpec:
                 isinstance(value, int) or (isinstance(value, float) and value.is_integer())
             ):
                 return "type:an integer"
+            if not -(2**63) <= value < 2**63:
+                return "range:an integer within 64 bits (±9,223,372,036,854,775,807)"
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return "type:a number"
         if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
@@ -123,7 +125,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         if parsed is None:
             sink.add(
                 "invalid_parameters",
-                f"parameters is not a dict: {_clip(raw)!r}. Write it as JSON "
+                f"parameters is not a dict: {_clip(raw)!r}.{_full_width_hint(raw)} Write it as JSON "
                 '({"temperature": 0.7, "max_tokens": 1024}) or as a Python dict ({\'temperature\': 0.7}).',
                 **place,
             )
@@ -222,6 +224,19 @@ def _with_key(place: Place, key: object) -> Place:
     if place.get("field"):
         return {**place, "field": f"{place['field']}.{key}"}
     return place
+
+
+#: Punctuation a Chinese input method types in place of JSON's.
+_FULL_WIDTH = {"“": '"', "”": '"', "‘": "'", "’": "'", "，": ",", "：": ":", "｛": "{", "｝": "}"}
+
+
+def _full_width_hint(text: str) -> str:
+    """Name the full-width punctuation that makes a parameters text unreadable, if any."""
+    found = [ch for ch in _FULL_WIDTH if ch in text]
+    if not found:
+        return ""
+    shown = ", ".join(f"{ch} (write {_FULL_WIDTH[ch]})" for ch in found)
+    return f" It holds full-width punctuation from a Chinese input method: {shown}."
 
 
 def _clip(text: str, limit: int = 80) -> str:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Sequence
 from enum import Enum
 from typing import NoReturn
 
 import typer
 
-from formatkit._core.issues import Issue, Report
+from formatkit.cli._printing import print_report
 
 __all__ = [
     "EXIT_ERRORS",
@@ -20,6 +19,8 @@ __all__ = [
     "ProfileOption",
     "fail_usage",
     "print_report",
+    "shown_issues",
+    "terminate_cleanly",
 ]
 
 EXIT_OK = 0
@@ -44,29 +45,24 @@ def fail_usage(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
-def _issue_line(issue: Issue) -> str:
-    label = "error  " if issue.severity == "error" else "warning"
-    return f"  {label} {issue.place}: {issue.message} [{issue.code}]"
+def shown_issues(max_issues: int, show_all: bool) -> int | None:
+    """How many issues of each code to list: ``--max-issues N``, or all of them with ``--all``."""
+    return None if show_all else max_issues
 
 
-def print_report(report: Report, *, err: bool = False, quiet_valid: bool = False) -> None:
-    """Issues a person can read: one line each with place, message and code, then a summary."""
-    out = sys.stderr if err else sys.stdout
-    for issue in report.issues:
-        print(_issue_line(issue), file=out)
-    for file in report.files:
-        if file.valid and not file.issues and quiet_valid:
-            continue
-        fmt = file.format or "unknown format"
-        status = "ok" if file.valid else "INVALID"
-        print(
-            f"{file.path}: {status} ({fmt}, {file.records} records, {file.errors} errors, {file.warnings} warnings)",
-            file=out,
-        )
-        for issue in file.issues:
-            print(_issue_line(issue), file=out)
-    verdict = "valid" if report.valid else "invalid"
-    print(f"{len(report.files)} file(s) {verdict}: {report.errors} error(s), {report.warnings} warning(s)", file=out)
+def terminate_cleanly() -> None:
+    """Make SIGTERM unwind like Ctrl+C (SystemExit 143 instead of an instant death), so the temporary
+    files of an output being written are removed by their cleanup code, not left behind."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
 
 
 def output_or_fail(output: str | os.PathLike[str]) -> None:

@@ -12,6 +12,8 @@ from formatkit.cli._common import (
     fail_usage,
     paths_or_fail,
     print_report,
+    shown_issues,
+    terminate_cleanly,
 )
 
 
@@ -21,11 +23,15 @@ def convert(
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the files are for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
+    max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
+    show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
     from formatkit._api.conversion import convert as run_convert
     from formatkit._core.errors import OutputError
 
+    terminate_cleanly()
+    shown = shown_issues(max_issues, show_all)
     try:
         report = run_convert(
             paths_or_fail(paths),
@@ -37,10 +43,10 @@ def convert(
     except (OutputError, OSError) as exc:
         fail_usage(str(exc))
     if report.valid:
-        print_report(report, err=True, quiet_valid=True)
+        print_report(report, err=True, quiet_valid=True, shown=shown)
         typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)
         raise typer.Exit(EXIT_OK)
-    print_report(report, err=True)
+    print_report(report, err=True, shown=shown)
     typer.echo(f"nothing written to {output}: fix the errors above", err=True)
     raise typer.Exit(EXIT_ERRORS)
 

@@ -27,6 +27,8 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (J + "invalid_json_pretty.jsonl", "infer-eval", "invalid_json", {"line": 1}),
     (J + "line_not_object.jsonl", "infer-eval", "line_not_object", {"line": 2}),
     (J + "non_finite_number.jsonl", "infer-eval", "non_finite_number", {"line": 1}),
+    (J + "lone_surrogate.jsonl", "infer-eval", "lone_surrogate", {"line": 1, "field": "answer"}),
+    (J + "number_too_large.jsonl", "infer-eval", "number_too_large", {"line": 1, "field": "parameters.seed"}),
     (J + "duplicate_key.jsonl", "infer-eval", "duplicate_key", {"line": 1, "field": "answer"}),
     (J + "duplicate_key_nested.jsonl", "infer-eval", "duplicate_key", {"line": 1, "field": "top_p"}),
     (J + "mixed_shapes.jsonl", "infer-eval", "mixed_shapes", {"line": 2}),

@@ -1,0 +1,169 @@
+"""How far an .xlsx sheet's cells reach, found before python-calamine builds its dense grid.
+
+calamine allocates every cell from A1 to the farthest one: a single cell at XFD1048576 in a 2 KB file
+makes it ask for 512 GB and abort the process (no exception, exit 134). So the extent is measured first,
+exactly as calamine will place the cells, under any spelling XML allows: ``r="A1"``, ``r='A1'``,
+``r = "A1"``, character references (``r="&#88;FD1"``), prefixed tags (``<x:c>``) and cells or rows
+without ``r`` (placed after the previous one).
+
+Fast path: when every ``<c`` and ``<row`` tag of the sheet is spelled the way Excel and every common
+writer spell it (``<c r="B7"``, ``<row r="7"``, no character reference anywhere), plain byte counts prove
+it and one regex collects every reference. Anything else takes an exact XML parse (expat, no tree).
+The scan also notes what needs the detailed pass (:mod:`formatkit._reading.xlsx_xml`): error values,
+formulas, hidden rows or columns, an AutoFilter and cells in the given number-format styles.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Collection
+from dataclasses import dataclass
+from xml.parsers import expat
+
+__all__ = ["SheetScan", "scan_sheet"]
+
+_CHUNK = 4 * 1024 * 1024
+_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"([^>]*)>')
+_ROW_REF = re.compile(rb'<row r="(\d{1,7})"')
+_CELL_TAGS = (b"<c ", b"<c>", b"<c/", b"<c\t", b"<c\n", b"<c\r")
+_ROW_TAGS = (b"<row ", b"<row>", b"<row/", b"<row\t", b"<row\n", b"<row\r")
+_PREFIXED = re.compile(rb"<[A-Za-z_][\w.-]*:(?:c|row|f)[\s/>]")
+_ERROR_MARKERS = (b' t="e"', b" t='e'")
+_REF_TEXT = re.compile(r"\s*\$?([A-Za-z]{0,3})\$?(\d{1,9})\s*")
+
+
+@dataclass(slots=True)
+class SheetScan:
+    """What one pass over the sheet XML found. ``rows`` x ``cols`` is the grid calamine will build."""
+
+    rows: int = 0
+    cols: int = 0
+    #: Cells that may hold a value (a self-closing ``<c r="B7" s="1"/>`` is formatting only: calamine skips it).
+    cells: int = 0
+    #: Error values or formulas may be there.
+    suspects: bool = False
+    #: ``hidden`` or ``autoFilter`` appear: hidden rows/columns or a filter may be there.
+    hidden: bool = False
+    #: Cells in one of the number-format styles asked about may be there.
+    styled: bool = False
+
+
+def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()) -> SheetScan:
+    """Stream the sheet once; the exact extent of its cells and what the detailed pass must look at."""
+    scan = SheetScan()
+    style_markers = [b' s="%d"' % s for s in styles] if len(styles) <= 64 else None
+    if styles and style_markers is None:
+        scan.styled = True
+    canonical = True
+    carry = b""
+    max_row = 0
+    letters: set[bytes] = set()
+    with archive.open(part) as stream:
+        while True:
+            chunk = stream.read(_CHUNK)
+            data = carry + chunk
+            if chunk:
+                # Cut at the last "<": no tag is ever split between two windows.
+                cut = data.rfind(b"<")
+                window, carry = (data[:cut], data[cut:]) if cut > 0 else (data, b"")
+            else:
+                window, carry = data, b""
+            if not window:
+                if not chunk:
+                    break
+                continue
+            if not scan.suspects and (
+                any(m in window for m in _ERROR_MARKERS) or b"<f>" in window or b"<f " in window or b"<f/" in window
+            ):
+                scan.suspects = True
+            if not scan.hidden and (b"hidden" in window or b"autoFilter" in window):
+                scan.hidden = True
+            if style_markers and not scan.styled and any(m in window for m in style_markers):
+                scan.styled = True
+            if canonical:
+                cells = sum(window.count(t) for t in _CELL_TAGS)
+                rows = sum(window.count(t) for t in _ROW_TAGS)
+                refs = _CELL_REF.findall(window)
+                row_refs = _ROW_REF.findall(window)
+                if (
+                    len(refs) != cells
+                    or len(row_refs) != rows
+                    or b"&#" in window
+                    or ((b":c" in window or b":row" in window or b":f" in window) and _PREFIXED.search(window))
+                ):
+                    canonical = False
+                else:
+                    valued = [(col, row) for col, row, rest in refs if not rest.endswith(b"/")]
+                    scan.cells += len(valued)
+                    if valued:
+                        col_letters, digits = zip(*valued, strict=True)
+                        letters.update(col_letters)
+                        max_row = max(max_row, max(map(int, set(digits))))
+            if not chunk:
+                break
+    if canonical:
+        scan.rows = max_row
+        scan.cols = max((_col(x.decode()) + 1 for x in letters), default=0)
+        return scan
+    return _exact(archive, part, scan)
+
+
+def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
+    """The extent by a real XML parse, placing cells as calamine does (``r`` or after the previous one);
+    a cell counts when it has content (a value, an inline string or a formula), as calamine keeps it."""
+    row = 0
+    col = 0
+    at = (0, 0)
+    in_cell = valued = False
+    max_row = max_col = cells = 0
+    formula = False
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal row, col, at, in_cell, valued, formula
+        local = name.rsplit(":", 1)[-1]
+        if local == "c":
+            ref = _REF_TEXT.fullmatch(attrs.get("r", ""))
+            if ref and ref.group(1):
+                col = _col(ref.group(1).upper()) + 1
+                at = (int(ref.group(2)), col)
+            else:
+                col += 1
+                at = (row, col)
+            in_cell, valued = True, False
+            if attrs.get("t") == "e":
+                scan.suspects = True
+        elif in_cell:
+            valued = True
+            if local == "f":
+                formula = True
+        elif local == "row":
+            number = (attrs.get("r") or "").strip()
+            row = int(number) if number.isdigit() and len(number) <= 9 else row + 1
+            col = 0
+
+    def end(name: str) -> None:
+        nonlocal in_cell, max_row, max_col, cells
+        if in_cell and name.rsplit(":", 1)[-1] == "c":
+            in_cell = False
+            if valued:
+                cells += 1
+                max_row = max(max_row, at[0])
+                max_col = max(max_col, at[1])
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.buffer_text = True
+    with archive.open(part) as stream:
+        parser.ParseFile(stream)
+    scan.rows, scan.cols, scan.cells = max_row, max_col, cells
+    scan.suspects = scan.suspects or formula
+    return scan
+
+
+def _col(letters: str) -> int:
+    index = 0
+    for char in letters:
+        index = index * 26 + ord(char) - 64
+    return index - 1

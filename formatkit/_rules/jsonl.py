@@ -1,0 +1,479 @@
+"""The jsonl rules of FORMATS.md, one function per rule: each checks one thing of one line and reports
+what it finds in the sink. :mod:`formatkit._drivers.jsonl` runs them over the lines of a file.
+
+Shapes: single-turn (``prompt``), multi-turn (``messages``) and the canonical record (``messages`` ending
+with the target assistant turn). Every line of a file must be of the first line's shape.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from typing import Any
+
+from formatkit._core.draft import Draft
+from formatkit._core.issues import Format, IssueSink
+from formatkit._core.suggest import did_you_mean
+from formatkit._rules.canonical import check_meta
+from formatkit._rules.common import is_blank
+from formatkit._rules.results import JSONL_RESULT_KEYS
+
+__all__ = [
+    "ALIASES",
+    "MESSAGE_KEYS",
+    "MULTI_KEYS",
+    "ROLES",
+    "SHAPE_NAMES",
+    "SINGLE_KEYS",
+    "SessionIds",
+    "check_line_count",
+    "check_meta_field",
+    "check_no_records",
+    "check_object",
+    "check_parameters_field",
+    "check_shape",
+    "check_text",
+    "detect_shape",
+    "json_type",
+    "line_draft",
+    "map_keys",
+    "multi_history",
+    "plain_single",
+    "report_type",
+    "session_id_field",
+    "single_history",
+]
+
+#: Keys of each line shape. ``response``, ``session_id`` and ``meta`` are accepted beyond the seed's
+#: table: a scored set needs its responses, and ids and labels are kept.
+_INPUT_KEYS = ("session_id", "system", "prompt", "answer", "response", "parameters", "meta")
+#: The seed's result keys (score, analysis, usage, error, model/endpoint_id) are known too: an exported
+#: file scores again (formatkit._rules.results).
+SINGLE_KEYS = (*_INPUT_KEYS, *JSONL_RESULT_KEYS)
+MULTI_KEYS = ("session_id", "messages", "answer", "response", "parameters", "meta", *JSONL_RESULT_KEYS)
+ALIASES = {
+    "system_prompt": "system",
+    "query": "prompt",
+    "reference_response": "answer",
+    "message": "messages",
+}
+_SINGLE_NAMES = frozenset(_INPUT_KEYS)  # the fast path: a line with result keys takes the full one
+MESSAGE_KEYS = ("role", "content")
+ROLES = ("system", "user", "assistant")
+
+SHAPE_NAMES = {
+    "jsonl-single-turn": 'single-turn ({"prompt": ..., "answer": ...})',
+    "jsonl-multi-turn": 'multi-turn ({"messages": [...], "answer": ...})',
+    "canonical": 'canonical ({"session_id": ..., "messages": [..., {"role": "assistant", ...}]})',
+}
+
+
+def detect_shape(obj: dict[str, Any], file_format: Format | None = None) -> Format | None:
+    """The shape of one line; None when its keys name no shape (it is then held to the file's)."""
+    if file_format == "canonical" and "messages" in obj:
+        return "canonical"
+    messages = obj.get("messages", obj.get("message"))
+    if isinstance(messages, list) and messages:
+        last = messages[-1]
+        if (
+            isinstance(last, dict)
+            and last.get("role") == "assistant"
+            and ("responses" in last or "reference_response" in last)
+        ):
+            return "canonical"
+        return "jsonl-multi-turn"
+    if "messages" in obj or "message" in obj:
+        return "jsonl-multi-turn"
+    if "prompt" in obj or "query" in obj:
+        return "jsonl-single-turn"
+    return None
+
+
+def check_line_count(rows: int, max_rows: int | None, line: int, sink: IssueSink) -> bool:
+    """The platform's line limit, reported on the first line past it; False there (reading stops)."""
+    if max_rows is not None and rows > max_rows:
+        sink.add(
+            "too_many_rows",
+            f"The file has more than {max_rows} lines, the platform's limit per file; reading stopped at this "
+            "line. Split it into several files, or use --profile none for local work.",
+            line=line,
+        )
+        return False
+    return True
+
+
+def check_object(value: Any, line: int, sink: IssueSink) -> bool:
+    """Each line is one JSON object."""
+    if isinstance(value, dict):
+        return True
+    sink.add(
+        "line_not_object",
+        f'Line holds a JSON {json_type(value)}, but each line must be one object ({{"prompt": ..., "answer": ...}}).',
+        line=line,
+    )
+    return False
+
+
+def check_shape(shape: Format, file_format: Format, line: int, sink: IssueSink) -> bool:
+    """Every line is of the file's (first line's) shape."""
+    if shape == file_format:
+        return True
+    sink.add(
+        "mixed_shapes",
+        f"Line is {SHAPE_NAMES[shape]} but the file started as {SHAPE_NAMES[file_format]}. "
+        "Put each shape in a file of its own.",
+        line=line,
+    )
+    return False
+
+
+def check_no_records(rows: int, sink: IssueSink) -> None:
+    """A file of only blank lines holds no record."""
+    if rows == 0 and sink.errors == 0:
+        sink.add("no_records", "The file has no records: only blank lines.", line=None)
+
+
+def map_keys(
+    obj: dict[str, Any], allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
+) -> dict[str, Any]:
+    """Map aliases to their names; report unknown keys with a suggestion."""
+    fields: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = key
+        if key in ALIASES and ALIASES[key] in allowed:
+            name = ALIASES[key]
+            if name in obj:
+                sink.add(
+                    "duplicate_key",
+                    f'Both "{key}" and "{name}" are given; they mean the same field. Keep "{name}".',
+                    line=line,
+                    field=key,
+                )
+                continue
+            sink.add(
+                "alias_key",
+                f'"{key}" is accepted as an alias of "{name}"; rename it to "{name}".',
+                line=line,
+                field=key,
+            )
+        elif key not in allowed:
+            sink.add(
+                "unknown_key",
+                f'Unknown key "{key}" for a {SHAPE_NAMES[file_format or "jsonl-single-turn"]} line.'
+                + did_you_mean(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
+                line=line,
+                field=key,
+            )
+            continue
+        fields[name] = value
+    return fields
+
+
+def session_id_field(session_id: Any, line: int, sink: IssueSink) -> int | str | None:
+    """A line's ``session_id``: an integer or a string; None when absent or reported."""
+    if session_id is None:
+        return None
+    if isinstance(session_id, bool) or not isinstance(session_id, (int, str)):
+        sink.add(
+            "invalid_session_id",
+            f"session_id must be an integer or a string, not a JSON {json_type(session_id)}.",
+            line=line,
+            field="session_id",
+        )
+        return None
+    return session_id
+
+
+class SessionIds:
+    """Each record's session_id is unique in the file, counting the ids that lines without one receive
+    (their 0-based position): a file mixing both must not give two records the same id."""
+
+    def __init__(self) -> None:
+        #: (dataset, id) -> the line that first used it; the dataset is None outside canonical files.
+        self._first: dict[tuple[str | None, int | str], int] = {}
+        #: Positions given to lines without a session_id, as runs (first position, last position, first line).
+        self._runs: list[tuple[int, int, int]] = []
+
+    def check(self, session_id: Any, line: int, sink: IssueSink, dataset: str | None = None) -> None:
+        """``dataset``: a canonical record's meta.dataset; a canonical file may hold several sets (convert
+        writes them into one), and an id is unique in its set."""
+        if session_id is None or isinstance(session_id, (dict, list)):
+            return
+        first = self._first.get((dataset, session_id))
+        if first is not None:
+            where = f' in dataset "{dataset}"' if dataset is not None else ""
+            sink.add(
+                "duplicate_session_id",
+                f"session_id {session_id!r} is already used{where} on line {first}; each record needs its own.",
+                line=line,
+                field="session_id",
+            )
+            return
+        self._first[(dataset, session_id)] = line
+        if type(session_id) is int:
+            other = self._defaulted_line(session_id)
+            if other is not None:
+                _mixed(session_id, other, line, sink)
+
+    def default(self, position: int, line: int, sink: IssueSink) -> None:
+        """A line without a session_id becomes record ``position`` and takes that number as its id."""
+        first = self._first.get((None, position))
+        if first is not None and type(position) is int:
+            _mixed(position, line, first, sink, at=line)
+        if self._runs and self._runs[-1][1] == position - 1:
+            start, _, first_line = self._runs[-1]
+            self._runs[-1] = (start, position, first_line)
+        else:
+            self._runs.append((position, position, line))
+
+    def _defaulted_line(self, session_id: int) -> int | None:
+        index = bisect.bisect_right(self._runs, (session_id, float("inf"), 0)) - 1
+        if index >= 0:
+            start, end, first_line = self._runs[index]
+            if start <= session_id <= end:
+                return first_line
+        return None
+
+
+def _mixed(session_id: int, without: int, given: int, sink: IssueSink, *, at: int | None = None) -> None:
+    sink.add(
+        "mixed_session_ids",
+        f"session_id {session_id} is given on line {given}, and a line without a session_id (line {without} or "
+        f"the run it starts) also becomes record {session_id}, which takes its position as its id: two records "
+        "would share it. Give every line a session_id, or none.",
+        line=given if at is None else at,
+        field="session_id" if at is None else None,
+    )
+
+
+def check_meta_field(meta: Any, line: int, sink: IssueSink) -> dict[str, Any] | None:
+    """``meta`` is an object of labels (its labels checked by the canonical rules); None when not."""
+    if meta is None:
+        return None
+    if not isinstance(meta, dict):
+        report_type(line, "meta", "an object of labels", meta, sink)
+        return None
+    if not check_meta(meta, sink, line=line):
+        return None
+    return meta
+
+
+def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
+    """``parameters`` is a JSON object; None when it is not (reported)."""
+    if parameters is not None and not isinstance(parameters, dict):
+        sink.add(
+            "invalid_parameters",
+            f'"parameters" must be a JSON object such as {{"temperature": 0.7}}, not a JSON {json_type(parameters)}.',
+            line=line,
+            field="parameters",
+        )
+        return None
+    return parameters
+
+
+def single_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[dict[str, Any]] | None:
+    """A single-turn line's system and prompt as history; None (reported) without a usable prompt."""
+    history: list[dict[str, Any]] = []
+    system = check_text(fields, "system", line, sink, required=False)
+    if system is not None and system.strip():
+        history.append({"role": "system", "content": system})
+    prompt = check_text(fields, "prompt", line, sink, required=True)
+    if prompt is None:
+        return None
+    history.append({"role": "user", "content": prompt})
+    return history
+
+
+def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[dict[str, Any]] | None:
+    """A multi-turn line's ``messages`` as history; None (reported) when the conversation is unusable."""
+    if "messages" not in fields:
+        sink.add(
+            "missing_field",
+            'The line has no "messages": give the conversation as a list of {"role", "content"}.',
+            line=line,
+            field="messages",
+        )
+        return None
+    messages = fields["messages"]
+    if not isinstance(messages, list):
+        report_type(line, "messages", "a list of messages", messages, sink)
+        return None
+    if not messages:
+        sink.add(
+            "empty_messages",
+            '"messages" is empty; it needs at least one {"role": "user", "content": ...}.',
+            line=line,
+            field="messages",
+        )
+        return None
+    history: list[dict[str, Any]] = []
+    ok = True
+    for index, item in enumerate(messages):
+        path = f"messages[{index}]"
+        if not isinstance(item, dict):
+            report_type(line, path, 'an object {"role": ..., "content": ...}', item, sink)
+            ok = False
+            continue
+        for key in item:
+            if key not in MESSAGE_KEYS:
+                sink.add(
+                    "unknown_key",
+                    f'Unknown key "{key}" in a message; a message holds only "role" and "content".'
+                    + did_you_mean(key, MESSAGE_KEYS),
+                    line=line,
+                    field=f"{path}.{key}",
+                )
+        role = item.get("role")
+        if role not in ROLES:
+            if role is None:
+                sink.add("missing_field", 'The message has no "role".', line=line, field=f"{path}.role")
+            else:
+                sink.add(
+                    "invalid_role",
+                    f'Role "{role}" is not one of system, user, assistant.'
+                    + (did_you_mean(role, ROLES) if isinstance(role, str) else ""),
+                    line=line,
+                    field=f"{path}.role",
+                )
+            ok = False
+            continue
+        if role == "system" and index != 0:
+            sink.add(
+                "misplaced_system",
+                "A system message may only be the first message; move it to the front or merge it "
+                "into the first system message.",
+                line=line,
+                field=f"{path}.role",
+            )
+            ok = False
+        content = item.get("content")
+        if "content" not in item:
+            sink.add("missing_field", 'The message has no "content".', line=line, field=f"{path}.content")
+            ok = False
+        elif not isinstance(content, str):
+            report_type(line, f"{path}.content", "text", content, sink)
+            ok = False
+        elif is_blank(content):
+            sink.add(
+                "empty_text",
+                f"The {role} message's content is empty; write the text of the turn.",
+                line=line,
+                field=f"{path}.content",
+            )
+            ok = False
+        history.append({"role": role, "content": content})
+    last_role = messages[-1].get("role") if isinstance(messages[-1], dict) else None
+    # A missing or unknown role already has its own issue at .role; only a known non-user role
+    # here means the conversation ends on the wrong turn.
+    if last_role in ("assistant", "system"):
+        fix = (
+            'Move the final assistant reply to "answer".'
+            if last_role == "assistant"
+            else "Add the user's question after it."
+        )
+        sink.add(
+            "last_message_not_user",
+            f'The last message is "{last_role}", but the conversation must end with the user\'s turn '
+            f"that the model answers. {fix}",
+            line=line,
+            field=f"messages[{len(messages) - 1}]",
+        )
+        ok = False
+    return history if ok else None
+
+
+def check_text(fields: dict[str, Any], name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
+    """A text field: present when required, a JSON string, not blank when required."""
+    value = fields.get(name)
+    if value is None:
+        if required:
+            sink.add(
+                "missing_field",
+                f'The line has no "{name}"; it is required.',
+                line=line,
+                field=name,
+            )
+        return None
+    if not isinstance(value, str):
+        report_type(line, name, "text (a JSON string)", value, sink)
+        # The value is there, only mistyped: stand in its JSON text so the mode rules do not
+        # also call it missing. The file is invalid either way.
+        return None if required else json.dumps(value, ensure_ascii=False)
+    if required and is_blank(value):
+        sink.add("empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name)
+        return None
+    return value
+
+
+def report_type(line: int, field: str, expected: str, value: Any, sink: IssueSink) -> None:
+    """A field holds a value of the wrong JSON type."""
+    hint = f' (write "{value}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    sink.add(
+        "invalid_type",
+        f'"{field}" must be {expected}, not a JSON {json_type(value)}{hint}.',
+        line=line,
+        field=field,
+    )
+
+
+def line_draft(
+    line: int,
+    session_id: int | str | None,
+    history: list[dict[str, Any]],
+    reference: str | None,
+    response: str | None,
+    parameters: Any,
+    source: dict[str, Any],
+    meta: dict[str, Any] | None,
+) -> Draft:
+    """A jsonl line's draft: its values, each placed at its field of the line."""
+    return Draft(
+        session_id=session_id,
+        history=history,
+        reference=reference,
+        reference_place={"line": line, "field": "answer"},
+        response=response,
+        response_place={"line": line, "field": "response"},
+        parameters=parameters,
+        parameters_place={"line": line, "field": "parameters"},
+        source=source,
+        meta=meta,
+    )
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str | None, dict[str, Any] | None] | None:
+    """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
+    (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
+    None for anything else. A filter for the common case only: every rule lives in the full path."""
+    if not obj.keys() <= _SINGLE_NAMES or "session_id" in obj or "meta" in obj:
+        return None
+    prompt = obj.get("prompt")
+    system = obj.get("system")
+    answer = obj.get("answer")
+    response = obj.get("response")
+    parameters = obj.get("parameters")
+    if (
+        type(prompt) is not str
+        or not prompt.strip()
+        or (system is not None and type(system) is not str)
+        or (answer is not None and type(answer) is not str)
+        or (response is not None and type(response) is not str)
+        or (parameters is not None and type(parameters) is not dict)
+    ):
+        return None
+    return prompt, system, answer, response, parameters

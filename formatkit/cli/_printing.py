@@ -1,0 +1,144 @@
+"""Reports a person can act on: the verdict of each file first, then its issues grouped by code.
+
+A 5,000-row file with 3,000 errors prints a handful of lines, not 3,003: each code once with its count and
+its first places (``--all`` lists every kept issue; ``--json`` always does). Errors come before warnings,
+and problems that decide the whole file (too many rows, an unreadable file, a missing column) before the
+per-cell ones. Control characters from the files (terminal escapes in a key, a role or a cell) are
+printed escaped, so a crafted file cannot fake or hide a line. Colour only on a terminal (and never with
+NO_COLOR); long lines wrap to the terminal's width there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import textwrap
+from collections.abc import Sequence
+from typing import TextIO
+
+from formatkit._core.codes import CODES
+from formatkit._core.issues import FileReport, Issue, Report
+
+__all__ = ["DEFAULT_SHOWN", "escape_controls", "print_report"]
+
+#: Issues listed per code unless --max-issues or --all says otherwise.
+DEFAULT_SHOWN = 5
+#: Codes that decide the whole file, listed first.
+FILE_LEVEL = (
+    "too_many_files",
+    "unsupported_extension",
+    "unreadable_file",
+    "empty_file",
+    "no_records",
+    "too_many_rows",
+    "not_utf8",
+    "missing_column",
+    "mixed_shapes",
+    "mixed_session_ids",
+    "extra_sheet",
+)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def escape_controls(text: str) -> str:
+    """Control characters (and bidi overrides, lone surrogates) as visible escapes; tabs and line breaks
+    become spaces. Chinese and every other printable text are left as they are."""
+    if text.isprintable():
+        return text
+    text = text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
+    return _CONTROLS.sub(lambda m: _escape(m.group()), text)
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+class _Style:
+    def __init__(self, out: TextIO) -> None:
+        tty = hasattr(out, "isatty") and out.isatty()
+        self.colour = tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        self.width = shutil.get_terminal_size((100, 24)).columns if tty else 0
+
+    def paint(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.colour else text
+
+    def emit(self, line: str, out: TextIO, indent: int) -> None:
+        if self.width and len(line) > self.width > indent + 20:
+            line = textwrap.fill(
+                line, width=self.width, subsequent_indent=" " * indent, break_long_words=False, break_on_hyphens=False
+            )
+        print(line, file=out)
+
+
+def _label(severity: str, style: _Style) -> str:
+    return style.paint("error  ", "1;31") if severity == "error" else style.paint("warning", "33")
+
+
+def _groups(issues: Sequence[Issue]) -> list[tuple[str, list[Issue]]]:
+    by_code: dict[str, list[Issue]] = {}
+    for issue in issues:
+        by_code.setdefault(issue.code, []).append(issue)
+
+    def order(item: tuple[str, list[Issue]]) -> tuple[int, int, int]:
+        code, _ = item
+        level = FILE_LEVEL.index(code) if code in FILE_LEVEL else len(FILE_LEVEL)
+        return (0 if CODES[code][0] == "error" else 1, level, list(by_code).index(code))
+
+    return sorted(by_code.items(), key=order)
+
+
+def _print_issues(
+    issues: Sequence[Issue], counts: dict[str, int], out: TextIO, style: _Style, shown: int | None
+) -> None:
+    for code, group in _groups(issues):
+        total = max(counts.get(code, 0), len(group))
+        label = _label(group[0].severity, style)
+        if total == 1:
+            issue = group[0]
+            line = f"  {label} {escape_controls(issue.place)}: {escape_controls(issue.message)} [{code}]"
+            style.emit(line, out, 10)
+            continue
+        summary = CODES[code][1]
+        style.emit(f"  {label} {style.paint(code, '1')} ×{total:,}: {summary}", out, 10)
+        limit = len(group) if shown is None else min(shown, len(group))
+        for issue in group[:limit]:
+            style.emit(f"      {escape_controls(issue.place)}: {escape_controls(issue.message)}", out, 8)
+        rest = total - limit
+        if rest > 0:
+            hint = "--all lists every one" if limit < len(group) else "only the first are kept; --json has the counts"
+            style.emit(f"      … and {rest:,} more ({hint})", out, 8)
+
+
+def print_report(
+    report: Report,
+    *,
+    err: bool = False,
+    quiet_valid: bool = False,
+    shown: int | None = DEFAULT_SHOWN,
+) -> None:
+    """The report for a person: per file its verdict line, then its issues grouped by code, each code with
+    its count and its first ``shown`` places (None: every kept issue); then a one-line summary."""
+    out = sys.stderr if err else sys.stdout
+    style = _Style(out)
+    counts: dict[str, int] = {}
+    for issue in report.issues:
+        counts[issue.code] = counts.get(issue.code, 0) + 1
+    _print_issues(report.issues, counts, out, style, shown)
+    for file in report.files:
+        if file.valid and not file.issues and quiet_valid:
+            continue
+        _print_file(file, out, style, shown)
+    verdict = "valid" if report.valid else "invalid"
+    line = f"{len(report.files)} file(s) {verdict}: {report.errors} error(s), {report.warnings} warning(s)"
+    print(style.paint(line, "1;32" if report.valid else "1;31"), file=out)
+
+
+def _print_file(file: FileReport, out: TextIO, style: _Style, shown: int | None) -> None:
+    fmt = file.format or "unknown format"
+    status = style.paint("ok", "32") if file.valid else style.paint("INVALID", "1;31")
+    head = f"{escape_controls(file.path)}: {status} ({fmt}, {file.records} records, {file.errors} errors, "
+    print(head + f"{file.warnings} warnings)", file=out)
+    _print_issues(file.issues, file.counts, out, style, shown)

@@ -285,7 +285,7 @@ def _kept(jobs: list[RunJob], journal: Path) -> str:
     text = f"{done} record(s) finished in this run are kept in {journal}"
     if summary.sent_with_errors:
         text += f" ({summary.sent_with_errors} more ended in error and will be retried)"
-    return text
+    return text + f", after {summary.attempts} HTTP attempt(s)"
 
 
 def _dry_run(plan: Any) -> None:

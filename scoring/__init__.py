@@ -19,28 +19,53 @@ worker process, on first need.
 from typing import TYPE_CHECKING
 
 from formatkit._lazy import lazy_getattr
-from scoring._judges.options import JudgeOptions
-from scoring._metrics.auto import MetricChoice, choose_metric
-from scoring._metrics.base import Item, ItemScore, item_from_record
-from scoring._metrics.choice import score_choice
-from scoring._metrics.exact import accepted_answers, exact_match, score_exact
-from scoring._metrics.extract.choice import (
-    ChoiceExtraction,
-    extract_choice,
-    extract_yes_no,
-    option_letters,
-    parse_choice_reference,
-    parse_yes_no,
-)
-from scoring._metrics.extract.math import boxed_contents, extract_math_answer
-from scoring._metrics.extract.numeric import extract_number, reference_number
-from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
-from scoring._metrics.normalize import normalize_text, parse_number, strip_think
-from scoring._pipeline.score import RULE_METRICS, ScoreOutcome, Scorer, choose_metrics, score_records, score_response
-from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
 
-#: Exported names whose modules import httpx: loaded by :func:`__getattr__` when first asked for.
+#: Every export, loaded from its private module on first use: ``import scoring`` stays cheap (the CLI
+#: reads the metric table at start-up without loading numpy, httpx or the judges).
 _LAZY = {
+    "Aggregate": "scoring._report.aggregate",
+    "Aggregator": "scoring._report.aggregate",
+    "ChoiceExtraction": "scoring._metrics.extract.choice",
+    "DatasetStats": "scoring._report.aggregate",
+    "Item": "scoring._metrics.base",
+    "ItemScore": "scoring._metrics.base",
+    "JudgeOptions": "scoring._judges.options",
+    "METRICS": "scoring._metrics.registry",
+    "MetricChoice": "scoring._metrics.auto",
+    "MetricError": "scoring._metrics.registry",
+    "MetricSpec": "scoring._metrics.registry",
+    "RULE_METRICS": "scoring._pipeline.score",
+    "RuleFunction": "scoring._metrics.registry",
+    "ScoreOutcome": "scoring._pipeline.score",
+    "Scorer": "scoring._pipeline.score",
+    "SympyGuard": "scoring._metrics.math",
+    "accepted_answers": "scoring._metrics.exact",
+    "aggregate": "scoring._report.aggregate",
+    "answers_equal": "scoring._metrics.math",
+    "boxed_contents": "scoring._metrics.extract.math",
+    "choose_metric": "scoring._metrics.auto",
+    "choose_metrics": "scoring._pipeline.score",
+    "exact_match": "scoring._metrics.exact",
+    "extract_choice": "scoring._metrics.extract.choice",
+    "extract_math_answer": "scoring._metrics.extract.math",
+    "extract_number": "scoring._metrics.extract.numeric",
+    "extract_yes_no": "scoring._metrics.extract.choice",
+    "item_from_record": "scoring._metrics.base",
+    "math_credit": "scoring._metrics.math",
+    "math_equal": "scoring._metrics.math",
+    "normalize_text": "scoring._metrics.normalize",
+    "option_letters": "scoring._metrics.extract.choice",
+    "parse_choice_reference": "scoring._metrics.extract.choice",
+    "parse_number": "scoring._metrics.normalize",
+    "parse_yes_no": "scoring._metrics.extract.choice",
+    "record_score": "scoring._report.aggregate",
+    "reference_number": "scoring._metrics.extract.numeric",
+    "score_choice": "scoring._metrics.choice",
+    "score_exact": "scoring._metrics.exact",
+    "score_math": "scoring._metrics.math",
+    "score_records": "scoring._pipeline.score",
+    "score_response": "scoring._pipeline.score",
+    "strip_think": "scoring._metrics.normalize",
     "ChatClient": "scoring._client.http",
     "ChatResult": "scoring._client.http",
     "EndpointUnavailableError": "scoring._errors",
@@ -48,9 +73,12 @@ _LAZY = {
     "RunJob": "scoring._runner.job",
     "RunSummary": "scoring._runner.job",
     "Runner": "scoring._runner.runner",
+    "FileScoreOutcome": "scoring._pipeline.score_file",
+    "score_file": "scoring._pipeline.score_file",
 }
 
 __all__ = [
+    "METRICS",
     "RULE_METRICS",
     "Aggregate",
     "Aggregator",
@@ -59,11 +87,15 @@ __all__ = [
     "ChoiceExtraction",
     "DatasetStats",
     "EndpointUnavailableError",
+    "FileScoreOutcome",
     "Item",
     "ItemScore",
     "JudgeOptions",
     "MetricChoice",
+    "MetricError",
+    "MetricSpec",
     "RecordOutcome",
+    "RuleFunction",
     "RunJob",
     "RunSummary",
     "Runner",
@@ -93,6 +125,7 @@ __all__ = [
     "reference_number",
     "score_choice",
     "score_exact",
+    "score_file",
     "score_math",
     "score_records",
     "score_response",
@@ -106,5 +139,33 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult
     from scoring._errors import EndpointUnavailableError
+    from scoring._judges.options import JudgeOptions
+    from scoring._metrics.auto import MetricChoice, choose_metric
+    from scoring._metrics.base import Item, ItemScore, item_from_record
+    from scoring._metrics.choice import score_choice
+    from scoring._metrics.exact import accepted_answers, exact_match, score_exact
+    from scoring._metrics.extract.choice import (
+        ChoiceExtraction,
+        extract_choice,
+        extract_yes_no,
+        option_letters,
+        parse_choice_reference,
+        parse_yes_no,
+    )
+    from scoring._metrics.extract.math import boxed_contents, extract_math_answer
+    from scoring._metrics.extract.numeric import extract_number, reference_number
+    from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
+    from scoring._metrics.normalize import normalize_text, parse_number, strip_think
+    from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
+    from scoring._pipeline.score import (
+        RULE_METRICS,
+        ScoreOutcome,
+        Scorer,
+        choose_metrics,
+        score_records,
+        score_response,
+    )
+    from scoring._pipeline.score_file import FileScoreOutcome, score_file
+    from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
     from scoring._runner.job import RunJob, RunSummary
     from scoring._runner.runner import RecordOutcome, Runner

@@ -88,12 +88,16 @@ class EndpointUnavailableError(ClientError):
     """The endpoint cannot be used at all; the run stops (what finished is kept).
 
     ``status`` is the HTTP status that every request got (None when connections failed), ``hint`` a
-    sentence saying what to check (the key, the URL, the model name, whether the server is up).
+    sentence saying what to check (the key, the URL, the model name, whether the server is up), ``kind``
+    the same as data: ``connect``, ``backend``, ``key``, ``model``, ``url``, ``down``, ``refused``, ``other``.
     """
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str = "", cause: str = "") -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, hint: str = "", cause: str = "", kind: str = "other"
+    ) -> None:
         self.status = status
         self.hint = hint
+        self.kind = kind
         #: How the requests failed, in the endpoint's words (HTTP status and message, or the network error).
         self.cause = cause
         super().__init__(message)

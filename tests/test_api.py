@@ -46,3 +46,48 @@ def test_scoring_exports_the_runner_lazily() -> None:
         "scoring._client.http",
         "scoring._runner.job",
     ]
+
+
+#: The documented faces of the two packages (README, "Python API"). A name added or removed is a change
+#: of the public contract: update the README and this list together.
+DOCUMENTED = {
+    "formatkit": [
+        "CODES", "FileReport", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",
+        "OutputError", "Profile", "Record", "Report", "Response", "SourceLocation", "UnreadablePathError",
+        "Usage", "__version__", "convert", "export_excel", "iter_dicts", "iter_records", "record_to_dict",
+        "validate_file", "validate_files",
+    ],
+    "scoring": [
+        "METRICS", "RULE_METRICS", "Aggregate", "Aggregator", "ChatClient", "ChatResult", "ChoiceExtraction",
+        "DatasetStats", "EndpointUnavailableError", "FileScoreOutcome", "Item", "ItemScore", "JudgeOptions",
+        "MetricChoice", "MetricError", "MetricSpec", "RecordOutcome", "RuleFunction", "RunJob", "RunSummary",
+        "Runner", "ScoreOutcome", "Scorer", "SympyGuard", "accepted_answers", "aggregate", "answers_equal",
+        "boxed_contents", "choose_metric", "choose_metrics", "exact_match", "extract_choice",
+        "extract_math_answer", "extract_number", "extract_yes_no", "item_from_record", "math_credit",
+        "math_equal", "normalize_text", "option_letters", "parse_choice_reference", "parse_number",
+        "parse_yes_no", "record_score", "reference_number", "score_choice", "score_exact", "score_file",
+        "score_math", "score_records", "score_response", "strip_think",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("package", sorted(DOCUMENTED))
+def test_exported_names_are_exactly_the_documented_ones(package: str) -> None:
+    module = __import__(package)
+    assert sorted(module.__all__) == sorted(DOCUMENTED[package])
+    import types
+
+    # nothing public is reachable but the exports (lazy ones appear once used) and the CLI subpackage
+    public = {n for n, v in vars(module).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)}
+    assert public - set(module.__all__) <= {"lazy_getattr", "TYPE_CHECKING", "annotations"}, public - set(
+        module.__all__
+    )
+
+
+@pytest.mark.parametrize("package", sorted(DOCUMENTED))
+def test_every_submodule_is_private(package: str) -> None:
+    import pkgutil
+
+    module = __import__(package)
+    names = [info.name for info in pkgutil.iter_modules(module.__path__)]
+    assert [name for name in names if not name.startswith("_")] == (["cli"] if package == "formatkit" else [])

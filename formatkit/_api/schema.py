@@ -12,7 +12,7 @@ from typing import Any
 
 __all__ = ["SCHEMA_NAMES", "build_schema", "render", "write_all"]
 
-SCHEMA_NAMES = ("record", "report", "jsonl-single-turn", "jsonl-multi-turn")
+SCHEMA_NAMES = ("record", "report", "jsonl-single-turn", "jsonl-multi-turn", "report-results")
 _BASE_ID = "https://formatkit.dev/schemas/"
 
 
@@ -55,11 +55,18 @@ def _multi() -> dict[str, Any]:
     return schema
 
 
+def _report_results() -> dict[str, Any]:
+    from formatkit._api.results_schema import report_results_schema
+
+    return report_results_schema()
+
+
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "record": _record,
     "report": _report,
     "jsonl-single-turn": _single,
     "jsonl-multi-turn": _multi,
+    "report-results": _report_results,
 }
 
 

@@ -35,3 +35,6 @@ class Draft:
     record_place: Place = field(default_factory=dict)
     #: A canonical-record input passes through whole: only the mode rules and meta apply to it.
     canonical: dict[str, Any] | None = None
+    #: Known output columns/keys (score, analysis, usage, model, …) with their places:
+    #: formatkit._rules.results carries them into the response.
+    results: dict[str, tuple[Any, Place]] | None = None

@@ -30,7 +30,6 @@ __all__ = [
     "SourceLocation",
     "Usage",
     "record_to_dict",
-    "response_stage",
 ]
 
 Role = Literal["system", "user", "assistant"]
@@ -181,14 +180,3 @@ def record_to_dict(record: Record) -> dict[str, Any]:
     if record.meta is not None:
         out["meta"] = record.meta.model_dump(mode="json", exclude_none=True)
     return out
-
-
-def response_stage(response: Response) -> Literal["pending", "error", "inferred", "scored"]:
-    """Which stage a response is in, read off the fields it holds."""
-    if response.score is not None or response.analysis is not None:
-        return "scored"
-    if response.error is not None:
-        return "error"
-    if response.content is not None:
-        return "inferred"
-    return "pending"

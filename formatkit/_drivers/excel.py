@@ -171,6 +171,8 @@ def _fast_record(
     """The canonical record of a one-row record whose cells pass every rule, as build_record makes it from
     make_draft's Draft; None when a rule might have something to say (the full path then decides)."""
     parameters: dict[str, Any] | None
+    if row.results:
+        return None  # output columns (score, model, …) are carried by the full path
     if row.parameters is None:
         parameters = {}
     else:

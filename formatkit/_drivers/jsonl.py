@@ -21,20 +21,23 @@ from formatkit._rules import common
 from formatkit._rules.canonical import check_canonical, check_meta
 from formatkit._rules.common import clean_target, is_blank
 from formatkit._rules.parameters import is_clean_parameters
+from formatkit._rules.results import JSONL_RESULT_KEYS
 
 __all__ = ["JsonlReader"]
 
 #: Keys of each line shape: name -> (required, alias of). ``response``, ``session_id`` and ``meta``
 #: are accepted beyond the seed's table: a scored set needs its responses, and ids and labels are kept.
-SINGLE_KEYS = ("session_id", "system", "prompt", "answer", "response", "parameters", "meta")
-MULTI_KEYS = ("session_id", "messages", "answer", "response", "parameters", "meta")
+_INPUT_KEYS = ("session_id", "system", "prompt", "answer", "response", "parameters", "meta")
+#: The seed's result keys (score, analysis, usage, error, model/endpoint_id) are known too: formatkit._rules.results.
+SINGLE_KEYS = (*_INPUT_KEYS, *JSONL_RESULT_KEYS)
+MULTI_KEYS = ("session_id", "messages", "answer", "response", "parameters", "meta", *JSONL_RESULT_KEYS)
 ALIASES = {
     "system_prompt": "system",
     "query": "prompt",
     "reference_response": "answer",
     "message": "messages",
 }
-_SINGLE_NAMES = frozenset(SINGLE_KEYS)
+_SINGLE_NAMES = frozenset(_INPUT_KEYS)  # the fast path: a line with result keys takes the full one
 MESSAGE_KEYS = ("role", "content")
 ROLES = ("system", "user", "assistant")
 
@@ -236,7 +239,11 @@ class JsonlReader:
             parameters = None
         if history is None:
             return None
-        return _line_draft(line, session_id, history, reference, response, parameters, source, meta)
+        draft = _line_draft(line, session_id, history, reference, response, parameters, source, meta)
+        results = {k: (fields[k], {"line": line, "field": k}) for k in JSONL_RESULT_KEYS if k in fields}
+        if results:
+            draft.results = results
+        return draft
 
     def _keys(self, obj: dict[str, Any], allowed: tuple[str, ...], line: int) -> dict[str, Any]:
         """Map aliases to their names; report unknown keys with a suggestion."""

@@ -8,6 +8,7 @@ from formatkit._core.draft import Draft
 from formatkit._core.issues import IssueSink
 from formatkit._core.modes import Mode
 from formatkit._rules.parameters import check_parameters
+from formatkit._rules.results import apply_results, has_outcome
 
 __all__ = ["build_record", "clean_target", "is_blank"]
 
@@ -25,7 +26,9 @@ def is_blank(value: object) -> bool:
 def check_target(draft: Draft, mode: Mode, sink: IssueSink) -> None:
     """The reference answer and response of the target turn, as the mode requires."""
     has_reference = not is_blank(draft.reference)
-    has_response = not is_blank(draft.response)
+    # A collected result whose inference failed has an error instead of a response (seed 001), and one
+    # whose reply was empty has a score and an empty cell.
+    has_response = not is_blank(draft.response) or has_outcome(draft.results)
     if mode == "infer-only":
         if has_reference:
             sink.add(
@@ -114,7 +117,10 @@ def build_record(draft: Draft, position: int, mode: Mode, sink: IssueSink) -> di
     if draft.meta:
         meta.update(draft.meta)
     session_id = draft.session_id if draft.session_id is not None else position
-    return {"session_id": session_id, "messages": messages, "meta": meta}
+    record = {"session_id": session_id, "messages": messages, "meta": meta}
+    if draft.results:
+        apply_results(record, draft.results, sink, scored=mode == "scored")
+    return record
 
 
 def _pass_through(record: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:

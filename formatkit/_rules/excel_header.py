@@ -17,6 +17,7 @@ from formatkit._core.issues import IssueSink
 from formatkit._core.modes import Mode
 from formatkit._core.suggest import did_you_mean
 from formatkit._reading.cells import CellError, NoValue, column_letter
+from formatkit._rules.results import RESULT_FIELDS, result_column
 
 __all__ = ["ALIASES", "COLUMNS", "Header", "read_header"]
 
@@ -122,6 +123,9 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     """The known column a header names, reporting warnings and errors; None for an unknown header."""
     if text in COLUMNS:
         return text
+    output = None if text.strip().casefold() in ALIASES else result_column(text)
+    if output is not None:  # a known output column (score, analysis, usage, model, …): formatkit._rules.results
+        return output
     # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
     # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
     folded = unicodedata.normalize("NFKC", text).strip().casefold()
@@ -130,7 +134,7 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
         sink.add(
             "unknown_column",
             f'Unknown column "{text.strip()}" in row 1.'
-            + did_you_mean(text, [*COLUMNS, *ALIASES])
+            + did_you_mean(text, [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"])
             + " Rename it, or delete the column if it is not part of the evaluation set.",
             **place,
         )

@@ -31,6 +31,8 @@ class Row:
     reference: str | None
     parameters: str | None
     response: str | None
+    #: Known output columns of the row (score, analysis, usage, model, …) with their raw values.
+    results: dict[str, Any] | None = None
 
 
 def row_is_empty(row: list[Any]) -> bool:
@@ -71,6 +73,7 @@ def read_rows(
         row.append("")
     cells = itemgetter(*columns)
     has_query = "query" in index
+    outputs = [(name, col) for name, col in index.items() if name not in COLUMNS]
     limit = MAX_CELL_CHARS
     out: list[Row] = []
     gap_start: int | None = None
@@ -121,6 +124,8 @@ def read_rows(
         out.append(
             Row(number, sid, system or None, query or None, reference or None, parameters or None, response or None)
         )
+        if outputs:
+            out[-1].results = {name: row[col] for name, col in outputs if row[col] is not None and row[col] != ""}
     return out
 
 

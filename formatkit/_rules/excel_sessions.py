@@ -179,6 +179,9 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
         parameters=last.parameters,
         parameters_place={"sheet": sheet, "row": number, "column": parameters_label},
         source={"file": ctx.file, "format": fmt, "sheet": sheet, "rows": numbers, "dataset": ctx.dataset},
+        results={name: (value, ctx.place(number, name)) for name, value in last.results.items()}
+        if last.results
+        else None,
     )
 
 

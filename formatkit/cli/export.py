@@ -1,17 +1,43 @@
-"""``formatkit export RESULTS.jsonl -o OUT.xlsx``"""
+"""``formatkit export RESULTS.jsonl -o OUT.xlsx [--mode M]``"""
 
 from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, paths_or_fail, print_report
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    ModeOption,
+    fail_usage,
+    output_or_fail,
+    paths_or_fail,
+    print_report,
+)
+
+_HELP = """Write records back to a spreadsheet people can read (one row per user turn).
+
+Every field is kept, with seed 001's names: reference_response, parameters, response, score, analysis,
+usage, error and the model, then metric, extracted_answer, settled, the judge's verdicts (JSON), dataset
+and meta when any record has them; several samples get response_2, score_2, … The file validates, and
+scores again after an edit (formatkit score OUT.xlsx). Text is never a formula; control characters and
+text that looks like Excel's _x0041_ escape read back as written.
+
+The input is read in the mode it needs (scored when responses are filled in, else infer-eval when
+references are, else infer-only); --mode reads it in the one you name.
+
+Exit codes: 0 written; 1 the input has errors (nothing written); 2 bad usage or an unreadable path.
+"""
+
+_AUTO_ORDER = ("scored", "infer-eval", "infer-only")
 
 
 def export(
     path: str = typer.Argument(..., help="Canonical jsonl (or any valid input) to export.", metavar="RESULTS.jsonl"),
     output: str = typer.Option(..., "-o", "--output", help="The .xlsx to write."),
+    mode: ModeOption | None = typer.Option(
+        None, "--mode", help="Read the input in this mode (default: the mode it needs)."
+    ),
 ) -> None:
-    """Write canonical records back to a spreadsheet people can read (one row per user turn)."""
     from formatkit._api.export import export_excel
     from formatkit._api.validate import iter_dicts, validate_file
     from formatkit._core.errors import InvalidFileError
@@ -21,17 +47,21 @@ def export(
         fail_usage(f"{output}: export writes .xlsx files")
     [source] = paths_or_fail([path])
     output_or_fail(output)
-    report = validate_file(source, mode="infer-only", profile="none")
+    modes = (mode.value,) if mode is not None else _AUTO_ORDER
+    for chosen in modes:
+        report = validate_file(source, mode=chosen, profile="none")  # type: ignore[arg-type]
+        if report.valid:
+            break
     if not report.valid:
         print_report(Report.build([report]), err=True)
         raise typer.Exit(EXIT_ERRORS)
     try:
-        rows = export_excel(iter_dicts(source, mode="infer-only"), output)
+        rows = export_excel(iter_dicts(source, mode=chosen), output)  # type: ignore[arg-type]
     except (InvalidFileError, OSError) as exc:
         fail_usage(str(exc))
-    typer.echo(f"wrote {rows} rows to {output}", err=True)
+    typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode)", err=True)
     raise typer.Exit(EXIT_OK)
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export")(export)
+    app.command("export", help=_HELP)(export)

@@ -1,7 +1,9 @@
-"""``formatkit report RESULTS.jsonl... [--dimensions MAP] [--format text|json|md] [-o OUT]``"""
+"""``formatkit report RESULTS.jsonl... [--dimensions MAP] [--format text|json|md|html|xlsx] [-o OUT]``"""
 
 from __future__ import annotations
 
+import gc
+import sys
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -11,16 +13,26 @@ import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail
 
-_HELP = """Aggregate scored results: dataset → capability dimension → overall, on 0–100.
+_HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
+
+Records are grouped by the model that answered (each response's "model", or seed 001's "endpoint_id";
+records without one are "(unknown model)"): several models' results, given as several files, are shown
+side by side as a leaderboard with the models as columns, never merged.
 
 A dataset is meta.dataset, else the file's name. Its dimension comes from --dimensions (a JSON file
 {"dataset": "dimension"}), else meta.dimension; a dataset without one is a dimension of its own. A
-dimension's score is the mean of its datasets; overall is the mean of the dimensions (seed 001).
-The report counts records, unscorable responses and token usage; math shows strict (share of full
-marks) next to the loose mean; several samples per record add pass@k and majority vote.
+dimension's score is the mean of its datasets; overall is the mean of the dimensions (seed 001). A
+pairwise dataset shows its own scale (mean ×100 on −100..100, win/tie/loss) and enters its dimension as a
+0–100 win rate (win 1, tie ½, loss 0).
 
-Formats: text (a table), md (Markdown tables), json (machine-readable), html (a page), xlsx (a
-workbook; needs -o).
+Every score carries a 95 % interval: Wilson when every record scored 0 or 1, else a bootstrap over
+records (1000 resamples, fixed seed). Two models that answered the same records get their paired
+difference with its interval ("within noise" when it holds 0). Several samples per record add pass@k
+and majority vote (over the extracted answers).
+
+Formats: text (tables sized to the terminal), md (Markdown), json (machine-readable: today's keys for the
+first model, plus "models", "comparisons" and "intervals"), html (one offline page with charts and a
+per-sample browser), xlsx (a workbook; needs -o).
 
 Exit codes: 0 report written; 2 bad usage, an unreadable path, or a line that is not a JSON record.
 """
@@ -82,43 +94,52 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring._report.aggregate import Aggregator, dataset_of
-    from scoring._report.render import render
+    from scoring._report.aggregate import dataset_of
+    from scoring._report.html import SampleCollector
+    from scoring._report.models import ModelsAggregator
 
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:
         output_or_fail(output)
     mapping = _dimensions(dimensions)
-    aggregator = Aggregator()
+    aggregator = ModelsAggregator()
+    samples = SampleCollector() if fmt.value == "html" else None
     scored: set[str] = set()
-    for path in paths_or_fail(paths):
-        stem = Path(path).stem
-        for record in _records(path):
-            aggregator.add(record, stem)
-            if _has_scoring(record):
-                scored.add(dataset_of(record, stem))
-    result = aggregator.finish(mapping)
-    for name in result.datasets:
-        if name not in scored:
-            # Not one response carries a score or a scorer's analysis: the file was never scored, and
-            # its responses are counted as unscorable under an unknown metric; say what to do instead.
-            typer.echo(
-                f"formatkit report: {name}: no response has been scored; run `formatkit score` on it first "
-                "and report the file it writes",
-                err=True,
-            )
+    # Parsed records are plain acyclic dicts: the cyclic collector would rescan every live object again
+    # and again while hundreds of thousands of them are made (a third of the time); paused while reading.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for path in paths_or_fail(paths):
+            stem = Path(path).stem
+            for record in _records(path):
+                model = aggregator.add(record, stem)
+                if samples is not None:
+                    samples.add(record, model, dataset_of(record, stem))
+                if _has_scoring(record):
+                    scored.add(dataset_of(record, stem))
+    finally:
+        if enabled:
+            gc.enable()
+    comparison = aggregator.finish(mapping)
+    for name in sorted(aggregator.datasets() - scored):
+        # Not one response carries a score or a scorer's analysis: the file was never scored, and
+        # its responses are counted as unscorable under an unknown metric; say what to do instead.
+        typer.echo(
+            f"formatkit report: {name}: no response has been scored; run `formatkit score` on it first "
+            "and report the file it writes",
+            err=True,
+        )
     if fmt.value == "xlsx":
         assert output is not None
-        from scoring._report.render import write_xlsx
+        from scoring._report.workbook import write_report_xlsx
 
         output.parent.mkdir(parents=True, exist_ok=True)
-        tmp = output.with_name(f".{output.name}.tmp")
-        write_xlsx(result, str(tmp))
-        tmp.replace(output)
+        write_report_xlsx(comparison, output)
         typer.echo(f"wrote {output}", err=True)
         raise typer.Exit(EXIT_OK)
-    text = render(result, fmt.value)
+    text = _render(comparison, fmt.value, samples, to_terminal=output is None)
     if output is None:
         typer.echo(text, nl=False)
     else:
@@ -128,6 +149,17 @@ def report(
             handle.write(text.encode("utf-8"))
         typer.echo(f"wrote {output}", err=True)
     raise typer.Exit(EXIT_OK)
+
+
+def _render(comparison: Any, fmt: str, samples: Any, *, to_terminal: bool) -> str:
+    if fmt == "html":
+        from scoring._report.html import render_html
+
+        return render_html(comparison, samples)
+    from scoring._report.leaderboard import render_comparison, terminal_width
+
+    tty = to_terminal and sys.stdout.isatty()
+    return render_comparison(comparison, fmt, color=tty, width=terminal_width() if tty else None)
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,7 @@ from scoring._errors import (
     RetryableStatusError,
 )
 
-__all__ = ["EndpointHealth", "backend_unreachable"]
+__all__ = ["EndpointHealth", "backend_unreachable", "diagnose"]
 
 #: Statuses that, still there after every retry, mean no server is behind a gateway or load balancer.
 DOWN_STATUS = frozenset({502, 503, 504})
@@ -65,25 +65,35 @@ def signature(exc: BaseException) -> str | None:
     return None
 
 
-def hint_for(exc: BaseException) -> str:
-    """What to check, from the way requests failed."""
+def diagnose(exc: BaseException) -> tuple[str, str]:
+    """What kind of failure stopped the endpoint, and what to check: ``connect``, ``backend``, ``key``,
+    ``model``, ``url``, ``down``, ``refused`` or ``other`` (callers such as the judges word their own hint
+    from the kind)."""
     status = getattr(exc, "status", None)
     text = str(getattr(exc, "message", "") or exc).lower()
     if isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout)):
-        return "check that the server is running and that the base URL is right"
+        return "connect", "check that the server is running and that the base URL is right"
     if backend_unreachable(exc):
-        return "the gateway answers but cannot reach the model server behind it: start that server or fix the route"
+        return (
+            "backend",
+            "the gateway answers but cannot reach the model server behind it: start that server or fix the route",
+        )
     if status == 401 or "api key" in text or "no connected db" in text or "unauthori" in text or "authenticat" in text:
-        return "check the API key"
+        return "key", "check the API key"
     if "model" in text and any(w in text for w in ("invalid", "not found", "does not exist", "unknown", "no such")):
-        return "check the model name (GET /v1/models on the server lists the names it knows)"
+        return "model", "check the model name (GET /v1/models on the server lists the names it knows)"
     if status == 404:
-        return "check the base URL (most servers expect it to end in /v1) and the model name"
+        return "url", "check the base URL (most servers expect it to end in /v1) and the model name"
     if status in DOWN_STATUS:
-        return "the server, or the gateway in front of it, has no working backend; wait until it recovers"
+        return "down", "the server, or the gateway in front of it, has no working backend; wait until it recovers"
     if status in (400, 422):
-        return "every request was refused the same way: check the model name, the key and the parameters"
-    return "every request failed the same way: check the endpoint"
+        return "refused", "every request was refused the same way: check the model name, the key and the parameters"
+    return "other", "every request failed the same way: check the endpoint"
+
+
+def hint_for(exc: BaseException) -> str:
+    """What to check, from the way requests failed."""
+    return diagnose(exc)[1]
 
 
 def endpoint_wide(exc: BaseException) -> bool:
@@ -140,11 +150,13 @@ class EndpointHealth:
 
     def _stop(self, exc: BaseException, why: str) -> EndpointUnavailableError:
         status = getattr(exc, "status", None)
+        kind, hint = diagnose(exc)
         self.down = EndpointUnavailableError(
             f"endpoint {self.where} cannot serve: {why}; {_how(exc)}",
             status=status if isinstance(status, int) else None,
-            hint=hint_for(exc),
+            hint=hint,
             cause=describe(exc),
+            kind=kind,
         )
         return self.down
 

@@ -35,7 +35,7 @@ async def judge_absolute(
             template=template.source,
             lang=lang,
         )
-    prompt = template.render(
+    prompt, nonce = template.prompt(
         {
             "question": conversation_text(record, lang),
             "reference": reference,
@@ -54,12 +54,18 @@ async def judge_absolute(
     add_usage(judged.usage, reply.usage)
     judged.details["reply"] = reply.content
     try:
-        verdict = parse_absolute(reply.content, scale, quoted=[content, neutralize(content)])
+        verdict = parse_absolute(reply.content, scale, nonce=nonce, quoted=[content, neutralize(content)])
     except UnparseableReply as exc:
         judged.status, judged.analysis = "unparseable", f"judge reply has no verdict: {reply.no_verdict(exc.reason)}"
         return judged
     judged.score = verdict.score
-    judged.details["verdict"] = {"score": verdict.score, "raw_score": verdict.raw_score, "clamped": verdict.clamped}
+    judged.answer = scale.label(verdict.score)
+    judged.details["verdict"] = {
+        "score": verdict.score,
+        "raw_score": verdict.raw_score,
+        "clamped": verdict.clamped,
+        "tagged": verdict.tagged if nonce else None,
+    }
     analysis = verdict.analysis or "(the judge gave no analysis)"
     if verdict.clamped:
         analysis += f" [judge score {scale.label(verdict.raw_score)} clamped to the {scale} scale]"

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import orjson
 
 from scoring._errors import ClientError, EndpointUnavailableError, error_kind
+from scoring._judges.stop import judge_stopped
 from scoring._runner.journal import JournalSlot
 
 __all__ = ["Ask", "CallFailed", "JournaledAsker", "Reply", "add_usage", "failure_text", "request_key"]
@@ -96,8 +97,12 @@ class JournaledAsker:
         *,
         params: dict[str, Any],
         journal: _Journal | None,
+        concurrency: int = 8,
     ) -> None:
         self._client = client
+        # Requests wait here, not in the client: once the endpoint is proven down, those still waiting
+        # are never sent (a handful of requests prove it, not the whole set).
+        self._slots_free = asyncio.Semaphore(max(1, concurrency))
         self._params = params
         self._journal = journal
         # Where each finished reply sits in the journal (or the reply itself, without a journal):
@@ -150,15 +155,21 @@ class JournaledAsker:
         future.set_result(reply)
         return reply
 
+    def _stop(self, down: EndpointUnavailableError) -> CallFailed:
+        if self.down is None:
+            self.down = down
+        return CallFailed(str(down), error_kind(down), unavailable=True)
+
     async def _buy(self, key: str, messages: list[dict[str, str]]) -> Reply:
-        try:
-            results = await self._client.complete(messages, self._params)
-        except EndpointUnavailableError as exc:
-            if self.down is None:
-                self.down = exc
-            raise CallFailed(str(exc), error_kind(exc), unavailable=True) from exc
-        except ClientError as exc:
-            raise CallFailed(str(exc), error_kind(exc)) from exc
+        async with self._slots_free:
+            if self.down is not None:
+                raise CallFailed(f"not sent: {self.down}", "unavailable", unavailable=True)
+            try:
+                results = await self._client.complete(messages, self._params)
+            except EndpointUnavailableError as exc:
+                raise self._stop(judge_stopped(exc)) from exc
+            except ClientError as exc:
+                raise CallFailed(str(exc), error_kind(exc)) from exc
         first: _Result = results[0]
         reply = Reply(content=first.content or "", usage=first.usage, finish_reason=first.finish_reason)
         entry = {"content": reply.content, "usage": reply.usage, "finish_reason": reply.finish_reason}

@@ -10,7 +10,7 @@ from typing import Any
 
 from scoring._judges.templates import Lang, neutralize
 
-__all__ = ["checklist_text", "conversation_text", "last_question", "reference_text", "target_turn"]
+__all__ = ["checklist_text", "conversation_text", "conversation_words", "reference_text", "target_turn"]
 
 _ROLE_LABEL: dict[Lang, dict[str, str]] = {
     "en": {"system": "System", "user": "User", "assistant": "Assistant"},
@@ -44,12 +44,19 @@ def _content(message: dict[str, Any]) -> str:
     return ""
 
 
-def last_question(record: dict[str, Any]) -> str:
-    """The target user turn's text (used to pick the prompt language)."""
-    for message in reversed(record.get("messages", [])[:-1]):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return _content(message)
-    return ""
+def conversation_words(record: dict[str, Any]) -> str:
+    """Every user and assistant turn before the target, joined (what the prompt language is read from).
+
+    The whole conversation, not only the last question: a Chinese conversation whose last turn is
+    ``1+1=?`` or an English term is still Chinese. System prompts are left out (often boilerplate in
+    another language than the conversation).
+    """
+    messages = record.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    return "\n".join(
+        _content(m) for m in messages[:-1] if isinstance(m, dict) and m.get("role") in ("user", "assistant")
+    )
 
 
 def conversation_text(record: dict[str, Any], lang: Lang) -> str:

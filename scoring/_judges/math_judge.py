@@ -49,14 +49,15 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
     details["replies"] = {}
 
     try:
-        extract_reply = await ask(extract_template.render({"question": question, "response": neutralize(content)}))
+        extract_prompt, extract_nonce = extract_template.prompt({"question": question, "response": neutralize(content)})
+        extract_reply = await ask(extract_prompt)
     except CallFailed as exc:
         judged.status, judged.analysis = "request_failed", f"extraction: {failure_text(exc)}"
         return judged
     add_usage(judged.usage, extract_reply.usage)
     details["replies"]["extract"] = extract_reply.content
     try:
-        extraction = parse_extraction(extract_reply.content)
+        extraction = parse_extraction(extract_reply.content, nonce=extract_nonce)
     except UnparseableReply as exc:
         judged.status, judged.analysis = (
             "unparseable",
@@ -69,7 +70,8 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         judged.analysis = "final answer not found in the response (the extraction judge found none): wrong"
         return judged
 
-    grade_prompt = grade_template.render(
+    judged.answer = extraction.answer
+    grade_prompt, grade_nonce = grade_template.prompt(
         {"question": question, "reference": reference, "answer": neutralize(extraction.answer)}
     )
     try:
@@ -81,14 +83,21 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
     add_usage(judged.usage, grade_reply.usage)
     details["replies"]["grade"] = grade_reply.content
     try:
-        grade = parse_math_grade(grade_reply.content, quoted=[extraction.answer, neutralize(extraction.answer)])
+        grade = parse_math_grade(
+            grade_reply.content, nonce=grade_nonce, quoted=[extraction.answer, neutralize(extraction.answer)]
+        )
     except UnparseableReply as exc:
         judged.status = "unparseable"
         why = grade_reply.no_verdict(exc.reason)
         judged.analysis = f"extracted answer {extraction.answer!r}; grading judge reply has no score: {why}"
         return judged
     judged.score = grade.score
-    details["verdict"] = {"score": grade.score, "raw_score": grade.raw_score, "clamped": grade.clamped}
+    details["verdict"] = {
+        "score": grade.score,
+        "raw_score": grade.raw_score,
+        "clamped": grade.clamped,
+        "tagged": grade.tagged if grade_nonce else None,
+    }
     raw_reference = record["messages"][-1].get("reference_response")
     judged.analysis = (
         f"extracted answer {extraction.answer!r}, compared with reference {raw_reference!r}: score {grade.score:g}"

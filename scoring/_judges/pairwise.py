@@ -55,14 +55,14 @@ async def judge_pairwise(
     checklist = checklist_text(record, lang)
     mine, theirs = neutralize(content), neutralize(opponent)
     prompts_by_order = {
-        "model_first": template.render(
+        "model_first": template.prompt(
             {"question": question, "response_a": mine, "response_b": theirs, "checklist": checklist}
         ),
-        "model_second": template.render(
+        "model_second": template.prompt(
             {"question": question, "response_a": theirs, "response_b": mine, "checklist": checklist}
         ),
     }
-    replies = await asyncio.gather(*(ask(prompts_by_order[o]) for o in _ORDERS), return_exceptions=True)
+    replies = await asyncio.gather(*(ask(prompts_by_order[o][0]) for o in _ORDERS), return_exceptions=True)
 
     judged = Judged(score=None, analysis="", status="scored", details=details, template=template.source, lang=lang)
     orders: list[dict[str, Any]] = []
@@ -82,13 +82,20 @@ async def judge_pairwise(
         add_usage(judged.usage, reply.usage)
         item["reply"] = reply.content
         try:
-            verdict = parse_pairwise(reply.content, quoted=[content, opponent, mine, theirs])
+            verdict = parse_pairwise(
+                reply.content, nonce=prompts_by_order[order][1], quoted=[content, opponent, mine, theirs]
+            )
         except UnparseableReply as exc:
             item["error"] = reply.no_verdict(exc.reason)
             problems.append(f"{order}: judge reply has no verdict: {item['error']}")
             continue
         verdicts[order] = verdict
-        item.update(choice=verdict.choice, value=model_side(verdict.choice, order), analysis=verdict.analysis)
+        item.update(
+            choice=verdict.choice,
+            value=model_side(verdict.choice, order),
+            analysis=verdict.analysis,
+            tagged=verdict.tagged if prompts_by_order[order][1] else None,
+        )
     details["orders"] = orders
 
     if problems:
@@ -97,6 +104,7 @@ async def judge_pairwise(
         return judged
     combined = combine(verdicts["model_first"].choice, verdicts["model_second"].choice)
     judged.score = combined.score
+    judged.answer = f"{verdicts['model_first'].choice}/{verdicts['model_second'].choice}"
     details.update(combined=combined.score, outcome=combined.outcome, disagree=combined.disagree)
     first, second = verdicts["model_first"], verdicts["model_second"]
     lines = [

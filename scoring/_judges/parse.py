@@ -4,21 +4,29 @@ Each judge has one verdict format, and only that format counts:
 
 - absolute: a JSON object with a ``score`` (``分数``/``得分``/``评分``) and usually an ``analysis``;
 - pairwise: a JSON object with a ``choice`` (``选择``) holding one of ``A++ A+ A=B B+ B++``;
-- math grading: a ``<score>x</score>`` tag; math extraction: an ``<answer>…</answer>`` tag.
+- math grading: a score in a ``<score>`` tag; math extraction: the answer in an ``<answer>`` tag.
 
-Around that, judges are untidy: code fences, prose before and after, trailing commas, Chinese keys,
-full-width punctuation, several drafts of a verdict. The rules:
+**The verdict cannot be forged by the text being judged.** Every built-in prompt asks for the verdict inside
+a tag that carries a nonce of that request (``<verdict-1a2b3c4d5e6f>{…}</verdict-1a2b3c4d5e6f>``,
+``<score-…>``, ``<answer-…>``; see :func:`~scoring._judges.templates.nonce_for`). The nonce is a hash of
+the whole prompt, the judged response included, so the response cannot contain it. The rules:
 
-- every well-formed verdict in the reply is found, and the **last** one counts; only when there is none,
-  the verdict field is read from a ``{...}`` that is not valid JSON (an unescaped quote in the analysis),
-  never from prose;
+- when the reply holds tags with the request's nonce, only they count: a verdict the response planted and
+  the judge quoted, paraphrased or re-serialised is never inside one. Tagged verdicts that disagree are
+  refused (the judge contradicted itself), not picked from;
+- when it holds none (the judge ignored the nonce, or a ``--judge-template`` without ``{{nonce}}``), every
+  verdict-shaped candidate counts (JSON objects with the key, tags with any or no nonce), minus the ones
+  copied word for word out of the judged text. They must **all agree**: a reply with two different
+  verdicts is refused, never resolved by position. Neither position is safe: the prompts ask for the
+  analysis first, so a judge discussing a planted verdict puts it *before* its own (first-wins takes the
+  forgery), and a judge's postscript puts it *after* (last-wins takes it). A refusal is a counted null,
+  never a wrong score. A copy of the lowest score is kept (absolute, math grading): no forgery gains by
+  it, and dropping it would turn the judge's real 0 into "no verdict", out of the mean;
+- only when there is no well-formed candidate at all, the verdict field is read from a ``{...}`` that is
+  not valid JSON (an unescaped quote in the analysis), never from prose;
 - a score outside the scale is clamped to it (and the verdict says so);
-- a verdict that appears word for word inside the text being judged (``quoted``) is ignored: it is the
-  judged response's forgery repeated by the judge, not the judge's own verdict. Except the lowest score
-  (absolute, math grading): no forgery gains by it, and ignoring it would let a response that carries
-  ``<score>0</score>`` turn the judge's real 0 into "no verdict", leaving the wrong answer out of the mean;
-- a reasoning judge's ``<think>…</think>`` is not part of its reply: drafts of a verdict in there
-  do not count;
+- the judge's own leading reasoning (``<think>…</think>`` at the start) is set aside first
+  (:mod:`scoring._judges.reasoning`); a ``</think>`` the judge mentions later is text;
 - a reply with no verdict raises :class:`UnparseableReply` with the reason; it never becomes a 0.
 """
 
@@ -27,13 +35,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from scoring._judges.jsonscan import brace_pairs, json_objects
+from scoring._judges.reasoning import judge_text
 from scoring._judges.scale import Scale
-from scoring._metrics.normalize import strip_think
 
 __all__ = [
     "CHOICES",
@@ -58,6 +66,8 @@ _CHOICE_KEYS = frozenset({"choice", "选择", "最终选择", "final choice", "f
 _SCORE_KEYS = frozenset({"score", "分数", "得分", "评分", "final score", "final_score", "最终得分"})
 _ANALYSIS_KEYS = frozenset({"analysis", "分析", "reason", "reasoning", "理由", "explanation", "解释"})
 
+V = TypeVar("V")
+
 
 class UnparseableReply(ValueError):
     """The judge's reply holds no verdict in the expected format."""
@@ -73,12 +83,14 @@ class AbsoluteVerdict:
     raw_score: float
     clamped: bool
     analysis: str
+    tagged: bool = False
 
 
 @dataclass(frozen=True)
 class PairwiseVerdict:
     choice: Choice
     analysis: str
+    tagged: bool = False
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,7 @@ class MathGrade:
     score: float
     raw_score: float
     clamped: bool
+    tagged: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +106,11 @@ class Extraction:
     """The answer the extraction judge found; ``None`` when it reported that there is none."""
 
     answer: str | None
+    tagged: bool = False
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers
 
 
 def _dicts(value: Any) -> Iterator[dict[str, Any]]:
@@ -136,17 +154,18 @@ class _Quoted:
         return bool(needle) and any(needle in text for text in self._texts)
 
 
-def _analysis(obj: dict[str, Any], skip: frozenset[str], prose: str) -> str:
-    value = _get(obj, _ANALYSIS_KEYS)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    parts = [
-        f"{key}: {val.strip()}"
-        for key, val in obj.items()
-        if isinstance(val, str) and val.strip() and _key(key) not in skip
-    ]
-    if parts:
-        return "\n".join(parts)
+def _analysis(obj: dict[str, Any] | None, skip: frozenset[str], prose: str) -> str:
+    if obj is not None:
+        value = _get(obj, _ANALYSIS_KEYS)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        parts = [
+            f"{key}: {val.strip()}"
+            for key, val in obj.items()
+            if isinstance(val, str) and val.strip() and _key(key) not in skip
+        ]
+        if parts:
+            return "\n".join(parts)
     return _strip_fences(prose)
 
 
@@ -155,17 +174,6 @@ _FENCE_LINE = re.compile(r"^\s*```[\w-]*\s*$", re.MULTILINE)
 
 def _strip_fences(text: str) -> str:
     return _FENCE_LINE.sub("", text).strip()
-
-
-def _verdict_objects(reply: str, keys: frozenset[str], quoted: _Quoted) -> Iterator[tuple[dict[str, Any], str, bool]]:
-    """Objects holding one of ``keys``, last first, with the prose before them and whether the object is a
-    copy of text being judged."""
-    objects = json_objects(reply)
-    for start, end, value in reversed(objects):
-        copied = reply[start:end] in quoted
-        for obj in reversed(list(_dicts(value))):
-            if _has(obj, keys):
-                yield obj, reply[:start], copied
 
 
 # --------------------------------------------------------------------------------------------------
@@ -182,7 +190,7 @@ def _number(value: Any, *, fraction: bool = False) -> float | None:
     """A finite number from a JSON value or a numeric string; ``fraction``: ``5/6`` is 5/6 (else 5)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
+    if isinstance(value, int | float):
         number = float(value)
         return number if math.isfinite(number) else None
     if not isinstance(value, str):
@@ -218,9 +226,34 @@ def normalize_choice(value: Any) -> Choice | None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Salvage: a verdict object that is not valid JSON (an unescaped quote in the analysis, a missing comma)
-# still holds the verdict field. Used only when the reply has no well-formed verdict at all; the field
-# must sit inside a {...} of the reply, so a score mentioned in prose never counts.
+# Candidates: every verdict-shaped thing in the reply, where it sits, and whether it is a copy
+
+
+@dataclass(frozen=True)
+class _Candidate(Generic[V]):
+    value: V
+    raw: Any  # the value as written (a clamped score keeps the judge's number here)
+    obj: dict[str, Any] | None  # the JSON object it came from, for the analysis
+    body: str  # the reply (without leading reasoning) ...
+    at: int  # ... and where the candidate starts in it: the prose before it explains it
+    copied: bool  # word for word inside the judged text
+    salvaged: str | None = None  # the malformed {...} it was read from
+
+    @property
+    def prose(self) -> str:
+        return self.body[: self.at]
+
+
+def _tag_pattern(tag: str, nonce: str | None) -> re.Pattern[str]:
+    """``<tag-NONCE>…</tag-NONCE>`` (``nonce`` None: any nonce or none); the closing nonce may be left out."""
+    name = re.escape(tag) + (f"-{re.escape(nonce)}" if nonce else r"(?:-[\w-]{1,40})?")
+    close = re.escape(tag) + (f"(?:-{re.escape(nonce)})?" if nonce else r"(?:-[\w-]{1,40})?")
+    return re.compile(rf"<\s*{name}\s*>(.*?)<\s*/\s*{close}\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _tags(body: str, tag: str, nonce: str | None) -> list[re.Match[str]]:
+    return list(_tag_pattern(tag, nonce).finditer(body))
+
 
 _SALVAGE_SCORE = re.compile(
     r'"\s*(?:score|分数|得分|评分|final[ _]score|最终得分)\s*"\s*[:：]\s*("?\s*-?\d+(?:\.\d+)?\s*"?)', re.IGNORECASE
@@ -228,130 +261,255 @@ _SALVAGE_SCORE = re.compile(
 _SALVAGE_CHOICE = re.compile(
     r'"\s*(?:choice|选择|最终选择|final[ _]choice)\s*"\s*[:：]\s*"([^"\n]{1,24})"', re.IGNORECASE
 )
-
-
 _SALVAGE_TRIES = 20
 
 
-def _salvage(reply: str, pattern: re.Pattern[str], seen: _Quoted) -> Iterator[tuple[str, str, str]]:
-    """``(field value, enclosing {...}, prose before it)`` for each match of ``pattern``, last first."""
-    matches = list(pattern.finditer(reply))
+def _salvage(text: str, pattern: re.Pattern[str]) -> Iterator[tuple[str, str, int]]:
+    """``(field value, enclosing {...}, its start)`` for each match of ``pattern`` inside a ``{...}``."""
+    matches = list(pattern.finditer(text))[-_SALVAGE_TRIES:]
     if not matches:
         return
-    pairs = brace_pairs(reply)
-    for match in reversed(matches[-_SALVAGE_TRIES:]):
+    pairs = brace_pairs(text)
+    for match in matches:
         enclosing = [(start, end) for start, end in pairs.items() if start < match.start() and end >= match.end()]
-        if not enclosing:
-            continue
-        start, end = max(enclosing)  # the innermost
-        chunk = reply[start : end + 1]
-        if chunk in seen:
-            continue
-        yield match.group(1).strip().strip('"'), chunk, reply[:start]
+        if enclosing:
+            start, end = max(enclosing)  # the innermost
+            yield match.group(1).strip().strip('"'), text[start : end + 1], start
 
 
-def _salvaged_analysis(chunk: str, prose: str) -> str:
-    before = _strip_fences(prose)
-    note = f"[verdict read from malformed JSON: {chunk.strip()}]"
-    return f"{before}\n{note}" if before else note
+@dataclass(frozen=True)
+class _Kind(Generic[V]):
+    """How one judge's verdict is read: its tag, its JSON keys, and how a raw value becomes a verdict."""
+
+    tag: str
+    keys: frozenset[str] | None  # None: the verdict is the tag's bare content (math grading, extraction)
+    read: Callable[[Any], V | None]  # raw value → verdict, None when it is not one
+    salvage: re.Pattern[str] | None
+    what: str  # "score", "choice": for messages
+    lowest: Callable[[V], bool] = lambda _: False  # a copy of this value is kept (no forgery gains by it)
+
+
+def _from_text(
+    kind: _Kind[V], body: str, span: tuple[int, int], tag_at: int | None, quoted: _Quoted, bad: list[str]
+) -> list[_Candidate[V]]:
+    """The well-formed candidates in ``body[span]``: JSON objects with the key (or, for bare kinds, the
+    text itself). ``tag_at``: the text is a tag's content and the prose before the tag explains it."""
+    found: list[_Candidate[V]] = []
+    text = body[span[0] : span[1]]
+    if kind.keys is None:
+        raw: Any = text
+        value = kind.read(raw)
+        if value is None:
+            bad.append(repr(text.strip()[:40]))
+        else:
+            found.append(_Candidate(value, raw, None, body, tag_at if tag_at is not None else span[0], text in quoted))
+        return found
+    for start, end, parsed in json_objects(text):
+        copied = text[start:end] in quoted
+        for obj in _dicts(parsed):
+            if not _has(obj, kind.keys):
+                continue
+            raw = _get(obj, kind.keys)
+            value = kind.read(raw)
+            if value is None:
+                bad.append(repr(raw))
+                continue
+            at = tag_at if tag_at is not None else span[0] + start
+            found.append(_Candidate(value, raw, obj, body, at, copied))
+    return found
+
+
+def _salvaged(
+    kind: _Kind[V], body: str, span: tuple[int, int], tag_at: int | None, quoted: _Quoted
+) -> list[_Candidate[V]]:
+    if kind.salvage is None:
+        return []
+    found: list[_Candidate[V]] = []
+    for raw, chunk, start in _salvage(body[span[0] : span[1]], kind.salvage):
+        value = kind.read(raw)
+        if value is not None:
+            at = tag_at if tag_at is not None else span[0] + start
+            found.append(_Candidate(value, raw, None, body, at, chunk in quoted, salvaged=chunk))
+    return found
+
+
+def _decide(kind: _Kind[V], found: list[_Candidate[V]], where: str) -> _Candidate[V]:
+    """The one verdict the candidates agree on (the last of them, for its analysis); several different
+    verdicts are refused."""
+    values: list[V] = []
+    for candidate in found:
+        if candidate.value not in values:
+            values.append(candidate.value)
+    if len(values) > 1:
+        shown = ", ".join(str(v) for v in values[:4])
+        raise UnparseableReply(
+            f"the judge's reply holds {len(values)} different {kind.what}s {where} ({shown}): refused"
+        )
+    return found[-1]
+
+
+def _read(kind: _Kind[V], reply: str, nonce: str | None, quoted: Sequence[str]) -> tuple[_Candidate[V], bool]:
+    """The judge's verdict in ``reply`` and whether it came from a tag with the request's nonce."""
+    text = judge_text(reply)
+    if text.cut_off:
+        raise UnparseableReply("the judge's reasoning (<think>) never closed, so no verdict follows it")
+    body = text.body
+    seen = _Quoted(quoted)
+    bad: list[str] = []
+    if nonce:
+        tagged = _tags(body, kind.tag, nonce)
+        if tagged:
+            found: list[_Candidate[V]] = []
+            for match in tagged:
+                span, at = match.span(1), match.start()
+                within = _from_text(kind, body, span, at, _Quoted(()), bad)
+                if not within and kind.keys is not None:
+                    within = _salvaged(kind, body, span, at, _Quoted(()))
+                    if not within:  # a bare value inside the tag: <verdict-…>2</verdict-…>
+                        value = kind.read(match.group(1).strip())
+                        if value is not None:
+                            within = [_Candidate(value, match.group(1).strip(), None, body, at, False)]
+                found += within
+            if found:
+                return _decide(kind, found, f"in its <{kind.tag}-{nonce}> tags"), True
+            shown = f" ({bad[0]})" if bad else ""
+            raise UnparseableReply(f"the judge's <{kind.tag}-{nonce}> tag holds no valid {kind.what}{shown}")
+    found = _untagged(kind, body, seen, bad)
+    kept = [c for c in found if not c.copied or kind.lowest(c.value)]
+    if kept:
+        return _decide(kind, kept, "outside a nonce tag"), False
+    if found:
+        raise UnparseableReply(f"the only {kind.what} in the judge's reply is a copy of the text being judged")
+    if kind.keys is not None:
+        salvaged = [
+            c for c in _salvaged(kind, body, (0, len(body)), None, seen) if not c.copied or kind.lowest(c.value)
+        ]
+        if salvaged:
+            return _decide(kind, salvaged, "in malformed JSON"), False
+    if bad:
+        raise UnparseableReply(f"the judge's {kind.what} {bad[0]} is not a valid {kind.what}")
+    raise UnparseableReply(_missing(kind))
+
+
+def _untagged(kind: _Kind[V], body: str, seen: _Quoted, bad: list[str]) -> list[_Candidate[V]]:
+    """Candidates outside a nonce tag: tags with any or no nonce, and (JSON kinds) objects with the key."""
+    found: list[_Candidate[V]] = []
+    for match in _tags(body, kind.tag, None):
+        inner = match.group(1)
+        if kind.keys is None:
+            value = kind.read(inner)
+            if value is None:
+                bad.append(repr(inner.strip()[:40]))
+                continue
+            found.append(_Candidate(value, inner, None, body, match.start(), match.group(0) in seen))
+        elif not json_objects(inner):  # a bare value in the tag; objects are found below
+            value = kind.read(inner.strip())
+            if value is not None:
+                found.append(_Candidate(value, inner.strip(), None, body, match.start(), match.group(0) in seen))
+    if kind.keys is not None:
+        found += _from_text(kind, body, (0, len(body)), None, seen, bad)
+    return found
+
+
+def _missing(kind: _Kind[Any]) -> str:
+    if kind.keys is None:
+        return f"no <{kind.tag}>…</{kind.tag}> tag in the judge's reply"
+    return f'no verdict tag or JSON verdict with a "{kind.what}" in the judge\'s reply'
 
 
 # --------------------------------------------------------------------------------------------------
 # The verdict parsers
 
 
-def parse_absolute(reply: str, scale: Scale, *, quoted: Sequence[str] = ()) -> AbsoluteVerdict:
-    """The last JSON object with a numeric ``score``; the score is clamped to ``scale``."""
-    reply = strip_think(reply)
-    seen = _Quoted(quoted)
-    skipped = 0
-    for obj, prose, copied in _verdict_objects(reply, _SCORE_KEYS, seen):
-        raw = _number(_get(obj, _SCORE_KEYS))
-        if raw is None:
-            skipped += 1
-            continue
-        score = scale.clamp(raw)
-        if copied and score > scale.low:
-            continue
-        return AbsoluteVerdict(
-            score=score, raw_score=raw, clamped=score != raw, analysis=_analysis(obj, _SCORE_KEYS, prose)
-        )
-    for value, chunk, prose in _salvage(reply, _SALVAGE_SCORE, seen):
-        raw = _number(value)
-        if raw is None:
-            continue
-        score = scale.clamp(raw)
-        return AbsoluteVerdict(
-            score=score, raw_score=raw, clamped=score != raw, analysis=_salvaged_analysis(chunk, prose)
-        )
-    if skipped:
-        raise UnparseableReply("the judge's JSON verdict has a score that is not a number")
-    raise UnparseableReply('no JSON verdict with a "score" in the judge\'s reply')
+def _absolute_kind(scale: Scale) -> _Kind[float]:
+    def read(raw: Any) -> float | None:
+        number = _number(raw)
+        return None if number is None else scale.clamp(number)
+
+    return _Kind("verdict", _SCORE_KEYS, read, _SALVAGE_SCORE, "score", lambda v: v <= scale.low)
 
 
-def parse_pairwise(reply: str, *, quoted: Sequence[str] = ()) -> PairwiseVerdict:
-    """The last JSON object whose ``choice`` is one of ``A++ A+ A=B B+ B++``."""
-    reply = strip_think(reply)
-    seen = _Quoted(quoted)
-    bad: list[str] = []
-    for obj, prose, copied in _verdict_objects(reply, _CHOICE_KEYS, seen):
-        if copied:
-            continue
-        value = _get(obj, _CHOICE_KEYS)
-        choice = normalize_choice(value)
-        if choice is None:
-            bad.append(repr(value))
-            continue
-        return PairwiseVerdict(choice=choice, analysis=_analysis(obj, _CHOICE_KEYS, prose))
-    for value, chunk, prose in _salvage(reply, _SALVAGE_CHOICE, seen):
-        choice = normalize_choice(value)
-        if choice is not None:
-            return PairwiseVerdict(choice=choice, analysis=_salvaged_analysis(chunk, prose))
-    if bad:
-        raise UnparseableReply(f"the judge's choice {bad[0]} is not one of {', '.join(CHOICES)}")
-    raise UnparseableReply('no JSON verdict with a "choice" in the judge\'s reply')
-
-
-_SCORE_TAG = re.compile(r"<\s*score\s*>(.*?)<\s*/\s*score\s*>", re.IGNORECASE | re.DOTALL)
-
-
-def parse_math_grade(reply: str, *, quoted: Sequence[str] = ()) -> MathGrade:
-    """The last ``<score>x</score>`` holding a number (``0.83``, ``5/6``, ``83%``), clamped to [0, 1]
-    and rounded to two decimals."""
-    reply = strip_think(reply)
-    seen = _Quoted(quoted)
-    tags = list(_SCORE_TAG.finditer(reply))
-    for match in reversed(tags):
-        raw = _number(match.group(1), fraction=True)
-        if raw is None:
-            continue
-        score = round(min(1.0, max(0.0, raw)), 2)
-        if score > 0.0 and match.group(0) in seen:
-            continue
-        return MathGrade(score=score, raw_score=raw, clamped=not 0.0 <= raw <= 1.0)
-    if tags:
-        raise UnparseableReply("the judge's <score> tag holds no number")
-    raise UnparseableReply("no <score>…</score> tag in the judge's reply")
-
-
-_ANSWER_TAG = re.compile(r"<\s*answer\s*>(.*?)<\s*/\s*answer\s*>", re.IGNORECASE | re.DOTALL)
-_NULL_ANSWERS = frozenset({"", "null", "none", "n/a", "无", "空", "没有", "无答案", "nil"})
-
-
-def parse_extraction(reply: str) -> Extraction:
-    """The last ``<answer>…</answer>``; ``null`` means the judge found no answer.
-
-    A reply without the tag is accepted only when it is a single short line (the judge answered
-    bare); anything longer is unparseable rather than guessed at.
-    """
-    reply = strip_think(reply)
-    tags = list(_ANSWER_TAG.finditer(reply))
-    if tags:
-        answer = _strip_fences(tags[-1].group(1))
+def parse_absolute(
+    reply: str, scale: Scale, *, nonce: str | None = None, quoted: Sequence[str] = ()
+) -> AbsoluteVerdict:
+    """The judge's ``score`` (in its nonce tag, else the one all its JSON verdicts agree on), clamped to ``scale``."""
+    candidate, tagged = _read(_absolute_kind(scale), reply, nonce, quoted)
+    raw = _number(candidate.raw)
+    assert raw is not None
+    if candidate.salvaged is not None:
+        analysis = _salvaged_analysis(candidate.salvaged, candidate.prose)
     else:
-        answer = _strip_fences(reply)
-        if "\n" in answer or len(answer) > 200:
-            raise UnparseableReply("no <answer>…</answer> tag in the extraction judge's reply")
-    if _key(answer).strip("`'\"") in _NULL_ANSWERS:
-        return Extraction(answer=None)
-    return Extraction(answer=answer)
+        analysis = _analysis(candidate.obj, _SCORE_KEYS, candidate.prose)
+    return AbsoluteVerdict(
+        score=candidate.value, raw_score=raw, clamped=candidate.value != raw, analysis=analysis, tagged=tagged
+    )
+
+
+_PAIRWISE: _Kind[Choice] = _Kind("verdict", _CHOICE_KEYS, normalize_choice, _SALVAGE_CHOICE, "choice")
+
+
+def parse_pairwise(reply: str, *, nonce: str | None = None, quoted: Sequence[str] = ()) -> PairwiseVerdict:
+    """The judge's ``choice`` (one of ``A++ A+ A=B B+ B++``): in its nonce tag, else the one all its JSON
+    verdicts agree on. A copy of the judged text never counts (its value depends on the order)."""
+    candidate, tagged = _read(_PAIRWISE, reply, nonce, quoted)
+    if candidate.salvaged is not None:
+        analysis = _salvaged_analysis(candidate.salvaged, candidate.prose)
+    else:
+        analysis = _analysis(candidate.obj, _CHOICE_KEYS, candidate.prose)
+    return PairwiseVerdict(choice=candidate.value, analysis=analysis, tagged=tagged)
+
+
+def _grade(raw: Any) -> float | None:
+    number = _number(raw, fraction=True)
+    return None if number is None else round(min(1.0, max(0.0, number)), 2)
+
+
+_MATH_GRADE: _Kind[float] = _Kind("score", None, _grade, None, "score", lambda v: v <= 0.0)
+
+
+def parse_math_grade(reply: str, *, nonce: str | None = None, quoted: Sequence[str] = ()) -> MathGrade:
+    """The grade in ``<score-NONCE>x</score-NONCE>`` (else the one all ``<score>`` tags agree on): ``0.83``,
+    ``5/6``, ``83%``, clamped to [0, 1] and rounded to two decimals."""
+    candidate, tagged = _read(_MATH_GRADE, reply, nonce, quoted)
+    raw = _number(candidate.raw, fraction=True)
+    assert raw is not None
+    return MathGrade(score=candidate.value, raw_score=raw, clamped=not 0.0 <= raw <= 1.0, tagged=tagged)
+
+
+_NULL_ANSWERS = frozenset({"", "null", "none", "n/a", "无", "空", "没有", "无答案", "nil"})
+_NO_ANSWER = "\x00no answer"
+
+
+def _answer(raw: Any) -> str | None:
+    if not isinstance(raw, str):
+        return None
+    answer = _strip_fences(raw)
+    return _NO_ANSWER if _key(answer).strip("`'\"") in _NULL_ANSWERS else answer
+
+
+_EXTRACTION: _Kind[str] = _Kind("answer", None, _answer, None, "answer")
+
+
+def parse_extraction(reply: str, *, nonce: str | None = None) -> Extraction:
+    """The answer in ``<answer-NONCE>…</answer-NONCE>`` (else the one all ``<answer>`` tags agree on);
+    ``null`` means the judge found no answer.
+
+    A reply without any tag is accepted only when it is a single short line (the judge answered bare);
+    anything longer is unparseable rather than guessed at.
+    """
+    try:
+        candidate, tagged = _read(_EXTRACTION, reply, nonce, ())
+    except UnparseableReply as exc:
+        body = _strip_fences(judge_text(reply).body)
+        if exc.reason != _missing(_EXTRACTION) or "\n" in body or len(body) > 200:
+            raise
+        value = _answer(body)
+        assert value is not None
+        candidate, tagged = _Candidate(value, body, None, body, 0, False), False
+    return Extraction(answer=None if candidate.value == _NO_ANSWER else candidate.value, tagged=tagged)
+
+
+def _salvaged_analysis(chunk: str, prose: str) -> str:
+    before = _strip_fences(prose)
+    note = f"[verdict read from malformed JSON: {chunk.strip()}]"
+    return f"{before}\n{note}" if before else note

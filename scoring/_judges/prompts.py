@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scoring._judges.inputs import last_question
+from scoring._judges.inputs import conversation_words
 from scoring._judges.templates import Kind, Lang, Template, builtin_template, detect_lang, load_template
 
 __all__ = ["Prompts", "parse_lang"]
@@ -28,7 +28,8 @@ def parse_lang(value: str | None) -> Lang | None:
 
 @dataclass
 class Prompts:
-    """Templates by kind and language. ``lang`` None: each record's language is detected from its question.
+    """Templates by kind and language. ``lang`` None: each record's language is detected from its whole
+    conversation (every user and assistant turn).
 
     Built-in templates are loaded (and their placeholders checked) up front, so a broken package fails
     before any request rather than in the middle of a run.
@@ -52,7 +53,7 @@ class Prompts:
         return prompts
 
     def lang_of(self, record: dict[str, Any]) -> Lang:
-        return self.lang if self.lang is not None else detect_lang(last_question(record))
+        return self.lang if self.lang is not None else detect_lang(conversation_words(record))
 
     def get(self, kind: Kind, record: dict[str, Any]) -> tuple[Template, Lang]:
         lang = self.lang_of(record)

@@ -23,6 +23,11 @@ class Judged:
     usage: dict[str, int] = field(default_factory=dict)
     template: str | None = None
     lang: str | None = None
+    #: What the verdict says, as the response's ``answer``: the score on the scale ("2"), the two
+    #: pairwise choices ("A+/B+", model first / model second), the math judge's extracted answer.
+    answer: str | None = None
+    #: Fallback mode: the rule-based result fields left standing because the judge gave no verdict.
+    kept_rule: dict[str, Any] | None = None
 
 
 def not_judged(reason: str, **details: Any) -> Judged:

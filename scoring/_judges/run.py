@@ -112,8 +112,29 @@ def _check_writable(path: Path) -> None:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
 
+#: The result fields a scorer writes (as scoring._pipeline writes them): replaced, never left stale.
+_RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed")
+
+
+def _result_fields(judged: Judged, metric: str) -> dict[str, Any]:
+    """Scores as data: ``metric``, ``answer`` (what the verdict says), ``settled`` (false, with the
+    reason, when the judge gave no verdict)."""
+    fields: dict[str, Any] = {
+        "score": judged.score,
+        "analysis": judged.analysis,
+        "metric": metric,
+        "answer": judged.answer,
+        "settled": judged.status == "scored",
+    }
+    if judged.status != "scored":
+        fields["unsettled_reason"] = judged.analysis
+    return fields
+
+
 def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> dict[str, Any]:
-    """The response with ``score``/``analysis`` in canonical position and ``judge`` last."""
+    """The response with its result fields in canonical position (where ``score`` goes) and ``judge``
+    last; the judge entry names the judge model that gave the verdict."""
+    fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric)
     judge: dict[str, Any] = {"metric": metric, "model": model}
     if judged.template is not None:
         judge["template"] = judged.template
@@ -125,13 +146,14 @@ def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> 
     out: dict[str, Any] = {}
     placed = False
     for key, value in response.items():
-        if key in ("score", "analysis", "judge"):
+        if key in _RESULT_FIELDS or key == "judge":
             continue
         if key == "error" and not placed:
-            out["score"], out["analysis"], placed = judged.score, judged.analysis, True
+            out.update(fields)
+            placed = True
         out[key] = value
     if not placed:
-        out["score"], out["analysis"] = judged.score, judged.analysis
+        out.update(fields)
     out["judge"] = judge
     return out
 
@@ -157,7 +179,7 @@ async def _judge_all(
             timeout=options.timeout,
             max_retries=options.max_retries,
         ) as client:
-            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal)
+            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
                 try:
@@ -184,7 +206,7 @@ async def _judge_all(
         down = ask.down
         raise JudgeUnavailableError(
             f"judge {down}", status=down.status, hint=down.hint, bought=ask.bought, reused=ask.reused
-        )
+        ) from down
     for (r, i), judged in zip(slots, results, strict=True):
         responses = target_turn(out[r])["responses"]
         if plan.fallback:
@@ -202,12 +224,16 @@ async def _judge_all(
 
 
 def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
-    """In fallback mode a judge that could not give a verdict leaves the rule-based result standing."""
+    """In fallback mode a judge that could not give a verdict leaves the rule-based result standing:
+    its score and its data fields (``metric``, ``answer``, ``settled``...), the analysis noting why."""
     if judged.status == "scored" or response.get("score") is None:
         return judged
     rule = f"{response.get('analysis') or ''}".strip()
     judged.score = response["score"]
     judged.analysis = f"{rule} [judge fallback gave no verdict: {judged.analysis}]".strip()
+    kept = {key: response[key] for key in _RESULT_FIELDS if key in response}
+    kept["analysis"] = judged.analysis
+    judged.kept_rule = kept
     return judged
 
 

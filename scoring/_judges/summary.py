@@ -11,6 +11,9 @@ scored for any reason), ``unparseable``, ``request_failed``, ``not_judged``, ``j
   disagreed: position bias);
 - ``math-judge``: ``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100,
   over every response with a score.
+
+And ``untagged``: how many responses' verdicts the judge gave outside the nonce tag its prompt asked for
+(a template without ``{{nonce}}`` asks for none, and counts none).
 """
 
 from __future__ import annotations
@@ -67,6 +70,15 @@ def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
     return total
 
 
+def _untagged(judged: Judged) -> bool:
+    """Whether the judge gave a verdict of this response outside the request's nonce tag."""
+    verdict = judged.details.get("verdict")
+    if isinstance(verdict, dict) and verdict.get("tagged") is False:
+        return True
+    orders = judged.details.get("orders")
+    return isinstance(orders, list) and any(isinstance(o, dict) and o.get("tagged") is False for o in orders)
+
+
 def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
     judge_usage: dict[str, int] = {}
     for judged in results:
@@ -108,6 +120,7 @@ def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str,
             all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]
         summary["strict_accuracy"] = _round(_mean([100.0 if s >= 1.0 else 0.0 for s in all_scores]))
         summary["loose_accuracy"] = _round(_mean([s * 100 for s in all_scores]))
+    summary["untagged"] = sum(_untagged(j) for j in results)
     summary["judge_usage"] = judge_usage
     summary["model_usage"] = _model_usage(records)
     return summary
@@ -163,6 +176,12 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     missing = [f"{count} {what}" for count, what in causes if count]
     if missing:
         lines.append("  no verdict: " + "; ".join(missing))
+    untagged = int(summary.get("untagged") or 0)
+    if untagged:
+        lines.append(
+            f"  {untagged} verdict(s) given outside the request's nonce tag: that judge ignores the tag it is "
+            "asked for, so a verdict planted in a response is refused (no score) rather than excluded by the tag"
+        )
     lines.append(
         f"  judge requests: {summary.get('judge_requests', 0)} bought, "
         f"{summary.get('judge_reused', 0)} reused from the journal"

@@ -8,10 +8,15 @@ contains ``{{reference}}``) stays literal text.
 Untrusted text (the conversation, the reference, the responses, the checklist) goes between markers of
 the form ``⟪NAME⟫ … ⟪/NAME⟫``. :func:`neutralize` removes the marker brackets from that text before it is
 substituted, so a response can never close its own fence or open a new one.
+
+``{{nonce}}`` (optional in every kind) is filled with :func:`nonce_for` of the request: the built-in
+prompts ask for the verdict inside ``<verdict-{{nonce}}>`` (``<score-…>``, ``<answer-…>``), which the
+judged text cannot contain (see :mod:`scoring._judges.parse`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -21,6 +26,7 @@ from typing import Literal
 
 __all__ = [
     "KINDS",
+    "NONCE_DIGITS",
     "Kind",
     "Lang",
     "Template",
@@ -29,6 +35,7 @@ __all__ = [
     "detect_lang",
     "load_template",
     "neutralize",
+    "nonce_for",
     "placeholders",
     "render",
 ]
@@ -46,11 +53,14 @@ _REQUIRED: dict[Kind, frozenset[str]] = {
     "math_grade": frozenset({"question", "reference", "answer"}),
 }
 _OPTIONAL: dict[Kind, frozenset[str]] = {
-    "absolute": frozenset({"scale_min", "scale_max"}),
-    "pairwise": frozenset(),
-    "math_extract": frozenset(),
-    "math_grade": frozenset(),
+    "absolute": frozenset({"scale_min", "scale_max", "nonce"}),
+    "pairwise": frozenset({"nonce"}),
+    "math_extract": frozenset({"nonce"}),
+    "math_grade": frozenset({"nonce"}),
 }
+
+#: Hex digits of a request's nonce: 48 bits, so a response cannot be searched into carrying its own.
+NONCE_DIGITS = 12
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -69,6 +79,33 @@ class Template:
 
     def render(self, values: dict[str, str]) -> str:
         return render(self.text, values)
+
+    @property
+    def uses_nonce(self) -> bool:
+        return "nonce" in placeholders(self.text)
+
+    def prompt(self, values: dict[str, str]) -> tuple[str, str | None]:
+        """The rendered prompt and the nonce of its verdict tag (None when the template asks for none)."""
+        if not self.uses_nonce:
+            return self.render(values), None
+        nonce = nonce_for(self.text, values)
+        return self.render({**values, "nonce": nonce}), nonce
+
+
+def nonce_for(text: str, values: dict[str, str]) -> str:
+    """The nonce of one request: a hash of the template and every value put into it.
+
+    It is new for every prompt (each response, each pairwise order), the same on a rerun (so the
+    journal's request key, and the reply bought, stay the same), and out of the judged text's reach: a
+    response would have to contain a hash of a prompt that contains the response.
+    """
+    digest = hashlib.sha256(text.encode("utf-8"))
+    for name in sorted(values):
+        for part in (name, values[name]):
+            data = part.encode("utf-8", "surrogatepass")
+            digest.update(len(data).to_bytes(8, "big"))
+            digest.update(data)
+    return digest.hexdigest()[:NONCE_DIGITS]
 
 
 def placeholders(text: str) -> set[str]:

@@ -1,25 +1,55 @@
-"""``--metric auto``: pick each dataset's metric from its references, and say why."""
+"""``--metric auto``: pick each record's metric from its reference (and options), and say why.
+
+A mixed upload (choice, numbers, math and free text in one file, a normal "综合" set) is scored record by
+record: option letters or yes/no → ``choice``; free text in either language, or no reference →
+``judge-needed`` (left unscored with the reason, never 0); a number, a short answer or an expression →
+``math`` when the dataset holds math expressions (its numbers and short answers then get math's units,
+blanks and partial credit), else ``exact``. That last choice needs the dataset's references first, which
+is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset keeps a summary of
+what was chosen and why.
+"""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.numeric import reference_number
+from scoring._metrics.registry import JUDGE_NEEDED
 
-__all__ = ["JUDGE_NEEDED", "MetricChoice", "choose_metric", "reference_kind"]
+__all__ = ["JUDGE_NEEDED", "AutoTally", "MetricChoice", "choose_metric", "reference_kind"]
 
-JUDGE_NEEDED = "judge-needed"
+#: Strong signs of a math answer: LaTeX, powers, roots, intervals, inequalities, ±, unions.
+_STRONG_MATH = re.compile(r"\\[a-zA-Z]+|\$|\^|√|π|∞|[<>≤≥≠±∓∪∩∈]|[([]\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*[)\]]")
+#: Weaker signs: a fraction, an assignment (``x = 3``), a circled blank number.
+_WEAK_MATH = re.compile(r"\d\s*/\s*\d|[a-zA-Z]\s*=\s*-?\d|[①②③④⑤⑥⑦⑧⑨⑩]")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+#: A clause break inside Chinese prose: full-width comma/stop/semicolon/!/? between two CJK characters.
+_CJK_CLAUSE = re.compile(r"[\u3400-\u9fff][，。；！？,;][\u3400-\u9fff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+#: Two English sentences: a word, a full stop (or ! ?), then a capitalised word.
+_TWO_SENTENCES = re.compile(r"[a-z]{2}[.!?]\s+[A-Z][a-z]")
 
-_MATHY = re.compile(r"\\[a-zA-Z]+|\^|√|π|∞|[<>≤≥]|\$|\d\s*/\s*\d|[a-z]\s*=\s*-?\d|\(\s*-?\d+\s*,\s*-?\d+\s*\)|[±∪]")
+#: Longest Chinese answer (in CJK characters) still compared as a short answer.
+MAX_SHORT_CJK = 16
+#: Longest English answer (in words) still compared as a short answer.
+MAX_SHORT_WORDS = 10
+
+
+def _is_free_text(ref: str) -> bool:
+    cjk = len(_CJK.findall(ref))
+    if cjk > MAX_SHORT_CJK or (cjk and _CJK_CLAUSE.search(ref)):
+        return True
+    return len(_WORD.findall(ref)) > MAX_SHORT_WORDS or _TWO_SENTENCES.search(ref) is not None or len(ref) > 200
 
 
 def reference_kind(item: Item) -> str:
-    """``choice`` (option letters or yes/no), ``number``, ``math``, ``short`` or ``long``."""
+    """``choice`` (option letters or yes/no), ``number``, ``math``, ``short``, ``long`` (free text) or
+    ``missing``."""
     ref = (item.reference or "").strip()
     if not ref:
         return "missing"
@@ -27,11 +57,13 @@ def reference_kind(item: Item) -> str:
         return "choice"
     if reference_number(ref) is not None:
         return "number"
-    if _MATHY.search(ref) and len(ref) <= 300:
+    cjk = len(_CJK.findall(ref))
+    if _STRONG_MATH.search(ref) and cjk <= 40 and len(_WORD.findall(ref)) <= 2 * MAX_SHORT_WORDS:
         return "math"
-    words = len(ref.split()) if ref.isascii() else len(ref) // 2
-    if len(ref) > 200 or words > 30:
+    if _is_free_text(ref):
         return "long"
+    if _WEAK_MATH.search(ref):
+        return "math"
     return "short"
 
 
@@ -41,21 +73,71 @@ class MetricChoice:
     reason: str
 
 
+_CHOICE = MetricChoice("choice", "the reference is an option letter (or letters) or yes/no")
+_FREE_TEXT = MetricChoice(JUDGE_NEEDED, "the reference is free text: a judge is needed (--metric judge)")
+_MISSING = MetricChoice(JUDGE_NEEDED, "there is no reference to compare with")
+_MATH = MetricChoice("math", "the dataset's references hold math expressions")
+_EXACT = MetricChoice("exact", "the reference is a number or a short answer")
+
+
+@dataclass
+class AutoTally:
+    """The kinds of one dataset's references (first pass), and the metric each record gets (second pass)."""
+
+    kinds: Counter[str] = field(default_factory=Counter)
+    chosen: Counter[str] = field(default_factory=Counter)
+
+    def add(self, item: Item) -> None:
+        """First pass: count the kind of ``item``'s reference."""
+        self.kinds[reference_kind(item)] += 1
+
+    def choose(self, item: Item) -> MetricChoice:
+        """Second pass: the metric for ``item`` given its dataset's references."""
+        kind = reference_kind(item)
+        if kind == "choice":
+            pick = _CHOICE
+        elif kind == "long":
+            pick = _FREE_TEXT
+        elif kind == "missing":
+            pick = _MISSING
+        elif kind == "math" or self.kinds["math"]:
+            pick = _MATH
+        else:
+            pick = _EXACT
+        self.chosen[pick.metric] += 1
+        return pick
+
+    def summary(self) -> MetricChoice:
+        """The dataset's metric (``mixed`` when its records differ) and the reason, with the counts."""
+        chosen = self.chosen or self._planned()
+        if not chosen:
+            return MetricChoice(JUDGE_NEEDED, "no records")
+        shown = ", ".join(f"{n} {k}" for k, n in self.kinds.most_common())
+        if len(chosen) > 1:
+            per_metric = ", ".join(f"{n} {m}" for m, n in chosen.most_common())
+            return MetricChoice("mixed", f"chosen per record: {per_metric} (references: {shown})")
+        (metric,) = chosen
+        if metric == JUDGE_NEEDED:
+            reason = f"references are free text or missing ({shown}): rules cannot score them — use --metric judge"
+            return MetricChoice(JUDGE_NEEDED, reason)
+        return MetricChoice(metric, f"chosen per record from the references ({shown})")
+
+    def _planned(self) -> Counter[str]:
+        """What :meth:`choose` would pick for the counted references (before the second pass)."""
+        planned = Counter[str]()
+        for kind, count in self.kinds.items():
+            if kind == "choice":
+                planned["choice"] += count
+            elif kind in ("long", "missing"):
+                planned[JUDGE_NEEDED] += count
+            else:
+                planned["math" if self.kinds["math"] else "exact"] += count
+        return planned
+
+
 def choose_metric(items: Iterable[Item]) -> MetricChoice:
-    """The metric for a dataset: all option letters or yes/no → choice; mostly long free text → a judge is
-    needed (left unscored); any LaTeX or expression → math; numbers and short answers → exact."""
-    kinds = Counter(reference_kind(item) for item in items)
-    total = sum(kinds.values()) - kinds["missing"]
-    if total == 0:
-        return MetricChoice(JUDGE_NEEDED, "no references to choose a metric from")
-    shown = ", ".join(f"{n} {k}" for k, n in kinds.most_common())
-    if kinds["choice"] == total:
-        return MetricChoice("choice", f"all {total} references are option letters or yes/no")
-    if kinds["long"] * 2 >= total:
-        return MetricChoice(
-            JUDGE_NEEDED,
-            f"references are long free text ({shown}); rule-based metrics cannot score them — use --metric judge",
-        )
-    if kinds["math"]:
-        return MetricChoice("math", f"references hold math expressions ({shown})")
-    return MetricChoice("exact", f"references are numbers or short answers ({shown})")
+    """The summary of what ``auto`` chooses for a dataset's items."""
+    tally = AutoTally()
+    for item in items:
+        tally.add(item)
+    return tally.summary()

@@ -1,15 +1,19 @@
-"""The choice metric: multiple-choice letters (single or a set) and yes/no; 1 or 0."""
+"""The choice metric: multiple-choice letters (single or a set) and yes/no; 1 or 0, or unscorable."""
 
 from __future__ import annotations
 
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.extract.choice import (
     LETTERS,
+    ChoiceExtraction,
     extract_choice,
     extract_yes_no,
     option_letters,
+    option_texts,
     parse_choice_reference,
     parse_yes_no,
+    reference_letters,
+    restated_option,
 )
 
 __all__ = ["ChoiceKey", "choice_key", "score_choice"]
@@ -18,12 +22,16 @@ __all__ = ["ChoiceKey", "choice_key", "score_choice"]
 ChoiceKey = tuple[str, str, str]
 
 
+def _choices(item: Item) -> list[str] | None:
+    choices = item.meta.get("choices")
+    return [str(choice) for choice in choices] if isinstance(choices, list) else None
+
+
 def choice_key(item: Item) -> ChoiceKey | None:
     """What a choice item expects, or None when the reference is neither option letters nor yes/no."""
     if item.reference is None:
         return None
-    choices = item.meta.get("choices")
-    valid = option_letters(item.question, choices if isinstance(choices, list) else None)
+    valid = option_letters(item.question, _choices(item))
     letters = parse_choice_reference(item.reference, valid or LETTERS)
     if letters is not None:
         if not valid:
@@ -36,15 +44,39 @@ def choice_key(item: Item) -> ChoiceKey | None:
     return None
 
 
+def _unscorable(item: Item) -> ItemScore:
+    reference = item.reference
+    named = reference_letters(reference) if reference is not None else None
+    if named is not None:
+        valid = option_letters(item.question, _choices(item))
+        return ItemScore(
+            None, f"choice: the reference «{named}» names a letter outside the item's options ({valid[0]}–{valid[-1]})"
+        )
+    return ItemScore(None, f"choice: the reference {reference!r} is not an option letter or yes/no")
+
+
+def _extract(content: str, item: Item, valid: str) -> ChoiceExtraction:
+    found = extract_choice(content, valid)
+    if found.found or found.hedged or not content:
+        return found
+    # No letter: a final answer that restates one option's text is that option (options read only now).
+    restated = restated_option(content, valid, option_texts(item.question, _choices(item)))
+    return found if restated is None else restated
+
+
 def score_choice(content: str, item: Item, key: ChoiceKey | None = None) -> ItemScore:
-    """1 when the reply's last explicit choice (or bare letter) is exactly the reference's set, else 0."""
+    """1 when the reply's last explicit choice (or bare letter) is exactly the reference's set, else 0.
+
+    A reply that names no letter, or hedges between options, is wrong (0) and ``extracted`` is None; a
+    reference that names no option (or a letter outside the options) makes the item unscorable (None).
+    """
     key = key if key is not None else choice_key(item)
     if key is None:
-        return ItemScore(None, f"choice: the reference {item.reference!r} is not an option letter or yes/no")
+        return _unscorable(item)
     kind, valid, expected = key
-    found = extract_choice(content, valid) if kind == "letters" else extract_yes_no(content)
+    found = _extract(content, item, valid) if kind == "letters" else extract_yes_no(content)
     if not found.found:
-        return ItemScore(0.0, f"choice: no answer found ({found.how}); reference «{expected}»; wrong", "")
+        return ItemScore(0.0, f"choice: no answer found ({found.how}); reference «{expected}»; wrong", None)
     verdict = "correct" if found.letters == expected else "wrong"
     return ItemScore(
         1.0 if verdict == "correct" else 0.0,

@@ -37,6 +37,10 @@ _MARKER = re.compile(
 )
 
 
+# The end of the answer's sentence: CJK terminators anywhere, ASCII ones before a space or the end ("3.5" stays).
+_SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
+
+
 def _candidates(content: str) -> list[str]:
     body = reply_body(content)[0].replace("**", "")
     out = [body]
@@ -44,7 +48,11 @@ def _candidates(content: str) -> list[str]:
     for m in _MARKER.finditer(body):
         last = m
     if last is not None:
-        out.append(last.group("rest"))
+        rest = last.group("rest")
+        out.append(rest)
+        sentence = _SENTENCE_END.split(rest, maxsplit=1)[0]
+        if sentence != rest:
+            out.append(sentence)  # "答案：北京。因为它是首都" → "北京"
     lines = [line for line in body.strip().splitlines() if line.strip()]
     if lines:
         out.extend((lines[0], lines[-1]))
@@ -96,7 +104,7 @@ def score_exact(content: str, item: Item) -> ItemScore:
     if numbers and len(numbers) == len(answers):
         value, how = extract_number(content)
         if value is None:
-            return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", "")
+            return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", None)
         right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
         verdict = "correct" if right else "wrong"
         shown = answers[0].strip() if _SCIENTIFIC.match(answers[0]) else _fmt(numbers[0])

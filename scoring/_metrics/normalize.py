@@ -63,7 +63,14 @@ def _is_punct(ch: str) -> bool:
 _PUNCT_CACHE: dict[str, bool] = {}
 
 
+# ASCII punctuation and symbols (Unicode categories P and S) become spaces in one C-level pass.
+_ASCII_PUNCT = str.maketrans({chr(c): " " for c in range(128) if unicodedata.category(chr(c))[0] in "PS"})
+
+
 def _strip_punct(text: str) -> str:
+    text = text.translate(_ASCII_PUNCT)
+    if text.isascii():
+        return text
     out: list[str] = []
     for ch in text:
         flag = _PUNCT_CACHE.get(ch)
@@ -75,11 +82,14 @@ def _strip_punct(text: str) -> str:
 
 def normalize_text(text: str) -> str:
     """Exact-match normal form: NFKC, case-fold, punctuation (ASCII and CJK) and English articles removed,
-    whitespace collapsed. ``"The  Eiffel Tower!"`` → ``"eiffel tower"``; ``"北京。"`` → ``"北京"``."""
+    whitespace collapsed. ``"The  Eiffel Tower!"`` → ``"eiffel tower"``; ``"北京。"`` → ``"北京"``.
+
+    Articles are never the whole answer: ``"A"`` → ``"a"`` and ``"an"`` → ``"an"`` (an option letter, a word).
+    """
     text = nfkc(text).casefold()
     text = _strip_punct(text)
-    text = _ARTICLES.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
+    stripped = _ARTICLES.sub(" ", text)
+    return _SPACES.sub(" ", stripped if stripped.strip() else text).strip()
 
 
 def strip_think(text: str) -> str:

@@ -1,22 +1,22 @@
-"""Scoring canonical records: fill ``score`` and ``analysis`` in every response, count per dataset.
+"""Scoring canonical records: every response gets its result as data, every dataset its totals.
 
-The API works on plain dicts (``formatkit._api.validate.iter_dicts``) and streams: :class:`Scorer` scores one
-record at a time; :func:`score_records` is the one-call form. ``metric="auto"`` needs every reference of
-a dataset first (:func:`choose_metrics`), then scores.
+:class:`Scorer` scores one record at a time (streaming) with a metric from the registry
+(:mod:`scoring._metrics.registry`): a built-in rule metric, a user's ``module:function``, or ``auto``,
+which picks each record's metric from its reference. :func:`score_records` is the one-call form for
+records in memory; :func:`score_file` is the ``formatkit score`` command as a library call (file in, file
+out, judges and the math judge fallback included).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring._metrics.auto import JUDGE_NEEDED, MetricChoice, choose_metric
+from scoring._metrics.auto import AutoTally, MetricChoice
 from scoring._metrics.base import Item, ItemScore, item_from_record
-from scoring._metrics.choice import score_choice
-from scoring._metrics.exact import score_exact
-from scoring._metrics.math.score import score_math
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
+from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
 from scoring._report.aggregate import Aggregate, DatasetStats, dataset_of, finish
 
 __all__ = [
@@ -30,21 +30,7 @@ __all__ = [
     "write_result",
 ]
 
-RULE_METRICS = ("choice", "exact", "math")
-
-
-def score_response(content: str | None, item: Item, metric: str, guard: SympyGuard | None = None) -> ItemScore:
-    """One response with one rule-based metric (``content`` None: the response has no reply to score)."""
-    if content is None:
-        return ItemScore(None, "unscorable: the response has no content")
-    if metric == "choice":
-        return score_choice(content, item)
-    if metric == "exact":
-        return score_exact(content, item)
-    if metric == "math":
-        return score_math(content, item, guard)
-    raise ValueError(f"unknown rule-based metric {metric!r}; expected one of {', '.join(RULE_METRICS)}")
-
+RULE_METRICS = tuple(metric_names("rule"))
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
 RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed")
@@ -67,32 +53,52 @@ def write_result(response: dict[str, Any], result: ItemScore, metric: str) -> No
         response["guessed"] = True
 
 
+def score_response(content: str | None, item: Item, metric: str, guard: SympyGuard | None = None) -> ItemScore:
+    """One response with one rule metric (``content`` None: the response has no reply to score)."""
+    if content is None:
+        return ItemScore(None, "unscorable: the response has no content")
+    return rule_function(metric, guard)(content, item)
+
+
 def choose_metrics(
     records: Iterable[Mapping[str, Any]], *, default_dataset: str = "dataset"
 ) -> dict[str, MetricChoice]:
-    """``--metric auto``: each dataset's metric and the reason, read from its references."""
-    items: dict[str, list[Item]] = {}
-    for record in records:
-        items.setdefault(dataset_of(record, default_dataset), []).append(item_from_record(dict(record)))
-    return {name: choose_metric(group) for name, group in items.items()}
+    """What ``--metric auto`` chooses, summed up per dataset (it chooses per record)."""
+    scorer = Scorer(default_dataset=default_dataset)
+    scorer.prepare(records)
+    return {name: tally.summary() for name, tally in scorer.tallies.items()}
 
 
 @dataclass
 class Scorer:
     """Scores records one at a time and keeps the per-dataset totals.
 
-    ``metrics`` maps a dataset to its metric (``choice``/``exact``/``math`` or ``judge-needed``);
-    ``metric`` is used for datasets not in the map. ``guard`` runs sympy (None: the process-wide one;
-    pass ``use_sympy=False`` to settle only what the fast paths can).
+    ``metric`` is a rule metric of the registry, a custom ``module:function``, or ``auto`` (each record's
+    metric chosen from its reference and its dataset's; a record of free text is left unscored, "a judge is
+    needed"): call :meth:`prepare` with the records first, or every record is judged on its own reference.
+    ``guard`` runs sympy for math (None: the process-wide one; ``use_sympy=False`` settles only what the
+    fast paths can).
     """
 
-    metric: str = "exact"
-    metrics: Mapping[str, MetricChoice] = field(default_factory=dict)
+    metric: str = AUTO
     default_dataset: str = "dataset"
     guard: SympyGuard | None = None
     use_sympy: bool = True
     stats: dict[str, DatasetStats] = field(default_factory=dict)
-    on_unsettled: Callable[[dict[str, Any], int], None] | None = None
+    tallies: dict[str, AutoTally] = field(default_factory=dict)
+    _functions: dict[str, RuleFunction] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.metric != AUTO:
+            spec = spec_of(self.metric)  # an unknown name fails here, before any record is read
+            self._function(spec.name)  # a custom metric is imported now: its errors come first too
+
+    def _function(self, metric: str) -> RuleFunction:
+        function = self._functions.get(metric)
+        if function is None:
+            guard = self._guard() if metric == "math" else None
+            function = self._functions[metric] = rule_function(metric, guard)
+        return function
 
     def _guard(self) -> SympyGuard | None:
         if not self.use_sympy:
@@ -101,43 +107,64 @@ class Scorer:
             self.guard = default_guard()
         return self.guard
 
-    def metric_for(self, dataset: str) -> MetricChoice:
-        choice = self.metrics.get(dataset)
-        return choice if choice is not None else MetricChoice(self.metric, "chosen with --metric")
+    def prepare(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """``auto``'s first pass: count the kinds of every dataset's references (a no-op for other metrics)."""
+        if self.metric != AUTO:
+            return
+        for record in records:
+            name = dataset_of(record, self.default_dataset)
+            self.tallies.setdefault(name, AutoTally()).add(item_from_record(dict(record)))
+
+    def _choice(self, dataset: str, item: Item) -> MetricChoice:
+        if self.metric != AUTO:
+            return MetricChoice(self.metric, "chosen with --metric")
+        tally = self.tallies.get(dataset)
+        if tally is None:
+            tally = self.tallies[dataset] = AutoTally()
+            tally.add(item)
+        elif not tally.kinds:
+            tally.add(item)
+        return tally.choose(item)
 
     def score_record(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Fill ``score``/``analysis`` of every response of the record (in place) and count it."""
+        """Fill the result fields of every response of the record (in place) and count it."""
         name = dataset_of(record, self.default_dataset)
-        choice = self.metric_for(name)
+        item = item_from_record(record)
+        choice = self._choice(name, item)
         stats = self.stats.get(name)
         if stats is None:
-            stats = self.stats[name] = DatasetStats(name, metric=choice.metric, note=choice.reason)
+            stats = self.stats[name] = DatasetStats(name, metric=self.metric, note="chosen with --metric")
             meta = record.get("meta")
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
                 stats.dimension = meta["dimension"]
-        item = item_from_record(record)
-        target = record["messages"][-1]
-        responses = target.get("responses") or []
-        for index, response in enumerate(responses):
-            result = self._score_one(response, item, choice)
-            write_result(response, result, choice.metric)
-            if not result.settled and self.on_unsettled is not None:
-                self.on_unsettled(record, index)
+        for response in record["messages"][-1].get("responses") or []:
+            write_result(response, self._score_one(response, item, choice), choice.metric)
         stats.add(record)
         return record
 
     def _score_one(self, response: dict[str, Any], item: Item, choice: MetricChoice) -> ItemScore:
-        content = response.get("content")
         if choice.metric == JUDGE_NEEDED:
             return ItemScore(None, f"unscorable without a judge: {choice.reason}")
+        content = response.get("content")
         if content is None:
             error = response.get("error")
             reason = f"inference failed: {error}" if error else "the response has no content (not inferred yet)"
             return ItemScore(None, f"unscorable: {reason}")
-        guard = self._guard() if choice.metric == "math" else None
-        return score_response(str(content), item, choice.metric, guard)
+        return self._function(choice.metric)(str(content), item)
+
+    @property
+    def metrics(self) -> dict[str, MetricChoice]:
+        """Each dataset's metric and why (``auto``: the summary of its per-record choices)."""
+        return {
+            name: self.tallies[name].summary()
+            if name in self.tallies
+            else MetricChoice(self.metric, "chosen with --metric")
+            for name in self.stats
+        }
 
     def result(self, dimensions: Mapping[str, str] | None = None) -> Aggregate:
+        for name, choice in self.metrics.items():
+            self.stats[name].metric, self.stats[name].note = choice.metric, choice.reason
         return finish(self.stats, dimensions)
 
 
@@ -155,18 +182,16 @@ class ScoreOutcome:
 def score_records(
     records: Iterable[dict[str, Any]],
     *,
-    metric: str = "auto",
+    metric: str = AUTO,
     default_dataset: str = "dataset",
     guard: SympyGuard | None = None,
     use_sympy: bool = True,
 ) -> ScoreOutcome:
-    """Score canonical records (plain dicts, changed in place) with ``auto``/``choice``/``exact``/``math``."""
-    if metric not in (*RULE_METRICS, "auto"):
-        raise ValueError(f"unknown metric {metric!r}; expected auto, choice, exact or math")
+    """Score canonical records (plain dicts, changed in place) with ``auto``, a rule metric or ``module:function``."""
+    scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard, use_sympy=use_sympy)
     items = list(records)
-    chosen = choose_metrics(items, default_dataset=default_dataset) if metric == "auto" else {}
-    scorer = Scorer(metric=metric, metrics=chosen, default_dataset=default_dataset, guard=guard, use_sympy=use_sympy)
+    scorer.prepare(items)
     for record in items:
         scorer.score_record(record)
-    used = chosen or {name: MetricChoice(metric, "chosen with --metric") for name in scorer.stats}
-    return ScoreOutcome(items, scorer.result(), used)
+    aggregate = scorer.result()
+    return ScoreOutcome(items, aggregate, scorer.metrics)

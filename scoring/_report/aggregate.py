@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring._judges.verdicts import count_pairwise
+from scoring._report.intervals import Interval, bootstrap_means, is_binary, percentile_interval, seed_for, wilson
 
 __all__ = [
     "Aggregate",
@@ -28,6 +29,8 @@ __all__ = [
     "dataset_of",
     "finish",
     "metric_of",
+    "model_of",
+    "record_key",
     "record_score",
 ]
 
@@ -39,6 +42,45 @@ def dataset_of(record: Mapping[str, Any], default: str) -> str:
     if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
         return str(meta["dataset"])
     return default
+
+
+UNKNOWN_MODEL = "(unknown model)"
+
+
+def model_of(record: Mapping[str, Any]) -> str:
+    """The model that answered: the first response's ``model`` (seed 001's ``endpoint_id`` is its alias),
+    else ``(unknown model)``. Two models' records are never merged under one name."""
+    for response in _responses(record):
+        for key in ("model", "endpoint_id"):
+            value = response.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return UNKNOWN_MODEL
+
+
+def record_key(record: Mapping[str, Any]) -> int:
+    """What identifies an item across models' results within one report: its session_id, turns and
+    reference (a hash; only compared inside one process, so the salted str hash is fine)."""
+    messages = record.get("messages") or []
+    parts = tuple(
+        (message.get("role"), message.get("content"))
+        for message in messages
+        if isinstance(message, dict) and message.get("role") in ("system", "user")
+    )
+    reference = messages[-1].get("reference_response") if messages and isinstance(messages[-1], dict) else None
+    try:
+        return hash((record.get("session_id"), parts, reference))
+    except TypeError:  # an unhashable session_id or content (a list): fall back to its text
+        return hash(repr((record.get("session_id"), parts, reference)))
+
+
+def _win_value(response: Mapping[str, Any], score: float) -> float:
+    """A pairwise verdict as a win rate: win 1, tie 0.5, loss 0 (the judge's outcome, else the score's sign)."""
+    judge = response.get("judge")
+    outcome = judge.get("outcome") if isinstance(judge, dict) else None
+    if outcome not in ("win", "tie", "loss"):
+        outcome = "win" if score > 0 else "loss" if score < 0 else "tie"
+    return {"win": 1.0, "tie": 0.5, "loss": 0.0}[outcome]
 
 
 def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -99,11 +141,20 @@ class DatasetStats:
     pairwise: dict[str, int] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
     judge_usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
+    #: Each scored record's score (0–1, pairwise −1..1) and its win rate (pairwise only), by record key:
+    #: the intervals and the paired differences between models are computed from them.
+    values: list[float] = field(default_factory=list)
+    win_values: list[float] = field(default_factory=list)
+    keys: list[int] = field(default_factory=list)
+    interval: Interval | None = None
+    #: Pairwise datasets: the 0–100 win rate (ties half) that enters the dimension, and its interval.
+    win_interval: Interval | None = None
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.records += 1
         responses = _responses(record)
         scores: list[float] = []
+        wins: list[float] = []
         usage_total = self.usage
         for response in responses:
             usage = response.get("usage")
@@ -117,6 +168,8 @@ class DatasetStats:
                 score = _judged_fraction(judge, score, self.judge_usage)
                 if isinstance(judge, dict) and judge.get("metric") == "pairwise":
                     count_pairwise(judge, self.pairwise)
+                    if type(score) is float or type(score) is int:
+                        wins.append(_win_value(response, float(score)))
             if type(score) is float or type(score) is int:
                 scores.append(float(score))
                 if response.get("settled") is False:
@@ -126,6 +179,10 @@ class DatasetStats:
         if not scores:
             return
         self.scored_records += 1
+        self.keys.append(record_key(record))
+        self.values.append(sum(scores) / len(scores))
+        if wins:
+            self.win_values.append(sum(wins) / len(wins))
         if len(scores) == 1:  # the common case, kept cheap
             only = scores[0]
             self.record_score_sum += only
@@ -153,6 +210,27 @@ class DatasetStats:
     def score(self) -> float | None:
         return _pct(self.record_score_sum, self.scored_records)
 
+    @property
+    def is_pairwise(self) -> bool:
+        return bool(self.win_values)
+
+    @property
+    def dimension_score(self) -> float | None:
+        """What enters the dimension: the score, or for pairwise the 0–100 win rate (ties count half)."""
+        if self.is_pairwise:
+            return _pct(sum(self.win_values), len(self.win_values))
+        return self.score
+
+    def dimension_values(self) -> list[float]:
+        """Per-record values on 0–1 that make :attr:`dimension_score`."""
+        return self.win_values if self.is_pairwise else self.values
+
+    def compute_intervals(self) -> None:
+        """The 95 % interval of the score (Wilson for 0/1 records, else bootstrap over records)."""
+        self.interval = _interval(self.values, self.name)
+        if self.is_pairwise:
+            self.win_interval = _interval(self.win_values, self.name)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "metric": self.metric,
@@ -168,6 +246,9 @@ class DatasetStats:
             "dimension": self.dimension,
             "usage": dict(self.usage),
         }
+        if self.interval is not None:
+            out["ci"] = self.interval.as_list()
+            out["interval"] = self.interval.method
         if any(self.judge_usage.values()):
             out["judge_usage"] = dict(self.judge_usage)
         if self.multi_sample_records:
@@ -187,6 +268,9 @@ class DatasetStats:
                 "disagreements": self.pairwise.get("disagreements", 0),
                 "disagreement_rate": round(self.pairwise.get("disagreements", 0) / both, 4) if both else None,
             }
+            # What enters the dimension: the 0–100 win rate (win 1, tie ½, loss 0), with its interval.
+            out["win_rate"] = self.dimension_score
+            out["win_rate_ci"] = self.win_interval.as_list() if self.win_interval else None
         if self.note:
             out["note"] = self.note
         return out
@@ -197,6 +281,14 @@ class DimensionStats:
     name: str
     datasets: list[str]
     score: float | None
+    interval: Interval | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": self.score, "datasets": self.datasets}
+        if self.interval is not None:
+            out["ci"] = self.interval.as_list()
+            out["interval"] = self.interval.method
+        return out
 
 
 @dataclass
@@ -206,6 +298,7 @@ class Aggregate:
     datasets: dict[str, DatasetStats]
     dimensions: dict[str, DimensionStats]
     overall: float | None
+    overall_interval: Interval | None = None
 
     @property
     def usage(self) -> dict[str, int]:
@@ -217,12 +310,23 @@ class Aggregate:
         """The judges' token usage, counted apart from the model's."""
         return _sum_usage(stats.judge_usage for stats in self.datasets.values())
 
+    def weights(self) -> dict[str, float]:
+        """Each dataset's weight in ``overall`` (a mean of dimension means of dataset means)."""
+        out: dict[str, float] = {}
+        dims = [d for d in self.dimensions.values() if d.score is not None]
+        for dim in dims:
+            names = [n for n in dim.datasets if self.datasets[n].dimension_score is not None]
+            for name in names:
+                out[name] = 1.0 / (len(dims) * len(names))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "overall": self.overall,
-            "dimensions": {
-                name: {"score": dim.score, "datasets": dim.datasets} for name, dim in self.dimensions.items()
-            },
+        out: dict[str, Any] = {"overall": self.overall}
+        if self.overall_interval is not None:
+            out["overall_ci"] = self.overall_interval.as_list()
+            out["overall_interval"] = self.overall_interval.method
+        return out | {
+            "dimensions": {name: dim.to_dict() for name, dim in self.dimensions.items()},
             "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
             "records": sum(s.records for s in self.datasets.values()),
             "errors": sum(s.unscorable for s in self.datasets.values()),
@@ -258,20 +362,52 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
     return score_fraction({"score": score, "judge": judge})
 
 
+def _interval(values: list[float], name: str) -> Interval | None:
+    """Wilson for 0/1 values, else a bootstrap over them (seeded by the dataset's name)."""
+    if not values:
+        return None
+    if is_binary(values):
+        return wilson(sum(values), len(values))
+    return percentile_interval(bootstrap_means(values, seed_for(name)))
+
+
+def combined_interval(parts: list[tuple[float, list[float], str]]) -> Interval | None:
+    """The interval of ``sum(weight * mean(values))`` over datasets: one dataset keeps its own interval;
+    several are bootstrapped inside each dataset (stratified) and combined resample by resample."""
+    parts = [p for p in parts if p[1]]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return _interval(parts[0][1], parts[0][2])
+    weight, values, name = parts[0]
+    total = weight * bootstrap_means(values, seed_for(name))
+    for weight, values, name in parts[1:]:
+        total = total + weight * bootstrap_means(values, seed_for(name))
+    return percentile_interval(total / sum(w for w, _, _ in parts))
+
+
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:
-    """Group finished dataset totals into dimensions and the overall score."""
+    """Group finished dataset totals into dimensions and the overall score, each with its 95 % interval.
+
+    A pairwise dataset enters its dimension as its 0–100 win rate (win 1, tie ½, loss 0), never as its
+    −100..100 mean."""
     groups: dict[str, list[str]] = {}
     for name, stats in datasets.items():
         dim = (dimensions or {}).get(name) or stats.dimension or name
         stats.dimension = dim
         groups.setdefault(dim, []).append(name)
+        stats.compute_intervals()
     dims: dict[str, DimensionStats] = {}
     for dim, names in groups.items():
-        scores = [s for s in (datasets[n].score for n in names) if s is not None]
-        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None)
+        scored = [datasets[n] for n in names if datasets[n].dimension_score is not None]
+        scores = [s.dimension_score for s in scored if s.dimension_score is not None]
+        interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored])
+        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None, interval)
     dim_scores = [d.score for d in dims.values() if d.score is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
-    return Aggregate(datasets, dims, overall)
+    agg = Aggregate(datasets, dims, overall)
+    agg.overall_interval = combined_interval([(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()])
+    return agg
 
 
 class Aggregator:

@@ -123,7 +123,9 @@ def _text(agg: Aggregate) -> str:
     from rich.table import Table
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=200, color_system=None, force_terminal=False, highlight=False)
+    console = Console(
+        file=buffer, width=100_000, color_system=None, force_terminal=False, highlight=False, markup=False
+    )
     table = Table(box=box.SIMPLE_HEAD, title="Scores by dataset (0–100)")
     for name in _HEAD:
         table.add_column(name, justify="right" if name not in ("dimension", "dataset", "metric") else "left")

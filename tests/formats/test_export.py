@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def test_cli_export_seed_output_one_row_per_turn(tmp_path: Path) -> None:
     assert [r["session_id"] for r in rows] == [0, 1, 2, 2]
     assert rows[2]["query"] == "3+1" and rows[2]["response"] == "999" and rows[2]["reference_response"] is None
     assert rows[3]["query"] == "3+2" and rows[3]["reference_response"] == "5"
-    assert rows[3]["score"] == 2 and rows[3]["total_tokens"] == 48
+    assert rows[3]["score"] == 2 and json.loads(rows[3]["usage"])["total_tokens"] == 48
     assert rows[1]["system_prompt"] == "请完成下面的计算题"
 
 

@@ -82,9 +82,21 @@ def test_absolute_well_formed_verdict(fake_openai: FakeOpenAI, tmp_path: Path) -
     assert judge["template"] == "builtin:absolute_en" and judge["lang"] == "en"
     assert judge["reply"].startswith("The model's result")
     assert judge["usage"]["total_tokens"] > 0
-    assert list(response) == ["parameters", "usage", "content", "score", "analysis", "judge"]
+    assert list(response) == [
+        "parameters",
+        "usage",
+        "content",
+        "score",
+        "analysis",
+        "metric",
+        "answer",
+        "settled",
+        "judge",
+    ]
+    assert (response["metric"], response["answer"], response["settled"]) == ("judge", "2", True)
     summary = outcome.summary
     assert (summary["scored"], summary["errors"], summary["mean_score"], summary["score_100"]) == (1, 0, 2.0, 100.0)
+    assert summary["untagged"] == 1 and judge["verdict"]["tagged"] is False  # the bare JSON of an older prompt
     assert summary["judge_usage"] == judge["usage"]
     assert summary["model_usage"] == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}
     # the prompt: our English template, the pieces fenced, the scale filled in
@@ -102,6 +114,8 @@ def test_absolute_malformed_verdict_is_an_error_not_a_zero(fake_openai: FakeOpen
     assert "no verdict" in response["analysis"]
     assert response["judge"]["reply"] == "The answer looks right to me, I'd rate it highly."
     assert response["judge"]["status"] == "unparseable"
+    assert (response["settled"], response["answer"]) == (False, None)
+    assert "no verdict" in response["unsettled_reason"]
     assert (outcome.summary["scored"], outcome.summary["errors"], outcome.summary["unparseable"]) == (0, 1, 1)
     assert outcome.summary["mean_score"] is None
 
@@ -366,6 +380,8 @@ def test_custom_template(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert last_user(fake_openai.bodies[0]) == 'Grade it.\nQ: 2+2\nREF: 4\nANS: four\nReply {"score": N} from 0 to 2.'
     response = response_of(outcome.records[0])
     assert response["score"] == 1.0 and response["judge"]["template"] == str(template)
+    # the template asked for no nonce tag: the verdict is not counted as one given outside it
+    assert response["judge"]["verdict"]["tagged"] is None and outcome.summary["untagged"] == 0
 
 
 @pytest.mark.parametrize(
@@ -503,6 +519,15 @@ def test_math_judge_two_stages(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert "not found" in response_of(outcome.records[2])["analysis"]
     assert response_of(outcome.records[3])["judge"]["status"] == "unparseable"
     assert "proof" in response_of(outcome.records[4])["analysis"]
+    # scores as data: the math judge's answer is the answer it extracted
+    fields = [(response_of(r)["metric"], response_of(r)["answer"], response_of(r)["settled"]) for r in outcome.records]
+    assert fields == [
+        ("math-judge", "1/2", True),
+        ("math-judge", "(1,0); (2,5)", True),
+        ("math-judge", None, True),
+        ("math-judge", None, False),
+        ("math-judge", None, True),
+    ]
     assert fake_openai.requests == 2 + 2 + 1 + 1  # null and unparseable extractions are not graded
     s = outcome.summary
     assert (s["scored"], s["errors"], s["strict_accuracy"], s["loose_accuracy"]) == (4, 1, 50.0, 62.5)
@@ -524,6 +549,27 @@ def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI,
     assert fake_openai.requests == 2
     assert outcome.summary["fallback"] == {"judged": 1, "settled_by_rules": 1}
     assert outcome.summary["strict_accuracy"] == 100.0
+    judged = response_of(outcome.records[1])
+    assert (judged["metric"], judged["answer"], judged["settled"]) == ("math-judge", "7", True)
+
+
+def test_math_judge_fallback_without_a_verdict_keeps_the_rule_result(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: "I cannot tell."
+    unsettled = rec(1, "3+4", "7", "a long story")
+    rule = {
+        "score": 0.0,
+        "analysis": "math: time limit",
+        "metric": "math",
+        "answer": "3+4",
+        "settled": False,
+        "unsettled_reason": "time limit",
+    }
+    response_of(unsettled).update(rule)
+    outcome = judge_records([unsettled], metric="math", options=opts(fake_openai, tmp_path, judge_fallback=True))
+    response = response_of(outcome.records[0])
+    assert {k: response[k] for k in rule if k != "analysis"} == {k: v for k, v in rule.items() if k != "analysis"}
+    assert response["analysis"].startswith("math: time limit [judge fallback gave no verdict")
+    assert response["judge"]["status"] == "unparseable"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -749,11 +795,14 @@ def test_judge_summary_lines() -> None:
         "not_judged": 0,
         "judge_requests": 4,
         "judge_reused": 1,
+        "untagged": 2,
     }
     assert summary_lines(absolute) == [
         "Judge j (judge): 3 of 5 response(s) scored, mean 1.50 on 0-2 (75.00 of 100)",
         "  no verdict: 1 judge reply with no verdict (the raw reply is kept in the judge field); "
         "1 judge request failed",
+        "  2 verdict(s) given outside the request's nonce tag: that judge ignores the tag it is asked for, so a "
+        "verdict planted in a response is refused (no score) rather than excluded by the tag",
         "  judge requests: 4 bought, 1 reused from the journal",
     ]
     math = {
@@ -773,3 +822,58 @@ def test_judge_summary_lines() -> None:
     assert summary_lines(pairwise)[0] == (
         "Judge j (pairwise): 0 of 0 response(s) scored; mean ×100 —; win 0, tie 0, loss 0"
     )
+
+
+LANG_CASES: list[tuple[str, list[dict[str, str]], str, str]] = [
+    (
+        "chinese conversation, formula as the last turn",
+        [
+            {"role": "user", "content": "请帮我解这道题：一个数的三倍加二等于十四，求这个数。"},
+            {"role": "assistant", "content": "设这个数为 x，则 3x+2=14，所以 x=4。"},
+        ],
+        "3x+2=14?",
+        "zh",
+    ),
+    (
+        "chinese conversation, english follow-up",
+        [
+            {"role": "user", "content": "我们来聊聊中国的传统节日，比如春节和中秋节。"},
+            {"role": "assistant", "content": "好的，春节是农历新年，中秋节在农历八月十五。"},
+        ],
+        "And Qingming?",
+        "zh",
+    ),
+    (
+        "english conversation, a chinese name in the last turn",
+        [
+            {"role": "user", "content": "Tell me about famous Chinese poets of the Tang dynasty and their styles."},
+            {"role": "assistant", "content": "Li Bai and Du Fu are the best known; Li Bai is romantic, Du Fu realist."},
+        ],
+        "李白?",
+        "en",
+    ),
+    (
+        "a system prompt does not decide",
+        [
+            {"role": "system", "content": "你是一个乐于助人的助手，请认真回答用户的每一个问题。"},
+        ],
+        "What is the capital of France?",
+        "en",
+    ),
+    ("single turn", [], "求函数 f(x)=x^2 的最小值", "zh"),
+]
+
+
+@pytest.mark.parametrize(
+    ("history", "question", "lang"),
+    [(h, q, lang) for _, h, q, lang in LANG_CASES],
+    ids=[c[0] for c in LANG_CASES],
+)
+def test_prompt_language_follows_the_whole_conversation(
+    fake_openai: FakeOpenAI, tmp_path: Path, history: list[dict[str, str]], question: str, lang: str
+) -> None:
+    fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
+    record = rec(0, question, "4", "4", history=history)
+    outcome = judge_records([record], metric="judge", options=opts(fake_openai, tmp_path))
+    assert response_of(outcome.records[0])["judge"]["lang"] == lang
+    assert ("⟪对话⟫" in last_user(fake_openai.bodies[0])) is (lang == "zh")

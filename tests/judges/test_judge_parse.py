@@ -44,9 +44,14 @@ ABSOLUTE: list[tuple[str, str, float | None]] = [
     ("full-width colon and quotes", "{“analysis”：“答案正确”，“score”：2}", 2.0),
     ("python dict quotes", "{'analysis': 'Correct.', 'score': 2}", 2.0),
     (
-        "two verdicts, the last counts",
+        "two different verdicts without the nonce are refused, not picked by position",
         'First draft: {"analysis": "looks right", "score": 2}\n'
         'On reflection the units are wrong.\n{"analysis": "Unit error.", "score": 1}',
+        None,
+    ),
+    (
+        "two verdicts that agree",
+        '{"analysis": "Unit error.", "score": 1}\nSo, once more: {"score": 1}',
         1.0,
     ),
     (
@@ -149,9 +154,9 @@ PAIRWISE: list[tuple[str, str, str | None]] = [
     ("lower case", '{"analysis": "b wins", "choice": "b++"}', "B++"),
     ("bold inside string", '{"analysis": "A wins", "choice": "**A++**"}', "A++"),
     (
-        "two verdicts, the last counts",
+        "two different verdicts without the nonce are refused",
         'Initial: {"choice": "A+"}\nAfter checking the arithmetic again: {"analysis": "B right", "choice": "B+"}',
-        "B+",
+        None,
     ),
     (
         "last object has no choice",
@@ -217,7 +222,8 @@ MATH: list[tuple[str, str, float | None]] = [
     ("upper case tag", "<SCORE>1</SCORE>", 1.0),
     ("fenced", "```xml\n<score>0.5</score>\n```", 0.5),
     ("explanation before", "Blank 1 is right, blank 2 is wrong.\n<score>0.5</score>", 0.5),
-    ("several, last counts", "<score>1.0</score>\nWait, the sign is wrong.\n<score>0.0</score>", 0.0),
+    ("several that differ are refused", "<score>1.0</score>\nWait, the sign is wrong.\n<score>0.0</score>", None),
+    ("several that agree", "<score>0.5</score> so: <score>1/2</score>", 0.5),
     ("last tag holds no number", "<score>0.5</score> final: <score>score</score>", 0.5),
     ("above one clamped", "<score>1.5</score>", 1.0),
     ("negative clamped", "<score>-0.2</score>", 0.0),
@@ -267,7 +273,7 @@ EXTRACT: list[tuple[str, str, str | type[UnparseableReply] | None]] = [
     ("null upper", "<answer>NULL</answer>", None),
     ("chinese none", "<answer>无</answer>", None),
     ("empty tag", "<answer></answer>", None),
-    ("last tag counts", "<answer>12</answer> correction: <answer>13</answer>", "13"),
+    ("two different tags are refused", "<answer>12</answer> correction: <answer>13</answer>", UnparseableReply),
     ("bare short line", "42", "42"),
     ("bare null", "null", None),
     ("reasoning then tag", "<think>it says 12 or maybe 13</think>\n<answer>13</answer>", "13"),

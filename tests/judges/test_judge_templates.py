@@ -18,6 +18,7 @@ from scoring._judges.templates import (
     detect_lang,
     load_template,
     neutralize,
+    nonce_for,
     placeholders,
     render,
 )
@@ -38,12 +39,40 @@ def test_builtin_templates_exist_and_are_well_formed(kind: Kind, lang: Lang) -> 
     assert "⟪" in template.text and "⟫" in template.text
 
 
-def test_builtin_templates_ask_for_the_verdict_format_the_parsers_read() -> None:
-    for lang in ("en", "zh"):
-        assert '"score"' in builtin_template("absolute", lang).text
-        assert '"choice"' in builtin_template("pairwise", lang).text
-        assert "<score>" in builtin_template("math_grade", lang).text
-        assert "<answer>null</answer>" in builtin_template("math_extract", lang).text
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    ("kind", "shown"),
+    [
+        ("absolute", '<verdict-{{nonce}}>{"analysis": '),
+        ("pairwise", '<verdict-{{nonce}}>{"analysis": '),
+        ("math_grade", "<score-{{nonce}}>0.67</score-{{nonce}}>"),
+        ("math_extract", "<answer-{{nonce}}>null</answer-{{nonce}}>"),
+    ],
+)
+def test_builtin_templates_ask_for_the_nonce_tagged_verdict_the_parsers_read(
+    kind: Kind, shown: str, lang: Lang
+) -> None:
+    template = builtin_template(kind, lang)
+    assert shown in template.text
+    assert template.uses_nonce
+
+
+def test_the_nonce_is_per_request_stable_and_filled_in() -> None:
+    template = builtin_template("math_grade", "en")
+    values = {"question": "1+1?", "reference": "2", "answer": "2"}
+    prompt, nonce = template.prompt(values)
+    assert nonce is not None and len(nonce) == 12 and int(nonce, 16) >= 0
+    assert f"<score-{nonce}>" in prompt and "{{nonce}}" not in prompt
+    assert template.prompt(dict(values)) == (prompt, nonce)  # a rerun asks the same: the journal key holds
+    assert template.prompt({**values, "answer": "3"})[1] != nonce
+    assert nonce_for("a", {"b": "c"}) != nonce_for("a", {"bc": ""})  # values are delimited, not glued
+
+
+def test_a_user_template_without_nonce_has_none(tmp_path: Path) -> None:
+    path = tmp_path / "grade.txt"
+    path.write_text("{{question}} {{reference}} {{answer}} <score>x</score>", encoding="utf-8")
+    template = load_template(path, "math_grade")
+    assert template.prompt({"question": "q", "reference": "r", "answer": "a"}) == ("q r a <score>x</score>", None)
 
 
 def test_every_template_file_is_shipped_and_known() -> None:

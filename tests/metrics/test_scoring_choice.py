@@ -347,3 +347,190 @@ def test_cut_off_reasoning_is_named() -> None:
     result = score_choice("<think>The answer is B, surely", Item("Q\nA. 1\nB. 2\nC. 3", "B"))
     assert result.score == 0.0
     assert "<think>" in result.analysis and "never closed" in result.analysis
+
+
+# Issue 11, from real replies (MMLU-Pro and LawBench, tests/corpora/choice): what a reply commits to in prose,
+# in sets, and in the LawBench answer format. The last explicit commitment wins; a stray capital never counts.
+COMMITMENTS = [
+    # 1. commitments in prose
+    case("prose-closest", "The answer is not listed, but the closest option is (A).", TEN, "A"),
+    case("prose-closest", "The closest option is (H) 4.16 torr.", TEN, "H"),
+    case("prose-closest-bare", "The closest option is D.", TEN, "D"),
+    case("prose-closest-is", "The answer is not on the list, but the closest is (I).", TEN, "I"),
+    case("prose-correct-statement", "Therefore, the correct statement is (F).", TEN, "F"),
+    case("prose-statement-next-line", "the correct statement is:\nH. Nitrogen is inert", TEN, "H"),
+    case("prose-correct-change", "The correct change is:\nD. Removing line 5", TEN, "D"),
+    case("prose-best-interpretation", "The best interpretation is (D).", TEN, "D"),
+    case("prose-most-likely", "Therefore, the most likely etiologic agent is (J).", TEN, "J"),
+    case("prose-most-accurate", "Therefore, the most accurate statement is (D).", TEN, "D"),
+    case("prose-only-remaining", "so (A) is false. The only remaining option is (A).", TEN, "A"),
+    case("prose-not-true", "The statement that is not true is B. Expected frequencies can be decimals.", TEN, "B"),
+    case("prose-letter-then-text", "The correct answer is (J) lysine, proline and arginine.", TEN, "J"),
+    case("prose-is-d-h2o", "The compound formed is (D) H2O.", TEN, ""),
+    case("prose-could-be", "Having ruled out the rest, the answer could be (G)", TEN, "G"),
+    case("prose-latex-text", "\\text{Answer} = \\text{G}", TEN, "G"),
+    case("prose-option-paren", "(Option B)", TEN, "B"),
+    case("prose-ends-with-option", "The age of the surface of Venus is about 500 million years, option (A).", TEN, "A"),
+    case("prose-ends-with-or-answer", "The radius is smaller than the first Bohr radius, or answer (G).", TEN, "G"),
+    case("prose-making-correct", "which is genetic programming, making (B) the correct answer.", TEN, "B"),
+    case("prose-backticks", "The answer is `H. 2.9 × 10^7 years`.", TEN, "H"),
+    case("prose-value-or-letter", "The answer is $63.33 or (C).", TEN, "C"),
+    case("prose-last-wins", "The closest option is (C). Rechecking the units, the answer is (E).", TEN, "E"),
+    case("prose-last-wins", "The answer is (E). Answer: The answer is (J).", TEN, "J"),
+    case("prose-long-subject", "The best description of the organization of the passage is (E).", TEN, "E"),
+    case("prose-least", "Therefore, the least accurate description of legal positivism is (B), which says", TEN, "B"),
+    case("prose-option-that", "Therefore, the option that will NOT deal with the deadlock is D. Allowing", TEN, "D"),
+    case(
+        "prose-proposition-that", "the proposition that would be rejected by them is B. Law is determinate.", TEN, "B"
+    ),
+    case("prose-corresponds", "So the speed is about 10,300 m/s, which corresponds to option (B).", TEN, "B"),
+    case("prose-answers-are", "The answers are (B) and (I).", TEN, "BI"),
+    case("prose-ends-except", "monitoring involves each of the following steps, except (I).", TEN, "I"),
+    case("prose-ends-which-is", "The carpenter's claim rests on promissory estoppel, which is (B).", TEN, "B"),
+    case("prose-most-common-variable", "The most common value is C = 4 uF.", TEN, ""),
+    case("prose-mention-not-commitment", "Option A is too broad, and option C confuses cause with effect.", TEN, ""),
+    case(
+        "new-question-after-answer",
+        "This corresponds to option (D).\nQuestion:\nWhat is X?\nOptions:\nA. 1\nB. 2\nAnswer: B",
+        TEN,
+        "D",
+    ),
+    case("new-question-zh", "故选C。\n题目：下列说法正确的是\n答案：A", ABCD, "C"),
+    case("prose-zh-zhengque-de-shuofa", "综上所述，正确的说法是A和C。", ABCD, "AC"),
+    case("prose-zh-biaoshu", "因此，该案的正确表述是：B:大城公司无权不按合同约定交货。", ABCD, "B"),
+    case("prose-zh-shuofa-zhengque-de", "下列说法正确的为选项A：甲国某公司可以起诉。", ABCD, "A"),
+    case("prose-zh-xuanxiang-shi-zhengque", "因此选项A是正确的。选项B中，因此选项B不正确。", ABCD, "A"),
+    case("prose-zh-quoted-option", "因此，选项C“可以先审查撤诉理由”是正确的答案。", ABCD, "C"),
+    case("prose-zh-colon-option", "因此，选项A：乙、丙是正确答案。", ABCD, "A"),
+    # 2. several letters: a set is read as a set, a hedge is no answer
+    case("set-brackets-and", "The answer is (D) and (G).", TEN, "DG"),
+    case("set-oxford-comma", "The answer is A, C, and D.", TEN, "ACD"),
+    case("set-brackets-oxford", "The answer is (B), (G), (J), and (F).", TEN, "BFGJ"),
+    case("set-in-brackets", "Thus, the answer is (C, D, E, F).", TEN, "CDEF"),
+    case("set-combination", "Therefore, the answer is a combination of (B) and (G).", TEN, "BG"),
+    case("set-both", "The final answer is Both (B) and (E).", TEN, "BE"),
+    case("set-answers-plural", "Plugging in the values gives the answers (C) and (G).", TEN, "CG"),
+    case("set-and-not-a-letter", "The answer is (D). Therefore, the correct answer is (D) and (True).", TEN, "D"),
+    case("hedge-brackets-or", "The answer is (E) or (J).", TEN, ""),
+    case("hedge-bare-or", "(E) or (J)", TEN, ""),
+    case("hedge-and-or", "The answer is A and/or C.", TEN, ""),
+    case("hedge-bare-and-or", "A and/or C", TEN, ""),
+    case("hedge-zh-huo", "A或B", ABCD, ""),
+    case(
+        "hedge-then-commit", "The answer is (I) or (J). The Yin-Yang School is naturalist. The answer is (I).", TEN, "I"
+    ),
+    # 3. markers are whole words
+    case("whole-word-ans", "Native Americans (B)", TEN, ""),
+    case("whole-word-ans", "The flux is measured in steradians\nI = 2560 W/sr", TEN, ""),
+    case("whole-word-answer", "Counter-answer: nothing here, Manswer B", TEN, ""),
+    case("stray-capital-celsius", "The final temperature is 25 °C.", TEN, ""),
+    case("stray-capital-celsius", "The closest value is 25 °C.", TEN, ""),
+    case("stray-capital-discussion", "Consider (D) A rise in prices, which would shift demand.", TEN, ""),
+    # 4. a list of options after the marker reads its first line
+    case("marker-then-option-list", "the answer is:\nA. H2SO4, P(OH)3\nI. none of these", TEN, "A"),
+    # the LawBench answer format: "[正确答案]X<eoa>", and an end token closes the answer
+    case("zh-bracket-marker", "[正确答案]B<eoa>", ABCD, "B"),
+    case("zh-lenticular-marker", "【答案】B", ABCD, "B"),
+    case("zh-lenticular-next-line", "【答案】\nD", ABCD, "D"),
+    case("zh-bracket-colon", "[正确答案]：C", ABCD, "C"),
+    case("zh-bracketed-letter", "因此，正确的答案是[D]西城区法院<eoa>。", ABCD, "D"),
+    case("end-token-bare", "B<eoa>", ABCD, "B"),
+    case("end-token-bare", "C</s>", ABCD, "C"),
+    case("end-token-closes-answer", "正确答案：C<eoa>\n请阅读以下文本。\n正确答案：B<eoa>", ABCD, "C"),
+    case("end-token-closes-answer", "[正确答案] A<eoa>。\n请问，下列哪一项是正确的？\n[正确答案] C<eoa>", ABCD, "A"),
+    case("end-token-after-prompt-echo", "请写在[正确答案]和<eoa>之间。\n[正确答案]B<eoa>\n答案：A", ABCD, "B"),
+    case("example-in-echoed-prompt", "例如[正确答案]A<eoa>。请严格按照格式回答。\n【答案】B", ABCD, "B"),
+    case("end-token-im-end", "The answer is (C).<|im_end|>\nThe answer is (D).", TEN, "C"),
+]
+
+
+@pytest.mark.parametrize(("reply", "valid", "expected"), COMMITMENTS)
+def test_commitments_from_real_replies(reply: str, valid: str, expected: str) -> None:
+    assert extract_choice(reply, valid).letters == expected
+
+
+HEDGE_REASONS = [
+    case("hedge-reason", "The answer is (E) or (J).", TEN),
+    case("hedge-reason", "(B) or (I)", TEN),
+    case("hedge-reason", "ANSWER: A and/or C", TEN),
+    case("hedge-reason", "答案是A或B", ABCD),
+    case("hedge-reason", "The answer is A or B.", ABCD),
+]
+
+
+@pytest.mark.parametrize(("reply", "valid"), HEDGE_REASONS)
+def test_a_hedge_is_no_answer_and_says_so(reply: str, valid: str) -> None:
+    found = extract_choice(reply, valid)
+    assert (found.letters, found.hedged) == ("", True)
+    assert "hedges between options" in found.how
+
+
+# 5. a final answer that restates exactly one option's text is that option (options from the question or
+# meta.choices); two options with the same text, or no restatement, read nothing.
+RESTATED = [
+    case("restated-marker", "The answer is [1, 2].", "Q\nA. [1, 2]\nB. [2, 3]\nC. [1, 3]", None, "A", 1.0),
+    case(
+        "restated-final-answer", "So the final answer: Paris", "Capital?\nA) London\nB) Paris\nC) Rome", None, "B", 1.0
+    ),
+    case("restated-one-line", "Rome.", "Capital?\nA) London\nB) Paris\nC) Rome", None, "B", 0.0),
+    case("restated-zh", "答案是北京。", "首都？\nA. 上海\nB. 北京\nC. 广州", None, "B", 1.0),
+    case("restated-meta-choices", "The answer is blue.", "Which colour?", ["red", "blue", "green"], "B", 1.0),
+    case("restated-ambiguous", "The answer is 4.", "Q\nA. 4\nB. 4\nC. 5", None, "A", 0.0),
+    case("restated-none", "The answer is 7.", "Q\nA. 4\nB. 5\nC. 6", None, "A", 0.0),
+    case(
+        "letter-with-its-text",
+        "The refractory period occurs during the C. resolution stage.",
+        "Q\nA. excitement\nB. plateau\nC. resolution stage",
+        None,
+        "C",
+        1.0,
+    ),
+    case(
+        "letter-with-its-text-list",
+        "A. excitement is early\nC. resolution stage is late",
+        "Q\nA. excitement\nB. plateau\nC. resolution stage",
+        None,
+        "C",
+        0.0,
+    ),
+    case("restated-letter-wins", "The answer is (C) Paris.", "Capital?\nA) London\nB) Paris\nC) Rome", None, "B", 0.0),
+]
+
+
+@pytest.mark.parametrize(("reply", "question", "choices", "reference", "expected"), RESTATED)
+def test_restated_option_text(
+    reply: str, question: str, choices: list[str] | None, reference: str, expected: float
+) -> None:
+    meta = {"choices": choices} if choices else {}
+    assert score_choice(reply, Item(question, reference, meta)).score == expected
+
+
+EXTRACTED = [
+    case("extracted-letter", "The closest option is (H).", "H", "H"),
+    case("extracted-set", "The answer is (D) and (G).", "D", "DG"),
+    case("extracted-none", "I cannot provide an answer.", "D", None),
+    case("extracted-none-hedge", "The answer is (E) or (J).", "E", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "expected"), EXTRACTED)
+def test_the_score_carries_what_was_read(reply: str, reference: str, expected: str | None) -> None:
+    question = "Q\n" + "\n".join(f"({c}) option {c}" for c in TEN)
+    result = score_choice(reply, Item(question, reference))
+    assert result.extracted == expected
+    assert result.score == (1.0 if expected == reference else 0.0)
+
+
+OUTSIDE = [
+    case("reference-outside", "K", "Q\nA. 1\nB. 2\nC. 3\nD. 4", "«K»"),
+    case("reference-outside-set", "AE", "Q\nA. 1\nB. 2\nC. 3\nD. 4", "«AE»"),
+    case("reference-outside-choices", "D", "Which?", "«D»"),
+]
+
+
+@pytest.mark.parametrize(("reference", "question", "named"), OUTSIDE)
+def test_a_reference_outside_the_options_is_unscorable(reference: str, question: str, named: str) -> None:
+    meta = {"choices": ["x", "y", "z"]} if question == "Which?" else {}
+    result = score_choice("ANSWER: A", Item(question, reference, meta))
+    assert result.score is None
+    assert named in result.analysis and "outside the item's options" in result.analysis

@@ -27,6 +27,9 @@ NORMALIZE = [
     case("norm-fullwidth", "ＡＢＣ１２３", "abc123"),
     case("norm-whitespace", "  New   York \n", "new york"),
     case("norm-keeps-inner-words", "theatre", "theatre"),
+    case("norm-article-only-kept", "A", "a"),
+    case("norm-article-only-kept", "An.", "an"),
+    case("norm-article-only-kept", "the", "the"),
 ]
 
 
@@ -122,3 +125,51 @@ def test_score_exact(reply: str, reference: str, meta: dict[str, Any], expected:
 
 def test_no_reference_is_unscorable() -> None:
     assert score_exact("x", Item("Q", None)).score is None
+
+
+# Issue 11: ordinary inputs that scored 0 — an answer that is only an article-like word, a short answer after
+# a marker with more sentences after it, and currency or counting words around a number.
+ORDINARY = [
+    case("article-only-a", "A", "A", 1.0, "a"),
+    case("article-only-an", "an", "an", 1.0, "an"),
+    case("article-only-the", "The", "the", 1.0, "the"),
+    case("article-only-after-marker", "The answer is: A", "A", 1.0, "a"),
+    case("article-only-differs", "a", "the", 0.0, "a"),
+    case("marker-en", "The answer is Paris.", "Paris", 1.0, "paris"),
+    case("marker-en-then-more", "The answer is Paris. It is the capital.", "Paris", 1.0, "paris"),
+    case("marker-zh-colon", "答案：北京", "北京", 1.0, "北京"),
+    case("marker-zh-shi", "答案是北京。", "北京", 1.0, "北京"),
+    case("marker-zh-then-more", "答案：北京。因为它是首都", "北京", 1.0, "北京"),
+    case("marker-decimal-kept", "The answer is 3.5.", "3.5", 1.0, "3.5"),
+    case("currency-yen-reply", "¥18", "18", 1.0, "18"),
+    case("currency-yuan-reply", "共计18元", "18", 1.0, "18"),
+    case("currency-both", "共计18元", "¥18", 1.0, "18"),
+    case("currency-yuan-reference", "一共要付18元", "18元", 1.0, "18"),
+    case("currency-dollars-reference", "The answer is 18 dollars.", "18 dollars", 1.0, "18"),
+    case("count-word-reference", "所以有3个", "3个", 1.0, "3"),
+    case("currency-wrong-number", "共计19元", "18元", 0.0, "19"),
+    case("measure-not-stripped", "18厘米", "18米", 0.0, "18厘米"),
+    case("no-number-found", "I do not know.", "18", 0.0, None),
+]
+
+
+@pytest.mark.parametrize(("reply", "reference", "expected", "extracted"), ORDINARY)
+def test_ordinary_inputs(reply: str, reference: str, expected: float, extracted: str | None) -> None:
+    result = score_exact(reply, Item("Q", reference))
+    assert (result.score, result.extracted) == (expected, extracted)
+
+
+REFERENCE_WORDS = [
+    case("ref-yuan", "18元", 18),
+    case("ref-gongji", "共计18元", 18),
+    case("ref-yen", "¥18", 18),
+    case("ref-dollars", "18 dollars", 18),
+    case("ref-count", "3个", 3),
+    case("ref-measure-is-text", "18米", None),
+    case("ref-words-only", "元", None),
+]
+
+
+@pytest.mark.parametrize(("reference", "expected"), REFERENCE_WORDS)
+def test_reference_number_with_currency_and_counting_words(reference: str, expected: float | None) -> None:
+    assert reference_number(reference) == expected

@@ -39,7 +39,10 @@ def test_records_keep_order_and_count() -> None:
 
 def test_auto_picks_per_dataset() -> None:
     picks = {name: choose_metrics(load(name))[load(name)[0]["meta"]["dataset"]].metric for name in SETS}
-    assert picks == {"mmlu_pro": "choice", "gsm8k": "exact", "math_mixed": "math", "yes_no": "choice"}
+    # math_mixed holds one option-letter item among math answers: auto scores it with choice, the rest with math
+    assert picks == {"mmlu_pro": "choice", "gsm8k": "exact", "math_mixed": "mixed", "yes_no": "choice"}
+    reason = choose_metrics(load("math_mixed"))["math_mixed"].reason
+    assert reason.startswith("chosen per record: 24 math, 1 choice"), reason
 
 
 def test_auto_leaves_long_free_text_to_a_judge() -> None:

@@ -44,8 +44,9 @@ def test_json_report(scored: list[Path]) -> None:
 def test_text_report_is_a_table(scored: list[Path]) -> None:
     result = runner.invoke(app, ["report", *map(str, scored)])
     assert result.exit_code == 0
-    for word in ("dataset", "mmlu_pro", "推理数学", "Overall", "Tokens", "loose accuracy", "strict accuracy"):
+    for word in ("dataset", "mmlu_pro", "推理数学", "overall", "tokens", "strict", "(unknown model)", "wilson"):
         assert word in result.stdout
+    assert "\x1b[" not in result.stdout  # colour only on a terminal
 
 
 def test_markdown_report(scored: list[Path], tmp_path: Path) -> None:
@@ -53,8 +54,10 @@ def test_markdown_report(scored: list[Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", *map(str, scored), "--format", "md", "-o", str(out)])
     assert result.exit_code == 0
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("| dimension | dataset |")
-    assert "**Overall:" in text
+    assert text.startswith("### Leaderboard")
+    assert "| dimension | dataset | metric | \\(unknown model\\) |" not in text  # parentheses need no escape
+    assert "| dimension | dataset | metric | (unknown model) |" in text
+    assert "| overall |" in text
 
 
 def test_dimensions_file_overrides(scored: list[Path], tmp_path: Path) -> None:
@@ -91,7 +94,8 @@ def test_html_report(scored: list[Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", *map(str, scored), "--format", "html", "-o", str(out)])
     assert result.exit_code == 0
     page = out.read_text(encoding="utf-8")
-    assert page.startswith("<!DOCTYPE html>") and "<td>推理数学</td>" in page and "Overall" in page
+    assert page.startswith("<!DOCTYPE html>") and "<td>推理数学</td>" in page and "overall" in page
+    assert "<svg" in page and 'id="samples"' in page
 
 
 def test_xlsx_report(scored: list[Path], tmp_path: Path) -> None:
@@ -101,12 +105,18 @@ def test_xlsx_report(scored: list[Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", *map(str, scored), "--format", "xlsx", "-o", str(out)])
     assert result.exit_code == 0, result.output
     wb = load_workbook(out)
-    assert wb.sheetnames == ["Datasets", "Dimensions"]
-    rows = list(wb["Datasets"].iter_rows(values_only=True))
-    assert rows[0][:3] == ("dimension", "dataset", "metric")
-    assert {r[1] for r in rows[1:]} == {"mmlu_pro", "gsm8k", "math_mixed", "boolq"}
-    dims = list(wb["Dimensions"].iter_rows(values_only=True))
-    assert dims[-1][0] == "overall" and isinstance(dims[-1][1], float)
+    assert wb.sheetnames == ["Leaderboard", "Details", "Differences", "Notes"]
+    rows = list(wb["Leaderboard"].iter_rows(values_only=True))
+    assert rows[0] == (
+        "dimension",
+        "dataset",
+        "metric",
+        "(unknown model)",
+        "(unknown model) low",
+        "(unknown model) high",
+    )
+    assert {r[1] for r in rows[1:] if r[1] != "(dimension)"} == {"mmlu_pro", "gsm8k", "math_mixed", "boolq", None}
+    assert rows[-1][0] == "overall" and isinstance(rows[-1][3], float) and rows[-1][4] <= rows[-1][3] <= rows[-1][5]
 
 
 def test_xlsx_needs_an_output_path(scored: list[Path]) -> None:

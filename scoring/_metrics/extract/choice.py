@@ -1,33 +1,40 @@
 """Answer extraction for multiple-choice and yes/no items (SCORING.md, "choice").
 
-Order: the **last** explicit answer marker (``ANSWER: X``, ``the answer is (X)``, ``答案是X``, ``故选X``,
-``\\boxed{X}``…); then a reply that is only a letter (``B``, ``(B)``, ``Option B``, ``B. <option text>``);
-then nothing. A letter must be one of the item's options and must stand alone: ``Answer: Let's think``
-does not give ``L``.
+The reply's **last explicit commitment** wins: an answer marker (``ANSWER: X``, ``the answer is (X)``,
+``[正确答案]X``, ``答案是X``, ``故选X``, ``\\boxed{X}``…) or a commitment in prose (``The closest option is
+(H)``, ``the correct statement is:\\nH. …``, ``正确的说法是A和C``). A commitment may name a set (``(D) and (G)``,
+``A, C, and D``); one that hedges (``(E) or (J)``, ``A and/or B``, ``A或B``) is no answer. Then a reply that
+is only a letter (``B``, ``(B)``, ``B<eoa>``, ``B. <option text>``); then a commitment after the letter (``C is
+the correct answer``, ``making (B) the correct answer``); then a final answer that restates exactly one
+option's text. A letter must be one of the item's options and stand alone as a word: ``Answer: Let's think``
+gives no ``L``, ``°C`` is no ``C``, and ``Americans (B)`` holds no marker.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from scoring._metrics.normalize import nfkc, reply_body
+from scoring._metrics.normalize import nfkc, normalize_text, reply_body
 
 __all__ = [
     "ChoiceExtraction",
     "extract_choice",
     "extract_yes_no",
     "option_letters",
+    "option_texts",
     "parse_choice_reference",
     "parse_yes_no",
+    "reference_letters",
+    "restated_option",
 ]
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 # An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text".
-_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])[ \t]*\S", re.MULTILINE)
+_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])[ \t]*(\S[^\n]*)", re.MULTILINE)
 
 
 def option_letters(question: str | None, choices: Sequence[str] | None = None) -> str:
@@ -55,11 +62,20 @@ def _run_from_a(found: set[str]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
+def _option_lines(question: str) -> dict[str, str]:
+    """The question's option lines (first text per letter), read once per question."""
+    found: dict[str, str] = {}
+    for a, b, text in _OPTION_LINE.findall(nfkc(question)):
+        found.setdefault(a or b, text.strip())
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
 def _question_letters(question: str) -> str:
-    text = nfkc(question)
-    run = _run_from_a({a or b for a, b in _OPTION_LINE.findall(text)})
+    run = _run_from_a(set(_option_lines(question)))
     if run:
         return run
+    text = nfkc(question)
     # Inline options count only when at least three appear in order A, B, C… (not "A. Smith met B. Jones").
     inline = [a or b for a, b in _OPTION_INLINE.findall(text)]
     expected = 0
@@ -69,7 +85,19 @@ def _question_letters(question: str) -> str:
     return LETTERS[:expected] if expected >= 3 else ""
 
 
-_LETTER_SET = r"[A-Z](?:[ \t]*(?:,|、|，|和|与|及|and|&|/|\+)?[ \t]*[A-Z])*"
+def option_texts(question: str | None, choices: Sequence[object] | None = None) -> dict[str, str]:
+    """Each option's text by letter: ``meta.choices`` when given, else the question's option lines."""
+    if choices:
+        return {LETTERS[i]: str(c) for i, c in enumerate(choices[:26])}
+    if not question:
+        return {}
+    found = _option_lines(question)
+    return {letter: found[letter] for letter in _run_from_a(set(found))}
+
+
+# A set of letters: "A", "A, C", "A、B、D", "CA", "(D) and (G)", "(B), (G), (J), and (F)", "D, E, and G".
+_SEP = r"[ \t]*(?:,[ \t]*(?:and|&)(?=[ \t(])|,|、|，|和|与|及|以及|and(?=[ \t(])|&|/(?!or)|\+)?[ \t]*"
+_LETTER_SET = r"[A-Z](?:[\)\]）】]?" + _SEP + r"[\(\[（【]?[ \t]*[A-Z])*"
 # The letter may stand on the next line: "## Answer\nC", "**Answer:**\n\nB" (at most one blank line).
 _OPEN = (
     r"[ \t]*(?:\r?\n[ \t]*){0,2}"
@@ -77,17 +105,22 @@ _OPEN = (
 )
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
-    r"|answer[ \t]+choice|answer|ans(?:\.|(?![a-z])))"
-    r"(?:[ \t]*(?i:is|would[ \t]+be|should[ \t]+be|will[ \t]+be|=))?(?i:[ \t]*(?:option|choice))?"
-    r"|正确答案|最终答案|参考答案|正确(?:的)?选项|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
+    r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
+    r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
+    r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both))?(?i:[ \t]*(?:option|choice))?"
+    r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
+    r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
 )
-_MARKER_HEAD = (
-    r"(?:" + _MARKER_WORDS + r")[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*(?:[:：]|->|=>|→|-(?![A-Za-z]))?[ \t]*"
+_MARKER_TAIL = (
+    r"[ \t]*(?:\*\*|__)?[ \t]*[\]】]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
+    r"(?:[:：]|->|=>|→|-(?![A-Za-z]))?"
 )
 # Lower-case letters only where they cannot be words: in brackets after a marker ("the answer is (c)"), or
 # after a marker's colon at the end of a clause ("ANSWER: c"). "the answer is a" stays an article.
 _MARKER_LOWER = (
-    re.compile(_MARKER_HEAD + r"[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*(?=[\)\]）】])"),
+    re.compile(
+        r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + r"[ \t]*[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*(?=[\)\]）】])"
+    ),
     re.compile(
         r"(?:" + _MARKER_WORDS + r")[ \t]*[:：][ \t]*(?:\r?\n[ \t]*){0,2}(?P<letters>[a-z])"
         r"(?=[ \t]*(?:$|[\r\n.。,，;；!)\]]))"
@@ -95,13 +128,41 @@ _MARKER_LOWER = (
 )
 _LOWER_BARE = re.compile(r"[\(\[（【]?[a-z][\)\]）】]?")
 _MARKER = re.compile(
-    r"(?:" + _MARKER_WORDS + r")[ \t]*(?:\*\*|__)?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
-    r"(?:[:：]|->|=>|→|-(?![A-Za-z]))?" + _OPEN + r"(?P<letters>" + _LETTER_SET + r")(?![A-Za-z0-9])"
+    r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + _OPEN + r"(?P<letters>" + _LETTER_SET + r")(?![A-Za-z0-9])"
 )
 _BOXED = re.compile(
     r"\\boxed\s*\{\s*(?:\\(?:text|textbf|textrm|mathrm|mathbf|mbox)\{)?\s*\(?(?P<letters>"
     + _LETTER_SET
     + r")\)?\s*\}?\s*\}"
+)
+# A commitment in prose: "The closest option is (H)", "the correct statement is:\nH. …", "The best
+# interpretation is (D)", "the most likely etiologic agent is (J)", "The only remaining option is (A)".
+# A bracketed letter may be followed by anything; a bare one must end its clause ("is C. If…", "is D.").
+_PROSE = re.compile(
+    r"(?:(?i:closest|correct|right|best|(?:most|least)[ \t]+[a-z]+|only[ \t]+remaining)"
+    r"(?:[ \t]+[a-z][a-z-]*){0,8}?"
+    r"|(?i:option|choice|answer|statement|proposition|one)[ \t]+(?i:that|which)(?:[ \t]+[A-Za-z][A-Za-z-]*){1,12}?"
+    r"|(?i:not[ \t]+true|untrue|exception))"
+    r"[ \t]*,?[ \t]*(?i:is|are|would[ \t]+be|will[ \t]+be|=)[ \t]*(?:[:：])?"
+    r"[ \t]*(?:\r?\n[ \t]*){0,2}(?:(?i:option|choice)[ \t]*)?"
+    r"(?:[\(\[（【][ \t]*(?P<b>" + _LETTER_SET + r")[ \t]*[\)\]）】]"
+    r"|(?P<letters>" + _LETTER_SET + r")(?=[ \t]*(?:$|[\r\n.。,，;；:：!)\]]|[ \t]+-)))"
+)
+# "…which corresponds to option (D)." / "This corresponds to (B)": the value worked out, named as an option.
+_CORRESPONDS = re.compile(
+    r"(?i:corresponds?|corresponding)[ \t]+(?i:to)[ \t]+(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
+    r"(?:[\(\[][ \t]*(?P<b>[A-Z])[ \t]*[\)\]]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.,;:!)])))"
+)
+_TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")
+# "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
+_TAIL_OPTION = re.compile(
+    r"(?:(?i:option|choice|except)|(?i:which|this|that)[ \t]+(?i:is))"
+    r"[ \t]*[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?[ \t]*[\)）]?[ \t]*[.。!]?\s*\Z"
+)
+# "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
+_VALUE_OR = re.compile(
+    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}[ \t]+or[ \t]+(?:(?i:option)[ \t]*)?"
+    r"[\(\[]?(?P<letters>[A-Z])[\)\]]?(?=[ \t]*(?:[.。!]|$))"
 )
 _SPLIT_LETTERS = re.compile(r"[A-Z]")
 
@@ -112,13 +173,25 @@ _BARE = re.compile(
     + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|[ \t]*)$"
 )
 
+# Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
+# is not the reply's answer (models go on inventing questions); they never stand next to a letter as text.
+_END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
+
+
+# A line opening another question ("Question:", "问题：", "题目："): what follows was invented after the answer.
+_NEW_QUESTION = re.compile(r"\n[ \t]*(?:#+[ \t]*)?(?:Question|问题|题目)[ \t]*\d*[ \t]*[:：]")
+
 
 @dataclass(frozen=True)
 class ChoiceExtraction:
-    """What was read from a reply: the letters (sorted, ``""`` when none) and how they were found."""
+    """What was read from a reply: the letters (sorted, ``""`` when none) and how they were found.
+
+    ``hedged`` is True when the reply's last commitment names alternatives (``A or B``): no answer.
+    """
 
     letters: str
     how: str
+    hedged: bool = False
 
     @property
     def found(self) -> bool:
@@ -126,6 +199,8 @@ class ChoiceExtraction:
 
 
 def _letters(raw: str, valid: str) -> str | None:
+    if len(raw) == 1:
+        return raw if raw in valid else None
     letters = _SPLIT_LETTERS.findall(raw)
     if not letters or any(letter not in valid for letter in letters):
         return None
@@ -149,8 +224,16 @@ def _article_trap(text: str, match: re.Match[str]) -> bool:
 
 
 def _clean(text: str) -> str:
-    """The reply (reasoning blocks already dropped) in NFKC, without bold markers."""
-    return nfkc(text).replace("**", "").replace("__", "")
+    """The reply (reasoning blocks already dropped) in NFKC, without bold markers and backticks."""
+    text = nfkc(text).replace("**", "").replace("__", "")
+    return text.replace("`", "") if "`" in text else text
+
+
+# A reply that is only two options joined by "or": "A or B", "(E) or (J)", "A and/or C", "A或B".
+_BARE_HEDGE = re.compile(
+    r"[\(\[（【]?[ \t]*(?P<a>[A-Z])[ \t]*[\)\]）】]?[ \t]*,?[ \t]*(?:(?i:and/or|and[ \t]+or|or)|或者|或|还是)[ \t]*"
+    r"[\(\[（【]?[ \t]*(?P<b>[A-Z])[ \t]*[\)\]）】]?[ \t]*[.。?？]?\Z"
+)
 
 
 def _bare(text: str, valid: str) -> ChoiceExtraction | None:
@@ -162,11 +245,17 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
         first = lines[0].strip().rstrip("。.").strip()
         if _LOWER_BARE.fullmatch(first):
             first = first.upper()  # "b", "(c)": a reply that is one lower-case letter
+        hedged = _BARE_HEDGE.match(first)
+        if hedged is not None and {hedged.group("a"), hedged.group("b")} <= set(valid):
+            return ChoiceExtraction("", f'the reply hedges between options: "{lines[0].strip()[:40]}"', hedged=True)
         m = _BARE.match(first)
         if m and not _article_trap(lines[0].strip(), m):
             letters = _letters(m.group("letters"), valid)
             shown = lines[0].strip()[:40]
             if letters:
+                hedge = _HEDGE.match(first, m.end("letters"))
+                if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
+                    return ChoiceExtraction("", f'the reply hedges between options: "{shown}"', hedged=True)
                 return ChoiceExtraction(letters, f'bare reply "{shown}"')
             if re.search(r"[A-Z]{2}", m.group("letters")):
                 return None  # "NOTE: …" is a word, not letters outside the options
@@ -176,22 +265,54 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
 
 
 _ASCII_LOWER = str.maketrans(LETTERS, LETTERS.lower())
-# Where a marker can start; the full pattern is then tried only there, from the end of the reply back.
+# Where a commitment can start; the full pattern is then tried only there, from the end of the reply back.
+# ASCII keywords must start a word ("Americans (B)" holds no "ans").
 _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("answer", _MARKER),
     ("ans", _MARKER),
     ("correct", _MARKER),
-    ("正确", _MARKER),
     ("best", _MARKER),
+    ("正确", _MARKER),
+    ("说法", _MARKER),
+    ("表述", _MARKER),
+    ("描述", _MARKER),
     ("答案", _MARKER),
     ("选", _MARKER),
     ("\\boxed", _BOXED),
+    ("closest", _PROSE),
+    ("right", _PROSE),
+    ("most", _PROSE),
+    ("only", _PROSE),
+    ("least", _PROSE),
+    ("option", _PROSE),
+    ("choice", _PROSE),
+    ("statement", _PROSE),
+    ("proposition", _PROSE),
+    ("correspond", _CORRESPONDS),
+    ("not true", _PROSE),
+    ("untrue", _PROSE),
+    ("exception", _PROSE),
 )
+# "例如[正确答案]A<eoa>" restates the prompt's example, not an answer.
+_EXAMPLE = re.compile(
+    r"(?:例如|比如|如：|如:|(?i:e\.g\.|for example|for instance|such as))[ \t]*[\[【(（]?[ \t]*(?:正确)?\Z"
+)
+_KEYWORD_RE = re.compile("|".join(re.escape(keyword) for keyword, _ in _KEYWORDS))
+_LONGEST = max(len(keyword) for keyword, _ in _KEYWORDS)
+# The patterns tried where each keyword starts: "correct"/"best" open a marker ("the correct answer is")
+# or a prose commitment ("the correct statement is"); "ans" a marker or "answer is $63.33 or (C)".
+_KEYWORD_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+    keyword: (pattern, _PROSE)
+    if keyword in ("correct", "best")
+    else (pattern, _VALUE_OR)
+    if keyword == "ans"
+    else (pattern,)
+    for keyword, pattern in _KEYWORDS
+}
 
 
-# After a marker's letter: "or (B)" / "或B" / "还是B" — the reply hedges between options.
+# After a commitment's letters: "or (B)" / "and/or B" / "或B" / "还是B" — the reply hedges between options.
 _HEDGE = re.compile(
-    r"[ \t]*[\)\]）】]?[ \t]*(?:\*\*|__)?[ \t]*(?:(?i:or)|或者|或|还是)[ \t]*"
+    r"[ \t]*[\)\]）】]?[ \t]*(?:\*\*|__)?[ \t]*,?[ \t]*(?:(?i:and/or|and[ \t]+or|or)|或者|或|还是)[ \t]*"
     r"(?:(?i:maybe|perhaps|possibly|possibly[ \t]+even)[ \t]*)?(?:(?i:option)[ \t]*)?"
     r"[\(\[（【]?[ \t]*(?P<letter>[A-Z])(?![A-Za-z0-9])"
 )
@@ -200,83 +321,234 @@ _HEDGE = re.compile(
 _CLOSERS = frozenset(")]）】}")
 
 
-def _last_marker(body: str, valid: str) -> ChoiceExtraction | None:
-    """The last explicit answer marker naming valid letters (a substring search finds the candidates).
+# Most replies commit in their last lines: keywords are searched in growing windows from the end, so a
+# commitment in the tail is found without reading the whole reply (the order, last first, is unchanged).
+_WINDOWS = (240, 2000)
 
-    A marker that hedges (``the answer is A or B``) is the reply's last word on the question and names
-    no single choice: it ends the search with an empty extraction, rather than crediting its first
-    letter or falling back to an earlier marker. When only markers naming letters outside the options
-    are found, the empty extraction says so.
-    """
+
+def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
+    """Where a commitment may start, from the end of the reply back."""
     lowered = body.lower()
     if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
         lowered = body.translate(_ASCII_LOWER)
-    candidates: list[tuple[int, re.Pattern[str]]] = []
-    seen: set[int] = set()
-    for keyword, pattern in _KEYWORDS:
-        pos = lowered.find(keyword)
-        while pos >= 0:
-            if pos not in seen:  # "answer" also starts with "ans": one candidate per place
-                seen.add(pos)
-                candidates.append((pos, pattern))
-            pos = lowered.find(keyword, pos + 1)
-    candidates.sort(key=lambda c: c[0], reverse=True)
+    hi = len(lowered)
+    for size in (*_WINDOWS, hi):
+        lo = max(0, len(lowered) - size)
+        if lo < hi:
+            # keywords starting in [lo, hi): the window's end overlaps the next one by a keyword's length
+            found = [m for m in _KEYWORD_RE.finditer(lowered, lo, min(len(lowered), hi + _LONGEST)) if m.start() < hi]
+            for m in reversed(found):
+                pos = m.start()
+                if pos > 0 and m.group()[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
+                    continue  # "Americans (B)" holds no "ans"
+                for pattern in _KEYWORD_PATTERNS[m.group()]:
+                    yield pos, pattern
+            hi = lo
+        if not lo:
+            return
+
+
+def _group(m: re.Match[str]) -> str:
+    groups = m.re.groupindex
+    if "b" in groups and m.group("b") is not None:
+        return m.group("b")
+    return m.group("letters") or ""
+
+
+def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
+    """The last explicit commitment naming valid letters (a substring search finds the candidates).
+
+    A commitment that hedges (``the answer is A or B``) is the reply's last word on the question and names
+    no single choice: it ends the search with an empty extraction, rather than crediting its first
+    letter or falling back to an earlier one. When only commitments naming letters outside the options
+    are found, the empty extraction says so.
+    """
     outside: str | None = None
-    for pos, pattern in candidates:
+    last40 = body[-40:]
+    tail = _TAIL_OPTION.search(body, max(0, len(body) - 40)) if _TAIL_WORDS.search(last40) else None
+    for pos, pattern in _candidates(body):
+        if tail is not None and pos < tail.start():
+            letters = _letters(tail.group("letters"), valid)
+            if letters:
+                return ChoiceExtraction(letters, f'the reply ends naming "{" ".join(tail.group(0).split())}"')
+            tail = None
         m = pattern.match(body, pos)
-        raw = m.group("letters") if m is not None else ""
+        raw = _group(m) if m is not None else ""
         if m is None and pattern is _MARKER:
             m = _MARKER_LOWER[0].match(body, pos) or _MARKER_LOWER[1].match(body, pos)
             raw = m.group("letters").upper() if m is not None else ""
-        if m is None or _article_trap(body, m):
+        if m is None:
             continue
         letters = _letters(raw, valid)
         if letters:
             hedge = _HEDGE.match(body, m.end())
             if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
-                shown = body[m.start() : hedge.end()].strip()[:60]
-                return ChoiceExtraction("", f'the last marker hedges between options: "{shown}"')
+                shown = " ".join(body[m.start() : hedge.end()].split())[:60]
+                return ChoiceExtraction("", f'the last commitment hedges between options: "{shown}"', hedged=True)
+        if m.group("letters") is not None and _article_trap(body, m):
+            continue  # "Answer: A good question…" is English
+        if letters and _EXAMPLE.search(body, max(0, pos - 16), pos) is not None:
+            continue  # "例如[正确答案]A<eoa>": the prompt's example, restated
+        if letters:
             end = m.end() + 1 if body[m.end() : m.end() + 1] in _CLOSERS and m.end() < len(body) else m.end()
-            return ChoiceExtraction(letters, f'marker "{" ".join(body[m.start() : end].split())[:60]}"')
+            kind = "marker" if pattern is _MARKER or pattern is _BOXED else "commitment"
+            return ChoiceExtraction(letters, f'{kind} "{" ".join(body[m.start() : end].split())[:60]}"')
         if outside is None:
-            shown = m.group(0).strip()[:60]
+            shown = " ".join(m.group(0).split())[:60]
             outside = f'marker "{shown}" names a letter that is not an option ({valid[0]}–{valid[-1]})'
+    if tail is not None:
+        letters = _letters(tail.group("letters"), valid)
+        if letters:
+            return ChoiceExtraction(letters, f'the reply ends naming "{" ".join(tail.group(0).split())}"')
     return None if outside is None else ChoiceExtraction("", outside)
 
 
-# A marker after the letter: "C is the correct answer", "(B) is the best option", "C是正确答案". Weaker than a
-# marker before it (prose says "B is the correct answer only if…"), so used only when none of those is found.
-_SUFFIX_KEYWORDS = ("is the correct", "is the right", "is the best", "is correct answer", "是正确", "为正确")
+# A commitment after the letter: "C is the correct answer", "making (B) the correct answer", "C是正确答案",
+# "选项A是正确的". Weaker than one before it (prose says "B is the correct answer only if…"), so used only
+# when none of those is found.
+_SUFFIX_KEYWORDS = ("the correct", "the right", "the best", "is correct answer", "正确")
 _SUFFIX = re.compile(
-    r"(?i:is[ \t]+(?:the[ \t]+)?(?:correct|right|best)[ \t]+(?:answer|option|choice))"
-    r"|[是为]正确(?:的)?(?:答案|选项)"
+    r"(?i:(?:the[ \t]+)?(?:correct|right|best)[ \t]+(?:answer|option|choice))"
+    r"|(?i:correct[ \t]+answer)|正确(?:的)?(?:答案|选项)?"
 )
 _SUFFIX_LETTER = re.compile(
-    r"(?:^|(?<=[^A-Za-z]))(?:(?i:option|choice)[ \t]*|选项[ \t]*)?[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?"
-    r"[ \t]*(?:\*\*|__)?[ \t]*$"
+    r"(?:^|(?<=[^A-Za-z°]))(?:(?i:option|choice)[ \t]*|选项[ \t]*)?(?P<open>[\(\[（【])?[ \t]*(?P<letters>[A-Z])[ \t]*"
+    r"(?P<close>[\)\]）】])?[ \t]*(?:选项)?[ \t]*(?P<is>(?i:is)|是|为)?[ \t]*$"
 )
 
 
-def _suffix_marker(body: str, valid: str) -> ChoiceExtraction | None:
+# "选项A：乙、丙是正确答案" / "选项C“可以先审查…”是正确的答案": the option's text quoted between letter and verdict.
+_SUFFIX_ZH_SPAN = re.compile(
+    r"选项[ \t]*(?P<open>)(?P<letters>[A-Z])(?P<close>)[ \t]*(?:[:：][^。；;\n\"]{1,30}|\"[^\"\n]{1,80}\")"
+    r"[ \t]*(?P<is>是|为)\Z"
+)
+
+
+def _suffix_commitment(body: str, valid: str) -> ChoiceExtraction | None:
     lowered = body.lower() if body.isascii() else body.translate(_ASCII_LOWER)
     best: tuple[int, str, str] | None = None
     for keyword in _SUFFIX_KEYWORDS:
         pos = lowered.rfind(keyword)
-        if pos < 0 or (best is not None and pos < best[0]):
-            continue
-        tail = _SUFFIX.match(body, pos)
-        if tail is None:
-            continue
-        head = _SUFFIX_LETTER.search(body[max(0, pos - 16) : pos])
-        letters = _letters(head.group("letters"), valid) if head else None
-        if head is not None and letters:
-            shown = " ".join((head.group(0) + body[pos : tail.end()]).split())
-            best = (pos, letters, f'marker "{shown[:60]}"')
+        while pos >= 0 and (best is None or pos > best[0]):
+            found = _suffix_at(body, pos, valid)
+            if found is not None:
+                best = (pos, *found)
+                break
+            pos = lowered.rfind(keyword, 0, pos)
     return None if best is None else ChoiceExtraction(best[1], best[2])
 
 
-def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtraction:
-    """The chosen letter(s) in a reply, or an empty extraction saying nothing was found.
+def _suffix_at(body: str, pos: int, valid: str) -> tuple[str, str] | None:
+    tail = _SUFFIX.match(body, pos)
+    if tail is None:
+        return None
+    head = _SUFFIX_LETTER.search(body[max(0, pos - 16) : pos])
+    if head is None and tail.group(0).startswith("正确"):
+        head = _SUFFIX_ZH_SPAN.search(body, max(0, pos - 100), pos)
+    if head is None or not (head.group("is") or (head.group("open") and head.group("close"))):
+        return None  # "B the correct answer" is no sentence; "(B) the correct answer" and "B is…" are
+    if tail.group(0).startswith("正确") and not head.group("is"):
+        return None
+    letters = _letters(head.group("letters"), valid)
+    if not letters:
+        return None
+    shown = " ".join((head.group(0) + body[pos : tail.end()]).split())
+    return letters, f'marker "{shown[:60]}"'
+
+
+# The final answer as text: after the last "answer is"/"答案是" to the end of its sentence, or a one-line reply.
+_ANSWER_TEXT = re.compile(
+    r"(?:(?i:answer)(?:[ \t]+(?i:is|would[ \t]+be))?|答案(?:是|为)?)[ \t]*[:：]?[ \t]*(?P<text>[^\n]{1,200})"
+)
+
+
+def _answer_text(body: str) -> str | None:
+    """What follows the reply's last "answer (is)" / "答案(是)" on its line (found by a substring search)."""
+    lowered = body.lower() if body.isascii() else body.translate(_ASCII_LOWER)
+    pos = max(lowered.rfind("answer"), lowered.rfind("答案"))
+    while pos >= 0:
+        m = _ANSWER_TEXT.match(body, pos)
+        if m is not None:
+            return m.group("text")
+        pos = max(lowered.rfind("answer", 0, pos), lowered.rfind("答案", 0, pos))
+    return None
+
+
+def restated_option(text: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
+    """The option whose text the reply's final answer restates (``The answer is [1, 2].`` with option A
+    ``[1, 2]``), when exactly one option has that text; None otherwise."""
+    body = _clean(reply_body(text)[0])
+    answer = _answer_text(body)
+    candidates = [answer] if answer is not None else []
+    lines = body.strip().splitlines()
+    if len(lines) == 1 and len(lines[0]) <= 200:
+        candidates.append(lines[0])  # a reply that is only the answer
+    haystack: str | None = None
+    for candidate in candidates:
+        shown = candidate.strip().rstrip("。.!").strip()
+        key = normalize_text(shown)
+        if not key:
+            continue
+        # an option normalising to the same text holds every one of its words: most replies stop here
+        if haystack is None:
+            haystack = nfkc(" ".join(options.values())).casefold()
+        if any(word not in haystack for word in key.split()):
+            continue
+        same = [
+            letter
+            for letter, option in options.items()
+            if letter in valid and len(option) <= 2 * len(shown) + 8 and normalize_text(option) == key
+        ]
+        if len(same) == 1:
+            return ChoiceExtraction(same[0], f'the final answer restates option {same[0]}\'s text "{shown[:40]}"')
+    return _letter_with_its_text(body, valid, options)
+
+
+def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
+    """``…during the J. resolution stage.``: a letter written with its own option's text names that option,
+    when exactly one option is written so (a reply that lists several options commits to none of them)."""
+    folded = " ".join(body.split()).casefold()
+    named: list[str] = []
+    for letter, option in options.items():
+        text = " ".join(option.split()).casefold()[:24]
+        if letter not in valid or len(text) < 2:
+            continue
+        low = letter.lower()
+        for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
+            pos = folded.find(form)
+            while pos > 0 and folded[pos - 1].isalnum():
+                pos = folded.find(form, pos + 1)
+            if pos >= 0:
+                named.append(letter)
+                break
+    if len(named) != 1:
+        return None
+    return ChoiceExtraction(named[0], f"the reply names option {named[0]} with its text")
+
+
+def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
+    found = _last_commitment(body, valid)
+    if found is not None and (found.found or found.hedged):
+        return found
+    bare = _bare(body, valid)
+    if bare is not None and (bare.found or bare.hedged or found is None):
+        return bare
+    suffix = _suffix_commitment(body, valid)
+    if suffix is not None:
+        return suffix
+    if options:
+        restated = restated_option(body, valid, options)
+        if restated is not None:
+            return restated
+    return found
+
+
+def extract_choice(
+    text: str | None, valid: str = LETTERS[:10], options: Mapping[str, str] | None = None
+) -> ChoiceExtraction:
+    """The chosen letter(s) in a reply, or an empty extraction saying why nothing was read.
+
+    ``options`` (letter → option text) lets a reply that restates one option's text be matched to it.
 
     >>> extract_choice("Let me think... B looks wrong. ANSWER: C", "ABCD").letters
     'C'
@@ -287,20 +559,26 @@ def extract_choice(text: str | None, valid: str = LETTERS[:10]) -> ChoiceExtract
         return ChoiceExtraction("", "empty reply")
     raw, cut = reply_body(text)
     body = _clean(raw)
-    found = _last_marker(body, valid)
-    if found is not None and (found.found or found.how.startswith("the last marker hedges")):
-        return found
-    bare = _bare(body, valid)
-    if bare is not None and (bare.found or found is None):
-        return bare
-    suffix = _suffix_marker(body, valid)
-    if suffix is not None:
-        return suffix
+    if "<" in body and _END_TOKEN.search(body) is not None:
+        # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
+        for segment in _END_TOKEN.split(body):
+            found = _extract(segment, valid, options) if segment.strip() else None
+            if found is not None and (found.found or found.hedged):
+                return found
+        body = _END_TOKEN.sub("\n", body)
+    if "uestion" in body or "问题" in body or "题目" in body:
+        # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
+        parts = _NEW_QUESTION.split(body)
+        if len(parts) > 1 and parts[0].strip():
+            found = _extract(parts[0], valid, options)
+            if found is not None and (found.found or found.hedged):
+                return found
+    found = _extract(body, valid, options)
     if found is not None:
         return found
     if cut:
         return ChoiceExtraction("", _CUT_OFF)
-    return ChoiceExtraction("", "no answer marker and the reply is not a bare letter")
+    return ChoiceExtraction("", "no answer marker or commitment, and the reply is not a bare letter")
 
 
 _CUT_OFF = "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
@@ -309,16 +587,28 @@ _CUT_OFF = "the reply ends inside its <think> reasoning (never closed), so it gi
 @functools.lru_cache(maxsize=4096)
 def parse_choice_reference(reference: str, valid: str = LETTERS) -> str | None:
     """A reference that names options: ``B``, ``(B)``, ``AB``, ``A,C`` → sorted letters; else None."""
+    letters = reference_letters(reference)
+    if letters is None or any(letter not in valid for letter in letters):
+        return None
+    return letters
+
+
+_REF_SET = r"[A-Z](?:[ \t]*(?:,|、|，|和|与|及|and|&|/|\+)?[ \t]*[A-Z])*"
+
+
+@functools.lru_cache(maxsize=4096)
+def reference_letters(reference: str) -> str | None:
+    """The letters a reference names, whatever the options (``K`` → ``K``); None when it names no letters."""
     ref = nfkc(reference).strip().strip("()（）[]").strip().rstrip(".")
     if not ref or len(ref) > 40:
         return None
-    m = re.fullmatch(r"(?:答案[:：]?|answer[:：]?)?\s*(" + _LETTER_SET + r")", ref, re.IGNORECASE)
+    m = re.fullmatch(r"(?:答案[:：]?|answer[:：]?)?\s*(" + _REF_SET + r")", ref, re.IGNORECASE)
     if not m or (not m.group(1).replace(" ", "").isupper() and len(m.group(1)) > 1):
         return None
     raw = m.group(1)
     if raw.isupper() and re.fullmatch(r"[A-Z]+", raw) and len(raw) > 1 and len(set(raw)) != len(raw):
         return None
-    return _letters(raw.upper() if len(raw) == 1 else raw, valid)
+    return _letters(raw.upper() if len(raw) == 1 else raw, LETTERS)
 
 
 # Yes/no. Longest forms first so 不是 wins over 是 and 不正确 over 正确.

@@ -1,32 +1,37 @@
-"""Final-answer extraction for math replies (seed 003's priority).
+"""Final-answer extraction for math replies (seed 003's priority), read as the reply's final commitment.
 
-1. every ``\\boxed{…}`` (brace-matched, ``\\fbox`` too), joined by ``;``;
+1. ``\\boxed{…}`` (brace-matched, ``\\fbox`` too): the last run of boxes — boxes separated only by joiners
+   (``,``, ``and``, ``或``, ``\\quad``, part markers) form one answer, one box per blank or per element;
+   a box repeated counts once; boxes earlier in the reply are drafts. An answer keyword of the first two
+   tiers *after* the last box outranks it (``… \\boxed{4} … The final answer is $10,455$``).
 2. else the text after the last answer keyword of the highest tier present — final answer / 最终答案;
    the answer is / answer / result / 答案 / 结果; therefore / thus / hence / so / in conclusion / 所以 /
-   因此 / 故 / 综上 — or before ``… is the answer``; a reply answering numbered parts (``(1) … (2) …``
-   on their own lines) gives one answer per part, joined by ``;``;
-3. else the last sentence of the reply.
+   因此 / 故 / 综上 — or before ``… is the answer``. When the reference has several blanks, the answer runs
+   on over the following lines until it has as many (``答案：(1)9;9;24;\\n(2)3``); display math on the
+   lines after the keyword (``The answer is\\n\\[\\n9\\n\\]``) is the answer. A reply answering numbered
+   parts (``(1) … (2) …`` on their own lines) gives one answer per part.
+3. else, for several blanks, the last paragraph when it holds them, or one short line per blank; else the
+   last sentence of the reply.
 
-The text found is trimmed to the answer: leading prose (``the area is``, ``x 的取值范围是``), a trailing
-reason (``because …``, ``, but …``, ``(since …)``) and, when the text mixes prose with ``$…$`` math, the
-last run of math (``$x=1$ 或 $x=2$`` stays whole). Reasoning in ``<think>`` blocks is ignored, and a reply
-that ends inside an unclosed ``<think>`` has no final answer.
+The text found is trimmed to the answer (:func:`math_text.isolate`). Reasoning in ``<think>`` blocks is
+ignored, and a reply that ends inside an unclosed ``<think>`` has no final answer. Only the last 32,000
+characters of a reply are read, and every step is linear in them.
 """
 
 from __future__ import annotations
 
 import re
 
-from scoring._metrics.normalize import reply_body
+from scoring._metrics.extract.math_text import blanks, has_math, isolate, reply_text
 
-__all__ = ["boxed_contents", "extract_math_answer"]
+__all__ = ["boxed_contents", "boxed_spans", "extract_math_answer"]
 
 _BOX_START = re.compile(r"\\(?:boxed|fbox)\s*\{")
 
 
-def boxed_contents(text: str) -> list[str]:
-    """The contents of every ``\\boxed{…}`` in order, braces matched (``\\boxed{\\frac{1}{2}}`` → ``\\frac{1}{2}``)."""
-    out: list[str] = []
+def boxed_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, content)`` of every ``\\boxed{…}`` in order, braces matched; an unclosed box runs to the end."""
+    out: list[tuple[int, int, str]] = []
     pos = 0
     while True:
         m = _BOX_START.search(text, pos)
@@ -34,7 +39,8 @@ def boxed_contents(text: str) -> list[str]:
             return out
         depth = 1
         i = m.end()
-        while i < len(text) and depth:
+        n = len(text)
+        while i < n and depth:
             ch = text[i]
             if ch == "{":
                 depth += 1
@@ -42,19 +48,69 @@ def boxed_contents(text: str) -> list[str]:
                 depth -= 1
             i += 1
         if depth:
-            out.append(text[m.end() :].strip())
+            out.append((m.start(), n, text[m.end() :].strip()))
             return out
-        out.append(text[m.end() : i - 1].strip())
+        out.append((m.start(), i, text[m.end() : i - 1].strip()))
         pos = i
 
 
+def boxed_contents(text: str) -> list[str]:
+    """The contents of every ``\\boxed{…}`` in order, braces matched (``\\boxed{\\frac{1}{2}}`` → ``\\frac{1}{2}``)."""
+    return [content for _, _, content in boxed_spans(text)]
+
+
+# What may stand between two boxes of one answer: punctuation, joiners, spacing, part markers, names.
+_BOX_GAP = re.compile(
+    r"\\(?:quad|qquad|[,;:! ]|\[|\]|\(|\)|\\"
+    r"|text(?:bf)?\s*\{\s*(?:and|or|,|;|和|或|(?:for\s+)?part\s*\(?\w\)?(?:\s*,?\s*and)?)?\s*\})"
+    r"|\$|&|(?i:\band\b|\bor\b|\bpart\b)|和|或者|或|以及|及|[\s,，;；、.。:：*]"
+    r"|[(（]\s*[0-9a-z]{1,2}\s*[)）]|[①②③④⑤⑥⑦⑧⑨⑩]|\b[a-z]\)"
+    r"|[A-Za-z](?:_\{?\w{1,3}\}?)?\s*=|[A-Za-z]{1,2}\([a-z]\)\s*="
+)
+_GAP_MAX = 160
+
+
+def _joined(gap: str) -> bool:
+    return len(gap) <= _GAP_MAX and not _BOX_GAP.sub("", gap).strip()
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+_COMMITTED = re.compile(r"[\d\\√π∞]")
+
+
+def _final_boxes(body: str, parts: int | None) -> tuple[str, str, int] | None:
+    """The last run of boxes as one answer, how it was read, and where it ends."""
+    spans = [s for s in boxed_spans(body) if s[2]]
+    if not spans:
+        return None
+    run = [spans[-1]]
+    for span in reversed(spans[:-1]):
+        if not _joined(body[span[1] : run[0][0]]):
+            break
+        run.insert(0, span)
+    contents: list[str] = []
+    for _, _, content in run:
+        if _key(content) not in {_key(c) for c in contents}:
+            contents.append(content)
+    joiner = ", " if parts == 1 and len(contents) > 1 else ";"
+    how = "\\boxed{}" if len(spans) == 1 else f"last \\boxed{{}} run ({len(contents)} of {len(spans)} boxes)"
+    return joiner.join(contents), how, run[-1][1]
+
+
 _TIERS = (
-    re.compile(r"(?i:final\s+answer|最终答案|最终结果)"),
+    re.compile(r"(?i:final\s+answer|final\s+value)|最终答案|最终结果"),
     re.compile(r"(?i:the\s+answer\s+is|the\s+result\s+is|answer|result)|答案|结果|解得"),
     re.compile(r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故"),
 )
+# Keywords tried per tier (the last ones): a reply repeating a keyword thousands of times stays linear.
+_KEYWORDS_TRIED = 12
+_TAIL_MAX = 4000
 _LEAD = re.compile(
-    r"^[\s:：,，]*(?:(?:is|are|was|would\s+be|will\s+be|equals|为|是|应为|等于)(?![a-z])[\s:：]*)?", re.IGNORECASE
+    r"^[\s:：,，】\]）)*]*(?:(?:(?:is|are|was|would\s+be|will\s+be|equals)(?![a-z])|为|是|应为|等于)[\s:：]*)?",
+    re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"\.(?=\s|$)|。|！|!(?=\s|$)|\n")
 _PROSE = re.compile(
@@ -63,94 +119,75 @@ _PROSE = re.compile(
 )
 # "… is the answer" / "… is the final answer": the answer stands before the keyword.
 _IS_THE = re.compile(r"\s*\b(?:is|was|would\s+be|will\s+be)\s+(?:the|our|my)\s+(?:final\s+|correct\s+)?$", re.I)
-_CONNECTIVE = re.compile(
-    r"^(?:(?i:therefore|thus|hence|so|then|finally|in\s+conclusion)\b[\s,，]*|所以|因此|故|综上所述|综上)[\s,，:：]*"
-)
-# A reason after the answer: "5 because 2+3=5", "5, but I am not sure", "5 (since …)", "5，因为……".
-_REASON = re.compile(
-    r"\s*(?:[,，;；]\s*)?\b(?:because|since|as\s+(?:shown|required|expected)|which|but|so\s+that|where|given\s+that)\b.*$"
-    r"|\s*\((?:since|because|as|from|by|which|i\.e\.|e\.g\.|using|via|note)\b[^)]*\)\s*$"
-    r"|\s*[,，]?\s*(?:因为|由于|但是|但|其中).*$",
-    re.IGNORECASE,
-)
-# Inline math: $…$, $$…$$, \(…\), \[…\].
-_MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
-_JOINER = re.compile(r"^\s*(?:,|，|、|;|；|or|and|或者|或|和|以及|及)?\s*$", re.IGNORECASE)
-_UNIT_SUFFIX = re.compile(r"^\s*[^\s\d$.,;:!?。，；：]{1,8}\s*$")
-# Prose: a Chinese character or an English word — not a joiner (and, 或, 和) or a function or LaTeX name.
-_PROSE_WORD = re.compile(
-    r"(?![或和及且])[\u4e00-\u9fff]"
-    r"|(?<![\\A-Za-z])(?!(?:and|or|sqrt|frac|dfrac|pi|sin|cos|tan|cot|log|ln|exp|text|cdot|times|infty)\b)[A-Za-z]{3,}"
-)
-_EN_VERB = re.compile(r"\b(?:is|are|equals|was|were|would\s+be|will\s+be|becomes|gives|yields)\s+", re.IGNORECASE)
-_ZH_VERB = re.compile(r"(?:为|是|等于|得)\s*")
-# "Solving, a = 3" / "由题意得 a=3": prose, then the value named last.
-_LAST_ASSIGNMENT = re.compile(r"(?:^|(?<=[\s,，:：]))([A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=,，;；\s][^=,，;；]*)$")
-_HAS_MATH = re.compile(r"[0-9A-Za-z\\√π∞(\[{<>=≤≥±-]")
+# Display math opening on the line after a keyword: "The answer is\n\[\n9\n\]".
+_DISPLAY_OPEN = re.compile(r"[ \t]*\n?\s*(\\\[|\$\$)")
 
 
-def _math_span(text: str) -> str | None:
-    """The last run of inline math in prose (runs joined only by ``or``/``and``/commas stay together)."""
-    segments = list(_MATH_SEGMENT.finditer(text))
-    if not segments:
+def _display_after(rest: str) -> str | None:
+    m = _DISPLAY_OPEN.match(rest)
+    if m is None:
         return None
-    first = last = len(segments) - 1
-    while first > 0 and _JOINER.match(text[segments[first - 1].end() : segments[first].start()]):
-        first -= 1
-    start, end = segments[first].start(), segments[last].end()
-    prefix, suffix = text[:start], text[end:]
-    if prefix.strip() and not _PROSE_WORD.search(prefix):
-        start = 0  # "x = $3$", "-$5$": the prefix is part of the answer
-    if _UNIT_SUFFIX.match(suffix):
-        end = len(text)  # "$5$ 元", "$12$ cm"
-    return text[start:end].strip()
+    closer = "\\]" if m.group(1) == "\\[" else "$$"
+    stop = rest.find(closer, m.end())
+    if stop < 0:
+        return None
+    content = rest[m.end() : stop].strip()
+    inner = boxed_contents(content)
+    return inner[-1] if inner else content
 
 
-def _trim(text: str) -> str:
-    """An answer out of a clause: no leading prose or connective, no trailing reason."""
-    s = text.strip().strip("*").strip()
-    s = _CONNECTIVE.sub("", s, count=1)
-    span = _math_span(s)
-    if span is not None:
-        return _REASON.sub("", span).strip() if not _MATH_SEGMENT.fullmatch(span) else span
-    s = _REASON.sub("", s).strip()
-    s = _PROSE.sub("", s, count=1)
-    if _PROSE_WORD.search(s):
-        assignment = _LAST_ASSIGNMENT.search(s)
-        if assignment is not None and _PROSE_WORD.search(s[: assignment.start()]):
-            return assignment.group(1).strip().rstrip("。.,，;；:：").strip()
-        # "the area of the square is 25" / "实数a的取值范围为a≥1": the answer follows the last verb whose
-        # remainder holds something mathematical, when what precedes it is prose.
-        for verb in (_EN_VERB, _ZH_VERB):
-            cut = None
-            for m in verb.finditer(s):
-                rest = s[m.end() :]
-                if rest.strip() and _HAS_MATH.search(rest) and _PROSE_WORD.search(s[: m.start()]):
-                    cut = m.end()
-            if cut is not None:
-                s = s[cut:]
-                break
-    return s.strip().strip("*").strip().rstrip("。.,，;；:：").strip()
+def _region(rest: str, parts: int) -> str | None:
+    """Lines after a keyword, until they hold ``parts`` blanks (or a paragraph ends)."""
+    taken: list[str] = []
+    for line in rest.split("\n", 40)[:40]:
+        if not line.strip():
+            continue
+        taken.append(line)
+        if len(blanks("\n".join(taken))) >= parts:
+            break
+    region = _drop_closing("\n".join(taken).strip()).rstrip("。.")
+    return region if len(blanks(region)) >= 2 else None
 
 
-def _tail_after(text: str, start: int) -> str:
-    rest = text[start:]
+_CLOSING = re.compile(r"(?:[.!?。！？])\s+(?=[^\n]*$)")
+_NO_VALUE = re.compile(r"^[^\d$\\=]*$")
+
+
+def _drop_closing(text: str) -> str:
+    """ "… 769.3cm³. I hope it is correct." → "… 769.3cm³.": a closing sentence without a value."""
+    cut = None
+    for cut in _CLOSING.finditer(text):  # noqa: B007 - the last sentence end is wanted
+        pass
+    if cut is not None and _NO_VALUE.match(text[cut.end() :]):
+        return text[: cut.start() + 1]
+    return text
+
+
+def _tail_after(text: str, start: int, parts: int | None) -> str:
+    rest = text[start : start + _TAIL_MAX]
     rest = _LEAD.sub("", rest, count=1)
     if rest.startswith((". ", "。")) or rest == ".":
         return ""  # "We need the answer. It is 7": the keyword's sentence ends without one
+    display = _display_after(rest)
+    if display is not None:
+        return display
+    if parts is not None and parts > 1:
+        region = _region(rest, parts)
+        if region is not None:
+            return region
     line = rest.split("\n", 1)[0]
     m = _SENTENCE_END.search(line)
     if m is not None and m.start() > 0:
         line = line[: m.start()]
     line = _PROSE.sub("", line.strip(), count=1)
-    return _trim(line)
+    return isolate(line)
 
 
 def _before(text: str, end: int) -> str:
     """The clause ending at ``end`` ("Therefore 3" in "… Therefore 3 is the answer")."""
-    head = text[:end]
+    head = text[max(0, end - _TAIL_MAX) : end]
     cut = max(head.rfind("\n"), head.rfind(". "), head.rfind("。"), head.rfind("! "), head.rfind("? "))
-    return _trim(head[cut + 1 :])
+    return isolate(head[cut + 1 :])
 
 
 # Numbered parts on their own lines: "(1) …", "（2）…", "① …"; after "Final answer", also "1. …".
@@ -159,6 +196,8 @@ _PART_LINE = re.compile(
 )
 _LIST_LINE = re.compile(r"^[ \t]*(?:[(（]?(\d{1,2})[)）.．、]|[(（](\d{1,2})[)）]|([①②③④⑤⑥⑦⑧⑨⑩]))[ \t]*(\S.*)$")
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩"
+_PARTS_MAX = 30
+_LABEL = re.compile(r"^(?:(?i:part)\s*\w\s*[:：]|[a-z]\s*[:：])\s*")
 
 
 def _part_number(arabic: str | None, circled: str | None) -> int:
@@ -167,13 +206,11 @@ def _part_number(arabic: str | None, circled: str | None) -> int:
 
 def _listed_after(text: str, start: int) -> str | None:
     """``Final answer:\\n(1) 3\\n(2) 5`` → ``3;5``: numbered lines right after a keyword."""
-    lines = text[start:].lstrip(" \t:：*").split("\n")
-    if lines and not lines[0].strip():
-        lines = lines[1:]
+    lines = text[start : start + _TAIL_MAX].lstrip(" \t:：*").split("\n")
     while lines and not lines[0].strip():
         lines = lines[1:]
     answers: list[str] = []
-    for line in lines:
+    for line in lines[:_PARTS_MAX]:
         if not line.strip():
             if answers:
                 break
@@ -181,71 +218,121 @@ def _listed_after(text: str, start: int) -> str | None:
         m = _LIST_LINE.match(line)
         if m is None or _part_number(m.group(1) or m.group(2), m.group(3)) != len(answers) + 1:
             break
-        answers.append(_trim(_strip_label(m.group(4))))
+        answers.append(isolate(_LABEL.sub("", m.group(4).strip())))
     return ";".join(answers) if len(answers) >= 2 and all(answers) else None
 
 
-def _strip_label(text: str) -> str:
-    return re.sub(r"^(?:(?i:part)\s*\w\s*[:：]|[a-z]\s*[:：])\s*", "", text.strip())
+def _part_answer(part: str) -> str:
+    found = _keyword_answer(part, parts=1)
+    if found is not None:
+        return found[0]
+    pieces = blanks(part) if len(part) <= 400 else []
+    if len(pieces) > 1:
+        return ";".join(isolate(b.text) for b in pieces)
+    return _last_sentence(part)
 
 
 def _numbered_parts(body: str) -> list[str] | None:
     """One answer per numbered part when the reply answers (1), (2), … on lines of their own."""
-    marks = [m for m in _PART_LINE.finditer(body)]
-    if len(marks) < 2:
-        return None
-    numbers = [_part_number(m.group(1), m.group(2)) for m in marks]
     starts: list[re.Match[str]] = []
-    for m, n in zip(marks, numbers, strict=False):
-        if n == len(starts) + 1:
+    for m in _PART_LINE.finditer(body):
+        if _part_number(m.group(1), m.group(2)) == len(starts) + 1:
             starts.append(m)
+            if len(starts) > _PARTS_MAX:
+                return None
     if len(starts) < 2:
         return None
     answers: list[str] = []
     for k, m in enumerate(starts):
         stop = starts[k + 1].start() if k + 1 < len(starts) else len(body)
-        part = body[m.start(3) : stop].strip()
-        found = _keyword_answer(part, parts=1)
-        answer = found[0] if found is not None else _last_sentence(part)
+        answer = _part_answer(body[m.start(3) : stop].strip())
         if not answer:
             return None
         answers.append(answer)
     return answers
 
 
-def _keyword_answer(body: str, *, parts: int | None = None) -> tuple[str, str] | None:
+def _keyword_answer(body: str, *, parts: int | None = None, tiers: int = 3) -> tuple[str, str] | None:
     """The answer after (or before) a keyword. ``parts``: blanks the reference has (None: unknown) — with
-    several, a reply answering numbered parts line by line is read part by part before any keyword."""
+    several, an answer keyword followed by all of them is read first, then a reply answering numbered
+    parts line by line is read part by part, before any other keyword."""
+    if parts is not None and parts > 1:
+        found = _scan(body, parts, min(tiers, 2), need=parts)
+        if found is not None:
+            return found
     numbered = None if parts == 1 else _numbered_parts(body)
     if numbered is not None and parts is not None:
         return ";".join(numbered), f"{len(numbered)} numbered parts"
-    for rank, tier in enumerate(_TIERS):
-        matches = list(tier.finditer(body))
+    return _scan(body, parts, tiers, numbered=numbered)
+
+
+def _keywords(body: str, tier: re.Pattern[str]) -> list[re.Match[str]]:
+    """The last few matches of a keyword tier, last first (one pass, bounded memory)."""
+    matches: list[re.Match[str]] = []
+    for m in tier.finditer(body):
+        matches.append(m)
+        if len(matches) > 2 * _KEYWORDS_TRIED:
+            del matches[:_KEYWORDS_TRIED]
+    return matches[-_KEYWORDS_TRIED:][::-1]
+
+
+def _scan(
+    body: str, parts: int | None, tiers: int, *, need: int | None = None, numbered: list[str] | None = None
+) -> tuple[str, str] | None:
+    for rank, tier in enumerate(_TIERS[:tiers]):
         if numbered is not None and rank == 1:
             return ";".join(numbered), f"{len(numbered)} numbered parts"
-        for m in reversed(matches):
-            if rank < 2 and m.group(0).lower().endswith(("answer", "result")):
+        for m in _keywords(body, tier):
+            if need is None and rank < 2 and m.group(0).lower().endswith(("answer", "result")):
                 before = _IS_THE.search(body[max(0, m.start() - 40) : m.start()])
                 if before is not None:
                     head = _before(body, m.start() - len(before.group(0)))
-                    if head and _HAS_MATH.search(head):
+                    if head and has_math(head):
                         return head, f'"… {" ".join(before.group(0).split())} {m.group(0)}"'
-            listed = _listed_after(body, m.end()) if rank == 0 else None
+            listed = _listed_after(body, m.end()) if rank == 0 and need is None else None
             if listed:
                 return listed, f'keyword "{m.group(0)}", numbered lines'
-            tail = _tail_after(body, m.end())
-            if tail and _HAS_MATH.search(tail):
+            tail = _tail_after(body, m.end(), parts)
+            if need is not None:
+                if tail and len(blanks(tail)) >= need:
+                    return tail, f'keyword "{m.group(0)}"'
+            elif tail and (has_math(tail) or (rank < 2 and len(tail) <= 200)):
                 return tail, f'keyword "{m.group(0)}"'
     return None
 
 
+# Closing courtesies after an answer: "I hope this helps!", "Let me know if you have any other questions."
+_COURTESY = re.compile(
+    r"^(?:I\s+hope|Hope\s+this|Let\s+me\s+know|Please\s+let\s+me\s+know|Is\s+there\s+anything|Do\s+you\s+have|"
+    r"Feel\s+free|If\s+you\s+have|Thank|希望|如有|如果还有)|\?\s*$|？\s*$",
+    re.IGNORECASE,
+)
+
+
 def _last_sentence(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    if not lines:
+    lines = [line.strip() for line in text.strip().splitlines()[-20:] if line.strip()]
+    pieces: list[str] = []
+    while lines and not pieces:
+        last = lines.pop()[-_TAIL_MAX:]
+        pieces = [p.strip() for p in _SENTENCE_END.split(last) if p and p.strip(" 。.!！")]
+        while len(pieces) > 1 and _COURTESY.search(pieces[-1]):
+            pieces.pop()
+        if lines and pieces and all(_COURTESY.search(p) for p in pieces):
+            pieces = []
+    if not pieces:
         return ""
-    last = lines[-1].rstrip("。.!！ ")
-    pieces = [p.strip() for p in _SENTENCE_END.split(last) if p and p.strip()]
-    return _trim(pieces[-1] if pieces else last)
+    return isolate(pieces[-1].rstrip("。.!！ "))
+
+
+def _last_paragraph(body: str, parts: int) -> str | None:
+    """For several blanks: the last paragraph, when it holds about as many blanks as the reference."""
+    tail = body.rstrip()[-3000:]
+    cut = tail.rfind("\n\n")
+    para = tail[cut + 2 :].strip() if cut >= 0 else tail.strip()
+    if not para or (cut < 0 and len(body.rstrip()) > 3000):
+        return None
+    count = len(blanks(para))
+    return para.rstrip("。.") if count == parts else None
 
 
 def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str, str]:
@@ -257,17 +344,25 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
     """
     if not text or not text.strip():
         return "", "empty reply"
-    raw, cut = reply_body(text)
+    raw, cut = reply_text(text)
     body = raw.replace("**", "")
-    boxes = [b for b in boxed_contents(body) if b]
-    if boxes:
-        return ";".join(boxes), f"\\boxed{{}} ×{len(boxes)}" if len(boxes) > 1 else "\\boxed{}"
+    boxed = _final_boxes(body, parts)
+    if boxed is not None:
+        answer, how, end = boxed
+        after = body[end:]
+        later = _keyword_answer(after, parts=1, tiers=2) if len(after.strip()) > 8 else None
+        if later is not None and _COMMITTED.search(later[0]):
+            return later[0], f"{later[1]} after the last \\boxed{{}}"
+        return answer, how
     found = _keyword_answer(body, parts=parts)
     if found is not None:
         return found
     if parts is not None and parts > 1:
+        para = _last_paragraph(body, parts)
+        if para is not None:
+            return para, "last paragraph"
         # A reply that is a short line per blank ("3\n5"): the last sentence of each.
-        lines = [line.strip() for line in body.strip().splitlines() if line.strip()][-parts:]
+        lines = [line.strip() for line in body.strip().splitlines()[-parts:] if line.strip()]
         if len(lines) == parts and all(len(line) <= 60 for line in lines):
             answers = [_last_sentence(line) for line in lines]
             if all(answers):

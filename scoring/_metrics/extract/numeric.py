@@ -50,9 +50,24 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     return None, "no number in the reply"
 
 
+# Currency and counting words around a reference number: "18元", "共计18元", "18 dollars", "3个". Measures
+# (米, cm, kg…) are not stripped: a reply in another unit must not be credited with the bare number.
+_REFERENCE_WORDS = re.compile(
+    r"^(?:共计|合计|一共|总共|共)?[ \t]*(?P<number>.+?)[ \t]*"
+    r"(?:块钱|美元|人民币|元|块|个|人|只|本|件|张|辆|台|次|天|岁|名|头|条|棵|支|瓶|箱|枚|颗|盒|份|页|道|座|间"
+    r"|(?i:dollars?|yuan|rmb|usd|people|persons?|apples?|items?|times|days|years?))?$"
+)
+
+
 def reference_number(reference: str) -> float | None:
-    """A numeric reference: ``42``, ``1,000``, ``$18``, or a GSM8K solution ending ``#### 42``."""
+    """A numeric reference: ``42``, ``1,000``, ``$18``, ``¥18``, ``18元``, ``18 dollars``, or a GSM8K
+    solution ending ``#### 42``."""
     ref = nfkc(reference).strip()
     if "####" in ref:
         ref = ref.rsplit("####", 1)[1].strip()
-    return parse_number(ref)
+    value = parse_number(ref)
+    if value is None and ref and not ref[-1].isdigit():
+        m = _REFERENCE_WORDS.match(ref)
+        if m is not None and m.group("number") != ref:
+            value = parse_number(m.group("number"))
+    return value

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import math
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import permutations
 
+from scoring._metrics.math.budget import TimeLimit, check, remaining
 from scoring._metrics.math.evaluate import (
     Expr,
     NotEvaluable,
     compile_expr,
     constant_value,
     expressions_equal,
+    proportional,
     values_close,
 )
 from scoring._metrics.math.intervals import Piece, parse_set
@@ -25,9 +28,9 @@ from scoring._metrics.math.split import COMMA as _COMMA
 from scoring._metrics.math.split import split_top_level
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.math.units import SCALES, split_unit
-from scoring._metrics.normalize import normalize_text
+from scoring._metrics.normalize import nfkc, normalize_text
 
-__all__ = ["Equality", "answers_equal"]
+__all__ = ["APPROX_PI", "Equality", "answers_equal", "join_thousands", "text_key"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,47 @@ _THOUSANDS = re.compile(r"(?<![\d.])(\d{1,3}(?:,\d{3})+|\d{1,3}(?: \d{3})+)(?![\
 _ASSIGN = re.compile(
     r"^(?:[a-zA-Z](?:_\{?[a-zA-Z0-9]+\}?)?(?:\([a-z]\))?|\(\s*[a-zA-Z]\s*(?:,\s*[a-zA-Z]\s*)+\))\s*=\s*(?!=)"
 )
+# The name in "AB = 4", "|AB| = 1", "V_1:V_2 = 11:21", "\\angle P = 45°", "S_{ABC} = 12": letters,
+# subscripts, bars, angle marks, ratios and fractions of names — no digits outside subscripts.
+_NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-z{}()|∠△:/\s′']")
+# "2 + 1 + 0 + 0 = 3": a computation whose result is the value stated.
+_ARITHMETIC = re.compile(r"^[\d\s.+\-*/×÷()^]+$")
+_SUBSCRIPT = re.compile(r"_\{[^{}]{0,12}\}|_\w")
+_APPROX = re.compile(r"\\approx|≈")
+# Set by the metric for each item: whether its question lets π be taken as 3.14.
+APPROX_PI: ContextVar[bool] = ContextVar("formatkit_math_approx_pi", default=False)
+
+
+def _is_name(left: str) -> bool:
+    left = left.strip()
+    if not left or len(left) > 40 or any(ch.isdigit() for ch in _SUBSCRIPT.sub("", left)):
+        return False
+    return not _NAME_PIECE.sub("", left) and any(ch.isalpha() or ch in "∠△" for ch in left)
+
+
+def _named_value(s: str) -> str:
+    """The value a named statement gives: ``AB=4`` → ``4``; ``x = 5+5+1 = 11`` → ``11``; else ``s``."""
+    if _ASSIGN.match(s) and s.count("=") == 1:
+        value = _ASSIGN.sub("", s, count=1)
+    elif any(op in s for op in ("<", ">", "!=")):
+        return s
+    else:
+        eq = s.find("=")
+        if eq <= 0 or not (_is_name(s[:eq]) or _ARITHMETIC.match(s[:eq])):
+            return s
+        value = s[s.rfind("=") + 1 :].strip()
+    approx = _APPROX.search(value)
+    return value[: approx.start()].strip() if approx else value
+
+
+def _approximated(s: str) -> str:
+    """``x ≈ 11`` → ``11``: a name said to be about a value."""
+    m = _APPROX.search(s)
+    if m is None or "=" in s or not _is_name(s[: m.start()]):
+        return s
+    return s[m.end() :].strip()
+
+
 _WS = re.compile(r"\s+")
 _DIGIT_GAP = re.compile(r"(?<=\d)\s+(?=\d)")
 # Whole answers that name the empty set ("no solution" and 无解 mean it for an equation's roots).
@@ -69,9 +113,45 @@ _NO_SOLUTION = frozenset(
 )
 
 
+def join_thousands(s: str) -> str:
+    """``1,887,800`` → ``1887800`` outside brackets only: ``(1,500)`` and ``(12,102)`` are pairs, not numbers."""
+    if "," not in s and " " not in s:
+        return s
+    out: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(s):
+        if ch in "([{":
+            if depth == 0:
+                out.append(_THOUSANDS.sub(_joined_number, s[start:i]))
+                start = i
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(s[start : i + 1])
+                start = i + 1
+    out.append(_THOUSANDS.sub(_joined_number, s[start:]) if depth == 0 else s[start:])
+    return "".join(out)
+
+
+def _joined_number(m: re.Match[str]) -> str:
+    return m.group(1).replace(",", "").replace(" ", "")
+
+
+_SPACES = re.compile(r"\s+")
+_END_PUNCT = ".,;:!?'\"。，；：、！？"
+
+
+def text_key(text: str) -> str:
+    """Text compared as text: NFKC, case-folded, spaces and end punctuation dropped — signs, relations and
+    inner punctuation kept (``±2`` is not ``2``, ``x≠3`` is not ``x=3``, ``1.5`` is not ``15``)."""
+    return _SPACES.sub("", _DIGIT_GAP.sub("|", nfkc(text).casefold())).strip(_END_PUNCT)
+
+
 def _clean(text: str) -> str:
     s = strip_decorations(text).strip().rstrip("。.;；,，").strip()
-    s = _THOUSANDS.sub(lambda m: m.group(1).replace(",", "").replace(" ", ""), s)
+    s = join_thousands(s)
     if s.casefold() in _NO_SOLUTION:
         return "∅"
     return s
@@ -128,11 +208,43 @@ def _scientific_equal(pred: str, ref: str) -> bool | None:
     return abs(value - target) <= half_step * (1 + 1e-9)
 
 
+_SUBSCRIPTED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])_(?:\{\s*([A-Za-z0-9]{1,6})\s*\}|([A-Za-z0-9]))")
+_LETTERS = "ABCDFGHJKLMNOPQRSTUVWXYZabcdfghjklmnopqrsuvwxyz"
+
+
+def _unsubscripted(a: str, b: str) -> tuple[str, str]:
+    """``N_{1}/N`` and ``\\frac{N_1}{N}``: each subscripted name becomes one fresh letter in both."""
+    if "_" not in a and "_" not in b:
+        return a, b
+    names: dict[str, str] = {}
+    used = set(_SUBSCRIPTED.sub("", a + b))
+
+    def fresh(m: re.Match[str]) -> str:
+        key = m.group(1) + (m.group(2) or m.group(3))
+        if key not in names:
+            free = [c for c in _LETTERS if c not in used and c not in names.values()]
+            names[key] = free[0] if free else key
+        return names[key]
+
+    return _SUBSCRIPTED.sub(fresh, a), _SUBSCRIPTED.sub(fresh, b)
+
+
+def _pi_equal(pa: str, pb: str) -> bool:
+    """The question allows π ≈ 3.14 (seed 003): 2π and 6.28 are the same answer there."""
+    if not APPROX_PI.get() or ("pi" in pa) == ("pi" in pb):
+        return False
+    a_num, b_num = _number(pa.replace("pi", "(3.14)")), _number(pb.replace("pi", "(3.14)"))
+    return a_num is not None and b_num is not None and math.isclose(a_num, b_num, rel_tol=1e-9, abs_tol=1e-9)
+
+
 def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | None:
     """Numeric/algebraic comparison of two plain expressions; None when neither path can parse them."""
-    pa, pb = plain(a), plain(b)
+    ua, ub = _unsubscripted(a, b)
+    pa, pb = plain(ua), plain(ub)
     if pa == pb:
         return Equality(True, how="same expression")
+    if _pi_equal(pa, pb):
+        return Equality(True, how="same value with π ≈ 3.14, as the question allows")
     ea: Expr | None
     eb: Expr | None
     try:
@@ -147,7 +259,10 @@ def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | Non
         except NotEvaluable:
             pass
     if guard is not None:
-        verdict = guard.equal(pa, pb)
+        left = remaining()
+        if left is not None and left <= 0:
+            raise TimeLimit
+        verdict = guard.equal(pa, pb, timeout=left)
         if verdict is not None:
             return Equality(verdict, how="sympy")
         if ea is not None or eb is not None or (_looks_math(pa) and _looks_math(pb)):
@@ -210,15 +325,15 @@ def _split_equation(s: str) -> tuple[str, str] | None:
 
 
 def _equations_equal(a: tuple[str, str], b: tuple[str, str], guard: SympyGuard | None) -> Equality | None:
-    """``y = 2x + 3`` equals ``2x - y + 3 = 0``: the two differences are proportional."""
+    """``y = 2x + 3`` equals ``2x - y + 3 = 0`` and ``x+2y=3`` equals ``2x+4y=6``: the two differences are
+    proportional (by any non-zero factor)."""
     if _compact(a[0]) == _compact(b[0]):
         return _evaluable_equal(a[1], b[1], guard)
     try:
         fa = compile_expr(plain(f"({a[0]})-({a[1]})"))
-        fb = plain(f"({b[0]})-({b[1]})")
-        for scale in ("1", "-1"):
-            if expressions_equal(fa, compile_expr(f"{scale}*({fb})")):
-                return Equality(True, how="same equation")
+        fb = compile_expr(plain(f"({b[0]})-({b[1]})"))
+        if proportional(fa, fb):
+            return Equality(True, how="same equation")
     except NotEvaluable:
         return None
     return Equality(False, how="different equations")
@@ -231,8 +346,9 @@ MAX_ANSWER = 1000
 def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equality:
     """Whether ``pred`` is mathematically the same answer as ``ref`` (SCORING.md, "math")."""
     if len(pred) > MAX_ANSWER or len(ref) > MAX_ANSWER:
-        same = normalize_text(pred) == normalize_text(ref)
+        same = text_key(pred) == text_key(ref)
         return Equality(same, how="long answers compared as text")
+    check()
     p, r = _clean(pred), _clean(ref)
     if not p:
         return Equality(False, how="empty answer")
@@ -261,18 +377,22 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
     p, r = pv, rv
 
     # "x = 3" against "3".
+    p, r = _approximated(p), _approximated(r)
     p_eq, r_eq = "=" in p, "=" in r
     if p_eq != r_eq:
-        if p_eq and _ASSIGN.match(p):
-            p = _ASSIGN.sub("", p, count=1)
-        elif r_eq and _ASSIGN.match(r):
-            r = _ASSIGN.sub("", r, count=1)
+        if p_eq:
+            p = _named_value(p)
+        else:
+            r = _named_value(r)
     elif p_eq and r_eq:
         ep, er = _split_equation(p), _split_equation(r)
         if ep and er:
             verdict = _equations_equal(ep, er, guard)
             if verdict is not None:
                 return verdict
+        else:
+            # "x = 5+5+1 = 7 = 11" against "x = 11": a named chain states its last value.
+            p, r = _named_value(p), _named_value(r)
     if _compact(p) == _compact(r):
         return Equality(True, how="same text")
 
@@ -290,8 +410,8 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
     verdict = _evaluable_equal(p, r, guard)
     if verdict is not None:
         return verdict
-    same = normalize_text(p) == normalize_text(r) and bool(normalize_text(p))
-    return Equality(same, how="same words" if same else "different")
+    same = text_key(p) == text_key(r) and bool(text_key(p))
+    return Equality(same, how="same text" if same else "different")
 
 
 def _scaled_equal(pv: str, pu: str | None, rv: str, ru: str | None, guard: SympyGuard | None) -> Equality:

@@ -12,7 +12,15 @@ import math
 import re
 from collections.abc import Callable
 
-__all__ = ["Expr", "NotEvaluable", "compile_expr", "constant_value", "expressions_equal", "values_close"]
+__all__ = [
+    "Expr",
+    "NotEvaluable",
+    "compile_expr",
+    "constant_value",
+    "expressions_equal",
+    "proportional",
+    "values_close",
+]
 
 
 class NotEvaluable(Exception):
@@ -250,3 +258,30 @@ def expressions_equal(a: Expr, b: Expr) -> bool:
     if ok < 2:
         raise NotEvaluable("too few points evaluate")
     return True
+
+
+def proportional(a: Expr, b: Expr) -> bool:
+    """``a = k·b`` for one non-zero constant ``k`` at every test point (two equations ``a = 0``, ``b = 0``
+    state the same relation). Raises NotEvaluable when fewer than two points evaluate."""
+    names = sorted(_variables(a, set()) | _variables(b, set()))
+    ratio: float | None = None
+    ok = 0
+    for shift in range(len(_POINTS)):
+        env = {name: _POINTS[(shift + k) % len(_POINTS)] * (1 + 0.37 * k) for k, name in enumerate(names)}
+        try:
+            va, vb = _eval(a, env), _eval(b, env)
+        except NotEvaluable:
+            continue
+        if abs(vb) < 1e-12 or abs(va) < 1e-12:
+            if not (values_close(va, 0.0) and values_close(vb, 0.0)):
+                return False
+            ok += 1
+            continue
+        if ratio is None:
+            ratio = va / vb
+        elif not values_close(va / vb, ratio):
+            return False
+        ok += 1
+    if ok < 2:
+        raise NotEvaluable("too few points evaluate")
+    return ratio is not None

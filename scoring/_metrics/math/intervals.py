@@ -24,7 +24,7 @@ class Piece:
 
 _BOUND = r"([^,\[\]()]*(?:\([^()]*\)[^,\[\]()]*)*)"
 _INTERVAL = re.compile(r"^([\[(])" + _BOUND + "," + _BOUND + r"([\])])$")
-_VAR = r"[a-zA-Z]"
+_VAR = r"[a-zA-Z](?:\([a-z]\))?"
 _REL = r"<=|>=|<|>"
 _CHAIN = re.compile(rf"^(.+?)({_REL})({_VAR})({_REL})(.+)$")
 _ONE_LEFT = re.compile(rf"^({_VAR})({_REL})(.+)$")

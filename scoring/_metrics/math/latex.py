@@ -17,9 +17,13 @@ _DROP = re.compile(
     r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|textstyle|limits)(?![a-zA-Z])"
     r"|\\[,;:! ]|\\quad|\\qquad|~|\$|\\\(|\\\)|\\\[|\\\]"
 )
-_TEXT_CMD = re.compile(r"\\(?:text|textbf|textit|mathrm|mathbf|mathit|operatorname|mbox|rm)\s*\{([^{}]*)\}")
+_TEXT_CMD = re.compile(
+    r"\\(?:text|textbf|textit|textnormal|textrm|mathrm|mathbf|mathit|operatorname|mbox|rm)\s*\{([^{}]*)\}"
+)
 _SIMPLE = (
-    (re.compile(r"\\[dt]frac"), r"\\frac"),
+    (re.compile(r"\\[dtc]frac"), r"\\frac"),
+    (re.compile(r"\\lt(?![a-zA-Z])"), "<"),
+    (re.compile(r"\\gt(?![a-zA-Z])"), ">"),
     (re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|°|\\degree"), "°"),
     (re.compile(r"\\%"), "%"),
     (re.compile(r"\\(?:cdot|times|ast)(?![a-zA-Z])"), "*"),
@@ -46,11 +50,11 @@ _SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺"
 _SUPERSCRIPT_RUN = re.compile(f"[{_SUPERSCRIPTS}]+")
 _SUPERSCRIPT_MAP = str.maketrans(_SUPERSCRIPTS, "0123456789-+")
 # LaTeX's grouped comma "10{,}000" (MATH references write thousands so) and thin spaces between digit groups.
-_GROUPED_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d)")
+_GROUPED_COMMA = re.compile(r"(?<=\d)\s?\{\s?,\s?\}\s?(?=\d)|(?<=\d),\\[!,]\s?(?=\d{3})")
 _EMPTY_SET = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])|∅|\\\{\s*\\\}|^\{\s*\}$")
 _REALS = re.compile(r"\\mathbb\s*\{?\s*R\s*\}?|ℝ")
 _LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|\d+|[a-zA-Z])\s*(\{[^{}]*\}|\([^()]*\)|\d+(?:\.\d+)?|[a-zA-Z])")
-_MIXED_NUMBER = re.compile(r"(?<![\d.}^_])(\d+)\s*\\[dt]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+_MIXED_NUMBER = re.compile(r"(?<![\d.}^_])(\d+)\s*\\[dtc]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
 _BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
 
@@ -83,7 +87,7 @@ def strip_decorations(text: str) -> str:
     if not text.isascii():
         text = _SUPERSCRIPT_RUN.sub(_superscript, text)
     s = nfkc(text)
-    if "{," in s:
+    if "{" in s or ",\\" in s:
         s = _GROUPED_COMMA.sub(",", s)
     if "\\" in s:
         s = _EMPTY_SET.sub("∅", s)

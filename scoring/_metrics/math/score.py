@@ -1,19 +1,34 @@
-"""The math metric for one response: extraction, choice references, proof items, blanks with partial credit."""
+"""The math metric for one response: extraction, choice references, proof items, blanks with partial credit.
+
+One item is scored under one time limit (:mod:`budget`): extraction is bounded by construction (it reads
+at most the reply's last 32,000 characters, each step linear), and the comparison checks the deadline
+between steps and gives sympy only what is left. An item that runs out is ``settled: false`` with the
+reason, so ``--judge-fallback`` can send it on.
+"""
 
 from __future__ import annotations
 
 import re
+import time
 
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.choice import choice_key, score_choice
 from scoring._metrics.extract.math import boxed_contents, extract_math_answer
-from scoring._metrics.math.partial import Credit, blank_credit, split_blanks, split_top_level
+from scoring._metrics.extract.math_text import Blank, blanks, reply_text
+from scoring._metrics.math.budget import TimeLimit, budget
+from scoring._metrics.math.equal import APPROX_PI, text_key
+from scoring._metrics.math.partial import Credit, blank_credit, split_top_level
 from scoring._metrics.math.sympy_guard import SympyGuard
 
-__all__ = ["is_proof_item", "math_credit", "math_equal", "score_math"]
+__all__ = ["ITEM_LIMIT", "is_proof_item", "math_credit", "math_equal", "score_math"]
 
+# Seconds one item may take (extraction, normalisation, comparison) when no sympy guard sets the limit.
+ITEM_LIMIT = 2.0
 _PROOF_TYPES = re.compile(r"proof|prove|draw|sketch|证明|作图|画图|绘图|作图题|证明题", re.IGNORECASE)
-_COMMA = re.compile(r"\s*[,，]\s*")
+_COMMA = re.compile(r"\s*[,，、]\s*")
+# A question that lets π be 3.14: "π取3.14", "use 3.14 for π", "(π ≈ 3.14)".
+_PI_APPROX = re.compile(r"3\.14|π\s*(?:取|≈|约)|(?i:approximat\w*\s+(?:\\pi|π|pi))")
+_TIME_LIMIT = "time limit: the item's extraction and comparison did not finish within {:g} s"
 
 
 def is_proof_item(item: Item) -> bool:
@@ -22,7 +37,7 @@ def is_proof_item(item: Item) -> bool:
 
 
 def _reference_answer(reference: str) -> str:
-    boxes = boxed_contents(reference)
+    boxes = list(dict.fromkeys(boxed_contents(reference)))  # a box repeated is one answer
     if boxes:
         return ";".join(boxes)
     if "####" in reference:
@@ -30,32 +45,68 @@ def _reference_answer(reference: str) -> str:
     return reference.strip()
 
 
+def _unbraced(text: str) -> str:
+    s = text.replace("$", "").strip().replace("\\{", "{").replace("\\}", "}")
+    return s[1:-1] if s.startswith("{") and s.endswith("}") and s.count("{") == 1 else text
+
+
+def _expanded(pred: list[Blank], wanted: int) -> list[Blank]:
+    """A list answered in one blank (``1, 2, 3`` or ``\\{1, 2, 3\\}``) against a reference with a blank each."""
+    out = [Blank(piece, b.part) for b in pred for piece in split_top_level(_unbraced(b.text), _COMMA)]
+    return out if len(out) >= wanted else pred
+
+
+def _best_match(pred: list[Blank], ref: list[Blank], guard: SympyGuard | None) -> list[Credit]:
+    """Each reference blank takes the reply blank that earns it most (each reply blank used once)."""
+    remaining = list(pred)
+    credits: list[Credit] = []
+    for r in ref:
+        best = Credit(0.0, True, "missing")
+        best_k = -1
+        for k, p in enumerate(remaining):
+            c = blank_credit(p.text, r.text, guard)
+            if c.score > best.score:
+                best, best_k = c, k
+            if best.score >= 1.0:
+                break
+        if best_k >= 0:
+            remaining.pop(best_k)
+        credits.append(best)
+    return credits
+
+
+def _credits(pred: list[Blank], ref: list[Blank], guard: SympyGuard | None) -> list[Credit]:
+    if all(b.part is not None for b in pred) and all(b.part is not None for b in ref):
+        # Numbered parts answer numbered parts: "(2) 125.6cm^2" earns part (2)'s blanks only.
+        credits: list[Credit] = []
+        for number in dict.fromkeys(b.part for b in ref):
+            ref_part = [b for b in ref if b.part == number]
+            pred_part = [b for b in pred if b.part == number]
+            if len(pred_part) == 1 < len(ref_part):
+                pred_part = _expanded(pred_part, len(ref_part))
+            if len(pred_part) == len(ref_part):
+                credits.extend(blank_credit(p.text, r.text, guard) for p, r in zip(pred_part, ref_part, strict=True))
+            else:
+                credits.extend(_best_match(pred_part, ref_part, guard))
+        return credits
+    if len(pred) == 1 < len(ref):
+        listed = _expanded(pred, len(ref))
+        if listed is not pred:
+            return _best_match(listed, ref, guard)  # a list's elements answer the blanks in any order
+    if len(pred) == len(ref):
+        return [blank_credit(p.text, r.text, guard) for p, r in zip(pred, ref, strict=True)]
+    return _best_match(pred, ref, guard)
+
+
 def math_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> tuple[float, bool, str]:
     """Score in [0, 1] (two decimals), settled flag and a note for an extracted answer against a reference."""
-    ref_blanks = split_blanks(ref)
+    if text_key(pred) == text_key(ref) and text_key(ref):
+        return 1.0, True, "same text"
+    ref_blanks = blanks(ref)
     if len(ref_blanks) == 1:
-        credit = blank_credit(pred, ref_blanks[0], guard)
+        credit = blank_credit(pred, ref_blanks[0].text, guard)
         return round(credit.score, 2), credit.settled, credit.how
-    pred_blanks = split_blanks(pred)
-    if len(pred_blanks) < len(ref_blanks):
-        expanded = [part for blank in pred_blanks for part in split_top_level(blank, _COMMA)]
-        if len(expanded) >= len(ref_blanks):
-            pred_blanks = expanded
-    credits: list[Credit] = []
-    if len(pred_blanks) == len(ref_blanks):
-        credits = [blank_credit(p, r, guard) for p, r in zip(pred_blanks, ref_blanks, strict=False)]
-    else:
-        remaining = list(pred_blanks)
-        for r in ref_blanks:
-            best = Credit(0.0, True, "missing")
-            best_k = -1
-            for k, p in enumerate(remaining):
-                c = blank_credit(p, r, guard)
-                if c.score > best.score:
-                    best, best_k = c, k
-            if best_k >= 0:
-                remaining.pop(best_k)
-            credits.append(best)
+    credits = _credits(blanks(pred), ref_blanks, guard)
     score = sum(c.score for c in credits) / len(ref_blanks)
     notes = ", ".join(f"{c.score:.2g}" for c in credits)
     return round(score, 2), all(c.settled for c in credits), f"{len(ref_blanks)} blanks: {notes}"
@@ -82,16 +133,62 @@ def score_math(content: str, item: Item, guard: SympyGuard | None = None) -> Ite
     key = choice_key(item)
     if key is not None and key[0] == "letters":
         result = score_choice(content, item, key)
+        if not result.extracted:
+            fallback = _choice_from_answer(content, key[1], key[2])
+            if fallback is not None:
+                return fallback
         return ItemScore(result.score, result.analysis.replace("choice:", "math (choice rule):", 1), result.extracted)
-    ref = _reference_answer(item.reference)
-    answer, how = extract_math_answer(content, len(split_blanks(ref)))
+    limit = guard.timeout if guard is not None else ITEM_LIMIT
+    started = time.monotonic()
+    token = APPROX_PI.set(bool(_PI_APPROX.search(item.question)))
+    try:
+        with budget(limit):
+            return _score(content or "", item, guard, limit, started)
+    finally:
+        APPROX_PI.reset(token)
+
+
+_LETTER = re.compile(r"(?<![A-Za-z])([A-J])(?![A-Za-z])")
+
+
+def _choice_from_answer(content: str, valid: str, expected: str) -> ItemScore | None:
+    """Seed 003's choice rule on the math answer (``【答案】B``): right when it names the reference's
+    letters and no other; None when the answer names no option letter."""
+    answer, how = extract_math_answer(content, 1)
+    letters = "".join(sorted({m.group(1) for m in _LETTER.finditer(answer[:200]) if m.group(1) in valid}))
+    if not letters:
+        return None
+    score = 1.0 if letters == "".join(sorted(expected)) else 0.0
+    return ItemScore(
+        score,
+        f"math (choice rule): extracted «{answer[:200]}» via {how}: option(s) {letters}; reference {expected}; "
+        f"{'right' if score else 'wrong'}",
+        letters,
+    )
+
+
+def _score(content: str, item: Item, guard: SympyGuard | None, limit: float, started: float) -> ItemScore:
+    ref = _reference_answer(item.reference or "")
+    body, _ = reply_text(content)
+    if body.strip() and text_key(body) == text_key(ref):
+        return ItemScore(1.0, f"math: the reply is the reference «{ref[:200]}»; score 1.00", ref[:200])
+    answer, how = extract_math_answer(content, len(blanks(ref)))
     if not answer:
         return ItemScore(0.0, f"math: no answer found ({how}); reference «{ref[:200]}»; score 0", None)
-    score, settled, note = math_credit(answer, ref, guard)
+    head = f"math: extracted «{answer[:200]}» via {how}; reference «{ref[:200]}»"
+    try:
+        if time.monotonic() - started > limit:
+            raise TimeLimit
+        score, settled, note = math_credit(answer, ref, guard)
+    except TimeLimit:
+        reason = _TIME_LIMIT.format(limit)
+        return ItemScore(
+            None, f"{head}; not settled ({reason}): a math judge can review it", answer[:200], False, reason
+        )
     tail = "" if settled else "; not settled (time limit or unparseable): a math judge can review it"
     return ItemScore(
         score,
-        f"math: extracted «{answer[:200]}» via {how}; reference «{ref[:200]}»; {note}; score {score:.2f}{tail}",
+        f"{head}; {note}; score {score:.2f}{tail}",
         answer[:200],
         settled,
         None if settled else "sympy could not decide (time limit, or it could not parse the answers)",

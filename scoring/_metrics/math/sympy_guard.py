@@ -16,9 +16,12 @@ import atexit
 import multiprocessing
 import re
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
+
+from scoring._metrics.math.budget import extend
 
 __all__ = ["SympyGuard", "default_guard", "sympy_safe"]
 
@@ -153,20 +156,27 @@ class SympyGuard:
         with self._lock:
             self._stop()
 
-    def equal(self, a: str, b: str) -> bool | None:
-        """True/False when sympy settles it within the limit; None when it cannot (timeout, parse error)."""
+    def equal(self, a: str, b: str, timeout: float | None = None) -> bool | None:
+        """True/False when sympy settles it within the limit; None when it cannot (timeout, parse error).
+
+        ``timeout``: what is left of the item's own time limit, when less than the guard's."""
         if not (sympy_safe(a) and sympy_safe(b)):
             return None
         key = (a, b)
         if key in self._cache:
             return self._cache[key]
+        limit = self.timeout if timeout is None else min(self.timeout, timeout)
+        if limit <= 0.01:
+            return None
         with self._lock:
             self.calls += 1
             conn = self._start()
             # The first call to a new worker also pays its start-up (importing sympy): allow for it.
-            budget = self.timeout + (self.startup_allowance if self._fresh else 0.5)
+            fresh = self._fresh
+            budget = limit + (self.startup_allowance if fresh else 0.5)
+            started = time.monotonic()
             try:
-                conn.send((a, b, self.timeout))
+                conn.send((a, b, limit))
                 if conn.poll(budget):
                     result: bool | None = conn.recv()
                     self._fresh = False
@@ -177,9 +187,12 @@ class SympyGuard:
             except (EOFError, OSError, BrokenPipeError):
                 result = None
                 self._stop()
+            if fresh:
+                extend(time.monotonic() - started)  # the worker's start-up is not the item's time
         if len(self._cache) >= 50_000:
             self._cache.clear()
-        self._cache[key] = result
+        if result is not None or limit >= self.timeout:
+            self._cache[key] = result
         return result
 
 

@@ -1,0 +1,124 @@
+"""The JSON Schema of ``formatkit report --format json`` (written by scoring; described here as data, since
+formatkit never imports scoring). Published as ``schemas/report-results.schema.json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["report_results_schema"]
+
+_SCORE: dict[str, Any] = {"type": ["number", "null"], "description": "0-100 (pairwise mean x100: -100..100)"}
+_CI: dict[str, Any] = {
+    "type": ["array", "null"],
+    "items": {"type": "number"},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "95 % confidence interval [low, high] on the score's scale",
+}
+_METHOD: dict[str, Any] = {"enum": ["wilson", "bootstrap", None]}
+_USAGE: dict[str, Any] = {
+    "type": "object",
+    "properties": {k: {"type": "integer"} for k in ("prompt_tokens", "completion_tokens", "total_tokens")},
+}
+_DATASET: dict[str, Any] = {
+    "type": "object",
+    "required": ["metric", "score", "records", "errors"],
+    "properties": {
+        "metric": {"type": ["string", "null"]},
+        "score": _SCORE,
+        "ci": _CI,
+        "interval": _METHOD,
+        "records": {"type": "integer"},
+        "errors": {"type": "integer", "description": "responses that could not be scored"},
+        "scored_records": {"type": "integer"},
+        "responses": {"type": "integer"},
+        "scored_responses": {"type": "integer"},
+        "strict": _SCORE,
+        "loose": _SCORE,
+        "dimension": {"type": ["string", "null"]},
+        "usage": _USAGE,
+        "judge_usage": _USAGE,
+        "samples": {"type": "integer"},
+        "pass_at_k": _SCORE,
+        "majority": _SCORE,
+        "unsettled": {"type": "integer"},
+        "pairwise": {"type": "object", "description": "win / tie / loss, mean_x100, pairs judged in both orders"},
+        "win_rate": {
+            **_SCORE,
+            "description": "pairwise only: 0-100 win rate (win 1, tie 0.5, loss 0), enters the dimension",
+        },
+        "win_rate_ci": _CI,
+        "note": {"type": "string"},
+    },
+}
+_DIMENSION: dict[str, Any] = {
+    "type": "object",
+    "required": ["score", "datasets"],
+    "properties": {
+        "score": _SCORE,
+        "ci": _CI,
+        "interval": _METHOD,
+        "datasets": {"type": "array", "items": {"type": "string"}},
+    },
+}
+_MODEL: dict[str, Any] = {
+    "type": "object",
+    "required": ["overall", "dimensions", "datasets"],
+    "properties": {
+        "overall": _SCORE,
+        "overall_ci": _CI,
+        "overall_interval": _METHOD,
+        "dimensions": {"type": "object", "additionalProperties": _DIMENSION},
+        "datasets": {"type": "object", "additionalProperties": _DATASET},
+        "records": {"type": "integer"},
+        "errors": {"type": "integer"},
+        "usage": _USAGE,
+        "judge_usage": _USAGE,
+    },
+}
+_COMPARISON: dict[str, Any] = {
+    "type": "object",
+    "required": ["a", "b", "scope", "records", "difference", "ci", "significant"],
+    "properties": {
+        "a": {"type": "string"},
+        "b": {"type": "string"},
+        "scope": {"type": "string", "description": "a dataset's name, or overall"},
+        "records": {"type": "integer", "description": "records both models answered"},
+        "difference": {"type": "number", "description": "a - b in points (0-100 scale)"},
+        "ci": _CI,
+        "interval": _METHOD,
+        "significant": {"type": "boolean", "description": "the interval leaves out 0"},
+    },
+}
+
+
+def report_results_schema() -> dict[str, Any]:
+    """The report JSON: the first model's figures under today's keys, then every model, the paired
+    differences and how the intervals were computed."""
+    return {
+        "title": "formatkit report --format json",
+        "type": "object",
+        "required": ["overall", "dimensions", "datasets", "models", "comparisons", "intervals"],
+        "properties": {
+            **_MODEL["properties"],
+            "model": {"type": ["string", "null"], "description": "the model today's keys describe (the first)"},
+            "models": {
+                "type": "object",
+                "additionalProperties": _MODEL,
+                "description": "one entry per model (each response's model, or seed 001's endpoint_id; "
+                "'(unknown model)' when none is named); never merged",
+            },
+            "comparisons": {"type": "array", "items": _COMPARISON},
+            "intervals": {
+                "type": "object",
+                "required": ["level", "note"],
+                "properties": {
+                    "level": {"type": "number"},
+                    "resamples": {"type": "integer"},
+                    "seed": {"type": "integer"},
+                    "note": {"type": "string"},
+                },
+            },
+            "pairwise_note": {"type": "string"},
+        },
+    }

@@ -1,0 +1,188 @@
+"""``formatkit score`` as a library call: one input file in, one scored file out.
+
+The input is canonical jsonl, or any Excel/jsonl set in ``scored`` mode. Rule metrics stream: each record
+is scored and written as it is read, and the output is written atomically (nothing is left behind when
+the input turns out invalid). ``auto`` reads the references once more first (see
+:mod:`scoring._metrics.auto`: a record's metric depends on its dataset's references). Judge metrics and
+the math judge fallback hold the records in memory while the judges run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from formatkit._api.validate import StrPath, iter_dicts
+from formatkit._core.errors import InvalidFileError
+from formatkit._core.modes import Mode
+from formatkit._core.writers import atomic_writer, dumps_line
+from scoring._judges import judge_records
+from scoring._judges.options import JudgeOptions
+from scoring._metrics.auto import MetricChoice
+from scoring._metrics.math.sympy_guard import SympyGuard
+from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
+from scoring._pipeline.score import Scorer
+from scoring._report.aggregate import Aggregate, aggregate
+from scoring._runner.progress import Progress
+
+__all__ = ["FileScoreOutcome", "score_file"]
+
+
+@dataclass
+class FileScoreOutcome:
+    """What :func:`score_file` did: the aggregate, each dataset's metric and why, the judges' summary."""
+
+    output: Path
+    aggregate: Aggregate
+    metrics: dict[str, MetricChoice]
+    judge_summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def scored_responses(self) -> int:
+        return sum(stats.scored_responses for stats in self.aggregate.datasets.values())
+
+    @property
+    def judge_needed(self) -> dict[str, MetricChoice]:
+        """Datasets where ``auto`` left records for a judge."""
+        return {
+            name: pick
+            for name, pick in self.metrics.items()
+            if pick.metric == JUDGE_NEEDED or (pick.metric == "mixed" and JUDGE_NEEDED in pick.reason)
+        }
+
+
+def score_file(
+    path: StrPath,
+    output: StrPath,
+    *,
+    metric: str = AUTO,
+    math_timeout: float = 2.0,
+    judge: JudgeOptions | None = None,
+    progress: Progress | None = None,
+    model_name: str | None = None,
+) -> FileScoreOutcome:
+    """Score every response of ``path`` with ``metric`` and write every record, in input order, to ``output``.
+
+    ``metric``: ``auto``, a rule metric, a judge metric (``judge``, ``pairwise``, ``math-judge``) or a custom
+    ``module:function``. ``judge`` holds the judge endpoint and options (its ``judge_fallback`` with
+    ``metric="math"`` sends what the rules left unsettled to the math judge); its journal defaults to
+    ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
+    name one (responses collected elsewhere; the runner writes its own). With ``auto`` and a judge
+    endpoint in ``judge``, the records auto leaves for a judge (free text) are judged (``judge``) instead of
+    left unscored.
+
+    Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
+    :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
+    :class:`~scoring._judges.JudgeSetupError` and :class:`~scoring._errors.JudgeUnavailableError` from
+    the judges; in every case ``output`` is not written.
+    """
+    out = Path(output)
+    if metric != AUTO:
+        spec_of(metric)  # an unknown metric fails before the input is read
+    options = judge or JudgeOptions()
+    if options.journal_path is None:
+        options = replace(options, journal_path=Path(str(out) + ".journal"))
+    if options.judge_fallback and metric != "math":
+        raise ValueError("the judge fallback goes with the math metric")
+    try:
+        return _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
+    except InvalidFileError as exc:
+        if not _only_failed_inference(exc):
+            raise
+    # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
+    # so those responses are kept and counted unscorable (nothing was written by the first attempt).
+    return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
+
+
+def _only_failed_inference(exc: InvalidFileError) -> bool:
+    report = exc.report
+    return report.format == "canonical" and all(
+        issue.code == "missing_response" for issue in report.issues if issue.severity == "error"
+    )
+
+
+def _score(
+    path: StrPath,
+    out: Path,
+    metric: str,
+    mode: Mode,
+    math_timeout: float,
+    options: JudgeOptions,
+    progress: Progress | None,
+    model_name: str | None,
+) -> FileScoreOutcome:
+    default_dataset = Path(path).stem
+
+    def records() -> Iterator[dict[str, Any]]:
+        for record in iter_dicts(path, mode=mode, profile="none"):
+            if model_name:
+                for response in record["messages"][-1].get("responses") or []:
+                    response.setdefault("model", model_name)
+            yield record
+
+    if metric != AUTO and spec_of(metric).kind == "judge":
+        judged = judge_records(list(records()), metric=metric, options=options, progress=progress)
+        _write(out, judged.records)
+        names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
+        agg = aggregate(judged.records, default_dataset=default_dataset, metrics=dict.fromkeys(names, metric))
+        chosen = {name: MetricChoice(metric, "chosen with --metric") for name in names}
+        return FileScoreOutcome(out, agg, chosen, dict(judged.summary))
+
+    guard = SympyGuard(timeout=math_timeout)
+    try:
+        scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
+        if metric == AUTO:
+            scorer.prepare(records())
+        if metric == AUTO and options.judge_base_url:
+            return _auto_with_judge(scorer, records(), out, options, progress)
+        if options.judge_fallback:
+            scored = [scorer.score_record(record) for record in records()]
+            judged = judge_records(scored, metric="math-judge", options=options, progress=progress)
+            _write(out, judged.records)
+            metrics = dict.fromkeys(scorer.stats, "math")
+            agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics)
+            return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
+        _write(out, (scorer.score_record(record) for record in records()))
+        return FileScoreOutcome(out, scorer.result(), scorer.metrics)
+    finally:
+        guard.close()
+
+
+def _auto_with_judge(
+    scorer: Scorer,
+    records: Iterator[dict[str, Any]],
+    out: Path,
+    options: JudgeOptions,
+    progress: Progress | None,
+) -> FileScoreOutcome:
+    """``auto`` with a judge endpoint: the records auto leaves for a judge (free text) go to the absolute
+    judge; the rest keep their rule metric's score."""
+    scored = [scorer.score_record(record) for record in records]
+    needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
+    summary: dict[str, Any] = {}
+    if needy:
+        judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
+        for i, record in zip(needy, judged.records, strict=True):
+            scored[i] = record
+        summary = dict(judged.summary)
+    _write(out, scored)
+    default = scorer.default_dataset
+    agg = aggregate(scored, default_dataset=default, metrics={n: c.metric for n, c in scorer.metrics.items()})
+    chosen = {
+        name: MetricChoice(pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")) if needy else pick
+        for name, pick in scorer.metrics.items()
+    }
+    return FileScoreOutcome(out, agg, chosen, summary)
+
+
+def _first_metric(record: dict[str, Any]) -> str | None:
+    responses = record["messages"][-1].get("responses") or []
+    return responses[0].get("metric") if responses else None
+
+
+def _write(output: Path, records: Any) -> None:
+    with atomic_writer(output) as handle:
+        for record in records:
+            handle.write(dumps_line(record))

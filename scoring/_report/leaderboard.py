@@ -1,0 +1,253 @@
+"""Several models side by side (a :class:`Comparison`) as text, Markdown or JSON: a leaderboard with the
+models as columns, per-model details, and the paired differences.
+
+Names (models, datasets, dimensions) are printed literally: rich never reads them as markup, Markdown gets
+them backslash-escaped."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from dataclasses import dataclass
+
+import orjson
+
+from scoring._report.aggregate import Aggregate, DatasetStats
+from scoring._report.intervals import Interval
+from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
+from scoring._report.render import _pairwise_note
+
+__all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
+
+LEGEND = (
+    "cells: score on 0–100 with its 95 % interval in brackets; a pairwise dataset shows its win rate (what "
+    "enters the dimension) here and its mean ×100 (−100..100) and win/tie/loss in the details; — = no scored record"
+)
+
+
+@dataclass
+class Table:
+    """A titled table of text cells; ``numeric`` marks the right-aligned columns."""
+
+    title: str
+    head: list[str]
+    rows: list[list[str]]
+    numeric: set[int]
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _ci(interval: Interval | None) -> str:
+    return "" if interval is None else f" [{interval.low:.1f}, {interval.high:.1f}]"
+
+
+def score_cell(score: float | None, interval: Interval | None) -> str:
+    return "—" if score is None else f"{score:.2f}{_ci(interval)}"
+
+
+def _dataset_cell(stats: DatasetStats | None) -> str:
+    if stats is None:
+        return ""
+    if stats.is_pairwise:
+        return f"{score_cell(stats.dimension_score, stats.win_interval)} win rate"
+    return score_cell(stats.score, stats.interval)
+
+
+def _pairwise_cell(stats: DatasetStats) -> str:
+    """A pairwise dataset on its own scale: mean ×100 (−100..100) with its interval, win/tie/loss."""
+    if not stats.is_pairwise:
+        return ""
+    counts = stats.pairwise
+    return (
+        f"mean×100 {score_cell(stats.score, stats.interval)}; win/tie/loss "
+        f"{counts.get('win', 0)}/{counts.get('tie', 0)}/{counts.get('loss', 0)}"
+    )
+
+
+def _leaderboard(comp: Comparison) -> Table:
+    names = comp.names
+    rows: list[list[str]] = []
+    for dim, dataset in comp.dataset_names():
+        first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
+        metric = (first.metric if first else None) or "?"
+        rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
+    for dim in comp.dimension_names():
+        if all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim))):
+            continue  # a dataset that is its own dimension: its row already says it
+        cells = []
+        for model in names:
+            d = comp.models[model].dimensions.get(dim)
+            cells.append(score_cell(d.score, d.interval) if d else "")
+        rows.append([dim, "(dimension)", "", *cells])
+    rows.append(["overall", "", "", *(score_cell(a.overall, a.overall_interval) for a in comp.models.values())])
+    return Table(
+        "Leaderboard (0–100, 95 % interval)",
+        ["dimension", "dataset", "metric", *names],
+        rows,
+        set(range(3, 3 + len(names))),
+    )
+
+
+_DETAIL_HEAD = [
+    "model",
+    "dataset",
+    "metric",
+    "records",
+    "scored",
+    "unscorable",
+    "strict",
+    "pass@k",
+    "majority",
+    "tokens",
+    "interval",
+]
+
+
+def _details(comp: Comparison) -> Table:
+    rows: list[list[str]] = []
+    for model, agg in comp.models.items():
+        for name, s in agg.datasets.items():
+            d = s.to_dict()
+            rows.append(
+                [
+                    model,
+                    name,
+                    s.metric or "?",
+                    str(s.records),
+                    str(s.scored_records),
+                    str(s.unscorable),
+                    _num(d["strict"]),
+                    f"{_num(d['pass_at_k'])} (k={d['samples']})" if "pass_at_k" in d else "—",
+                    _num(d.get("majority")),
+                    str(s.usage["total_tokens"]),
+                    s.interval.method if s.interval else "—",
+                    _pairwise_cell(s),
+                ]
+            )
+    return Table("Details per model and dataset", list(_DETAIL_HEAD), rows, {3, 4, 5, 6, 7, 8, 9})
+
+
+def _difference_row(d: Difference) -> list[str]:
+    verdict = "significant" if d.significant else "within noise (interval holds 0)"
+    return [d.a, d.b, d.scope, str(d.records), f"{d.difference:+.2f}{_ci(d.interval)}", verdict]
+
+
+def _differences(comp: Comparison) -> Table | None:
+    if not comp.differences:
+        return None
+    rows = [_difference_row(d) for d in comp.differences]
+    return Table(
+        "Paired differences (a − b, on the records both answered)",
+        ["a", "b", "scope", "paired records", "difference", "verdict"],
+        rows,
+        {3, 4},
+    )
+
+
+def comparison_tables(comp: Comparison) -> list[Table]:
+    tables = [_leaderboard(comp), _details(comp)]
+    diff = _differences(comp)
+    return tables if diff is None else [*tables, diff]
+
+
+def _tokens(model: str, agg: Aggregate) -> list[str]:
+    lines = []
+    for label, usage in (("tokens", agg.usage), ("judge tokens", agg.judge_usage)):
+        if label == "tokens" or any(usage.values()):
+            lines.append(
+                f"{model}: {label} {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
+                f"{usage['total_tokens']} total"
+            )
+    return lines
+
+
+def notes(comp: Comparison) -> list[str]:
+    """Legend, interval method, pairwise mapping, token totals, metric notes and judge position bias."""
+    out = [LEGEND, INTERVAL_NOTE]
+    if any(s.is_pairwise for a in comp.models.values() for s in a.datasets.values()):
+        out.append(PAIRWISE_NOTE)
+    for model, agg in comp.models.items():
+        out += _tokens(model, agg)
+        for name, s in agg.datasets.items():
+            if s.note:
+                out.append(f"{model} / {name}: {s.metric} — {s.note}")
+            pairwise = _pairwise_note(f"{model} / {name}", s)
+            if pairwise:
+                out.append(pairwise)
+    return out
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def md_escape(text: str) -> str:
+    """A cell as literal Markdown text: the characters that make emphasis, links, HTML, code or a cell
+    border are backslash-escaped; line breaks become spaces."""
+    return _MD_SPECIAL.sub(r"\\\1", text.replace("\r", " ").replace("\n", " "))
+
+
+def _markdown(comp: Comparison) -> str:
+    out: list[str] = []
+    for table in comparison_tables(comp):
+        out += [f"### {md_escape(table.title)}", ""]
+        out.append("| " + " | ".join(md_escape(h) for h in table.head) + " |")
+        out.append("|" + "".join("---:|" if j in table.numeric else "---|" for j in range(len(table.head))))
+        out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in table.rows]
+        out.append("")
+    out += [f"- {md_escape(n)}" for n in notes(comp)]
+    return "\n".join(out) + "\n"
+
+
+def _text(comp: Comparison, *, color: bool, width: int | None) -> str:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    # On a terminal the tables fit its width; elsewhere (a pipe, a file) they keep their natural width.
+    console = Console(
+        file=buffer,
+        width=width or 100_000,
+        color_system="standard" if color else None,
+        force_terminal=color,
+        highlight=False,
+        markup=False,
+        emoji=False,
+    )
+    for table in comparison_tables(comp):
+        rich_table = RichTable(box=box.SIMPLE_HEAD, title=Text(table.title), title_justify="left")
+        for j, head in enumerate(table.head):
+            rich_table.add_column(Text(head), justify="right" if j in table.numeric else "left", overflow="fold")
+        for row in table.rows:
+            rich_table.add_row(
+                *(Text(cell, style=_style(table, j, row) if color else "") for j, cell in enumerate(row))
+            )
+        console.print(rich_table)
+    for note in notes(comp):
+        console.print(Text(note))
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def _style(table: Table, j: int, row: list[str]) -> str:
+    if table.head and table.head[-1] == "verdict" and j == len(row) - 1:
+        return "green" if row[j] == "significant" else "yellow"
+    return ""
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((100, 24)).columns
+
+
+def render_comparison(comp: Comparison, fmt: str = "text", *, color: bool = False, width: int | None = None) -> str:
+    """``text`` (``color`` and ``width`` for a terminal), ``md`` or ``json``; html and xlsx have their modules."""
+    if fmt == "json":
+        return orjson.dumps(comp.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+    if fmt == "md":
+        return _markdown(comp)
+    if fmt == "text":
+        return _text(comp, color=color, width=width)
+    raise ValueError(f"unknown report format {fmt!r}")

@@ -1,0 +1,168 @@
+"""Several models' results side by side: one :class:`Aggregate` per model, never merged, and the paired
+difference between every two models on the records both answered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from scoring._report.aggregate import Aggregate, Aggregator, model_of
+from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
+
+__all__ = ["INTERVAL_NOTE", "PAIRWISE_NOTE", "Comparison", "Difference", "ModelsAggregator", "compare"]
+
+INTERVAL_NOTE = (
+    f"intervals: {LEVEL:.0%} confidence; Wilson score interval when every record scored 0 or 1, else a "
+    f"percentile bootstrap over records ({RESAMPLES} resamples, seed {SEED}, stratified by dataset for "
+    "dimensions and overall); a paired difference resamples the records both models answered"
+)
+PAIRWISE_NOTE = (
+    "pairwise datasets show their own scale (mean ×100 on −100..100, win/tie/loss) and enter a dimension as "
+    "a 0–100 win rate: win 1, tie ½, loss 0, averaged per record"
+)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``a`` minus ``b`` on the records both answered (0–100 points), with its interval."""
+
+    a: str
+    b: str
+    scope: str  # a dataset's name, or "overall"
+    records: int
+    difference: float
+    interval: Interval | None
+
+    @property
+    def significant(self) -> bool:
+        """Whether the interval leaves out 0 (otherwise the gap is within noise)."""
+        return self.interval is not None and (self.interval.low > 0 or self.interval.high < 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "scope": self.scope,
+            "records": self.records,
+            "difference": self.difference,
+            "ci": self.interval.as_list() if self.interval else None,
+            "interval": self.interval.method if self.interval else None,
+            "significant": self.significant,
+        }
+
+
+@dataclass
+class Comparison:
+    """Each model's aggregate (in the order first seen) and the paired differences."""
+
+    models: dict[str, Aggregate]
+    differences: list[Difference] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.models)
+
+    def dataset_names(self) -> list[tuple[str, str]]:
+        """(dimension, dataset) over every model, grouped by dimension in the order first seen."""
+        order: dict[str, list[str]] = {}
+        for agg in self.models.values():
+            for dim in agg.dimensions.values():
+                names = order.setdefault(dim.name, [])
+                names += [n for n in dim.datasets if n not in names]
+        return [(dim, name) for dim, names in order.items() for name in names]
+
+    def dimension_names(self) -> list[str]:
+        return list(dict.fromkeys(dim for dim, _ in self.dataset_names()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Today's keys (the first model's, named by ``model``) and ``models``, ``comparisons``, ``intervals``."""
+        first = next(iter(self.models.values()), None)
+        out: dict[str, Any] = first.to_dict() if first else {"overall": None, "dimensions": {}, "datasets": {}}
+        out["model"] = next(iter(self.models), None)
+        out["models"] = {name: agg.to_dict() for name, agg in self.models.items()}
+        out["comparisons"] = [d.to_dict() for d in self.differences]
+        out["intervals"] = {"level": LEVEL, "resamples": RESAMPLES, "seed": SEED, "note": INTERVAL_NOTE}
+        out["pairwise_note"] = PAIRWISE_NOTE
+        return out
+
+
+class ModelsAggregator:
+    """Streams records into one :class:`Aggregator` per model (``model_of`` each record)."""
+
+    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+        self.metrics = metrics
+        self.by_model: dict[str, Aggregator] = {}
+
+    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> str:
+        """Add ``record``; return the model it was counted under."""
+        model = model_of(record)
+        aggregator = self.by_model.get(model)
+        if aggregator is None:
+            aggregator = self.by_model[model] = Aggregator(self.metrics)
+        aggregator.add(record, default_dataset)
+        return model
+
+    def datasets(self) -> set[str]:
+        return {name for agg in self.by_model.values() for name in agg.datasets}
+
+    def finish(self, dimensions: Mapping[str, str] | None = None) -> Comparison:
+        models = {name: agg.finish(dimensions) for name, agg in self.by_model.items()}
+        return Comparison(models, compare(models))
+
+
+def _paired(a: Aggregate, b: Aggregate, name: str) -> list[float]:
+    """Per-record differences a − b (0–1) on the records of dataset ``name`` both scored."""
+    sa, sb = a.datasets[name], b.datasets[name]
+    theirs = dict(zip(_occurrences(sb.keys), sb.dimension_values(), strict=False))
+    return [
+        value - theirs[key]
+        for key, value in zip(_occurrences(sa.keys), sa.dimension_values(), strict=False)
+        if key in theirs
+    ]
+
+
+def _occurrences(keys: Iterable[int]) -> list[tuple[int, int]]:
+    """Keys made unique by their occurrence (the same item twice in a file pairs in order)."""
+    seen: dict[int, int] = {}
+    out = []
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+        out.append((key, seen[key]))
+    return out
+
+
+def compare(models: Mapping[str, Aggregate]) -> list[Difference]:
+    """Paired differences for every two models: per shared dataset, and overall over the shared datasets
+    (weighted as model ``a``'s overall weighs them)."""
+    out: list[Difference] = []
+    for (name_a, a), (name_b, b) in combinations(models.items(), 2):
+        weights = a.weights()
+        parts: list[tuple[float, list[float], str]] = []
+        for dataset in a.datasets:
+            if dataset not in b.datasets:
+                continue
+            diffs = _paired(a, b, dataset)
+            if not diffs:
+                continue
+            interval = percentile_interval(bootstrap_means(diffs, seed_for(dataset)))
+            point = round(100 * sum(diffs) / len(diffs), 2)
+            out.append(Difference(name_a, name_b, dataset, len(diffs), point, interval))
+            if dataset in weights:
+                parts.append((weights[dataset], diffs, dataset))
+        if len(parts) > 1:
+            total_w = sum(w for w, _, _ in parts)
+            point = sum(w * sum(d) / len(d) for w, d, _ in parts) / total_w
+            resampled = sum(w * bootstrap_means(d, seed_for(n)) for w, d, n in parts) / total_w
+            out.append(
+                Difference(
+                    name_a,
+                    name_b,
+                    "overall",
+                    sum(len(d) for _, d, _ in parts),
+                    round(100 * point, 2),
+                    percentile_interval(resampled),  # type: ignore[arg-type]
+                )
+            )
+    return out

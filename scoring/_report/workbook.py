@@ -1,0 +1,141 @@
+"""The report as a workbook: a leaderboard (models as columns, numbers as numbers, each score's interval in
+two columns of its own), per-model details, paired differences and the notes; every sheet readable
+(:mod:`formatkit._api.xlsx_style`: bold frozen header, autofilter, widths, text never a formula)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from formatkit._api.xlsx_style import Fill, Sheet, write_sheet
+from formatkit._core.writers import atomic_writer
+from scoring._report.intervals import Interval
+from scoring._report.leaderboard import notes
+from scoring._report.models import Comparison
+
+__all__ = ["write_report_xlsx"]
+
+
+def _triple(score: float | None, interval: Interval | None) -> list[Any]:
+    return [score, interval.low if interval else None, interval.high if interval else None]
+
+
+def _leaderboard(comp: Comparison) -> Sheet:
+    head = ["dimension", "dataset", "metric"]
+    for model in comp.names:
+        head += [model, f"{model} low", f"{model} high"]
+    sheet = Sheet("Leaderboard", head, decimals=set(head[3:]))
+    for dim, dataset in comp.dataset_names():
+        row: list[Any] = [dim, dataset, None]
+        for model in comp.names:
+            stats = comp.models[model].datasets.get(dataset)
+            if stats is None:
+                row += [None, None, None]
+                continue
+            row[2] = row[2] or stats.metric
+            if stats.is_pairwise:
+                row += _triple(stats.dimension_score, stats.win_interval)
+                row[2] = "pairwise (win rate)"
+            else:
+                row += _triple(stats.score, stats.interval)
+        sheet.rows.append(row)
+    for dim in comp.dimension_names():
+        row = [dim, "(dimension)", None]
+        for model in comp.names:
+            d = comp.models[model].dimensions.get(dim)
+            row += _triple(d.score, d.interval) if d else [None, None, None]
+        sheet.rows.append(row)
+    overall: list[Any] = ["overall", None, None]
+    for agg in comp.models.values():
+        overall += _triple(agg.overall, agg.overall_interval)
+    sheet.rows.append(overall)
+    sheet.fills = [_best(row, len(comp.names)) for row in sheet.rows]
+    return sheet
+
+
+def _best(row: list[Any], models: int) -> list[Fill | None]:
+    """The best score of the row in green when several models compete."""
+    fills: list[Fill | None] = [None] * len(row)
+    scores = [(row[3 + 3 * i], 3 + 3 * i) for i in range(models) if isinstance(row[3 + 3 * i], float | int)]
+    if models > 1 and len(scores) > 1:
+        fills[max(scores)[1]] = "right"
+    return fills
+
+
+def _details(comp: Comparison) -> Sheet:
+    head = [
+        "model",
+        "dataset",
+        "dimension",
+        "metric",
+        "score",
+        "low",
+        "high",
+        "interval",
+        "strict",
+        "records",
+        "scored records",
+        "unscorable",
+        "pass@k",
+        "samples",
+        "majority",
+        "win",
+        "tie",
+        "loss",
+        "win rate",
+        "prompt tokens",
+        "completion tokens",
+        "total tokens",
+        "judge tokens",
+    ]
+    sheet = Sheet("Details", head, decimals={"score", "low", "high", "strict", "pass@k", "majority", "win rate"})
+    for model, agg in comp.models.items():
+        for name, s in agg.datasets.items():
+            d = s.to_dict()
+            sheet.rows.append(
+                [
+                    model,
+                    name,
+                    s.dimension,
+                    s.metric,
+                    *_triple(s.score, s.interval),
+                    s.interval.method if s.interval else None,
+                    d["strict"],
+                    s.records,
+                    s.scored_records,
+                    s.unscorable,
+                    d.get("pass_at_k"),
+                    d.get("samples"),
+                    d.get("majority"),
+                    s.pairwise.get("win") if s.is_pairwise else None,
+                    s.pairwise.get("tie") if s.is_pairwise else None,
+                    s.pairwise.get("loss") if s.is_pairwise else None,
+                    s.dimension_score if s.is_pairwise else None,
+                    s.usage["prompt_tokens"],
+                    s.usage["completion_tokens"],
+                    s.usage["total_tokens"],
+                    s.judge_usage["total_tokens"],
+                ]
+            )
+    return sheet
+
+
+def _differences(comp: Comparison) -> Sheet:
+    head = ["a", "b", "scope", "paired records", "difference", "low", "high", "significant"]
+    sheet = Sheet("Differences", head, decimals={"difference", "low", "high"})
+    for d in comp.differences:
+        sheet.rows.append([d.a, d.b, d.scope, d.records, *_triple(d.difference, d.interval), d.significant])
+    return sheet
+
+
+def write_report_xlsx(comp: Comparison, path: Path) -> None:
+    """Write the workbook to ``path`` atomically."""
+    from openpyxl import Workbook
+
+    workbook = Workbook(write_only=True)
+    for sheet in (_leaderboard(comp), _details(comp), _differences(comp)):
+        write_sheet(workbook, sheet)
+    note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in notes(comp)])
+    write_sheet(workbook, note_sheet)
+    with atomic_writer(path) as handle:
+        workbook.save(handle)

@@ -1,0 +1,56 @@
+"""``score --metric auto`` with a judge endpoint: free text goes to the judge, the rest to the rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fakeserver import FakeOpenAI
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+runner = CliRunner()
+
+
+def _line(i: int, question: str, reference: str, reply: str) -> str:
+    record = {
+        "session_id": i,
+        "messages": [
+            {"role": "user", "content": question},
+            {"role": "assistant", "reference_response": reference, "responses": [{"content": reply}]},
+        ],
+        "meta": {"dataset": "综合"},
+    }
+    return json.dumps(record, ensure_ascii=False)
+
+
+def test_free_text_is_judged_and_the_rest_scored_by_rules(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: '{"analysis": "covers the key facts", "score": 2}'
+    source = tmp_path / "mixed.jsonl"
+    lines = [
+        _line(0, "Capital of France?", "Paris", "Paris"),
+        _line(1, "介绍长江。", "长江是中国最长的河流，全长约六千三百公里，流经多个省份。", "长江是中国最长的河。"),
+    ]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    args = ["score", str(source), "-o", str(out), "--judge-base-url", fake_openai.base_url, "--judge-model", "j"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    responses: list[dict[str, Any]] = [
+        json.loads(line)["messages"][-1]["responses"][0] for line in out.read_text(encoding="utf-8").splitlines()
+    ]
+    assert responses[0]["metric"] == "exact" and responses[0]["score"] == 1.0
+    assert responses[1]["score"] == 2.0 and responses[1]["judge"]["metric"] == "judge"
+    assert fake_openai.requests == 1  # only the free-text record was sent
+    summary = json.loads(result.stdout)
+    assert summary["datasets"]["综合"]["score"] == 100.0
+
+
+def test_without_a_judge_free_text_is_left_unscored(tmp_path: Path) -> None:
+    source = tmp_path / "mixed.jsonl"
+    source.write_text(_line(1, "介绍长江。", "它流经多个省份，最后注入东海。", "很长。") + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["score", str(source), "-o", str(tmp_path / "o.jsonl")])
+    assert result.exit_code == 1  # nothing could be scored
+    assert "a judge is needed" in result.output

@@ -1,0 +1,77 @@
+"""Choice extraction on real replies (tests/corpora/choice): fewer wrong extractions than the official
+extractor and every peer, counted here from their stored predictions against the adjudicated truth."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from scoring import Item, extract_choice, score_choice
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "choice" / "adjudicated.jsonl"
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+SOURCES = ("mmlu-pro", "lawbench")
+
+
+def _cases() -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in CORPUS.read_bytes().splitlines() if line.strip()]
+
+
+def _ours(case: dict[str, Any]) -> str:
+    options = case["options"]
+    texts = {LETTERS[i]: str(text) for i, text in enumerate(options)} if options else None
+    return extract_choice(case["reply"], LETTERS[: case["n_options"]], texts).letters
+
+
+def _errors(cases: list[dict[str, Any]]) -> Counter[str]:
+    errors: Counter[str] = Counter()
+    for case in cases:
+        truth = case["truth"]
+        errors["formatkit"] += _ours(case) != truth
+        errors["official"] += case["official"] != truth
+        for peer, predicted in case["peers"].items():
+            errors[peer] += predicted != truth
+    return errors
+
+
+def test_the_corpus_is_what_its_readme_says() -> None:
+    cases = _cases()
+    assert len(cases) == 403
+    assert Counter(case["source"] for case in cases) == {"mmlu-pro": 292, "lawbench": 111}
+    for case in cases:
+        assert case["reason"] and case["adjudicated"] in ("hand", "rule", "agree")
+        assert all(letter in LETTERS[: case["n_options"]] for letter in case["truth"])
+        assert set(case["peers"]) == {"mmlu_pro_extractor", "evalscope", "opencompass"}
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_fewer_wrong_extractions_than_the_official_extractor_and_every_peer(source: str) -> None:
+    errors = _errors([case for case in _cases() if case["source"] == source])
+    ours = errors.pop("formatkit")
+    worse = {name: count for name, count in errors.items() if count <= ours}
+    assert not worse, f"formatkit makes {ours} wrong extractions on {source}; no more than it: {worse}"
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_no_letter_only_when_the_reply_commits_to_none(source: str) -> None:
+    cases = [case for case in _cases() if case["source"] == source]
+    invented = [case["id"] for case in cases if not case["truth"] and _ours(case)]
+    missed = [case["id"] for case in cases if case["truth"] and not _ours(case)]
+    # a reply that commits to nothing must not be given a letter more than a handful of times (degenerate
+    # loops of "The answer is (X)." naming different letters), and a commitment is rarely missed
+    assert len(invented) <= 3, invented
+    assert len(missed) <= 4, missed
+
+
+def test_scores_on_the_corpus_follow_the_extraction() -> None:
+    for case in _cases():
+        valid = LETTERS[: case["n_options"]]
+        question = "Q\n" + "\n".join(f"{letter}. option" for letter in valid)
+        result = score_choice(case["reply"], Item(question, case["reference"]))
+        ours = _ours(case) if case["options"] is None else extract_choice(case["reply"], valid).letters
+        assert result.extracted == (ours or None)
+        assert result.score == (1.0 if ours == case["reference"] else 0.0)

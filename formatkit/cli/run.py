@@ -249,7 +249,7 @@ def run(
         raise typer.Exit(EXIT_USAGE) from None
     except EndpointUnavailableError as exc:
         hint = exc.hint or "check the endpoint"
-        if "API key" in hint:
+        if exc.kind == "key":
             hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
         else:
             hint += f" (--base-url {shown_url}, --model {model})"

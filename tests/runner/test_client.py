@@ -335,6 +335,7 @@ def test_a_rejected_key_stops_after_a_few_requests_and_never_shows_the_key(fake_
     assert "the first 3 requests all failed the same way and none succeeded" in str(third)
     assert "HTTP 401: Incorrect API key provided: ***" in third.cause
     assert isinstance(fourth, EndpointUnavailableError)
+    assert (third.kind, fourth.kind, fourth.hint, fourth.cause) == ("key", "key", third.hint, third.cause)
     assert fake_openai.requests == 3  # the fourth failed fast, nothing sent
     for error in (first, second, third, fourth):
         assert isinstance(error, ClientError)

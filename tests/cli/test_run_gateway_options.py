@@ -210,6 +210,16 @@ def test_a_query_in_the_base_url_is_kept_and_credentials_never_printed(fake_open
         assert secret not in result.stderr and secret not in result.stdout
 
 
+def test_the_recorded_endpoint_carries_no_credentials(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    url = fake_openai.base_url.replace("http://", "http://bob:hunter2-pass@") + "?api-version=1&api-key=zz-secret-9"
+    out = tmp_path / "o.jsonl"
+    result = invoke(url, write_set(tmp_path / "s.jsonl", 1), out)
+    assert result.exit_code == 0, result.stderr
+    assert responses(out)[0]["endpoint"] == fake_openai.base_url + "?api-version=1&api-key=***"
+    text = out.read_text("utf-8") + (tmp_path / "o.jsonl.journal").read_text("utf-8")
+    assert "hunter2" not in text and "zz-secret-9" not in text
+
+
 def test_a_server_without_streaming_is_used_without_it(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.refuse_stream = "stream=True is not supported"
     out = tmp_path / "o.jsonl"

@@ -253,6 +253,8 @@ def run(
             hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
         else:
             hint += f" (--base-url {shown_url}, --model {model})"
+            if api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
+                hint += f"; no API key was sent: set ${api_key_env} if the endpoint needs one"
         typer.echo(
             f"formatkit run: stopped: {exc}\n  {hint}.\n  {_kept(jobs, journal)}; "
             f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",

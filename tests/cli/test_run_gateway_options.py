@@ -228,3 +228,12 @@ def test_a_server_without_streaming_is_used_without_it(fake_openai: FakeOpenAI, 
     assert [r["content"] for r in responses(out)] == ["q0", "q1", "q2", "q3"]
     assert "note: the endpoint refused streaming" in result.stderr
     assert sum(not b.get("stream") for b in fake_openai.bodies) == 4  # each record once without streaming
+
+
+def test_a_stop_without_a_key_says_none_was_sent(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # LiteLLM with a master key answers a request without one 500 "Internal Server Error" (text/plain).
+    fake_openai.rules.append(lambda body: Fault("500", message="Internal Server Error"))
+    result = invoke(fake_openai.base_url, write_set(tmp_path / "s.jsonl", 20), tmp_path / "o.jsonl")
+    assert result.exit_code == 1
+    assert "no API key was sent: set $OPENAI_API_KEY if the endpoint needs one" in result.stderr
+    assert fake_openai.requests <= 8 + 3

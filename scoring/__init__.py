@@ -23,6 +23,13 @@ from formatkit._lazy import lazy_getattr
 #: Every export, loaded from its private module on first use: ``import scoring`` stays cheap (the CLI
 #: reads the metric table at start-up without loading numpy, httpx or the judges).
 _LAZY = {
+    "EndpointOptions": "scoring._runner.run_file",
+    "run_file": "scoring._runner.run_file",
+    "evaluate": "scoring._pipeline.evaluate",
+    "EvalOutcome": "scoring._pipeline.evaluate",
+    "write_report": "scoring._pipeline.report_file",
+    "collect_results": "scoring._pipeline.report_file",
+    "JudgeUnavailableError": "scoring._errors",
     "Aggregate": "scoring._report.aggregate",
     "Aggregator": "scoring._report.aggregate",
     "ChoiceExtraction": "scoring._metrics.extract.choice",
@@ -86,11 +93,14 @@ __all__ = [
     "ChatResult",
     "ChoiceExtraction",
     "DatasetStats",
+    "EndpointOptions",
     "EndpointUnavailableError",
+    "EvalOutcome",
     "FileScoreOutcome",
     "Item",
     "ItemScore",
     "JudgeOptions",
+    "JudgeUnavailableError",
     "MetricChoice",
     "MetricError",
     "MetricSpec",
@@ -108,6 +118,8 @@ __all__ = [
     "boxed_contents",
     "choose_metric",
     "choose_metrics",
+    "collect_results",
+    "evaluate",
     "exact_match",
     "extract_choice",
     "extract_math_answer",
@@ -123,6 +135,7 @@ __all__ = [
     "parse_yes_no",
     "record_score",
     "reference_number",
+    "run_file",
     "score_choice",
     "score_exact",
     "score_file",
@@ -130,6 +143,7 @@ __all__ = [
     "score_records",
     "score_response",
     "strip_think",
+    "write_report",
 ]
 
 
@@ -138,7 +152,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult
-    from scoring._errors import EndpointUnavailableError
+    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
     from scoring._metrics.base import Item, ItemScore, item_from_record
@@ -157,6 +171,8 @@ if TYPE_CHECKING:
     from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
     from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
+    from scoring._pipeline.evaluate import EvalOutcome, evaluate
+    from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
         RULE_METRICS,
         ScoreOutcome,
@@ -168,4 +184,5 @@ if TYPE_CHECKING:
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
     from scoring._runner.job import RunJob, RunSummary
+    from scoring._runner.run_file import EndpointOptions, run_file
     from scoring._runner.runner import RecordOutcome, Runner

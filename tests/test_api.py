@@ -66,7 +66,8 @@ DOCUMENTED = {
         "extract_math_answer", "extract_number", "extract_yes_no", "item_from_record", "math_credit",
         "math_equal", "normalize_text", "option_letters", "parse_choice_reference", "parse_number",
         "parse_yes_no", "record_score", "reference_number", "score_choice", "score_exact", "score_file",
-        "score_math", "score_records", "score_response", "strip_think",
+        "score_math", "score_records", "score_response", "strip_think", "EndpointOptions", "run_file",
+        "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
     ],
 }  # fmt: skip
 

@@ -79,7 +79,7 @@ class JsonlReader:
         self.max_rows = max_rows
         self.format: Format | None = None
         self.rows = 0
-        self._session_ids: dict[int | str, int] = {}
+        self._session_ids: dict[tuple[str | None, int | str], int] = {}
         self._name = str(path)
         self._stem = path.stem
         #: Drafts and records handed out so far: a fast record's default session_id (its position).
@@ -188,7 +188,10 @@ class JsonlReader:
             record = check_canonical(obj, self.mode, self.sink, line=line)
             if record is None:
                 return None
-            self._check_session_id(record.get("session_id"), line)
+            # A canonical file may hold several sets (convert writes them into one): an id is unique in its set.
+            meta = record.get("meta")
+            dataset = meta.get("dataset") if isinstance(meta, dict) else None
+            self._check_session_id(record.get("session_id"), line, dataset if isinstance(dataset, str) else None)
             return Draft(
                 session_id=record.get("session_id"),
                 history=[],
@@ -417,19 +420,20 @@ class JsonlReader:
             field=field,
         )
 
-    def _check_session_id(self, session_id: Any, line: int) -> None:
+    def _check_session_id(self, session_id: Any, line: int, dataset: str | None = None) -> None:
         if session_id is None or isinstance(session_id, (dict, list)):
             return
-        first = self._session_ids.get(session_id)
+        first = self._session_ids.get((dataset, session_id))
         if first is not None:
+            where = f' in dataset "{dataset}"' if dataset is not None else ""
             self.sink.add(
                 "duplicate_session_id",
-                f"session_id {session_id!r} is already used on line {first}; each record needs its own.",
+                f"session_id {session_id!r} is already used{where} on line {first}; each record needs its own.",
                 line=line,
                 field="session_id",
             )
         else:
-            self._session_ids[session_id] = line
+            self._session_ids[(dataset, session_id)] = line
 
 
 def _line_draft(

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import gc
 import sys
-from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -46,32 +43,6 @@ class ReportFormat(str, Enum):
     xlsx = "xlsx"
 
 
-def _records(path: str) -> Iterator[dict[str, Any]]:
-    import orjson
-
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                fail_usage(f"{path}: line {number} is not JSON ({exc}); is this a results file from `score`?")
-            if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
-                fail_usage(f"{path}: line {number} is not a canonical record (no messages list)")
-            yield record
-
-
-def _has_scoring(record: dict[str, Any]) -> bool:
-    """Whether a scorer has been over the record: a response holds a score or an analysis."""
-    messages = record["messages"]
-    target = messages[-1] if messages and isinstance(messages[-1], dict) else {}
-    responses = target.get("responses")
-    return isinstance(responses, list) and any(
-        isinstance(r, dict) and ("score" in r or "analysis" in r) for r in responses
-    )
-
-
 def _dimensions(path: Path | None) -> dict[str, str] | None:
     if path is None:
         return None
@@ -94,36 +65,18 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring._report.aggregate import dataset_of
-    from scoring._report.html import SampleCollector
-    from scoring._report.models import ModelsAggregator
+    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report
 
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:
         output_or_fail(output)
     mapping = _dimensions(dimensions)
-    aggregator = ModelsAggregator()
-    samples = SampleCollector() if fmt.value == "html" else None
-    scored: set[str] = set()
-    # Parsed records are plain acyclic dicts: the cyclic collector would rescan every live object again
-    # and again while hundreds of thousands of them are made (a third of the time); paused while reading.
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        for path in paths_or_fail(paths):
-            stem = Path(path).stem
-            for record in _records(path):
-                model = aggregator.add(record, stem)
-                if samples is not None:
-                    samples.add(record, model, dataset_of(record, stem))
-                if _has_scoring(record):
-                    scored.add(dataset_of(record, stem))
-    finally:
-        if enabled:
-            gc.enable()
-    comparison = aggregator.finish(mapping)
-    for name in sorted(aggregator.datasets() - scored):
+        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html")
+    except ResultsFileError as exc:
+        fail_usage(str(exc))
+    for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.
         typer.echo(
@@ -136,10 +89,13 @@ def report(
         from scoring._report.workbook import write_report_xlsx
 
         output.parent.mkdir(parents=True, exist_ok=True)
-        write_report_xlsx(comparison, output)
+        write_report_xlsx(collected.comparison, output)
         typer.echo(f"wrote {output}", err=True)
         raise typer.Exit(EXIT_OK)
-    text = _render(comparison, fmt.value, samples, to_terminal=output is None)
+    from scoring._report.leaderboard import terminal_width
+
+    tty = output is None and sys.stdout.isatty()
+    text = render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None)
     if output is None:
         typer.echo(text, nl=False)
     else:
@@ -149,17 +105,6 @@ def report(
             handle.write(text.encode("utf-8"))
         typer.echo(f"wrote {output}", err=True)
     raise typer.Exit(EXIT_OK)
-
-
-def _render(comparison: Any, fmt: str, samples: Any, *, to_terminal: bool) -> str:
-    if fmt == "html":
-        from scoring._report.html import render_html
-
-        return render_html(comparison, samples)
-    from scoring._report.leaderboard import render_comparison, terminal_width
-
-    tty = to_terminal and sys.stdout.isatty()
-    return render_comparison(comparison, fmt, color=tty, width=terminal_width() if tty else None)
 
 
 def register(app: typer.Typer) -> None:

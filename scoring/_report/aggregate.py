@@ -430,8 +430,12 @@ class Aggregator:
             meta = record.get("meta")
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
                 stats.dimension = meta["dimension"]
-        if stats.metric is None:
-            stats.metric = metric_of(record)
+        if name not in self.metrics:
+            metric = metric_of(record)
+            if stats.metric is None:
+                stats.metric = metric
+            elif metric is not None and metric != stats.metric:
+                stats.metric = "mixed"  # auto scored its records with different metrics
         stats.add(record)
 
     def finish(self, dimensions: Mapping[str, str] | None = None) -> Aggregate:

@@ -8,7 +8,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from formatkit import Record, convert, iter_records
+from formatkit import Record, convert, iter_records, validate_file
 from formatkit.cli import app
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -90,3 +90,17 @@ def test_cli_convert_refuses_to_overwrite_its_input(tmp_path: Path) -> None:
     result = runner.invoke(app, ["convert", str(copy), "-o", str(copy)])
     assert result.exit_code == 2
     assert copy.read_bytes() == GOOD.read_bytes()
+
+
+def test_a_file_converted_from_several_sets_validates_as_canonical(tmp_path: Path) -> None:
+    """Each set numbers its own sessions from 0: ids repeat across sets, never within one."""
+    seeds = sorted((FIXTURES / "seed").glob("seed_*_turn.*"))
+    seeds = [p for p in seeds if not p.name.startswith("seed_output")]
+    out = tmp_path / "all.jsonl"
+    assert convert(seeds, out).valid
+    assert validate_file(out).valid
+    lines = out.read_text(encoding="utf-8").splitlines()
+    (tmp_path / "dup.jsonl").write_text(lines[0] + "\n" + lines[0] + "\n", encoding="utf-8")
+    report = validate_file(tmp_path / "dup.jsonl")
+    assert [i.code for i in report.issues] == ["duplicate_session_id"]
+    assert 'in dataset "' in report.issues[0].message

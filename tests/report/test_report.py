@@ -35,7 +35,7 @@ def test_json_report(scored: list[Path]) -> None:
     assert set(data["dimensions"]) == {"综合能力", "推理数学", "语言创作"}
     dims = data["dimensions"]
     assert data["overall"] == pytest.approx(sum(d["score"] for d in dims.values()) / 3, abs=0.01)
-    assert data["datasets"]["math_mixed"]["metric"] == "math"
+    assert data["datasets"]["math_mixed"]["metric"] == "mixed"  # auto: 24 records by math, 1 by choice
     assert data["datasets"]["mmlu_pro"]["errors"] == 2
     assert data["usage"]["total_tokens"] > 0
     assert data["datasets"]["mmlu_pro"]["samples"] == 3

@@ -48,3 +48,12 @@ def test_report_reads_the_metric_field_not_the_analysis() -> None:
     response = record["messages"][-1]["responses"][0]
     response["analysis"] = "choice：a judge wrote this with a full-width colon"
     assert scoring.aggregate([record]).to_dict()["datasets"]["capitals"]["metric"] == "exact"
+
+
+def test_a_dataset_scored_with_several_metrics_is_reported_as_mixed() -> None:
+    records = [_record("Paris", ["Paris"]), _record("\\frac{1}{2}", ["0.5"])]
+    records[1]["messages"][0]["content"] = "Half?"
+    scoring.score_records(records, metric="auto")
+    assert [r["messages"][-1]["responses"][0]["metric"] for r in records] == ["math", "math"]
+    records[0]["messages"][-1]["responses"][0]["metric"] = "exact"  # as a file scored record by record says
+    assert scoring.aggregate(records).to_dict()["datasets"]["capitals"]["metric"] == "mixed"

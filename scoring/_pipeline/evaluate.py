@@ -1,0 +1,148 @@
+"""The platform's flow in one call: validate, convert, run, score, report — resumable at every stage.
+
+Everything goes into one directory::
+
+    DIR/canonical.jsonl   the sets, validated and converted (written again on every call: cheap, exact)
+    DIR/answered.jsonl    the model's responses (journaled: a rerun sends only what is unfinished)
+    DIR/scored.jsonl      every response scored by auto; with a judge endpoint, free text is judged
+                          (journaled too: a rerun buys no verdict twice)
+    DIR/report.{txt,json,html}
+
+Each stage reads only the file the stage before it wrote, so a user can stop after any stage, look at
+the jsonl, and go on with the single commands (``run``, ``score``, ``report``) as well.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from formatkit._api.conversion import convert
+from formatkit._api.validate import iter_dicts
+from formatkit._core.issues import Report
+from formatkit._core.modes import Mode, Profile
+from scoring._judges.options import JudgeOptions
+from scoring._pipeline.report_file import write_report
+from scoring._pipeline.score_file import FileScoreOutcome, score_file
+from scoring._report.aggregate import dataset_of
+from scoring._runner.job import RunJob, RunSummary
+from scoring._runner.progress import Progress
+from scoring._runner.run_file import EndpointOptions, run_file
+
+__all__ = ["EvalOutcome", "EvalPaths", "evaluate"]
+
+#: The report formats written into the directory.
+REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html"}
+
+
+@dataclass(frozen=True)
+class EvalPaths:
+    """Where each stage writes, inside the evaluation directory."""
+
+    directory: Path
+
+    @property
+    def canonical(self) -> Path:
+        return self.directory / "canonical.jsonl"
+
+    @property
+    def answered(self) -> Path:
+        return self.directory / "answered.jsonl"
+
+    @property
+    def scored(self) -> Path:
+        return self.directory / "scored.jsonl"
+
+    def report(self, fmt: str) -> Path:
+        return self.directory / REPORT_FORMATS[fmt]
+
+
+@dataclass
+class EvalOutcome:
+    """How far the flow got and what each stage said. ``validation`` is always there; ``run`` and
+    ``score`` are None when the flow stopped before them (an invalid set)."""
+
+    paths: EvalPaths
+    validation: Report
+    run: RunSummary | None = None
+    score: FileScoreOutcome | None = None
+    reports: list[Path] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Every set valid, every record answered, and something scored."""
+        return (
+            self.validation.valid
+            and self.run is not None
+            and self.run.with_errors == 0
+            and self.score is not None
+            and self.score.scored_responses > 0
+        )
+
+
+def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[dict[str, Any]]]:
+    """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
+
+    def records() -> Iterator[dict[str, Any]]:
+        taken: dict[str, int] = {}
+        for record in iter_dicts(path, mode="infer-eval", profile="none"):
+            name = dataset_of(record, path.stem)
+            if taken.get(name, 0) < limit:
+                taken[name] = taken.get(name, 0) + 1
+                yield record
+
+    return records
+
+
+def evaluate(
+    sets: Sequence[str | os.PathLike[str]],
+    directory: str | os.PathLike[str],
+    endpoint: EndpointOptions,
+    *,
+    judge: JudgeOptions | None = None,
+    limit: int | None = None,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    defaults: dict[str, Any] | None = None,
+    restart: bool = False,
+    run_progress: Progress | None = None,
+    judge_progress: Progress | None = None,
+    started: Callable[[RunJob], None] | None = None,
+) -> EvalOutcome:
+    """Validate and convert ``sets``, run the pending turns against ``endpoint``, score the responses
+    (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
+    all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
+
+    Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
+    :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
+    ``KeyboardInterrupt``/``RunInterrupted`` (journal kept),
+    :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept). Rerunning the same call resumes.
+    """
+    paths = EvalPaths(Path(directory))
+    paths.directory.mkdir(parents=True, exist_ok=True)
+    validation = convert(list(sets), paths.canonical, mode=mode, profile=profile)
+    outcome = EvalOutcome(paths, validation)
+    if not validation.valid:
+        return outcome
+    source: Any = paths.canonical if limit is None else _first_per_dataset(paths.canonical, limit)
+    outcome.run = run_file(
+        source,
+        paths.answered,
+        endpoint,
+        defaults=defaults,
+        restart=restart,
+        mode="infer-eval",
+        progress=run_progress,
+        started=started,
+    )
+    judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
+    outcome.score = score_file(
+        paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
+    )
+    for fmt in REPORT_FORMATS:
+        write_report([paths.scored], paths.report(fmt), fmt)
+        outcome.reports.append(paths.report(fmt))
+    return outcome

@@ -384,8 +384,17 @@ LITELLM_DEAD = (
         (Fault("404", message="The model `gpt-9` does not exist"), "model name"),
         (Fault("422", message="max_tokens must be at most 4096"), "parameters"),
         (Fault("truncated"), "failed the same way"),
+        (Fault("stream_error"), "failed the same way"),
     ],
-    ids=["gateway-backend-down", "litellm-wrong-model", "litellm-wrong-key", "404-model", "422-params", "malformed"],
+    ids=[
+        "gateway-backend-down",
+        "litellm-wrong-model",
+        "litellm-wrong-key",
+        "404-model",
+        "422-params",
+        "malformed",
+        "error-in-every-stream",
+    ],
 )
 def test_first_requests_failing_alike_stop_within_a_handful(fake_openai: FakeOpenAI, fault: Fault, hint: str) -> None:
     fake_openai.rules.append(lambda body: fault)

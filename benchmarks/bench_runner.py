@@ -1,6 +1,7 @@
 """Runner throughput and memory against a local endpoint that answers instantly.
 
     /work/venv/bin/python benchmarks/bench_runner.py [--records 5000] [--big 20000] [--concurrency 1 8 64 256]
+        [--modes streamed plain]
 
 The fake OpenAI server (tests/fakeserver.py) runs in its own process, so it does not share the client's
 GIL. Every measurement runs in a fresh worker process (so peak RSS is its own):
@@ -11,6 +12,10 @@ GIL. Every measurement runs in a fresh worker process (so peak RSS is its own):
 - ``openai``: the official SDK's ``AsyncOpenAI`` (its default connection pool, retries off so both send
   exactly one request per record) driven by an ``asyncio.Semaphore`` at the same concurrency, records
   held in a list, replies discarded: the bare loop a user would write.
+
+Both modes are measured: ``streamed`` (formatkit's default: SSE with usage in the stream; the SDK with
+``stream=True, stream_options={"include_usage": True}``, every chunk read) and ``plain`` (formatkit
+``--no-stream``; the SDK's ordinary call). The fake server sends a streamed reply as 3 content pieces.
 
 Each cell is the best of ``--repeat`` interleaved runs (a shared machine is noisy). Then peak RSS of
 the formatkit worker for ``--records`` vs ``--big`` records shows that memory does not grow with the
@@ -51,14 +56,14 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-async def _ours(url: str, src: Path, concurrency: int) -> dict[str, Any]:
+async def _ours(url: str, src: Path, concurrency: int, stream: bool) -> dict[str, Any]:
     from formatkit._api.validate import iter_dicts
     from scoring._client.http import ChatClient
     from scoring._runner.job import RunJob
     from scoring._runner.runner import Runner
 
     out = src.with_name(f"out-{concurrency}.jsonl")
-    async with ChatClient(url, "bench", concurrency=concurrency, max_retries=0) as client:
+    async with ChatClient(url, "bench", concurrency=concurrency, max_retries=0, stream=stream) as client:
         job = RunJob(Runner(client), lambda: iter_dicts(src, mode="infer-eval", profile="none"), out, restart=True)
         start = time.perf_counter()
         summary = await job.run()
@@ -67,7 +72,7 @@ async def _ours(url: str, src: Path, concurrency: int) -> dict[str, Any]:
     return {"requests": summary.requests, "seconds": seconds}
 
 
-async def _sdk(url: str, src: Path, concurrency: int) -> dict[str, Any]:
+async def _sdk(url: str, src: Path, concurrency: int, stream: bool) -> dict[str, Any]:
     import orjson
     from openai import AsyncOpenAI
 
@@ -81,8 +86,22 @@ async def _sdk(url: str, src: Path, concurrency: int) -> dict[str, Any]:
             {"role": "user", "content": line["prompt"]},
         ]
         async with semaphore:
-            reply = await client.chat.completions.create(model="bench", messages=messages, **line["parameters"])
-        assert reply.choices[0].message.content is not None
+            if not stream:
+                reply = await client.chat.completions.create(model="bench", messages=messages, **line["parameters"])
+                assert reply.choices[0].message.content is not None
+                return
+            chunks = await client.chat.completions.create(
+                model="bench",
+                messages=messages,
+                stream=True,
+                stream_options={"include_usage": True},
+                **line["parameters"],
+            )
+            pieces = []
+            async for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta.content:
+                    pieces.append(chunk.choices[0].delta.content)
+        assert "".join(pieces)
 
     start = time.perf_counter()
     await asyncio.gather(*(one(line) for line in records))
@@ -91,14 +110,14 @@ async def _sdk(url: str, src: Path, concurrency: int) -> dict[str, Any]:
     return {"requests": len(records), "seconds": seconds}
 
 
-def _worker(kind: str, url: str, src: Path, concurrency: int) -> None:
+def _worker(kind: str, url: str, src: Path, concurrency: int, stream: bool) -> None:
     runner = _ours if kind == "formatkit" else _sdk
-    result = asyncio.run(runner(url, src, concurrency))
+    result = asyncio.run(runner(url, src, concurrency, stream))
     result["peak_rss_mb"] = _peak_rss_mb()
     print(json.dumps(result))
 
 
-def _measure(kind: str, url: str, src: Path, concurrency: int) -> dict[str, Any]:
+def _measure(kind: str, url: str, src: Path, concurrency: int, stream: bool = False) -> dict[str, Any]:
     done = subprocess.run(
         [
             sys.executable,
@@ -111,6 +130,7 @@ def _measure(kind: str, url: str, src: Path, concurrency: int) -> dict[str, Any]
             str(src),
             "--concurrency",
             str(concurrency),
+            *(["--stream"] if stream else []),
         ],
         capture_output=True,
         text=True,
@@ -130,12 +150,15 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 64, 256])
     parser.add_argument("--memory-concurrency", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept")
+    parser.add_argument("--modes", nargs="+", choices=["streamed", "plain"], default=["streamed", "plain"])
+    parser.add_argument("--skip-memory", action="store_true", help="only the throughput tables")
+    parser.add_argument("--stream", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--worker", choices=["formatkit", "openai"], help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--src", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        _worker(args.worker, args.url, args.src, args.concurrency[0])
+        _worker(args.worker, args.url, args.src, args.concurrency[0], args.stream)
         return
 
     server = subprocess.Popen(
@@ -153,23 +176,33 @@ def main() -> None:
                 f"{args.records} records, server answering instantly in its own process ({url}), "
                 f"best of {args.repeat} interleaved runs"
             )
-            print(
-                f"{'concurrency':>11} | {'formatkit req/s':>15} | {'openai SDK req/s':>16} | {'ratio':>5} | "
-                f"{'fk peak RSS MB':>14} | {'SDK peak RSS MB':>15}"
-            )
-            print("-" * 92)
-            for concurrency in args.concurrency:
-                # Interleaved, best of --repeat: the machine's noise hits both sides alike.
-                runs = [
-                    (_measure("formatkit", url, small, concurrency), _measure("openai", url, small, concurrency))
-                    for _ in range(args.repeat)
-                ]
-                ours = max((r[0] for r in runs), key=lambda m: m["rps"])
-                sdk = max((r[1] for r in runs), key=lambda m: m["rps"])
+            for mode in args.modes:
+                stream = mode == "streamed"
+                print()
+                print(f"{mode}:")
                 print(
-                    f"{concurrency:>11} | {ours['rps']:>15.0f} | {sdk['rps']:>16.0f} | "
-                    f"{ours['rps'] / sdk['rps']:>5.2f} | {ours['peak_rss_mb']:>14.1f} | {sdk['peak_rss_mb']:>15.1f}"
+                    f"{'concurrency':>11} | {'formatkit req/s':>15} | {'openai SDK req/s':>16} | {'ratio':>5} | "
+                    f"{'fk peak RSS MB':>14} | {'SDK peak RSS MB':>15}"
                 )
+                print("-" * 92)
+                for concurrency in args.concurrency:
+                    # Interleaved, best of --repeat: the machine's noise hits both sides alike.
+                    runs = [
+                        (
+                            _measure("formatkit", url, small, concurrency, stream),
+                            _measure("openai", url, small, concurrency, stream),
+                        )
+                        for _ in range(args.repeat)
+                    ]
+                    ours = max((r[0] for r in runs), key=lambda m: m["rps"])
+                    sdk = max((r[1] for r in runs), key=lambda m: m["rps"])
+                    print(
+                        f"{concurrency:>11} | {ours['rps']:>15.0f} | {sdk['rps']:>16.0f} | "
+                        f"{ours['rps'] / sdk['rps']:>5.2f} | {ours['peak_rss_mb']:>14.1f} | "
+                        f"{sdk['peak_rss_mb']:>15.1f}"
+                    )
+            if args.skip_memory:
+                return
             c = args.memory_concurrency
             few = _measure("formatkit", url, small, c)
             many = _measure("formatkit", url, big, c)

@@ -249,10 +249,12 @@ def run(
         raise typer.Exit(EXIT_USAGE) from None
     except EndpointUnavailableError as exc:
         hint = exc.hint or "check the endpoint"
-        if "API key" in hint:
+        if exc.kind == "key":
             hint += f" in ${api_key_env}" + (" (it is not set)" if api_key is None else "")
         else:
             hint += f" (--base-url {shown_url}, --model {model})"
+            if api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
+                hint += f"; no API key was sent: set ${api_key_env} if the endpoint needs one"
         typer.echo(
             f"formatkit run: stopped: {exc}\n  {hint}.\n  {_kept(jobs, journal)}; "
             f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",
@@ -285,7 +287,7 @@ def _kept(jobs: list[RunJob], journal: Path) -> str:
     text = f"{done} record(s) finished in this run are kept in {journal}"
     if summary.sent_with_errors:
         text += f" ({summary.sent_with_errors} more ended in error and will be retried)"
-    return text
+    return text + f", after {summary.attempts} HTTP attempt(s)"
 
 
 def _dry_run(plan: Any) -> None:

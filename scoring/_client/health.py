@@ -22,6 +22,7 @@ from scoring._errors import (
     MalformedResponseError,
     PermanentRequestError,
     RetryableStatusError,
+    StreamError,
 )
 
 __all__ = ["EndpointHealth", "backend_unreachable", "diagnose"]
@@ -58,8 +59,8 @@ def signature(exc: BaseException) -> str | None:
         return f"{exc.status} {_DIGITS.sub('#', exc.message)[:300]}"
     if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
         return None
-    if isinstance(exc, MalformedResponseError):
-        return f"malformed {_DIGITS.sub('#', str(exc))[:300]}"
+    if isinstance(exc, (MalformedResponseError, StreamError)):
+        return f"{type(exc).__name__} {_DIGITS.sub('#', str(exc))[:300]}"
     if isinstance(exc, httpx.TransportError):
         return type(exc).__name__
     return None

@@ -344,7 +344,7 @@ class ChatClient:
         down = self.health.down
         if down is not None:
             raise EndpointUnavailableError(
-                self.scrub(str(down)), status=down.status, hint=down.hint, cause=down.cause
+                self.scrub(str(down)), status=down.status, hint=down.hint, cause=down.cause, kind=down.kind
             ) from down
 
     def _scrub_exception(self, exc: BaseException) -> None:

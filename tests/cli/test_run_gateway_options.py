@@ -210,6 +210,16 @@ def test_a_query_in_the_base_url_is_kept_and_credentials_never_printed(fake_open
         assert secret not in result.stderr and secret not in result.stdout
 
 
+def test_the_recorded_endpoint_carries_no_credentials(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    url = fake_openai.base_url.replace("http://", "http://bob:hunter2-pass@") + "?api-version=1&api-key=zz-secret-9"
+    out = tmp_path / "o.jsonl"
+    result = invoke(url, write_set(tmp_path / "s.jsonl", 1), out)
+    assert result.exit_code == 0, result.stderr
+    assert responses(out)[0]["endpoint"] == fake_openai.base_url + "?api-version=1&api-key=***"
+    text = out.read_text("utf-8") + (tmp_path / "o.jsonl.journal").read_text("utf-8")
+    assert "hunter2" not in text and "zz-secret-9" not in text
+
+
 def test_a_server_without_streaming_is_used_without_it(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.refuse_stream = "stream=True is not supported"
     out = tmp_path / "o.jsonl"
@@ -218,3 +228,12 @@ def test_a_server_without_streaming_is_used_without_it(fake_openai: FakeOpenAI, 
     assert [r["content"] for r in responses(out)] == ["q0", "q1", "q2", "q3"]
     assert "note: the endpoint refused streaming" in result.stderr
     assert sum(not b.get("stream") for b in fake_openai.bodies) == 4  # each record once without streaming
+
+
+def test_a_stop_without_a_key_says_none_was_sent(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # LiteLLM with a master key answers a request without one 500 "Internal Server Error" (text/plain).
+    fake_openai.rules.append(lambda body: Fault("500", message="Internal Server Error"))
+    result = invoke(fake_openai.base_url, write_set(tmp_path / "s.jsonl", 20), tmp_path / "o.jsonl")
+    assert result.exit_code == 1
+    assert "no API key was sent: set $OPENAI_API_KEY if the endpoint needs one" in result.stderr
+    assert fake_openai.requests <= 8 + 3

@@ -335,6 +335,7 @@ def test_a_rejected_key_stops_after_a_few_requests_and_never_shows_the_key(fake_
     assert "the first 3 requests all failed the same way and none succeeded" in str(third)
     assert "HTTP 401: Incorrect API key provided: ***" in third.cause
     assert isinstance(fourth, EndpointUnavailableError)
+    assert (third.kind, fourth.kind, fourth.hint, fourth.cause) == ("key", "key", third.hint, third.cause)
     assert fake_openai.requests == 3  # the fourth failed fast, nothing sent
     for error in (first, second, third, fourth):
         assert isinstance(error, ClientError)
@@ -383,8 +384,17 @@ LITELLM_DEAD = (
         (Fault("404", message="The model `gpt-9` does not exist"), "model name"),
         (Fault("422", message="max_tokens must be at most 4096"), "parameters"),
         (Fault("truncated"), "failed the same way"),
+        (Fault("stream_error"), "failed the same way"),
     ],
-    ids=["gateway-backend-down", "litellm-wrong-model", "litellm-wrong-key", "404-model", "422-params", "malformed"],
+    ids=[
+        "gateway-backend-down",
+        "litellm-wrong-model",
+        "litellm-wrong-key",
+        "404-model",
+        "422-params",
+        "malformed",
+        "error-in-every-stream",
+    ],
 )
 def test_first_requests_failing_alike_stop_within_a_handful(fake_openai: FakeOpenAI, fault: Fault, hint: str) -> None:
     fake_openai.rules.append(lambda body: fault)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scoring._runner.journal import Journal
 
 
@@ -58,3 +60,20 @@ def test_missing_file_loads_empty_and_discard(tmp_path: Path) -> None:
     journal.discard()
     assert not journal.path.exists()
     journal.discard()  # twice is fine
+
+
+def test_the_output_lock_is_exclusive_and_names_its_holder(tmp_path: Path) -> None:
+    import os
+
+    from scoring._errors import OutputLockedError
+    from scoring._runner.lock import OutputLock
+
+    journal = tmp_path / "out.jsonl.journal"
+    with OutputLock(journal):
+        assert (tmp_path / "out.jsonl.journal.lock").read_text() == str(os.getpid())
+        with pytest.raises(OutputLockedError) as info:
+            OutputLock(journal).acquire()
+        assert info.value.pid == os.getpid()
+        assert f"out.jsonl is being written by another run (process {os.getpid()} holds" in str(info.value)
+    with OutputLock(journal):  # released: free again
+        pass

@@ -336,3 +336,14 @@ def test_extra_headers_renames_and_drops(fake_openai: FakeOpenAI) -> None:
     body = fake_openai.bodies[0]
     assert body == {"model": "fake-model", "messages": USER, "max_completion_tokens": 4096, "top_k": 20}
     assert fake_openai.headers[0]["api-key"] == "azure-key"
+
+
+@pytest.mark.slow
+def test_a_4096_token_generation_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
+    # 4,096 pieces ~2 ms apart: several seconds in all, far beyond --timeout 0.5, never silent that long.
+    fake_openai.responder = lambda body: "字" * 4096
+    fake_openai.stream_pieces = 4096
+    fake_openai.inject([Fault("trickle", delay=0.002)])
+    result = one(fake_openai, timeout=0.5, max_retries=0)
+    assert result.content == "字" * 4096 and result.finish_reason == "stop"
+    assert fake_openai.requests == 1 and fake_openai.faults_served == ["trickle"]

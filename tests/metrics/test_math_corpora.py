@@ -154,7 +154,7 @@ def test_agreement_with_the_gaokao_judge(guard: SympyGuard) -> None:
         reply = row["reply"].replace("<eoe>", "").replace("<eoa>", "")
         ours = score_math(reply, Item("", row["reference"]), guard).score == 1.0
         agree += ours == (row["judge_points"] >= row["full_points"])
-    assert agree >= 0.90 * len(rows)
+    assert agree >= 0.94 * len(rows)
 
 
 def test_extraction_agrees_with_the_published_extraction() -> None:

@@ -82,6 +82,14 @@ PROSE = [
     ),
     case("which-is-value", 'The bar for "acre" has the highest value, which is 100.', "100", 1.0),
     case("final-value", "So the navy blue bath mat costs $10 more.\n\nThe final value is: 10", "10", 1.0),
+    # GAOKAO-Bench (GPT-4 replies, standard answers).
+    case("gaokao-dedao", "【答案】\n解方程得到n=8.", "8", 1.0),
+    case("gaokao-genhao", "所以|a-b|=根号3。\n【答案】根号3", "$\\sqrt{3}$", 1.0),
+    case("gaokao-greek-name", "【答案】λ=8/5", "$\\frac{8}{5}$", 1.0),
+    case("gaokao-equivalent-forms", "【答案】3/10", "$\\frac{3}{10} \\# \\# 0.3$", 1.0),
+    case("gaokao-equivalent-forms", "【答案】0.3", "$\\frac{3}{10} \\# \\# 0.3$", 1.0),
+    case("gaokao-any-fitting-note", "【答案】2", "2 (满足 $1<e \\leq \\sqrt{5}$ 皆可)", 1.0),
+    case("gaokao-any-fitting-note", "【答案】3", "2 (满足 $1<e \\leq \\sqrt{5}$ 皆可)", 0.0),
     # MathReal 187 (4): the answer is 经过; the reason after 因为 is a justification, not the answer.
     case(
         "prose-reason-is-not-the-answer",

@@ -51,7 +51,7 @@ _ASSIGN = re.compile(
 )
 # The name in "AB = 4", "|AB| = 1", "V_1:V_2 = 11:21", "\\angle P = 45°", "S_{ABC} = 12": letters,
 # subscripts, bars, angle marks, ratios and fractions of names — no digits outside subscripts.
-_NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-z{}()|∠△:/\s′']")
+_NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-zα-ωΑ-Ω{}()|∠△:/\s′']")
 # "2 + 1 + 0 + 0 = 3": a computation whose result is the value stated.
 _ARITHMETIC = re.compile(r"^[\d\s.+\-*/×÷()^]+$")
 _SUBSCRIPT = re.compile(r"_\{[^{}]{0,12}\}|_\w")

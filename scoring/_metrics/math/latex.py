@@ -33,6 +33,7 @@ _SIMPLE = (
     (re.compile(r"\\(?:neq|ne)(?![a-zA-Z])|≠"), "!="),
     (re.compile(r"\\infty|∞|\\infin"), "oo"),
     (re.compile(r"\\pi(?![a-zA-Z])|π"), "pi"),
+    (re.compile(r"根号"), "√"),
     (re.compile(r"\\pm|±"), "±"),
     (re.compile(r"\\mp|∓"), "∓"),
     (re.compile(r"\\cup|∪"), "∪"),

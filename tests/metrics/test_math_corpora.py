@@ -144,7 +144,7 @@ def test_a_changed_number_unit_relation_or_sign_scores_less() -> None:
 def test_agreement_with_math_verify_tables(guard: SympyGuard) -> None:
     cases = load("math_verify_cases.jsonl")
     agree = sum((score_math(c["pred"], Item("", c["gold"]), guard).score == 1.0) == bool(c["expected"]) for c in cases)
-    assert agree >= 0.90 * len(cases)
+    assert agree >= 0.92 * len(cases)
 
 
 def test_agreement_with_the_gaokao_judge(guard: SympyGuard) -> None:

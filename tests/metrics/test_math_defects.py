@@ -147,6 +147,8 @@ NAMED = [
     case("named-chain", "$x = 5+5+1 = 7 =11$", "$x = 11$", 1.0),
     case("named-approx", "$x\\approx11$", "$11$", 1.0),
     case("named-wrong-value", "\\boxed{AB=5}", "4", 0.0),
+    case("value-is-not-a-name", "$11a+c$", "$7 = 11a+c$", 0.0),
+    case("computation-states-its-result", "So the sum is 2 + 1 + 0 + 0 = 3.", "3", 1.0),
 ]
 
 # 8. Equations up to a factor, intervals from inequalities, LaTeX spellings, lists spread over blanks.
@@ -173,6 +175,12 @@ FORMS = [
     case("list-over-blanks-any-order", "$\\boxed{-2,1}$.", "1;-2", 1.0),
     case("duplicate-point-once", "\\boxed{(1,2),(1,2),(3,4)}", "(1,2),(3,4)", 1.0),
     case("pi-exact-without-leave", "\\boxed{6.28}", "2\\pi", 0.0),
+    case(
+        "doubled-backslash",
+        "Thus, $(t,u) = \\boxed{\\left( \\frac{4}{3}, -\\frac{1}{3} \\right)}.$",
+        "$\\\\left( \\\\frac{4}{3}, -\\\\frac{1}{3} \\\\right)$",
+        1.0,
+    ),
     case("subscript-names", "$S=N_1/N$", "$\\frac{\\mathrm{N}_{1}}{\\mathrm{~N}}$", 1.0),
 ]
 

@@ -60,6 +60,11 @@ _APPROX = re.compile(r"\\approx|≈")
 APPROX_PI: ContextVar[bool] = ContextVar("formatkit_math_approx_pi", default=False)
 
 
+def _computation(left: str) -> bool:
+    """``2 + 1 + 0 + 0`` (numbers and operators): what follows its ``=`` is its result."""
+    return bool(_ARITHMETIC.match(left)) and any(op in left.strip() for op in "+-*/×÷")
+
+
 def _is_name(left: str) -> bool:
     left = left.strip()
     if not left or len(left) > 40 or any(ch.isdigit() for ch in _SUBSCRIPT.sub("", left)):
@@ -75,7 +80,7 @@ def _named_value(s: str) -> str:
         return s
     else:
         eq = s.find("=")
-        if eq <= 0 or not (_is_name(s[:eq]) or _ARITHMETIC.match(s[:eq])):
+        if eq <= 0 or not (_is_name(s[:eq]) or _computation(s[:eq])):
             return s
         value = s[s.rfind("=") + 1 :].strip()
     approx = _APPROX.search(value)

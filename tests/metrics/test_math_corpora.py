@@ -167,4 +167,4 @@ def test_extraction_agrees_with_the_published_extraction() -> None:
             agree += not re.search(r"\d", ours)
         else:
             agree += bool(ours) and answers_equal(ours, str(theirs)).equal
-    assert agree >= 0.76 * len(rows)
+    assert agree >= 0.78 * len(rows)

@@ -81,6 +81,20 @@ PROSE = [
         1.0,
     ),
     case("which-is-value", 'The bar for "acre" has the highest value, which is 100.', "100", 1.0),
+    case(
+        "answers-is-not-answer",
+        "the function is 0.\n\nI hope this answers your question. Let me know if you have any other questions.",
+        "0",
+        1.0,
+    ),
+    case(
+        "symbol-unit",
+        "Therefore, the work done on the cab by the upward pull of the elevator cable is 47040 N·m.",
+        "47040",
+        1.0,
+    ),
+    case("symbol-unit", "Therefore, the voltage across RL is 2.83 V.", "2.83", 1.0),
+    case("symbol-unit-wrong-value", "Therefore, the voltage across RL is 2.84 V.", "2.83", 0.0),
     case("final-value", "So the navy blue bath mat costs $10 more.\n\nThe final value is: 10", "10", 1.0),
     # GAOKAO-Bench (GPT-4 replies, standard answers).
     case("gaokao-dedao", "【答案】\n解方程得到n=8.", "8", 1.0),

@@ -163,6 +163,8 @@ NAMED = [
     case("named-wrong-value", "\\boxed{AB=5}", "4", 0.0),
     case("value-is-not-a-name", "$11a+c$", "$7 = 11a+c$", 0.0),
     case("computation-states-its-result", "So the sum is 2 + 1 + 0 + 0 = 3.", "3", 1.0),
+    case("computation-with-unit", "So the total is 1 + 2 + 3 = 6 squares", "6", 1.0),
+    case("named-with-unit", "\\boxed{x = 3 cm}", "3", 1.0),
 ]
 
 # 8. Equations up to a factor, intervals from inequalities, LaTeX spellings, lists spread over blanks.

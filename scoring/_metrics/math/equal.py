@@ -372,6 +372,14 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
         same = normalize_text(p) == normalize_text(r)
         return Equality(same, how="same words" if same else "different words")
 
+    if ("=" in p) != ("=" in r):
+        # "AB = 4 cm" against "4", "1 + 2 + 3 = 6 squares" against "6": the value the statement gives,
+        # compared with every rule (units included).
+        named = p if "=" in p else r
+        value = _named_value(named)
+        if value and value != named and "=" not in value:
+            return answers_equal(value, r, guard) if named is p else answers_equal(p, value, guard)
+
     # Units: none on the reference accepts any; a missing one is fine; two different ones are wrong.
     pv, pu = split_unit(p)
     rv, ru = split_unit(r)

@@ -144,7 +144,7 @@ def test_a_changed_number_unit_relation_or_sign_scores_less() -> None:
 def test_agreement_with_math_verify_tables(guard: SympyGuard) -> None:
     cases = load("math_verify_cases.jsonl")
     agree = sum((score_math(c["pred"], Item("", c["gold"]), guard).score == 1.0) == bool(c["expected"]) for c in cases)
-    assert agree >= 0.90 * len(cases)
+    assert agree >= 0.92 * len(cases)
 
 
 def test_agreement_with_the_gaokao_judge(guard: SympyGuard) -> None:
@@ -154,7 +154,7 @@ def test_agreement_with_the_gaokao_judge(guard: SympyGuard) -> None:
         reply = row["reply"].replace("<eoe>", "").replace("<eoa>", "")
         ours = score_math(reply, Item("", row["reference"]), guard).score == 1.0
         agree += ours == (row["judge_points"] >= row["full_points"])
-    assert agree >= 0.90 * len(rows)
+    assert agree >= 0.94 * len(rows)
 
 
 def test_extraction_agrees_with_the_published_extraction() -> None:
@@ -167,4 +167,4 @@ def test_extraction_agrees_with_the_published_extraction() -> None:
             agree += not re.search(r"\d", ours)
         else:
             agree += bool(ours) and answers_equal(ours, str(theirs)).equal
-    assert agree >= 0.76 * len(rows)
+    assert agree >= 0.78 * len(rows)

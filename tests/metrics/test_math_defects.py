@@ -81,7 +81,29 @@ PROSE = [
         1.0,
     ),
     case("which-is-value", 'The bar for "acre" has the highest value, which is 100.', "100", 1.0),
+    case(
+        "answers-is-not-answer",
+        "the function is 0.\n\nI hope this answers your question. Let me know if you have any other questions.",
+        "0",
+        1.0,
+    ),
+    case(
+        "symbol-unit",
+        "Therefore, the work done on the cab by the upward pull of the elevator cable is 47040 N·m.",
+        "47040",
+        1.0,
+    ),
+    case("symbol-unit", "Therefore, the voltage across RL is 2.83 V.", "2.83", 1.0),
+    case("symbol-unit-wrong-value", "Therefore, the voltage across RL is 2.84 V.", "2.83", 0.0),
     case("final-value", "So the navy blue bath mat costs $10 more.\n\nThe final value is: 10", "10", 1.0),
+    # GAOKAO-Bench (GPT-4 replies, standard answers).
+    case("gaokao-dedao", "【答案】\n解方程得到n=8.", "8", 1.0),
+    case("gaokao-genhao", "所以|a-b|=根号3。\n【答案】根号3", "$\\sqrt{3}$", 1.0),
+    case("gaokao-greek-name", "【答案】λ=8/5", "$\\frac{8}{5}$", 1.0),
+    case("gaokao-equivalent-forms", "【答案】3/10", "$\\frac{3}{10} \\# \\# 0.3$", 1.0),
+    case("gaokao-equivalent-forms", "【答案】0.3", "$\\frac{3}{10} \\# \\# 0.3$", 1.0),
+    case("gaokao-any-fitting-note", "【答案】2", "2 (满足 $1<e \\leq \\sqrt{5}$ 皆可)", 1.0),
+    case("gaokao-any-fitting-note", "【答案】3", "2 (满足 $1<e \\leq \\sqrt{5}$ 皆可)", 0.0),
     # MathReal 187 (4): the answer is 经过; the reason after 因为 is a justification, not the answer.
     case(
         "prose-reason-is-not-the-answer",
@@ -139,6 +161,10 @@ NAMED = [
     case("named-chain", "$x = 5+5+1 = 7 =11$", "$x = 11$", 1.0),
     case("named-approx", "$x\\approx11$", "$11$", 1.0),
     case("named-wrong-value", "\\boxed{AB=5}", "4", 0.0),
+    case("value-is-not-a-name", "$11a+c$", "$7 = 11a+c$", 0.0),
+    case("computation-states-its-result", "So the sum is 2 + 1 + 0 + 0 = 3.", "3", 1.0),
+    case("computation-with-unit", "So the total is 1 + 2 + 3 = 6 squares", "6", 1.0),
+    case("named-with-unit", "\\boxed{x = 3 cm}", "3", 1.0),
 ]
 
 # 8. Equations up to a factor, intervals from inequalities, LaTeX spellings, lists spread over blanks.
@@ -147,6 +173,9 @@ FORMS = [
     case("equation-factor", "$x^2/16 + y^2/12 = 1/4$", "$x^2/4 + y^2/3 = 1$", 1.0),
     case("equation-different", "\\boxed{2x+4y=7}", "x+2y=3", 0.0),
     case("inequality-interval", "$(0,1)$", "$0<f(x)<1$", 1.0),
+    case("negated-inequality", "$-x > -1$", "$x < 1$", 1.0),
+    case("negated-inequality", "$-x >= -1$", "$x <= 1$", 1.0),
+    case("negated-inequality-wrong", "$-x > 1$", "$x < 1$", 0.0),
     case("display-after-keyword", "The answer is\n\\[\n9\n\\]", "9", 1.0),
     case("display-after-keyword", "Answer \\[ \n 9 \n \\]", "$9$", 1.0),
     case("cfrac", "$\\cfrac{1}{3} $", "$1/3$", 1.0),
@@ -165,6 +194,12 @@ FORMS = [
     case("list-over-blanks-any-order", "$\\boxed{-2,1}$.", "1;-2", 1.0),
     case("duplicate-point-once", "\\boxed{(1,2),(1,2),(3,4)}", "(1,2),(3,4)", 1.0),
     case("pi-exact-without-leave", "\\boxed{6.28}", "2\\pi", 0.0),
+    case(
+        "doubled-backslash",
+        "Thus, $(t,u) = \\boxed{\\left( \\frac{4}{3}, -\\frac{1}{3} \\right)}.$",
+        "$\\\\left( \\\\frac{4}{3}, -\\\\frac{1}{3} \\\\right)$",
+        1.0,
+    ),
     case("subscript-names", "$S=N_1/N$", "$\\frac{\\mathrm{N}_{1}}{\\mathrm{~N}}$", 1.0),
 ]
 

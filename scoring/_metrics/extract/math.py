@@ -102,7 +102,7 @@ def _final_boxes(body: str, parts: int | None) -> tuple[str, str, int] | None:
 
 _TIERS = (
     re.compile(r"(?i:final\s+answer|final\s+value)|最终答案|最终结果"),
-    re.compile(r"(?i:the\s+answer\s+is|the\s+result\s+is|answer|result)|答案|结果|解得"),
+    re.compile(r"(?i:the\s+answer\s+is|the\s+result\s+is|answer(?!s)|result(?!s))|答案|结果|解得"),
     re.compile(r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故"),
 )
 # Keywords tried per tier (the last ones): a reply repeating a keyword thousands of times stays linear.

@@ -172,7 +172,7 @@ _PROSE_WORD = re.compile(
     r"|(?<![\\A-Za-z])(?!(?:and|or|sqrt|frac|dfrac|pi|sin|cos|tan|cot|log|ln|exp|text|cdot|times|infty)\b)[A-Za-z]{3,}"
 )
 _EN_VERB = re.compile(r"\b(?:is|are|equals|was|were|would\s+be|will\s+be|becomes|gives|yields)\s+", re.IGNORECASE)
-_ZH_VERB = re.compile(r"(?:(?<![因作成认以称])为|是|等于|得)\s*")
+_ZH_VERB = re.compile(r"(?:得到|求得|解得|(?<![因作成认以称])为|是|等于|得)\s*")
 # "Solving, a = 3" / "由题意得 a=3": prose, then the value named last.
 _ASSIGNMENT = re.compile(r"(?:^|(?<=[\s,，:：]))[A-Za-z](?:_\{?\w+\}?)?\s*=\s*[^=,，;；\s]")
 _HAS_MATH = re.compile(r"[0-9A-Za-z\\√π∞(\[{<>=≤≥±-]")

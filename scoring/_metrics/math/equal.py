@@ -51,13 +51,18 @@ _ASSIGN = re.compile(
 )
 # The name in "AB = 4", "|AB| = 1", "V_1:V_2 = 11:21", "\\angle P = 45°", "S_{ABC} = 12": letters,
 # subscripts, bars, angle marks, ratios and fractions of names — no digits outside subscripts.
-_NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-z{}()|∠△:/\s′']")
+_NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Za-zα-ωΑ-Ω{}()|∠△:/\s′']")
 # "2 + 1 + 0 + 0 = 3": a computation whose result is the value stated.
 _ARITHMETIC = re.compile(r"^[\d\s.+\-*/×÷()^]+$")
 _SUBSCRIPT = re.compile(r"_\{[^{}]{0,12}\}|_\w")
 _APPROX = re.compile(r"\\approx|≈")
 # Set by the metric for each item: whether its question lets π be taken as 3.14.
 APPROX_PI: ContextVar[bool] = ContextVar("formatkit_math_approx_pi", default=False)
+
+
+def _computation(left: str) -> bool:
+    """``2 + 1 + 0 + 0`` (numbers and operators): what follows its ``=`` is its result."""
+    return bool(_ARITHMETIC.match(left)) and any(op in left.strip() for op in "+-*/×÷")
 
 
 def _is_name(left: str) -> bool:
@@ -75,7 +80,7 @@ def _named_value(s: str) -> str:
         return s
     else:
         eq = s.find("=")
-        if eq <= 0 or not (_is_name(s[:eq]) or _ARITHMETIC.match(s[:eq])):
+        if eq <= 0 or not (_is_name(s[:eq]) or _computation(s[:eq])):
             return s
         value = s[s.rfind("=") + 1 :].strip()
     approx = _APPROX.search(value)
@@ -366,6 +371,14 @@ def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equal
         # Words, not products of variables: "dog" is not "god".
         same = normalize_text(p) == normalize_text(r)
         return Equality(same, how="same words" if same else "different words")
+
+    if ("=" in p) != ("=" in r):
+        # "AB = 4 cm" against "4", "1 + 2 + 3 = 6 squares" against "6": the value the statement gives,
+        # compared with every rule (units included).
+        named = p if "=" in p else r
+        value = _named_value(named)
+        if value and value != named and "=" not in value:
+            return answers_equal(value, r, guard) if named is p else answers_equal(p, value, guard)
 
     # Units: none on the reference accepts any; a missing one is fine; two different ones are wrong.
     pv, pu = split_unit(p)

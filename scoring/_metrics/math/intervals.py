@@ -28,6 +28,7 @@ _VAR = r"[a-zA-Z](?:\([a-z]\))?"
 _REL = r"<=|>=|<|>"
 _CHAIN = re.compile(rf"^(.+?)({_REL})({_VAR})({_REL})(.+)$")
 _ONE_LEFT = re.compile(rf"^({_VAR})({_REL})(.+)$")
+_NEGATED_LEFT = re.compile(rf"^-({_VAR})({_REL})(.+)$")
 _ONE_RIGHT = re.compile(rf"^(.+?)({_REL})({_VAR})$")
 _OR = re.compile(r"(?:\bor\b|或者|或|∪|\bU\b|,)")
 _ALL_REALS = frozenset({"ℝ", "R", "(-oo,oo)", "(-oo,+oo)", "全体实数", "实数集", "allrealnumbers", "实数"})
@@ -51,6 +52,10 @@ def _pieces_of(part: str) -> Piece | None:
     if m:
         _, rel, bound = m.groups()
         return _one_sided(rel, bound)
+    m = _NEGATED_LEFT.match(part)
+    if m:  # -x > -1 is x < 1
+        _, rel, bound = m.groups()
+        return _one_sided(_FLIP[rel], f"-({bound})")
     m = _ONE_RIGHT.match(part)
     if m:
         bound, rel, _ = m.groups()

@@ -33,6 +33,7 @@ _SIMPLE = (
     (re.compile(r"\\(?:neq|ne)(?![a-zA-Z])|≠"), "!="),
     (re.compile(r"\\infty|∞|\\infin"), "oo"),
     (re.compile(r"\\pi(?![a-zA-Z])|π"), "pi"),
+    (re.compile(r"根号"), "√"),
     (re.compile(r"\\pm|±"), "±"),
     (re.compile(r"\\mp|∓"), "∓"),
     (re.compile(r"\\cup|∪"), "∪"),
@@ -55,6 +56,8 @@ _EMPTY_SET = re.compile(r"\\(?:emptyset|varnothing)(?![a-zA-Z])|∅|\\\{\s*\\\}|
 _REALS = re.compile(r"\\mathbb\s*\{?\s*R\s*\}?|ℝ")
 _LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|\d+|[a-zA-Z])\s*(\{[^{}]*\}|\([^()]*\)|\d+(?:\.\d+)?|[a-zA-Z])")
 _MIXED_NUMBER = re.compile(r"(?<![\d.}^_])(\d+)\s*\\[dtc]?frac\s*\{\s*(\d+)\s*\}\s*\{\s*(\d+)\s*\}")
+# An escaped backslash before a command ("\\\\left(" from a JSON string escaped twice) is the command.
+_DOUBLED = re.compile(r"\\\\(?=(?:left|right|frac|dfrac|tfrac|sqrt|pi|cdot|times|infty|boxed)(?![a-zA-Z]))")
 _BINOM = re.compile(r"\\[dt]?binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
 
@@ -95,6 +98,8 @@ def strip_decorations(text: str) -> str:
         s = _BINOM.sub(_binom, s)
         s = _MIXED_NUMBER.sub(_mixed, s)
         s = _LOG_BASE.sub(_log_base, s)
+    if "\\\\" in s:
+        s = _DOUBLED.sub(r"\\", s)
     s = _DROP.sub("", s)
     for _ in range(3):
         t = _TEXT_CMD.sub(r"\1", s)

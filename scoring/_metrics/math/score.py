@@ -36,6 +36,12 @@ def is_proof_item(item: Item) -> bool:
     return isinstance(kind, str) and bool(_PROOF_TYPES.search(kind))
 
 
+# A note that any fitting answer is accepted: "2 (满足 1<e≤√5 皆可)", "Q(−4,1)(答案不唯一)".
+_ANY_FITTING = re.compile(r"\s*[（(][^()（）]{0,80}(?:皆可|即可|均可|不唯一)[^()（）]{0,20}[)）]\s*[。.]?\s*$")
+# GAOKAO-Bench writes equivalent forms of one answer as "\\frac{3}{10} \\# \\# 0.3".
+_SAME_ANSWER = re.compile(r"\s*\\?#\s*\\?#\s*")
+
+
 def _reference_answer(reference: str) -> str:
     boxes = list(dict.fromkeys(boxed_contents(reference)))  # a box repeated is one answer
     if boxes:
@@ -100,13 +106,26 @@ def _credits(pred: list[Blank], ref: list[Blank], guard: SympyGuard | None) -> l
 
 def math_credit(pred: str, ref: str, guard: SympyGuard | None = None) -> tuple[float, bool, str]:
     """Score in [0, 1] (two decimals), settled flag and a note for an extracted answer against a reference."""
+    forms = [f for f in _SAME_ANSWER.split(ref) if f.strip()] if "#" in ref else []
+    if len(forms) > 1:
+        # Equivalent forms of one answer: the best of them.
+        return max((_credit(pred, form, guard) for form in forms), key=lambda c: c[0])
+    return _credit(pred, ref, guard)
+
+
+def _noted(found: list[Blank]) -> list[Blank]:
+    """Blanks without their "(… 即可)" notes (any fitting answer is accepted; the value is compared)."""
+    return [Blank(_ANY_FITTING.sub("", b.text) or b.text, b.part) for b in found]
+
+
+def _credit(pred: str, ref: str, guard: SympyGuard | None) -> tuple[float, bool, str]:
     if text_key(pred) == text_key(ref) and text_key(ref):
         return 1.0, True, "same text"
-    ref_blanks = blanks(ref)
+    ref_blanks = _noted(blanks(ref))
     if len(ref_blanks) == 1:
-        credit = blank_credit(pred, ref_blanks[0].text, guard)
+        credit = blank_credit(_ANY_FITTING.sub("", pred) or pred, ref_blanks[0].text, guard)
         return round(credit.score, 2), credit.settled, credit.how
-    credits = _credits(blanks(pred), ref_blanks, guard)
+    credits = _credits(_noted(blanks(pred)), ref_blanks, guard)
     score = sum(c.score for c in credits) / len(ref_blanks)
     notes = ", ".join(f"{c.score:.2g}" for c in credits)
     return round(score, 2), all(c.settled for c in credits), f"{len(ref_blanks)} blanks: {notes}"

@@ -57,6 +57,10 @@ _KNOWN_RE = re.compile(
 )
 _GENERIC_EN = re.compile(r"^(?P<value>[-+]?[\d.,/]+)\s+(?P<unit>[a-zA-Z]{2,15}(?:\s[a-zA-Z]{2,15})?)\s*\.?$")
 _GENERIC_ZH = re.compile(r"^(?P<value>[-+]?[\d.,/]+)\s*(?P<unit>[\u4e00-\u9fff]{1,3})\s*\.?$")
+# A physical unit written as symbols after a number and a space: "47040 N·m", "2.83 V", "9 cm/s^2", "5 Ω".
+_SYMBOL_UNIT = re.compile(
+    r"^(?P<value>[-+]?[\d.,]+)\s+(?P<unit>(?:[A-ZΩμ]|[A-Za-zΩμ]+[·/^*][A-Za-z0-9Ωμ·/^*]{0,10}|[A-Za-zΩμ]+\^\d))\s*\.?$"
+)
 _NUMERIC_END = re.compile(r"[\d)}]$")
 
 
@@ -75,6 +79,9 @@ def split_unit(text: str) -> tuple[str, str | None]:
             glued = not s[len(value) :].startswith((" ", "\t"))
             if value and not (single_letter and value[-1].isalpha()) and not (unit in ("t", "l") and glued):
                 return value, _CANON[unit]
+    m = _SYMBOL_UNIT.match(s)
+    if m:
+        return m.group("value").strip(), m.group("unit")
     for generic in (_GENERIC_EN, _GENERIC_ZH):
         m = generic.match(s)
         if m and m.group("unit").casefold() not in ("or", "and", "to"):

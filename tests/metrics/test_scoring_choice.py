@@ -389,6 +389,10 @@ COMMITMENTS = [
     case("prose-ends-which-is", "The carpenter's claim rests on promissory estoppel, which is (B).", TEN, "B"),
     case("prose-most-common-variable", "The most common value is C = 4 uF.", TEN, ""),
     case("prose-mention-not-commitment", "Option A is too broad, and option C confuses cause with effect.", TEN, ""),
+    case("part-label-not-option", "(b) is 36000 Btu. The answer is (a) 27000 Btu/hr.ft.", TEN, ""),
+    case("part-label-bare", "\n(i)\nThe speed of a DC motor is proportional to the voltage.", TEN, ""),
+    case("value-with-unit-or-letter", "We divide by 10, so the answer is 0.9 mm, or (B).", TEN, "B"),
+    case("answer-close-to", "The answer is close to (E). The correct answer is 9.2%.", TEN, "E"),
     case(
         "new-question-after-answer",
         "This corresponds to option (D).\nQuestion:\nWhat is X?\nOptions:\nA. 1\nB. 2\nAnswer: B",

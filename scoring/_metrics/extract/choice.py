@@ -107,7 +107,8 @@ _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
     r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
     r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
-    r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both))?(?i:[ \t]*(?:option|choice))?"
+    r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both|close[ \t]+to|closest[ \t]+to|nearest[ \t]+to))?"
+    r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
 )
@@ -119,7 +120,8 @@ _MARKER_TAIL = (
 # after a marker's colon at the end of a clause ("ANSWER: c"). "the answer is a" stays an article.
 _MARKER_LOWER = (
     re.compile(
-        r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + r"[ \t]*[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*(?=[\)\]）】])"
+        r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + r"[ \t]*[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*"
+        r"(?=[\)\]）】][ \t]*(?:\*\*)?[ \t]*(?:$|[\r\n.。,，;；!]))"  # "(a) 27000 Btu" is a part, not an option
     ),
     re.compile(
         r"(?:" + _MARKER_WORDS + r")[ \t]*[:：][ \t]*(?:\r?\n[ \t]*){0,2}(?P<letters>[a-z])"
@@ -161,7 +163,8 @@ _TAIL_OPTION = re.compile(
 )
 # "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
 _VALUE_OR = re.compile(
-    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}[ \t]+or[ \t]+(?:(?i:option)[ \t]*)?"
+    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}(?:[ \t]+[^\s(),]{1,12})?,?[ \t]+or[ \t]+"
+    r"(?:(?i:option)[ \t]*)?"
     r"[\(\[]?(?P<letters>[A-Z])[\)\]]?(?=[ \t]*(?:[.。!]|$))"
 )
 _SPLIT_LETTERS = re.compile(r"[A-Z]")
@@ -243,8 +246,8 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
     lines = [line for line in stripped.splitlines() if line.strip()]
     if len(lines) == 1 or len(lines[0]) <= 24:
         first = lines[0].strip().rstrip("。.").strip()
-        if _LOWER_BARE.fullmatch(first):
-            first = first.upper()  # "b", "(c)": a reply that is one lower-case letter
+        if len(lines) == 1 and _LOWER_BARE.fullmatch(first):
+            first = first.upper()  # "b", "(c)": a reply that is one lower-case letter (not a part label "(i)")
         hedged = _BARE_HEDGE.match(first)
         if hedged is not None and {hedged.group("a"), hedged.group("b")} <= set(valid):
             return ChoiceExtraction("", f'the reply hedges between options: "{lines[0].strip()[:40]}"', hedged=True)

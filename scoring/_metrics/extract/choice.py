@@ -110,6 +110,7 @@ _MARKER_WORDS = (
     r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both|close[ \t]+to|closest[ \t]+to|nearest[ \t]+to))?"
     r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
+    r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
 )
 _MARKER_TAIL = (
@@ -280,6 +281,9 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("描述", _MARKER),
     ("答案", _MARKER),
     ("选", _MARKER),
+    ("错误的", _MARKER),
+    ("不正确的", _MARKER),
+    ("即", _MARKER),
     ("\\boxed", _BOXED),
     ("closest", _PROSE),
     ("right", _PROSE),

@@ -303,8 +303,7 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _EXAMPLE = re.compile(
     r"(?:例如|比如|如：|如:|(?i:e\.g\.|for example|for instance|such as))[ \t]*[\[【(（]?[ \t]*(?:正确)?\Z"
 )
-_KEYWORD_RE = re.compile("|".join(re.escape(keyword) for keyword, _ in _KEYWORDS))
-_LONGEST = max(len(keyword) for keyword, _ in _KEYWORDS)
+_ASCII_KEYWORDS = tuple((keyword, pattern) for keyword, pattern in _KEYWORDS if keyword.isascii())
 # The patterns tried where each keyword starts: "correct"/"best" open a marker ("the correct answer is")
 # or a prose commitment ("the correct statement is"); "ans" a marker or "answer is $63.33 or (C)".
 _KEYWORD_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
@@ -330,7 +329,7 @@ _CLOSERS = frozenset(")]）】}")
 
 # Most replies commit in their last lines: keywords are searched in growing windows from the end, so a
 # commitment in the tail is found without reading the whole reply (the order, last first, is unchanged).
-_WINDOWS = (240, 2000)
+_WINDOWS = (80, 600, 3000)
 
 
 def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
@@ -338,17 +337,23 @@ def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
     lowered = body.lower()
     if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
         lowered = body.translate(_ASCII_LOWER)
+    keywords = _ASCII_KEYWORDS if body.isascii() else _KEYWORDS
     hi = len(lowered)
     for size in (*_WINDOWS, hi):
         lo = max(0, len(lowered) - size)
         if lo < hi:
-            # keywords starting in [lo, hi): the window's end overlaps the next one by a keyword's length
-            found = [m for m in _KEYWORD_RE.finditer(lowered, lo, min(len(lowered), hi + _LONGEST)) if m.start() < hi]
-            for m in reversed(found):
-                pos = m.start()
-                if pos > 0 and m.group()[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
+            # keywords starting in [lo, hi) (str.rfind per keyword is faster than one alternation regex)
+            found: list[tuple[int, str]] = []
+            for keyword, _ in keywords:
+                pos = lowered.rfind(keyword, lo, hi + len(keyword) - 1)
+                while pos >= 0:
+                    found.append((pos, keyword))
+                    pos = lowered.rfind(keyword, lo, pos + len(keyword) - 1) if pos > lo else -1
+            found.sort(reverse=True)
+            for pos, keyword in found:
+                if pos > 0 and keyword[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
                     continue  # "Americans (B)" holds no "ans"
-                for pattern in _KEYWORD_PATTERNS[m.group()]:
+                for pattern in _KEYWORD_PATTERNS[keyword]:
                     yield pos, pattern
             hi = lo
         if not lo:
@@ -511,9 +516,14 @@ def restated_option(text: str, valid: str, options: Mapping[str, str]) -> Choice
     return _letter_with_its_text(body, valid, options)
 
 
+_LETTER_THEN_TEXT = re.compile(r"(?<![A-Za-z])\(?[A-Z][.):：][ \t]*\S")
+
+
 def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
     """``…during the J. resolution stage.``: a letter written with its own option's text names that option,
     when exactly one option is written so (a reply that lists several options commits to none of them)."""
+    if _LETTER_THEN_TEXT.search(body) is None:
+        return None
     folded = " ".join(body.split()).casefold()
     named: list[str] = []
     for letter, option in options.items():

@@ -583,7 +583,7 @@ def extract_choice(
             if found is not None and (found.found or found.hedged):
                 return found
         body = _END_TOKEN.sub("\n", body)
-    if "uestion" in body or "问题" in body or "题目" in body:
+    if "Question" in body or "问题" in body or "题目" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)
         if len(parts) > 1 and parts[0].strip():

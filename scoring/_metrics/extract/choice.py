@@ -64,10 +64,8 @@ def _run_from_a(found: set[str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _option_lines(question: str) -> dict[str, str]:
     """The question's option lines (first text per letter), read once per question."""
-    found: dict[str, str] = {}
-    for a, b, text in _OPTION_LINE.findall(nfkc(question)):
-        found.setdefault(a or b, text.strip())
-    return found
+    # reversed, so that the first line of each letter is the one kept
+    return {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -92,7 +90,7 @@ def option_texts(question: str | None, choices: Sequence[object] | None = None) 
     if not question:
         return {}
     found = _option_lines(question)
-    return {letter: found[letter] for letter in _run_from_a(set(found))}
+    return {letter: found[letter].strip() for letter in _run_from_a(set(found))}
 
 
 # A set of letters: "A", "A, C", "A、B、D", "CA", "(D) and (G)", "(B), (G), (J), and (F)", "D, E, and G".
@@ -303,7 +301,9 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _EXAMPLE = re.compile(
     r"(?:例如|比如|如：|如:|(?i:e\.g\.|for example|for instance|such as))[ \t]*[\[【(（]?[ \t]*(?:正确)?\Z"
 )
-_ASCII_KEYWORDS = tuple((keyword, pattern) for keyword, pattern in _KEYWORDS if keyword.isascii())
+_ALL_KEYWORDS = tuple(keyword for keyword, _ in _KEYWORDS)
+_ASCII_KEYWORDS = tuple(keyword for keyword in _ALL_KEYWORDS if keyword.isascii())
+_LONGEST = max(len(keyword) for keyword in _ALL_KEYWORDS)
 # The patterns tried where each keyword starts: "correct"/"best" open a marker ("the correct answer is")
 # or a prose commitment ("the correct statement is"); "ans" a marker or "answer is $63.33 or (C)".
 _KEYWORD_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
@@ -337,14 +337,15 @@ def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
     lowered = body.lower()
     if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
         lowered = body.translate(_ASCII_LOWER)
-    keywords = _ASCII_KEYWORDS if body.isascii() else _KEYWORDS
+    keywords = _ASCII_KEYWORDS if body.isascii() else _ALL_KEYWORDS
     hi = len(lowered)
     for size in (*_WINDOWS, hi):
         lo = max(0, len(lowered) - size)
         if lo < hi:
             # keywords starting in [lo, hi) (str.rfind per keyword is faster than one alternation regex)
+            segment = lowered[lo : hi + _LONGEST]
             found: list[tuple[int, str]] = []
-            for keyword, _ in keywords:
+            for keyword in [keyword for keyword in keywords if keyword in segment]:
                 pos = lowered.rfind(keyword, lo, hi + len(keyword) - 1)
                 while pos >= 0:
                     found.append((pos, keyword))

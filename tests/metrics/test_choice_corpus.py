@@ -40,8 +40,8 @@ def _errors(cases: list[dict[str, Any]]) -> Counter[str]:
 
 def test_the_corpus_is_what_its_readme_says() -> None:
     cases = _cases()
-    assert len(cases) == 403
-    assert Counter(case["source"] for case in cases) == {"mmlu-pro": 292, "lawbench": 111}
+    assert len(cases) == 462
+    assert Counter(case["source"] for case in cases) == {"mmlu-pro": 351, "lawbench": 111}
     for case in cases:
         assert case["reason"] and case["adjudicated"] in ("hand", "rule", "agree")
         assert all(letter in LETTERS[: case["n_options"]] for letter in case["truth"])

@@ -64,10 +64,8 @@ def _run_from_a(found: set[str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _option_lines(question: str) -> dict[str, str]:
     """The question's option lines (first text per letter), read once per question."""
-    found: dict[str, str] = {}
-    for a, b, text in _OPTION_LINE.findall(nfkc(question)):
-        found.setdefault(a or b, text.strip())
-    return found
+    # reversed, so that the first line of each letter is the one kept
+    return {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -92,7 +90,7 @@ def option_texts(question: str | None, choices: Sequence[object] | None = None) 
     if not question:
         return {}
     found = _option_lines(question)
-    return {letter: found[letter] for letter in _run_from_a(set(found))}
+    return {letter: found[letter].strip() for letter in _run_from_a(set(found))}
 
 
 # A set of letters: "A", "A, C", "A、B、D", "CA", "(D) and (G)", "(B), (G), (J), and (F)", "D, E, and G".
@@ -107,8 +105,10 @@ _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
     r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
     r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
-    r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both))?(?i:[ \t]*(?:option|choice))?"
+    r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both|close[ \t]+to|closest[ \t]+to|nearest[ \t]+to))?"
+    r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
+    r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
 )
 _MARKER_TAIL = (
@@ -119,7 +119,8 @@ _MARKER_TAIL = (
 # after a marker's colon at the end of a clause ("ANSWER: c"). "the answer is a" stays an article.
 _MARKER_LOWER = (
     re.compile(
-        r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + r"[ \t]*[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*(?=[\)\]）】])"
+        r"(?:" + _MARKER_WORDS + r")" + _MARKER_TAIL + r"[ \t]*[\(\[（【][ \t]*(?P<letters>[a-z])[ \t]*"
+        r"(?=[\)\]）】][ \t]*(?:\*\*)?[ \t]*(?:$|[\r\n.。,，;；!]))"  # "(a) 27000 Btu" is a part, not an option
     ),
     re.compile(
         r"(?:" + _MARKER_WORDS + r")[ \t]*[:：][ \t]*(?:\r?\n[ \t]*){0,2}(?P<letters>[a-z])"
@@ -161,7 +162,8 @@ _TAIL_OPTION = re.compile(
 )
 # "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
 _VALUE_OR = re.compile(
-    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}[ \t]+or[ \t]+(?:(?i:option)[ \t]*)?"
+    r"(?i:answers?[ \t]+is)[ \t]+(?=[^\s()]*\d)[^\s()]{1,24}(?:[ \t]+[^\s(),]{1,12})?,?[ \t]+or[ \t]+"
+    r"(?:(?i:option)[ \t]*)?"
     r"[\(\[]?(?P<letters>[A-Z])[\)\]]?(?=[ \t]*(?:[.。!]|$))"
 )
 _SPLIT_LETTERS = re.compile(r"[A-Z]")
@@ -243,8 +245,8 @@ def _bare(text: str, valid: str) -> ChoiceExtraction | None:
     lines = [line for line in stripped.splitlines() if line.strip()]
     if len(lines) == 1 or len(lines[0]) <= 24:
         first = lines[0].strip().rstrip("。.").strip()
-        if _LOWER_BARE.fullmatch(first):
-            first = first.upper()  # "b", "(c)": a reply that is one lower-case letter
+        if len(lines) == 1 and _LOWER_BARE.fullmatch(first):
+            first = first.upper()  # "b", "(c)": a reply that is one lower-case letter (not a part label "(i)")
         hedged = _BARE_HEDGE.match(first)
         if hedged is not None and {hedged.group("a"), hedged.group("b")} <= set(valid):
             return ChoiceExtraction("", f'the reply hedges between options: "{lines[0].strip()[:40]}"', hedged=True)
@@ -277,6 +279,9 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("描述", _MARKER),
     ("答案", _MARKER),
     ("选", _MARKER),
+    ("错误的", _MARKER),
+    ("不正确的", _MARKER),
+    ("即", _MARKER),
     ("\\boxed", _BOXED),
     ("closest", _PROSE),
     ("right", _PROSE),
@@ -296,8 +301,9 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _EXAMPLE = re.compile(
     r"(?:例如|比如|如：|如:|(?i:e\.g\.|for example|for instance|such as))[ \t]*[\[【(（]?[ \t]*(?:正确)?\Z"
 )
-_KEYWORD_RE = re.compile("|".join(re.escape(keyword) for keyword, _ in _KEYWORDS))
-_LONGEST = max(len(keyword) for keyword, _ in _KEYWORDS)
+_ALL_KEYWORDS = tuple(keyword for keyword, _ in _KEYWORDS)
+_ASCII_KEYWORDS = tuple(keyword for keyword in _ALL_KEYWORDS if keyword.isascii())
+_LONGEST = max(len(keyword) for keyword in _ALL_KEYWORDS)
 # The patterns tried where each keyword starts: "correct"/"best" open a marker ("the correct answer is")
 # or a prose commitment ("the correct statement is"); "ans" a marker or "answer is $63.33 or (C)".
 _KEYWORD_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
@@ -323,7 +329,7 @@ _CLOSERS = frozenset(")]）】}")
 
 # Most replies commit in their last lines: keywords are searched in growing windows from the end, so a
 # commitment in the tail is found without reading the whole reply (the order, last first, is unchanged).
-_WINDOWS = (240, 2000)
+_WINDOWS = (80, 600, 3000)
 
 
 def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
@@ -331,17 +337,24 @@ def _candidates(body: str) -> Iterator[tuple[int, re.Pattern[str]]]:
     lowered = body.lower()
     if len(lowered) != len(body):  # a few non-ASCII letters change length when lowered
         lowered = body.translate(_ASCII_LOWER)
+    keywords = _ASCII_KEYWORDS if body.isascii() else _ALL_KEYWORDS
     hi = len(lowered)
     for size in (*_WINDOWS, hi):
         lo = max(0, len(lowered) - size)
         if lo < hi:
-            # keywords starting in [lo, hi): the window's end overlaps the next one by a keyword's length
-            found = [m for m in _KEYWORD_RE.finditer(lowered, lo, min(len(lowered), hi + _LONGEST)) if m.start() < hi]
-            for m in reversed(found):
-                pos = m.start()
-                if pos > 0 and m.group()[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
+            # keywords starting in [lo, hi) (str.rfind per keyword is faster than one alternation regex)
+            segment = lowered[lo : hi + _LONGEST]
+            found: list[tuple[int, str]] = []
+            for keyword in [keyword for keyword in keywords if keyword in segment]:
+                pos = lowered.rfind(keyword, lo, hi + len(keyword) - 1)
+                while pos >= 0:
+                    found.append((pos, keyword))
+                    pos = lowered.rfind(keyword, lo, pos + len(keyword) - 1) if pos > lo else -1
+            found.sort(reverse=True)
+            for pos, keyword in found:
+                if pos > 0 and keyword[0].isascii() and lowered[pos - 1].isascii() and lowered[pos - 1].isalpha():
                     continue  # "Americans (B)" holds no "ans"
-                for pattern in _KEYWORD_PATTERNS[m.group()]:
+                for pattern in _KEYWORD_PATTERNS[keyword]:
                     yield pos, pattern
             hi = lo
         if not lo:
@@ -504,9 +517,14 @@ def restated_option(text: str, valid: str, options: Mapping[str, str]) -> Choice
     return _letter_with_its_text(body, valid, options)
 
 
+_LETTER_THEN_TEXT = re.compile(r"(?<![A-Za-z])\(?[A-Z][.):：][ \t]*\S")
+
+
 def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
     """``…during the J. resolution stage.``: a letter written with its own option's text names that option,
     when exactly one option is written so (a reply that lists several options commits to none of them)."""
+    if _LETTER_THEN_TEXT.search(body) is None:
+        return None
     folded = " ".join(body.split()).casefold()
     named: list[str] = []
     for letter, option in options.items():
@@ -566,7 +584,7 @@ def extract_choice(
             if found is not None and (found.found or found.hedged):
                 return found
         body = _END_TOKEN.sub("\n", body)
-    if "uestion" in body or "问题" in body or "题目" in body:
+    if "Question" in body or "问题" in body or "题目" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)
         if len(parts) > 1 and parts[0].strip():

@@ -233,7 +233,7 @@ def slowest(lines: list[bytes], guard: SympyGuard) -> tuple[float, str]:
     return worst, which
 
 
-def timed(fn: Callable[[], None]) -> float:
+def timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start

@@ -17,7 +17,7 @@ def test_every_export_resolves(name: str) -> None:
 
 def test_unknown_attribute_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError):
-        _ = formatkit.no_such_name  # type: ignore[attr-defined]
+        _ = formatkit.no_such_name
 
 
 def test_cli_start_up_does_not_import_heavy_libraries() -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from fakeserver import FakeOpenAI, Fault
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
 
@@ -16,11 +17,11 @@ SETS = [str(SEED / n) for n in ("seed_excel_single_turn.xlsx", "seed_excel_multi
 runner = CliRunner()
 
 
-def _lines(path: Path) -> list[dict[str, object]]:
+def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def _eval(server: FakeOpenAI, out: Path, *extra: str) -> object:
+def _eval(server: FakeOpenAI, out: Path, *extra: str) -> Result:
     args = ["eval", *SETS, "--base-url", server.base_url, "--model", "seed-model", "-o", str(out), *extra]
     return runner.invoke(app, args)
 
@@ -54,7 +55,7 @@ def test_limit_runs_the_first_records_of_each_dataset(fake_openai: FakeOpenAI, t
     result = _eval(fake_openai, out, "--limit", "1")
     assert result.exit_code == 0, result.output
     scored = _lines(out / "scored.jsonl")
-    assert sorted(str(r["meta"]["dataset"]) for r in scored) == sorted(Path(s).stem for s in SETS)  # type: ignore[index]
+    assert sorted(str(r["meta"]["dataset"]) for r in scored) == sorted(Path(s).stem for s in SETS)
 
 
 def test_an_invalid_set_stops_before_anything_is_sent(fake_openai: FakeOpenAI, tmp_path: Path) -> None:

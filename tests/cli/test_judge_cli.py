@@ -212,7 +212,7 @@ def test_score_with_the_judge_down_stops_writes_nothing_and_resumes(tmp_path: Pa
             server.go_down()
         return None
 
-    server.rules.append(down_after_five)  # type: ignore[arg-type]
+    server.rules.append(down_after_five)
     try:
         result = run(server, *args)
     finally:

@@ -149,9 +149,9 @@ def test_an_empty_earlier_turn_is_not_used_as_history(fake_openai: FakeOpenAI, t
     out = tmp_path / "o.jsonl"
     result = invoke(fake_openai.base_url, src, out)
     assert result.exit_code == 1, result.output
-    [record] = read_jsonl(out)
-    assert record["messages"][1]["responses"][0]["content"] == ""
-    assert record["messages"][-1]["responses"][0]["error"].startswith(
+    [written] = read_jsonl(out)
+    assert written["messages"][1]["responses"][0]["content"] == ""
+    assert written["messages"][-1]["responses"][0]["error"].startswith(
         "skipped: assistant turn 1 replied with an empty content"
     )
     assert [last_user(b) for b in fake_openai.bodies] == ["turn one"]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from typer.testing import CliRunner
@@ -258,7 +259,7 @@ def test_reading_leaves_no_thread_and_restores_the_garbage_collector() -> None:
     assert gc.isenabled()
     validate_file(FIXTURES / "seed/seed_excel_multi_turn.xlsx")
     assert gc.isenabled() and threading.active_count() == threads
-    records = iter_dicts(FIXTURES / "valid/excel_single_turn.xlsx")
+    records = cast(Generator[dict[str, Any], None, None], iter_dicts(FIXTURES / "valid/excel_single_turn.xlsx"))
     next(records)
     assert gc.isenabled()  # paused only while the reader works, not while the caller has a record
     records.close()  # reading abandoned half-way

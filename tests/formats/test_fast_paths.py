@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts, validate_file
+from formatkit._core.modes import Mode
 from formatkit._rules import common, parameters
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -190,7 +191,7 @@ def test_the_fast_path_is_taken(name: str) -> None:
     from formatkit._drivers import open_reader
 
     path = FIXTURES / name
-    mode = "scored" if "scored" in name else "infer-eval"
+    mode: Mode = "scored" if "scored" in name else "infer-eval"
     assert validate_file(path, mode=mode).valid  # fills the parameter caches
     reader = open_reader(path, mode=mode, sink=IssueSink(str(path)), max_rows=None)
     assert reader is not None

@@ -31,7 +31,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 def _check(path: Path, tmp_path: Path) -> None:
     for mode in ("infer-eval", "infer-only", "scored"):
-        report = validate_file(path, mode=mode)  # type: ignore[arg-type]
+        report = validate_file(path, mode=mode)
         assert report.valid == (report.errors == 0)
         for issue in report.issues:
             assert issue.code and issue.message

@@ -756,7 +756,7 @@ def test_judge_endpoint_going_down_stops_with_what_was_bought(tmp_path: Path) ->
     server = FakeOpenAI().start()
     port = server.port
     server.responder = lambda body: '{"analysis": "ok", "score": 1}'
-    server.rules.append(lambda body: server.go_down() if server.requests > 3 else None)  # type: ignore[func-returns-value]
+    server.rules.append(lambda body: server.go_down() if server.requests > 3 else None)
     records = [rec(i, f"question {i}", "a", f"answer {i}") for i in range(10)]
     options = dataclasses.replace(opts(server, tmp_path), concurrency=1, max_retries=0)
     try:

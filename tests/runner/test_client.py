@@ -77,7 +77,7 @@ def test_reasoning_is_read_from_either_field(fake_openai: FakeOpenAI, field: str
 
 def test_logprobs_when_asked(fake_openai: FakeOpenAI) -> None:
     [result] = complete(fake_openai, {"logprobs": True})
-    assert result.logprobs["content"][0]["token"] == "你"
+    assert result.logprobs is not None and result.logprobs["content"][0]["token"] == "你"
 
 
 def test_responder_scripts_the_reply(fake_openai: FakeOpenAI) -> None:

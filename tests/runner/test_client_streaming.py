@@ -41,7 +41,8 @@ def many(server: FakeOpenAI, count: int, params: dict[str, Any] | None = None, *
 def one(server: FakeOpenAI, params: dict[str, Any] | None = None, **kw: Any) -> ChatResult:
     [result] = many(server, 1, params, **kw)
     assert isinstance(result, list), result
-    return result[0]
+    first: ChatResult = result[0]
+    return first
 
 
 # -- streaming -------------------------------------------------------------------------------------------

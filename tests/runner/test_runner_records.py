@@ -245,7 +245,7 @@ def test_run_many_bounds_active_records_and_yields_all(fake_openai: FakeOpenAI) 
     async def go() -> list[int]:
         async with ChatClient(fake_openai.base_url, "m", concurrency=3) as client:
             runner = Runner(client, max_active_records=5)
-            seen = []
+            seen: list[Any] = []
             async for position, record, outcome in runner.run_many(records()):
                 assert outcome.ok and record["messages"][-1]["responses"][0]["content"] == f"q{position}"
                 assert len(pulled) - len(seen) <= 5

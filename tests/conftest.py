@@ -12,6 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeOpenAI
 
+from scoring._metrics.math import SympyGuard
+
 
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
@@ -21,3 +23,11 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def guard() -> Iterator[SympyGuard]:
+    """One guarded sympy worker per test module (the math metric's tests)."""
+    g = SympyGuard(timeout=2.0)
+    yield g
+    g.close()

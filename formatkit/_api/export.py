@@ -22,25 +22,11 @@ from typing import Any
 
 from formatkit._api.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._core.writers import atomic_writer
+from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
 
 __all__ = ["BASE_COLUMNS", "EXCEL_MAX_TEXT", "RESULT_FIELDS", "export_excel", "safe_text"]
 
 BASE_COLUMNS = ["session_id", "system_prompt", "query", "reference_response", "parameters"]
-#: Response fields written per sample, in order; JSON-valued ones are written as JSON text.
-RESULT_FIELDS = [
-    "response",
-    "score",
-    "analysis",
-    "usage",
-    "error",
-    "model",
-    "endpoint",
-    "metric",
-    "extracted_answer",
-    "settled",
-    "unsettled_reason",
-    "judge",
-]
 _ALWAYS = {"response", "score", "analysis", "usage", "error", "model"}
 _JSON_FIELDS = {"usage", "judge"}
 _RECORD_FIELDS = ["dataset", "meta"]

@@ -33,13 +33,6 @@ def references(lang: str) -> list[str]:
     return [row[f"answer_{lang}"] for row in load("mathreal_references.jsonl")]
 
 
-@pytest.fixture(scope="module")
-def guard() -> Iterator[SympyGuard]:
-    g = SympyGuard(timeout=2.0)
-    yield g
-    g.close()
-
-
 WRAPPERS: dict[str, Callable[[str], str]] = {
     "verbatim": lambda r: r,
     "final-answer": lambda r: f"Final answer: {r}",

@@ -3,28 +3,13 @@ tables, GAOKAO GPT-4 replies, the issue's own findings). Each row: reply, refere
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
+from table_cases import case_maker
 
 from scoring import Item, score_math
 from scoring._metrics.math import SympyGuard
 
-_ids: Counter[str] = Counter()
-
-
-def case(rule: str, *values: Any) -> Any:
-    _ids[rule] += 1
-    return pytest.param(*values, id=f"{rule}-{_ids[rule]}")
-
-
-@pytest.fixture(scope="module")
-def guard() -> Iterator[SympyGuard]:
-    g = SympyGuard(timeout=2.0)
-    yield g
-    g.close()
+case = case_maker()
 
 
 # 1. Several boxes: the final commitment is the last run of boxes; repeats count once.

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import Any
-
 import pytest
+from table_cases import case_maker
 
 from scoring import Item, extract_choice, extract_yes_no, option_letters, parse_choice_reference, score_choice
 
-_ids: Counter[str] = Counter()
-
-
-def case(rule: str, *values: Any) -> Any:
-    _ids[rule] += 1
-    return pytest.param(*values, id=f"{rule}-{_ids[rule]}")
+case = case_maker()
 
 
 ABCD = "ABCD"

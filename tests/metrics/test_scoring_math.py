@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from table_cases import case_maker
 
 from scoring import Item, extract_math_answer, math_equal, score_math
 from scoring._metrics.math import SympyGuard, answers_equal, split_blanks, sympy_safe
 
-_ids: Counter[str] = Counter()
-
-
-def case(rule: str, *values: Any) -> Any:
-    _ids[rule] += 1
-    return pytest.param(*values, id=f"{rule}-{_ids[rule]}")
-
-
-@pytest.fixture(scope="module")
-def guard() -> Iterator[SympyGuard]:
-    g = SympyGuard(timeout=2.0)
-    yield g
-    g.close()
+case = case_maker()
 
 
 # (answer, reference, expected credit)

@@ -36,13 +36,11 @@ class Journal:
         self.fsync = fsync
         self._out: IO[bytes] | None = None
         self._reader: IO[bytes] | None = None
-        self.torn_lines = 0
 
     # -- reading -----------------------------------------------------------------------------------------
 
     def _lines(self) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
         """(offset, raw line, parsed) for every whole, valid line; torn or foreign lines are skipped."""
-        self.torn_lines = 0
         if not self.path.exists():
             return
         offset = 0
@@ -50,12 +48,10 @@ class Journal:
             for raw in handle:
                 start, offset = offset, offset + len(raw)
                 if not raw.endswith(b"\n"):
-                    self.torn_lines += 1
                     continue
                 try:
                     data = orjson.loads(raw)
                 except orjson.JSONDecodeError:
-                    self.torn_lines += 1
                     continue
                 if isinstance(data, dict) and isinstance(data.get("key"), str) and isinstance(data.get("entry"), dict):
                     yield start, raw, data

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from scoring._metrics.normalize import nfkc, normalize_text, reply_body
@@ -698,7 +698,3 @@ def extract_yes_no(text: str | None) -> ChoiceExtraction:
     if value is not None:
         return ChoiceExtraction(value, "last line starts with it")
     return ChoiceExtraction("", _CUT_OFF if cut else "no yes/no word at the start, end or after an answer marker")
-
-
-def join_letters(letters: Iterable[str]) -> str:
-    return "".join(sorted(set(letters)))

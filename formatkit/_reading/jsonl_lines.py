@@ -19,8 +19,6 @@ from formatkit._core.issues import IssueSink
 __all__ = ["guess_encoding", "iter_json_lines"]
 
 _BOM = b"\xef\xbb\xbf"
-#: A run of 19+ digits may be an integer orjson turned into a float (beyond 64 bits): checked exactly.
-_LONG_DIGITS = re.compile(rb"\d{19}")
 _INT_LIMIT = 2**63
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -129,6 +127,24 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     return True, value
 
 
+def _may_overflow(value: Any) -> bool:
+    """Whether a parsed line holds a number at or beyond 2**63: orjson reads an integer past 64 bits as a
+    float (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact check (json) must look. Walks
+    containers only; a line's texts cost nothing."""
+    items = value.values() if type(value) is dict else value
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if not -_INT_LIMIT <= item < _INT_LIMIT:
+                return True
+        elif kind is float:
+            if not -9.2e18 < item < 9.2e18:  # a float this large may be an integer orjson could not hold
+                return True
+        elif (kind is dict or kind is list) and _may_overflow(item):
+            return True
+    return False
+
+
 def _unrepresentable(value: Any, path: str) -> tuple[str, str, str] | None:
     """The first lone surrogate or out-of-range integer in a parsed line: (code, field, message)."""
     if type(value) is str:
@@ -233,7 +249,7 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 ok, value = _parse_slow(text, number, sink)
             else:
                 ok = True
-                if isinstance(value, (dict, list)) and (_may_have_duplicates(raw, value) or _LONG_DIGITS.search(raw)):
+                if isinstance(value, (dict, list)) and (_may_have_duplicates(raw, value) or _may_overflow(value)):
                     ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
             if ok:
                 yield number, value

@@ -166,6 +166,13 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
             if _too_large(scan):
                 scan = exact_extent(archive, part, scan)
             _check_size(scan, names[first])
+        else:
+            # The sheet's part could not be resolved as calamine will: bound every worksheet part instead.
+            for name in archive.namelist():
+                if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                    other = scan_sheet(archive, name)
+                    if _too_large(other):
+                        _check_size(exact_extent(archive, name, other), names[first])
         sheet = workbook.get_sheet_by_index(first)
         rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
         merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]

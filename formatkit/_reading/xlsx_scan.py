@@ -24,7 +24,12 @@ from xml.parsers import expat
 __all__ = ["SheetScan", "exact_extent", "scan_sheet"]
 
 _CHUNK = 4 * 1024 * 1024
-_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"')
+#: A cell reference that is not plain ``[A-Z]{1,3}`` + digits (lower case, ``$``, spaces...): exact parse.
+_BAD_REF = re.compile(rb'<c r="(?![A-Z]{1,3}\d{1,7}")')
+_CELL_ROW = re.compile(rb'<c r="[A-Z]{1,3}(\d{1,7})"')
+#: Columns past Z are rare: only then are the letters collected (else 26 bounds the width).
+_WIDE = re.compile(rb'<c r="[A-Z]{2}')
+_WIDE_LETTERS = re.compile(rb'<c r="([A-Z]{2,3})\d')
 #: Cell and row tags spelled other than ``<c `` / ``<row `` (no attribute, or whitespace other than a space).
 _ODD_TAGS = (b"<c>", b"<c/", b"<row>", b"<row/")
 _ODD_SPACE = re.compile(rb"<(?:c|row)[\t\r\n]")
@@ -86,10 +91,9 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                 scan.styled = True
             if canonical:
                 cells = window.count(b"<c ")
-                refs = _CELL_REF.findall(window)
                 if (
-                    len(refs) != cells
-                    or window.count(b"<row ") != window.count(b'<row r="')
+                    cells != window.count(b'<c r="')
+                    or _BAD_REF.search(window)
                     or any(t in window for t in _ODD_TAGS)
                     or ((b"\t" in window or b"\n" in window or b"\r" in window) and _ODD_SPACE.search(window))
                     or b"&#" in window
@@ -99,10 +103,12 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                 else:
                     # A lower bound of the cells with content: every '"/>' may close a formatting-only cell.
                     scan.cells += max(0, cells - window.count(b'"/>'))
-                    if refs:
-                        col_letters, digits = zip(*refs, strict=True)
-                        letters.update(col_letters)
+                    digits = _CELL_ROW.findall(window)
+                    if digits:
                         max_row = max(max_row, max(map(int, set(digits))))
+                        letters.add(b"Z")
+                        if _WIDE.search(window):
+                            letters.update(_WIDE_LETTERS.findall(window))
             if not chunk:
                 break
     if canonical:

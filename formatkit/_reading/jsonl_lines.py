@@ -20,6 +20,8 @@ __all__ = ["guess_encoding", "iter_json_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 _INT_LIMIT = 2**63
+#: In orjson's output of a nested value: a run of 19 digits, or an exponent of 10 or more (1.6e60).
+_BIG_NUMBER = re.compile(rb"\d{19}|\de\+?\d\d")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -60,7 +62,8 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
     """Cheap and sound: every key in the text is followed by exactly one ``:`` outside strings, and
     ``:`` inside strings is never escaped by orjson. So the text holds more colons than its compact
     re-serialisation exactly when it has keys (or values) the parsed data dropped — a duplicate —
-    or a colon written as an escape; both go to the exact check."""
+    or a colon written as an escape; both go to the exact check. A number that may lie beyond 64 bits
+    (see :func:`_dumped_colons`) goes there too."""
     colons = raw.count(b":")
     if colons == 0:
         return False
@@ -70,9 +73,13 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
 def _dumped_colons(value: Any) -> int:
     """``orjson.dumps(value).count(b":")`` without serialising a line's long texts: one colon per key,
     plus the colons inside keys and values (orjson never escapes a colon; numbers, booleans and null
-    hold none). Only nested objects and arrays, usually small, are serialised."""
+    hold none). Only nested objects and arrays, usually small, are serialised.
+
+    -1 (never a count) when a number may lie at or beyond 2**63: orjson reads a longer integer as a float
+    (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line."""
     if type(value) is not dict:
-        return orjson.dumps(value).count(b":")
+        dumped = orjson.dumps(value)
+        return -1 if _BIG_NUMBER.search(dumped) else dumped.count(b":")
     count = len(value)
     for key, item in value.items():
         if ":" in key:
@@ -81,7 +88,12 @@ def _dumped_colons(value: Any) -> int:
         if kind is str:
             count += item.count(":")
         elif kind is dict or kind is list:
-            count += orjson.dumps(item).count(b":")
+            dumped = orjson.dumps(item)
+            if _BIG_NUMBER.search(dumped):
+                return -1
+            count += dumped.count(b":")
+        elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:
+            return -1
     return count
 
 
@@ -125,24 +137,6 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
             field=key,
         )
     return True, value
-
-
-def _may_overflow(value: Any) -> bool:
-    """Whether a parsed line holds a number at or beyond 2**63: orjson reads an integer past 64 bits as a
-    float (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact check (json) must look. Walks
-    containers only; a line's texts cost nothing."""
-    items = value.values() if type(value) is dict else value
-    for item in items:
-        kind = type(item)
-        if kind is int:
-            if not -_INT_LIMIT <= item < _INT_LIMIT:
-                return True
-        elif kind is float:
-            if not -9.2e18 < item < 9.2e18:  # a float this large may be an integer orjson could not hold
-                return True
-        elif (kind is dict or kind is list) and _may_overflow(item):
-            return True
-    return False
 
 
 def _unrepresentable(value: Any, path: str) -> tuple[str, str, str] | None:
@@ -249,7 +243,7 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 ok, value = _parse_slow(text, number, sink)
             else:
                 ok = True
-                if isinstance(value, (dict, list)) and (_may_have_duplicates(raw, value) or _may_overflow(value)):
+                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
                     ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
             if ok:
                 yield number, value

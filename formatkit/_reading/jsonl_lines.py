@@ -20,8 +20,17 @@ __all__ = ["guess_encoding", "iter_json_lines"]
 
 _BOM = b"\xef\xbb\xbf"
 _INT_LIMIT = 2**63
-#: In orjson's output of a nested value: a run of 19 digits, or an exponent of 10 or more (1.6e60).
-_BIG_NUMBER = re.compile(rb"\d{19}|\de\+?\d\d")
+#: Digits to "0", so that a run of 19 digits is one substring search (a regex costs 2-4 µs a line).
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_RUN = b"0" * 19
+
+
+def _big_number(dumped: bytes) -> bool:
+    """Whether orjson's output of a value may hold a number at or beyond 2**63: a run of 19 digits, or a
+    positive exponent (orjson writes 2**200, read as a float, as 1.6069380442589903e+60)."""
+    return b"e+" in dumped or _RUN in dumped.translate(_ZEROS)
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -79,7 +88,7 @@ def _dumped_colons(value: Any) -> int:
     (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line."""
     if type(value) is not dict:
         dumped = orjson.dumps(value)
-        return -1 if _BIG_NUMBER.search(dumped) else dumped.count(b":")
+        return -1 if _big_number(dumped) else dumped.count(b":")
     count = len(value)
     for key, item in value.items():
         if ":" in key:
@@ -89,7 +98,7 @@ def _dumped_colons(value: Any) -> int:
             count += item.count(":")
         elif kind is dict or kind is list:
             dumped = orjson.dumps(item)
-            if _BIG_NUMBER.search(dumped):
+            if _big_number(dumped):
                 return -1
             count += dumped.count(b":")
         elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:

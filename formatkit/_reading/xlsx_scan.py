@@ -95,7 +95,7 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                     cells != window.count(b'<c r="')
                     or _BAD_REF.search(window)
                     or any(t in window for t in _ODD_TAGS)
-                    or ((b"\t" in window or b"\n" in window or b"\r" in window) and _ODD_SPACE.search(window))
+                    or _odd_space(window)
                     or b"&#" in window
                     or ((b":c" in window or b":row" in window or b":f" in window) and _PREFIXED.search(window))
                 ):
@@ -106,6 +106,8 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                     digits = _CELL_ROW.findall(window)
                     if digits:
                         max_row = max(max_row, max(map(int, set(digits))))
+                        # 26 columns bound the width unless a reference goes past Z; a bound that looks too
+                        # large is settled by the exact parse before anything is refused.
                         letters.add(b"Z")
                         if _WIDE.search(window):
                             letters.update(_WIDE_LETTERS.findall(window))
@@ -117,6 +119,19 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
         scan.estimated = True
         return scan
     return _exact(archive, part, scan)
+
+
+def _odd_space(window: bytes) -> bool:
+    """Whether a ``<c`` or ``<row`` tag is followed by a tab or line break (so the counts of ``<c `` miss it).
+    Excel's sheets hold a single line break, after the XML declaration: those few are looked at directly."""
+    if b"\t" in window or b"\r" in window or window.count(b"\n") > 16:
+        return _ODD_SPACE.search(window) is not None
+    at = window.find(b"\n")
+    while at != -1:
+        if window.endswith((b"<c", b"<row"), 0, at):
+            return True
+        at = window.find(b"\n", at + 1)
+    return False
 
 
 def exact_extent(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:

@@ -30,7 +30,7 @@ from formatkit._reading.cells import (
 )
 from formatkit._reading.numfmt import general, render
 from formatkit._reading.xlsx_book import number_formats, recalculates_on_load, totals_rows
-from formatkit._reading.xlsx_scan import SheetScan, scan_sheet
+from formatkit._reading.xlsx_scan import SheetScan, exact_extent, scan_sheet
 from formatkit._reading.xlsx_xml import ZIP_ERRORS, Details, TrueLengths, find_details, has_values
 
 __all__ = ["read_xlsx"]
@@ -162,8 +162,17 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
             )
         part = parts[first] if first < len(parts) else None
         scan = prescan.result(archive, part) if part is not None else None
-        if scan is not None:
+        if scan is not None and part is not None:
+            if _too_large(scan):
+                scan = exact_extent(archive, part, scan)
             _check_size(scan, names[first])
+        else:
+            # The sheet's part could not be resolved as calamine will: bound every worksheet part instead.
+            for name in archive.namelist():
+                if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                    other = scan_sheet(archive, name)
+                    if _too_large(other):
+                        _check_size(exact_extent(archive, name, other), names[first])
         sheet = workbook.get_sheet_by_index(first)
         rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
         merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]
@@ -212,11 +221,16 @@ def _has_values(archive: zipfile.ZipFile, part: str | None) -> bool:
     return part is not None and has_values(archive, part)
 
 
+def _too_large(scan: SheetScan) -> bool:
+    grid = scan.rows * scan.cols
+    return not (grid <= FREE_CELLS or (grid <= MAX_CELLS and grid <= DENSITY * scan.cells))
+
+
 def _check_size(scan: SheetScan, name: str) -> None:
+    if not _too_large(scan):
+        return
     rows, cols = scan.rows, scan.cols
     grid = rows * cols
-    if grid <= FREE_CELLS or (grid <= MAX_CELLS and grid <= DENSITY * scan.cells):
-        return
     sparse = grid <= MAX_CELLS
     why = (
         f"but only {scan.cells:,} cells hold anything: stray cells far from the table"

@@ -21,13 +21,18 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from xml.parsers import expat
 
-__all__ = ["SheetScan", "scan_sheet"]
+__all__ = ["SheetScan", "exact_extent", "scan_sheet"]
 
 _CHUNK = 4 * 1024 * 1024
-_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"([^>]*)>')
-_ROW_REF = re.compile(rb'<row r="(\d{1,7})"')
-_CELL_TAGS = (b"<c ", b"<c>", b"<c/", b"<c\t", b"<c\n", b"<c\r")
-_ROW_TAGS = (b"<row ", b"<row>", b"<row/", b"<row\t", b"<row\n", b"<row\r")
+#: A cell reference that is not plain ``[A-Z]{1,3}`` + digits (lower case, ``$``, spaces...): exact parse.
+_BAD_REF = re.compile(rb'<c r="(?![A-Z]{1,3}\d{1,7}")')
+_CELL_ROW = re.compile(rb'<c r="[A-Z]{1,3}(\d{1,7})"')
+#: Columns past Z are rare: only then are the letters collected (else 26 bounds the width).
+_WIDE = re.compile(rb'<c r="[A-Z]{2}')
+_WIDE_LETTERS = re.compile(rb'<c r="([A-Z]{2,3})\d')
+#: Cell and row tags spelled other than ``<c `` / ``<row `` (no attribute, or whitespace other than a space).
+_ODD_TAGS = (b"<c>", b"<c/", b"<row>", b"<row/")
+_ODD_SPACE = re.compile(rb"<(?:c|row)[\t\r\n]")
 _PREFIXED = re.compile(rb"<[A-Za-z_][\w.-]*:(?:c|row|f)[\s/>]")
 _ERROR_MARKERS = (b' t="e"', b" t='e'")
 _REF_TEXT = re.compile(r"\s*\$?([A-Za-z]{0,3})\$?(\d{1,9})\s*")
@@ -47,6 +52,9 @@ class SheetScan:
     hidden: bool = False
     #: Cells in one of the number-format styles asked about may be there.
     styled: bool = False
+    #: The fast path's bound: every reference counted, formatting-only cells (which calamine skips) too, so
+    #: ``rows``/``cols`` may exceed the true extent; :func:`exact_extent` settles a refusal.
+    estimated: bool = False
 
 
 def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()) -> SheetScan:
@@ -82,31 +90,53 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
             if style_markers and not scan.styled and any(m in window for m in style_markers):
                 scan.styled = True
             if canonical:
-                cells = sum(window.count(t) for t in _CELL_TAGS)
-                rows = sum(window.count(t) for t in _ROW_TAGS)
-                refs = _CELL_REF.findall(window)
-                row_refs = _ROW_REF.findall(window)
+                cells = window.count(b"<c ")
                 if (
-                    len(refs) != cells
-                    or len(row_refs) != rows
+                    cells != window.count(b'<c r="')
+                    or _BAD_REF.search(window)
+                    or any(t in window for t in _ODD_TAGS)
+                    or _odd_space(window)
                     or b"&#" in window
                     or ((b":c" in window or b":row" in window or b":f" in window) and _PREFIXED.search(window))
                 ):
                     canonical = False
                 else:
-                    valued = [(col, row) for col, row, rest in refs if not rest.endswith(b"/")]
-                    scan.cells += len(valued)
-                    if valued:
-                        col_letters, digits = zip(*valued, strict=True)
-                        letters.update(col_letters)
+                    # A lower bound of the cells with content: every '"/>' may close a formatting-only cell.
+                    scan.cells += max(0, cells - window.count(b'"/>'))
+                    digits = _CELL_ROW.findall(window)
+                    if digits:
                         max_row = max(max_row, max(map(int, set(digits))))
+                        # 26 columns bound the width unless a reference goes past Z; a bound that looks too
+                        # large is settled by the exact parse before anything is refused.
+                        letters.add(b"Z")
+                        if _WIDE.search(window):
+                            letters.update(_WIDE_LETTERS.findall(window))
             if not chunk:
                 break
     if canonical:
         scan.rows = max_row
         scan.cols = max((_col(x.decode()) + 1 for x in letters), default=0)
+        scan.estimated = True
         return scan
     return _exact(archive, part, scan)
+
+
+def _odd_space(window: bytes) -> bool:
+    """Whether a ``<c`` or ``<row`` tag is followed by a tab or line break (so the counts of ``<c `` miss it).
+    Excel's sheets hold a single line break, after the XML declaration: those few are looked at directly."""
+    if b"\t" in window or b"\r" in window or window.count(b"\n") > 16:
+        return _ODD_SPACE.search(window) is not None
+    at = window.find(b"\n")
+    while at != -1:
+        if window.endswith((b"<c", b"<row"), 0, at):
+            return True
+        at = window.find(b"\n", at + 1)
+    return False
+
+
+def exact_extent(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
+    """The exact extent (cells with content only), for a fast estimate that looks too large."""
+    return _exact(archive, part, scan) if scan.estimated else scan
 
 
 def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
@@ -157,7 +187,7 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
     parser.buffer_text = True
     with archive.open(part) as stream:
         parser.ParseFile(stream)
-    scan.rows, scan.cols, scan.cells = max_row, max_col, cells
+    scan.rows, scan.cols, scan.cells, scan.estimated = max_row, max_col, cells, False
     scan.suspects = scan.suspects or formula
     return scan
 

@@ -191,8 +191,10 @@ class SessionIds:
     def __init__(self) -> None:
         #: (dataset, id) -> the line that first used it; the dataset is None outside canonical files.
         self._first: dict[tuple[str | None, int | str], int] = {}
-        #: Positions given to lines without a session_id, as runs (first position, last position, first line).
-        self._runs: list[tuple[int, int, int]] = []
+        #: Positions given to lines without a session_id, as runs: first and last position, first line.
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._lines: list[int] = []
 
     def check(self, session_id: Any, line: int, sink: IssueSink, dataset: str | None = None) -> None:
         """``dataset``: a canonical record's meta.dataset; a canonical file may hold several sets (convert
@@ -217,21 +219,22 @@ class SessionIds:
 
     def default(self, position: int, line: int, sink: IssueSink) -> None:
         """A line without a session_id becomes record ``position`` and takes that number as its id."""
-        first = self._first.get((None, position))
-        if first is not None and type(position) is int:
-            _mixed(position, line, first, sink, at=line)
-        if self._runs and self._runs[-1][1] == position - 1:
-            start, _, first_line = self._runs[-1]
-            self._runs[-1] = (start, position, first_line)
+        if self._first:  # ids were given: this position may be one of them
+            first = self._first.get((None, position))
+            if first is not None:
+                _mixed(position, line, first, sink, at=line)
+        ends = self._ends
+        if ends and ends[-1] == position - 1:
+            ends[-1] = position
         else:
-            self._runs.append((position, position, line))
+            self._starts.append(position)
+            ends.append(position)
+            self._lines.append(line)
 
     def _defaulted_line(self, session_id: int) -> int | None:
-        index = bisect.bisect_right(self._runs, (session_id, float("inf"), 0)) - 1
-        if index >= 0:
-            start, end, first_line = self._runs[index]
-            if start <= session_id <= end:
-                return first_line
+        index = bisect.bisect_right(self._starts, session_id) - 1
+        if index >= 0 and session_id <= self._ends[index]:
+            return self._lines[index]
         return None
 
 

@@ -215,6 +215,11 @@ _json = st.recursive(
 @given(_json)
 def test_colon_count_without_serialising_matches_orjson(value: Any) -> None:
     """The duplicate-key screen counts a line's colons as its compact re-serialisation would hold them."""
-    from formatkit._reading.jsonl_lines import _dumped_colons
+    from formatkit._reading.jsonl_lines import _big_number, _dumped_colons
 
-    assert _dumped_colons(value) == orjson.dumps(value).count(b":")
+    result = _dumped_colons(value)
+    dumped = orjson.dumps(value)
+    if result == -1:  # only a number that may lie beyond 64 bits sends the line to the exact parse
+        assert _big_number(dumped)
+    else:
+        assert result == dumped.count(b":")

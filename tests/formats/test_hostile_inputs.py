@@ -371,7 +371,15 @@ def test_the_fast_scan_agrees_with_the_exact_parse(tmp_path: Path, body: str) ->
     with zipfile.ZipFile(path) as archive:
         fast = scan_sheet(archive, "xl/worksheets/sheet1.xml")
         exact = _exact(archive, "xl/worksheets/sheet1.xml", type(fast)())
-    assert (fast.rows, fast.cols, fast.cells) == (exact.rows, exact.cols, exact.cells)
+    # The fast bound may count formatting-only cells (an over-estimate, settled exactly before a refusal);
+    # it never under-estimates the extent, nor over-estimates the cells with content.
+    assert fast.rows >= exact.rows and fast.cols >= exact.cols and fast.cells <= exact.cells
+    if not fast.estimated:
+        assert (fast.rows, fast.cols, fast.cells) == (exact.rows, exact.cols, exact.cells)
+    elif "/>" not in body:
+        assert fast.cells == exact.cells
+        assert fast.rows == exact.rows
+        assert fast.cols == exact.cols or (fast.cols == 26 and exact.cols <= 26)
 
 
 _nasty = st.text(

@@ -14,6 +14,8 @@ from typing import IO, Any
 
 import orjson
 
+from formatkit._core.errors import OutputError
+
 __all__ = ["LineWriter", "atomic_writer", "dumps_line"]
 
 
@@ -29,16 +31,25 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     On any exception the temporary file is removed and an existing ``path`` is left untouched.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates the file 0600; give it the mode the file had, or the umask's default.
-        os.chmod(tmp, _mode_for(target))
-        os.replace(tmp, target)
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError as exc:  # a full disk shows here at the latest
+                raise OutputError(f"{target}: cannot write it ({exc.strerror or exc})") from exc
+        try:
+            # mkstemp creates the file 0600; give it the mode the file had, or the umask's default.
+            os.chmod(tmp, _mode_for(target))
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot put it in place ({exc.strerror or exc})") from exc
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

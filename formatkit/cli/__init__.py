@@ -28,4 +28,13 @@ for _name in _COMMAND_MODULES:
 
 
 def main() -> None:
-    app()
+    """The ``formatkit`` command. Bad input is reported by each command; what is left here is the
+    machine refusing (a full disk, a read-only or missing directory, a path that is a file): one line
+    and exit 1, never a traceback."""
+    from formatkit._core.errors import FormatkitError
+
+    try:
+        app()
+    except (FormatkitError, OSError) as exc:
+        typer.echo(f"formatkit: error: {exc}", err=True)
+        raise SystemExit(1) from None

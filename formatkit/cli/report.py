@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail
+from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
 
@@ -48,10 +48,12 @@ def _dimensions(path: Path | None) -> dict[str, str] | None:
         return None
     import orjson
 
+    from formatkit._core.smallfile import SmallFileError, read_small_file
+
     try:
-        data = orjson.loads(path.read_bytes())
-    except OSError as exc:
-        fail_usage(f"{path}: {exc.strerror or exc}")
+        data = orjson.loads(read_small_file(path))
+    except SmallFileError as exc:
+        fail_usage(f"--dimensions {exc}")
     except orjson.JSONDecodeError as exc:
         fail_usage(f'{path}: not JSON ({exc}); write {{"dataset": "dimension", ...}}')
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
@@ -67,6 +69,7 @@ def report(
 ) -> None:
     from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report
 
+    terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, paths_or_fail, print_report
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    fail_usage,
+    output_or_fail,
+    paths_or_fail,
+    print_report,
+    terminate_cleanly,
+)
 from scoring._metrics.registry import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
@@ -107,6 +115,7 @@ def score(
     from scoring._pipeline.score_file import score_file
     from scoring._runner.progress import make_progress
 
+    terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path])
     output_or_fail(output)
     if judge_fallback and metric != "math":

@@ -24,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal
 
+from formatkit._core.smallfile import SmallFileError, read_small_file
+
 __all__ = [
     "KINDS",
     "NONCE_DIGITS",
@@ -156,11 +158,11 @@ def load_template(path: str | Path, kind: Kind) -> Template:
     """A user's own template file, checked for its placeholders before any request is sent."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_small_file(file).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TemplateError(f"judge template {file}: not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise TemplateError(f"judge template {file}: cannot read it ({exc.strerror or exc})") from exc
+    except SmallFileError as exc:
+        raise TemplateError(f"judge template {exc}") from exc
     _check(kind, text, str(file))
     return Template(kind=kind, text=text, source=str(file))
 

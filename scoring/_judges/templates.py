@@ -162,7 +162,7 @@ def load_template(path: str | Path, kind: Kind) -> Template:
     except UnicodeDecodeError as exc:
         raise TemplateError(f"judge template {file}: not UTF-8 text ({exc.reason})") from exc
     except SmallFileError as exc:
-        raise TemplateError(f"judge template {exc}") from exc
+        raise TemplateError(f"judge template: cannot read {exc}") from exc
     _check(kind, text, str(file))
     return Template(kind=kind, text=text, source=str(file))
 

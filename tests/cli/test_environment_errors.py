@@ -64,7 +64,7 @@ def test_small_side_files_are_bounded(tmp_path: Path, side: str) -> None:
         "score", str(scored), "-o", str(tmp_path / "j.jsonl"), "--metric", "judge", "--judge-base-url",
         "http://127.0.0.1:9/v1", "--judge-model", "j", "--judge-template", path, timeout=20,
     )  # fmt: skip
-    assert judged.returncode == 2 and "judge template" in judged.stderr
+    assert judged.returncode == 2 and "judge template: cannot read" in judged.stderr
 
 
 @pytest.mark.slow

@@ -42,8 +42,10 @@ def convert(
     mode: Mode = "infer-eval",
     profile: Profile = "platform",
     meta: bool = True,
+    fast: bool = True,
 ) -> Report:
     """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
+    ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
 
     Validation and writing happen in one pass; the output is renamed into place only when no file
     has an error, so on failure nothing is written and an existing output is left untouched.
@@ -60,7 +62,7 @@ def convert(
     try:
         with atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
-                run = _Run(path, mode, profile)
+                run = _Run(path, mode, profile, fast)
                 for record in run:
                     if not meta:
                         record.pop("meta", None)

@@ -2,7 +2,7 @@
 
 Readers (Excel rows, jsonl lines) do the shape-specific checks and hand over a :class:`Draft`:
 the conversation history as canonical messages, and the target turn's raw reference, response and
-parameters, each with the place it came from. :func:`formatkit._rules.common.build_record` then applies
+parameters, each with the place it came from. :func:`formatkit._building.record.build_record` then applies
 the mode and parameter rules in one place for all four shapes.
 """
 

@@ -28,18 +28,21 @@ class DraftReader(Protocol):
         ...
 
 
-def open_reader(path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> DraftReader | None:
-    """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it."""
+def open_reader(
+    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True
+) -> DraftReader | None:
+    """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it. ``fast``:
+    rows that pass every rule on cheap checks skip the Draft (the same record either way)."""
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xls"):
         from formatkit._drivers.excel import ExcelReader
 
-        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows)
+        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
         return reader
     if suffix == ".jsonl":
         from formatkit._drivers.jsonl import JsonlReader
 
-        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows)
+        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
     sink.add(
         "unsupported_extension",
         f'"{path.name}" is a {suffix or "extension-less"} file; formatkit reads .xlsx, .xls and .jsonl. '

@@ -14,13 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.modes import Mode
 from formatkit._reading.cells import SheetData, Unreadable, column_letter
 from formatkit._reading.workbook import read_sheet
-from formatkit._rules import common
-from formatkit._rules.common import clean_target
 from formatkit._rules.excel_header import Header, read_header
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
@@ -33,8 +32,10 @@ __all__ = ["ExcelReader"]
 class ExcelReader:
     """Reads the first sheet of an .xlsx or .xls workbook."""
 
-    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
+    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True) -> None:
         self.path = path
+        #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
+        self.fast = fast
         self.mode = mode
         self.sink = sink
         self.max_rows = max_rows
@@ -54,7 +55,7 @@ class ExcelReader:
                 gc.enable()
         if prepared is not None:
             fmt, groups, ctx = prepared
-            if not common.FAST_PATHS:
+            if not self.fast:
                 for group in groups:
                     yield make_draft(group, fmt, ctx)
                 return

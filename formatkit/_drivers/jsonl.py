@@ -11,14 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.modes import Mode
 from formatkit._reading.jsonl_lines import iter_json_lines
-from formatkit._rules import common
 from formatkit._rules import jsonl as rules
 from formatkit._rules.canonical import check_canonical
-from formatkit._rules.common import clean_target
 from formatkit._rules.jsonl import detect_shape
 from formatkit._rules.parameters import is_clean_parameters
 from formatkit._rules.results import JSONL_RESULT_KEYS
@@ -29,8 +28,10 @@ __all__ = ["JsonlReader", "detect_shape"]
 class JsonlReader:
     """Reads a jsonl file line by line (memory stays flat)."""
 
-    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
+    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True) -> None:
         self.path = path
+        #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
+        self.fast = fast
         self.mode = mode
         self.sink = sink
         self.max_rows = max_rows
@@ -47,7 +48,7 @@ class JsonlReader:
         if self.path.stat().st_size == 0:
             sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
             return
-        fast = common.FAST_PATHS
+        fast = self.fast
         for line, value in iter_json_lines(self.path, sink):
             self.rows += 1
             if (

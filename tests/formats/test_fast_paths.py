@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts, validate_file
 from formatkit._core.modes import Mode
-from formatkit._rules import common, parameters
+from formatkit._rules import parameters
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 INPUTS = sorted(
@@ -39,21 +39,17 @@ def _cold_caches() -> None:
 
 def _outcome(paths: list[Path], out: Path, mode: str, profile: str, *, fast: bool) -> dict[str, Any]:
     _cold_caches()
-    common.FAST_PATHS = fast
+    if out.exists():
+        out.unlink()
+    report = convert(paths, out, mode=mode, profile=profile, fast=fast)  # type: ignore[arg-type]
+    written = out.read_bytes() if out.exists() else None
+    checked = [validate_file(p, mode=mode, profile=profile, fast=fast).model_dump() for p in paths]  # type: ignore[arg-type]
+    streamed: list[Any] = []
     try:
-        if out.exists():
-            out.unlink()
-        report = convert(paths, out, mode=mode, profile=profile)  # type: ignore[arg-type]
-        written = out.read_bytes() if out.exists() else None
-        checked = [validate_file(p, mode=mode, profile=profile).model_dump() for p in paths]  # type: ignore[arg-type]
-        streamed: list[Any] = []
-        try:
-            for record in iter_dicts(paths[0], mode=mode, profile=profile):  # type: ignore[arg-type]
-                streamed.append(record)
-        except Exception as exc:  # InvalidFileError: the same report either way
-            streamed.append(repr(exc))
-    finally:
-        common.FAST_PATHS = True
+        for record in iter_dicts(paths[0], mode=mode, profile=profile, fast=fast):  # type: ignore[arg-type]
+            streamed.append(record)
+    except Exception as exc:  # InvalidFileError: the same report either way
+        streamed.append(repr(exc))
     return {"report": report.model_dump(), "written": written, "validated": checked, "streamed": streamed}
 
 

@@ -9,11 +9,77 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["CODES", "Severity"]
+__all__ = ["CODES", "Code", "Severity", "describe"]
 
 Severity = Literal["error", "warning"]
 
-CODES: dict[str, tuple[Severity, str]] = {
+#: Every code as a type: ``IssueSink.add("no_such_code", ...)`` is a mypy error, not a KeyError at run time.
+#: tests/formats/test_codes.py checks that it lists exactly the keys of :data:`CODES`.
+Code = Literal[
+    "unsupported_extension",
+    "too_many_files",
+    "too_many_rows",
+    "empty_file",
+    "no_records",
+    "unreadable_file",
+    "extra_sheet",
+    "merged_cells",
+    "formula_without_value",
+    "missing_column",
+    "unknown_column",
+    "duplicate_column",
+    "missing_header",
+    "header_not_normalized",
+    "alias_column",
+    "empty_row",
+    "date_cell",
+    "boolean_cell",
+    "error_cell",
+    "cell_too_long",
+    "number_format",
+    "stale_formula_value",
+    "hidden_rows",
+    "hidden_columns",
+    "totals_row",
+    "not_utf8",
+    "utf8_bom",
+    "blank_line",
+    "invalid_json",
+    "line_not_object",
+    "non_finite_number",
+    "duplicate_key",
+    "lone_surrogate",
+    "number_too_large",
+    "mixed_shapes",
+    "unknown_key",
+    "alias_key",
+    "missing_field",
+    "invalid_type",
+    "empty_text",
+    "empty_messages",
+    "invalid_role",
+    "misplaced_system",
+    "last_message_not_user",
+    "target_not_assistant",
+    "invalid_session_id",
+    "missing_session_id",
+    "duplicate_session_id",
+    "mixed_session_ids",
+    "session_not_consecutive",
+    "system_prompt_mismatch",
+    "parameters_mismatch",
+    "missing_reference",
+    "unused_reference",
+    "misplaced_reference",
+    "unexpected_response",
+    "missing_response",
+    "invalid_parameters",
+    "unknown_parameter",
+    "invalid_parameter_type",
+    "parameter_out_of_range",
+]
+
+CODES: dict[Code, tuple[Severity, str]] = {
     # --- files and uploads -------------------------------------------------------------------------
     "unsupported_extension": ("error", "Only .xlsx, .xls and .jsonl files can be read."),
     "too_many_files": ("error", "The platform accepts at most 10 files per upload."),
@@ -83,3 +149,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "invalid_parameter_type": ("error", "A parameter has a value of the wrong type."),
     "parameter_out_of_range": ("error", "A parameter's value is outside its allowed range."),
 }
+
+
+def describe(code: str) -> tuple[Severity, str]:
+    """Severity and one-line summary of a code read back from a report, where it is a plain string."""
+    for known, entry in CODES.items():
+        if known == code:
+            return entry
+    raise KeyError(code)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from formatkit._core.codes import CODES, Severity
+from formatkit._core.codes import CODES, Code, Severity
 
 __all__ = ["KEEP_PER_CODE", "FileReport", "Format", "Issue", "IssueSink", "KeptIssues", "Report", "make_issue"]
 
@@ -70,7 +70,7 @@ class Issue(BaseModel):
         return ", ".join(parts)
 
 
-def make_issue(code: str, message: str, **place: Any) -> Issue:
+def make_issue(code: Code, message: str, **place: Any) -> Issue:
     """An Issue whose severity comes from the code catalogue (an unknown code is a bug: KeyError)."""
     severity, _ = CODES[code]
     return Issue(severity=severity, code=_safe(code), message=_safe(message), **{k: _safe(v) for k, v in place.items()})
@@ -102,11 +102,11 @@ class IssueSink:
         self.issues = KeptIssues()
         self.errors = 0
 
-    def room(self, code: str) -> int:
+    def room(self, code: Code) -> int:
         """How many more issues of ``code`` will be kept."""
         return max(0, self.keep - self.issues.counts.get(code, 0))
 
-    def add(self, code: str, message: str, **place: Any) -> None:
+    def add(self, code: Code, message: str, **place: Any) -> None:
         counts = self.issues.counts
         seen = counts.get(code, 0)
         counts[code] = seen + 1
@@ -117,7 +117,7 @@ class IssueSink:
         place.setdefault("file", self.file)
         self.issues.append(make_issue(code, message, **place))
 
-    def count(self, code: str, more: int) -> None:
+    def count(self, code: Code, more: int) -> None:
         """Count ``more`` issues of ``code`` that are not kept (past :meth:`room`)."""
         self.issues.counts[code] = self.issues.counts.get(code, 0) + more
         if CODES[code][0] == "error":

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.codes import Code
+
 __all__ = [
     "NO_VALUE",
     "CellError",
@@ -112,7 +114,7 @@ class StaleValue:
 class Unreadable(Exception):
     """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: Code, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message

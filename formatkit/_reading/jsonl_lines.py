@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
 
 __all__ = ["guess_encoding", "iter_json_lines"]
@@ -148,7 +149,7 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     return True, value
 
 
-def _unrepresentable(value: Any, path: str) -> tuple[str, str, str] | None:
+def _unrepresentable(value: Any, path: str) -> tuple[Code, str, str] | None:
     """The first lone surrogate or out-of-range integer in a parsed line: (code, field, message)."""
     if type(value) is str:
         found = _SURROGATE.search(value)

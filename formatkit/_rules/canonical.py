@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
 from formatkit._core.models import Meta, Record, record_to_dict
 from formatkit._core.modes import Mode
@@ -15,7 +16,7 @@ from formatkit._rules.parameters import check_parameters
 
 __all__ = ["check_canonical", "check_meta", "loc_to_path"]
 
-_PYDANTIC_CODES = {
+_PYDANTIC_CODES: dict[str, Code] = {
     "missing": "missing_field",
     "extra_forbidden": "unknown_key",
     "too_short": "empty_messages",
@@ -103,7 +104,7 @@ def _loc(error: Any) -> tuple[int | str, ...]:
 def _translate(error: Any, line: int, sink: IssueSink) -> None:
     kind = str(error["type"])
     field = loc_to_path(_loc(error))
-    code = _PYDANTIC_CODES.get(kind, "invalid_type")
+    code: Code = _PYDANTIC_CODES.get(kind, "invalid_type")
     if code == "invalid_role" and not field.endswith("role"):
         code = "invalid_type"
     messages = {

@@ -18,7 +18,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
-from formatkit._core.codes import CODES
+from formatkit._core.codes import describe
 from formatkit._core.issues import FileReport, Issue, Report
 
 __all__ = ["DEFAULT_SHOWN", "escape_controls", "print_report"]
@@ -85,7 +85,7 @@ def _groups(issues: Sequence[Issue]) -> list[tuple[str, list[Issue]]]:
     def order(item: tuple[str, list[Issue]]) -> tuple[int, int, int]:
         code, _ = item
         level = FILE_LEVEL.index(code) if code in FILE_LEVEL else len(FILE_LEVEL)
-        return (0 if CODES[code][0] == "error" else 1, level, list(by_code).index(code))
+        return (0 if describe(code)[0] == "error" else 1, level, list(by_code).index(code))
 
     return sorted(by_code.items(), key=order)
 
@@ -101,7 +101,7 @@ def _print_issues(
             line = f"  {label} {escape_controls(issue.place)}: {escape_controls(issue.message)} [{code}]"
             style.emit(line, out, 10)
             continue
-        summary = CODES[code][1]
+        summary = describe(code)[1]
         style.emit(f"  {label} {style.paint(code, '1')} ×{total:,}: {summary}", out, 10)
         limit = len(group) if shown is None else min(shown, len(group))
         for issue in group[:limit]:

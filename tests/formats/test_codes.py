@@ -35,3 +35,12 @@ def test_codes_are_snake_case_with_a_summary() -> None:
         assert code.isidentifier() and code == code.lower()
         assert severity in ("error", "warning")
         assert summary.endswith(".")
+
+
+def test_the_code_type_lists_exactly_the_codes() -> None:
+    """``Code`` is what mypy checks every ``sink.add(code, ...)`` against: it must name every code, no more."""
+    from typing import get_args
+
+    from formatkit._core.codes import Code
+
+    assert sorted(get_args(Code)) == sorted(CODES)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import queue
 import tempfile
@@ -16,7 +17,12 @@ import orjson
 
 from formatkit._core.errors import OutputError
 
-__all__ = ["LineWriter", "atomic_writer", "dumps_line"]
+__all__ = [
+    "LineWriter",
+    "atomic_writer",
+    "dumps_line",
+    "open_no_follow",
+]
 
 
 def dumps_line(record: dict[str, Any]) -> bytes:
@@ -152,3 +158,25 @@ class LineWriter:
             self._parts = []
             self._queue.put(None)
             self._thread.join()
+
+
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = {
+    "ab": os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+    "a+b": os.O_RDWR | os.O_APPEND | os.O_CREAT,
+    "r+b": os.O_RDWR,
+}
+
+
+def open_no_follow(path: str | os.PathLike[str], mode: str) -> IO[bytes]:
+    """Open a file formatkit keeps beside an output (a journal, a lock) for writing, refusing a symbolic link
+    planted at its path: writing through one would append to, or truncate, whatever it points at."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS[mode] | _NO_FOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or os.path.islink(path):
+            raise OutputError(
+                f"{path}: is a symbolic link; formatkit does not write through one (remove it and run again)"
+            ) from None
+        raise
+    return os.fdopen(fd, mode)

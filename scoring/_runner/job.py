@@ -265,6 +265,7 @@ class RunJob:
         if self.restart:
             self.journal.discard()
         table = SlotTable.from_journal(self.journal)
+        self.journal.open_for_writing()  # a journal that cannot be written stops the run before any request
         journaled = table.filled
         sent_before = self.runner.client.requests_sent
         keys: dict[int, str] = {}

@@ -18,6 +18,8 @@ from typing import IO, Any, NamedTuple
 
 import orjson
 
+from formatkit._core.writers import open_no_follow
+
 __all__ = ["Journal", "JournalSlot"]
 
 
@@ -108,14 +110,14 @@ class Journal:
         if self._out is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._cut_torn_tail()
-            self._out = self.path.open("ab")
+            self._out = open_no_follow(self.path, "ab")
         return self._out
 
     def _cut_torn_tail(self) -> None:
         """Truncate a last line without its newline, so the next line starts clean."""
         if not self.path.exists():
             return
-        with self.path.open("r+b") as handle:
+        with open_no_follow(self.path, "r+b") as handle:
             size = handle.seek(0, os.SEEK_END)
             if size == 0:
                 return
@@ -141,6 +143,11 @@ class Journal:
                 handle.close()
         self._out = None
         self._reader = None
+
+    def open_for_writing(self) -> None:
+        """Open the journal for appending now, so a journal that cannot be written (a read-only directory,
+        a symbolic link planted at its path) stops the run before any request is sent."""
+        self._open()
 
     def discard(self) -> None:
         """Forget everything: close and delete the journal file."""

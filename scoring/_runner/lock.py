@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from formatkit._core.writers import open_no_follow
 from scoring._errors import OutputLockedError
 
 __all__ = ["OutputLock", "lock_path"]
@@ -35,7 +36,7 @@ class OutputLock:
 
     def acquire(self) -> OutputLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+b")
+        handle = open_no_follow(self.path, "a+b")
         try:
             _lock(handle)
         except OSError:

@@ -57,3 +57,19 @@ def test_a_short_key_is_scrubbed_from_every_message(key: str) -> None:
     client = ChatClient("http://127.0.0.1:9/v1", "m", api_key=key)
     text = f"401 Incorrect API key provided: {key}. You can find your key at ..."
     assert key not in client.scrub(text)
+
+
+@pytest.mark.parametrize("planted", ["answered.jsonl.journal", "answered.jsonl.journal.lock"])
+def test_a_symlink_planted_beside_the_output_is_never_written_through(
+    fake_openai: FakeOpenAI, tmp_path: Path, planted: str
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (tmp_path / planted).symlink_to(victim)
+    out = tmp_path / "answered.jsonl"
+    args = ["run", str(SEED), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m"]
+    result = CliRunner(env={"OPENAI_API_KEY": ""}).invoke(app, args)
+    assert result.exit_code != 0
+    assert "symbolic link" in str(result.exception) or "symbolic link" in result.output
+    assert victim.read_text() == "precious\n"
+    assert fake_openai.requests == 0  # refused before any request was sent

@@ -16,13 +16,12 @@ import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from scoring._metrics.base import Item, ItemScore
-from scoring._metrics.choice import score_choice
-from scoring._metrics.exact import score_exact
-from scoring._metrics.math.score import score_math
-from scoring._metrics.math.sympy_guard import SympyGuard
+
+if TYPE_CHECKING:
+    from scoring._metrics.math.sympy_guard import SympyGuard
 
 __all__ = [
     "AUTO",
@@ -99,21 +98,26 @@ def spec_of(name: str) -> MetricSpec:
 
 
 def rule_function(name: str, guard: SympyGuard | None = None) -> RuleFunction:
-    """The function that scores one reply with the rule metric ``name`` (``guard`` runs sympy for math)."""
+    """The function that scores one reply with the rule metric ``name`` (``guard`` runs sympy for math).
+
+    The metric modules are imported here, on first use: the table above is what the command line reads at
+    start-up, and it must not compile every extractor's patterns to print ``--help`` or validate a file."""
     if name == "choice":
-        return _choice
+        from scoring._metrics.choice import score_choice
+
+        return lambda reply, item: score_choice(reply, item)
     if name == "exact":
+        from scoring._metrics.exact import score_exact
+
         return score_exact
     if name == "math":
+        from scoring._metrics.math.score import score_math
+
         return lambda reply, item: score_math(reply, item, guard)
     if is_custom(name):
         return _custom(name)
     spec = spec_of(name)
     raise MetricError(f"{spec.name} is scored by an LLM judge, not by a rule")
-
-
-def _choice(reply: str, item: Item) -> ItemScore:
-    return score_choice(reply, item)
 
 
 def _custom(name: str) -> RuleFunction:

@@ -30,6 +30,12 @@ def dumps_line(record: dict[str, Any]) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
+#: Set by the command line's SIGTERM handler. A signal handler's exception can be lost (raised while a
+#: finalizer runs, Python reports it as unraisable and goes on), so the writer also checks this before it
+#: puts an output in place: a terminated command never leaves a finished-looking output behind.
+TERMINATED = threading.Event()
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """Write to a temporary file beside ``path`` and rename it over ``path`` only on success.
@@ -50,6 +56,8 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
                 os.fsync(handle.fileno())
             except OSError as exc:  # a full disk shows here at the latest
                 raise OutputError(f"{target}: cannot write it ({exc.strerror or exc})") from exc
+        if TERMINATED.is_set():
+            raise SystemExit(128 + 15)  # SIGTERM arrived and its exception was swallowed: stop here
         try:
             # mkstemp creates the file 0600; give it the mode the file had, or the umask's default.
             os.chmod(tmp, _mode_for(target))

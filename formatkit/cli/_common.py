@@ -59,7 +59,10 @@ def terminate_cleanly() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
+    from formatkit._core.writers import TERMINATED
+
     def handler(signum: int, frame: object) -> None:
+        TERMINATED.set()  # in case this exception is lost inside a finalizer: the writer checks it too
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, handler)

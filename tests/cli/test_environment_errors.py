@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from sigterm import terminate_while_writing
 
 RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
 
@@ -73,17 +73,7 @@ def test_sigterm_during_score_leaves_no_temporary_file(tmp_path: Path) -> None:
     line = '{"prompt": "3+4=?", "answer": "7", "response": "The answer is 7."}\n'
     source.write_text(line * 200_000, encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    code = "import sys; from formatkit.cli import main; sys.argv[0] = 'formatkit'; main()"
-    args = [sys.executable, "-c", code, "score", str(source), "-o", str(out), "--metric", "exact"]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    for _ in range(4000):  # wait until the temporary output exists (or score is already done)
-        if any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) or process.poll() is not None:
-            break
-        time.sleep(0.005)
-    if process.poll() is not None:
-        pytest.skip("score finished before it could be interrupted")
-    process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 128 + signal.SIGTERM
+    returncode, err = terminate_while_writing(["score", str(source), "-o", str(out), "--metric", "exact"], tmp_path)
+    assert returncode == 128 + signal.SIGTERM
     assert b"Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl"]

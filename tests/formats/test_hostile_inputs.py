@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sigterm import terminate_while_writing
 from typer.testing import CliRunner
 
 from formatkit._api.validate import validate_file
@@ -473,22 +474,12 @@ def test_excel_reading_stops_at_the_platform_row_limit(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_sigterm_during_convert_leaves_no_temporary_file(tmp_path: Path) -> None:
     import signal
-    import time
 
     source = tmp_path / "big.jsonl"
     source.write_text("".join(f'{{"prompt": "问题{i}", "answer": "答案"}}\n' for i in range(300_000)), encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    code = "from formatkit.cli import app; app()"
-    args = [sys.executable, "-c", code, "convert", "--profile", "none", str(source), "-o", str(out)]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    for _ in range(2000):  # wait until the temporary output exists (or convert is already done)
-        if any(p.name.endswith(".tmp") for p in tmp_path.iterdir()) or process.poll() is not None:
-            break
-        time.sleep(0.005)
-    if process.poll() is not None:
-        pytest.skip("convert finished before it could be interrupted")
-    process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=120)
-    assert process.returncode == 128 + signal.SIGTERM
+    args = ["convert", "--profile", "none", str(source), "-o", str(out)]
+    returncode, err = terminate_while_writing(args, tmp_path)
+    assert returncode == 128 + signal.SIGTERM
     assert b"Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.jsonl"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,7 +17,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
-from formatkit.cli.run import EXIT_INTERRUPTED, EXIT_TERMINATED, _pairs, _summary_lines, parse_params
+from formatkit.cli.run import EXIT_INTERRUPTED, EXIT_TERMINATED, _pairs, _summary_lines, parse_params, read_api_key
 
 _HELP = """Validate, convert, run, score and report in one command; rerun it to resume at any stage.
 
@@ -68,7 +67,6 @@ def eval_command(
         fail_usage(f"-o {directory}: not a directory")
     sets = paths_or_fail(sets)
 
-    from scoring._client.http import clean_api_key
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, OutputLockedError, RunInterrupted
     from scoring._judges import JudgeSetupError
     from scoring._judges.options import JudgeOptions
@@ -76,13 +74,10 @@ def eval_command(
     from scoring._runner.progress import make_progress
     from scoring._runner.run_file import EndpointOptions
 
-    api_key, warning = clean_api_key(os.environ.get(api_key_env))
-    if warning:
-        typer.echo(f"formatkit eval: warning: ${api_key_env}: {warning}", err=True)
     endpoint = EndpointOptions(
         base_url,
         model,
-        api_key=api_key,
+        api_key=read_api_key("eval", api_key_env),
         concurrency=concurrency,
         rpm=rpm,
         timeout=timeout,

@@ -21,7 +21,7 @@ from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, ModeOption, 
 if TYPE_CHECKING:
     from scoring._runner.job import RunJob, RunSummary
 
-__all__ = ["parse_params", "register", "run"]
+__all__ = ["parse_params", "read_api_key", "register", "run"]
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -59,6 +59,23 @@ def parse_params(items: list[str]) -> dict[str, Any]:
             kind, _, allowed = problem.partition(":")
             fail_usage(f"--param {item!r}: {key} must be {allowed}" + (" (JSON)" if kind == "type" else ""))
     return params
+
+
+def read_api_key(command: str, api_key_env: str) -> str | None:
+    """The key in ``$api_key_env``, cleaned (a CRLF ``.env`` leaves a ``\\r``), with a warning on stderr when
+    it had to be cleaned or when a variable named with --api-key-env is not set (no key is then sent)."""
+    from scoring._client.http import clean_api_key
+
+    api_key, warning = clean_api_key(os.environ.get(api_key_env))
+    if warning:
+        typer.echo(f"formatkit {command}: warning: ${api_key_env}: {warning}", err=True)
+    if api_key is None and api_key_env != "OPENAI_API_KEY":
+        typer.echo(
+            f"formatkit {command}: warning: --api-key-env {api_key_env}: that variable is not set (or empty); "
+            "requests are sent without an API key",
+            err=True,
+        )
+    return api_key
 
 
 def _pairs(option: str, items: list[str], example: str) -> dict[str, str]:
@@ -187,22 +204,13 @@ def run(
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
-    from scoring._client.http import clean_api_key
     from scoring._client.url import public_url
     from scoring._errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
     from scoring._runner.job import journal_path
     from scoring._runner.progress import make_progress
     from scoring._runner.run_file import EndpointOptions, plan_file, run_file
 
-    api_key, key_warning = clean_api_key(os.environ.get(api_key_env))
-    if key_warning:
-        typer.echo(f"formatkit run: warning: ${api_key_env}: {key_warning}", err=True)
-    if api_key is None and api_key_env != "OPENAI_API_KEY":
-        typer.echo(
-            f"formatkit run: warning: --api-key-env {api_key_env}: that variable is not set (or empty); "
-            "requests are sent without an API key",
-            err=True,
-        )
+    api_key = read_api_key("run", api_key_env)
     endpoint = EndpointOptions(
         base_url,
         model,

@@ -67,7 +67,7 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report
+    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -87,26 +87,14 @@ def report(
             "and report the file it writes",
             err=True,
         )
-    if fmt.value == "xlsx":
-        assert output is not None
-        from scoring._report.workbook import write_report_xlsx
-
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_report_xlsx(collected.comparison, output)
+    if output is not None:
+        save_report(collected, output, fmt.value)
         typer.echo(f"wrote {output}", err=True)
         raise typer.Exit(EXIT_OK)
     from scoring._report.leaderboard import terminal_width
 
-    tty = output is None and sys.stdout.isatty()
-    text = render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None)
-    if output is None:
-        typer.echo(text, nl=False)
-    else:
-        from formatkit._core.writers import atomic_writer
-
-        with atomic_writer(output) as handle:
-            handle.write(text.encode("utf-8"))
-        typer.echo(f"wrote {output}", err=True)
+    tty = sys.stdout.isatty()
+    typer.echo(render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None), nl=False)
     raise typer.Exit(EXIT_OK)
 
 

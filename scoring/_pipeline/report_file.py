@@ -22,7 +22,15 @@ from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
 
-__all__ = ["FORMATS", "CollectedResults", "ResultsFileError", "collect_results", "render_report", "write_report"]
+__all__ = [
+    "FORMATS",
+    "CollectedResults",
+    "ResultsFileError",
+    "collect_results",
+    "render_report",
+    "save_report",
+    "write_report",
+]
 
 FORMATS = ("text", "json", "md", "html", "xlsx")
 
@@ -105,6 +113,20 @@ def render_report(collected: CollectedResults, fmt: str, *, color: bool = False,
     return render_comparison(collected.comparison, fmt, color=color, width=width)
 
 
+def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt: str) -> None:
+    """Write collected results as ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    out = Path(output)  # the atomic writer (xlsx too) makes the folder and reports what cannot be written
+    if fmt == "xlsx":
+        from scoring._report.workbook import write_report_xlsx
+
+        write_report_xlsx(collected.comparison, out)
+        return
+    with atomic_writer(out) as handle:
+        handle.write(render_report(collected, fmt).encode("utf-8"))
+
+
 def write_report(
     paths: Sequence[str | os.PathLike[str]],
     output: str | os.PathLike[str],
@@ -116,14 +138,5 @@ def write_report(
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
     collected = collect_results(paths, dimensions=dimensions, samples=fmt == "html")
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "xlsx":
-        from scoring._report.workbook import write_report_xlsx
-
-        write_report_xlsx(collected.comparison, out)
-        return collected
-    text = render_report(collected, fmt)
-    with atomic_writer(out) as handle:
-        handle.write(text.encode("utf-8"))
+    save_report(collected, output, fmt)
     return collected

@@ -25,7 +25,7 @@ from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
 from scoring._judges.options import JudgeOptions
-from scoring._pipeline.report_file import write_report
+from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, score_file
 from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
@@ -142,7 +142,8 @@ def evaluate(
     outcome.score = score_file(
         paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
     )
+    collected = collect_results([paths.scored], samples=True)  # read once, written in every format
     for fmt in REPORT_FORMATS:
-        write_report([paths.scored], paths.report(fmt), fmt)
+        save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))
     return outcome

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 from xml.etree import ElementTree
 
 from formatkit._reading.cells import NO_VALUE, CellError, NoValue, StaleValue
@@ -56,27 +57,33 @@ def has_values(archive: zipfile.ZipFile, part: str) -> bool:
     return False
 
 
-def iter_cells(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[int, int, ElementTree.Element]]:
-    """Every ``<c>`` element of a sheet with its 0-based (row, col), streaming; ``r`` may be omitted."""
+def _walk(stream: IO[bytes]) -> Iterator[tuple[str, str, ElementTree.Element, int, int]]:
+    """``(event, tag, element, row, col)`` over a sheet's XML, streaming: the one place that places a cell
+    (0-based row and column, counting on from the previous one where ``r`` is omitted). ``<c>`` and
+    ``<row>`` elements are cleared once their end has been handed out."""
     row_index = -1
     col_index = -1
+    for event, element in ElementTree.iterparse(stream, events=("start", "end")):
+        tag = element.tag.rsplit("}", 1)[-1]
+        if event == "start":
+            if tag == "row":
+                ref = element.get("r")
+                row_index = int(ref) - 1 if ref and ref.isdigit() else row_index + 1
+                col_index = -1
+            elif tag == "c":
+                match = _CELL_REF.match(element.get("r") or "")
+                col_index = _col(match.group(1)) if match else col_index + 1
+        yield event, tag, element, row_index, col_index
+        if event == "end" and tag in ("c", "row"):
+            element.clear()
+
+
+def iter_cells(archive: zipfile.ZipFile, part: str) -> Iterator[tuple[int, int, ElementTree.Element]]:
+    """Every ``<c>`` element of a sheet with its 0-based (row, col), streaming; ``r`` may be omitted."""
     with archive.open(part) as stream:
-        for event, element in ElementTree.iterparse(stream, events=("start", "end")):
-            tag = element.tag.rsplit("}", 1)[-1]
-            if event == "start":
-                if tag == "row":
-                    ref = element.get("r")
-                    row_index = int(ref) - 1 if ref and ref.isdigit() else row_index + 1
-                    col_index = -1
-                elif tag == "c":
-                    match = _CELL_REF.match(element.get("r") or "")
-                    col_index = _col(match.group(1)) if match else col_index + 1
-                continue
-            if tag == "c":
-                yield row_index, col_index, element
-                element.clear()
-            elif tag == "row":
-                element.clear()
+        for event, tag, element, row, col in _walk(stream):
+            if event == "end" and tag == "c":
+                yield row, col, element
 
 
 @dataclass(slots=True)
@@ -99,32 +106,18 @@ def find_details(
     the styles of ``formats``, hidden rows and columns and an AutoFilter: one streaming parse."""
     details = Details()
     formats = formats or {}
-    row_index = -1
-    col_index = -1
     try:
         with archive.open(part) as stream:
-            for event, element in ElementTree.iterparse(stream, events=("start", "end")):
-                tag = element.tag.rsplit("}", 1)[-1]
+            for event, tag, element, row, col in _walk(stream):
                 if event == "start":
-                    if tag == "row":
-                        ref = element.get("r")
-                        row_index = int(ref) - 1 if ref and ref.isdigit() else row_index + 1
-                        col_index = -1
-                        if _true(element.get("hidden")):
-                            details.hidden_rows.append(row_index + 1)
-                    elif tag == "c":
-                        match = _CELL_REF.match(element.get("r") or "")
-                        col_index = _col(match.group(1)) if match else col_index + 1
+                    if tag == "row" and _true(element.get("hidden")):
+                        details.hidden_rows.append(row + 1)
                     elif tag == "col" and _true(element.get("hidden")):
                         _hidden_cols(element, details.hidden_cols)
                     elif tag == "autoFilter":
                         details.filtered = True
-                    continue
-                if tag == "c":
-                    _cell(element, (row_index, col_index), details, formats, stale)
-                    element.clear()
-                elif tag == "row":
-                    element.clear()
+                elif tag == "c":
+                    _cell(element, (row, col), details, formats, stale)
     except ZIP_ERRORS:
         pass
     return details

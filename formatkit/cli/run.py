@@ -21,7 +21,7 @@ from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, ModeOption, 
 if TYPE_CHECKING:
     from scoring._runner.job import RunJob, RunSummary
 
-__all__ = ["parse_params", "read_api_key", "register", "run"]
+__all__ = ["parse_params", "parse_shard", "read_api_key", "recorded_command", "register", "run"]
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -76,6 +76,25 @@ def read_api_key(command: str, api_key_env: str) -> str | None:
             err=True,
         )
     return api_key
+
+
+def parse_shard(text: str | None) -> Any:
+    """``--shard K/N`` as a :class:`~scoring._runner.shard.Shard` (None when not given); bad usage otherwise."""
+    if text is None:
+        return None
+    from scoring._runner.shard import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        fail_usage(f"--shard {exc}")
+
+
+def recorded_command() -> str:
+    """This process's command line for the run record (``--header`` values masked, URLs made public)."""
+    from scoring._runner.provenance import safe_command
+
+    return safe_command(["formatkit", *sys.argv[1:]])
 
 
 def _pairs(option: str, items: list[str], example: str) -> dict[str, str]:
@@ -165,6 +184,12 @@ def run(
     ),
     drop_param: list[str] = typer.Option([], "--drop-param", metavar="KEY", help="Never send parameter KEY."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records (a smoke run)."),
+    shard: str | None = typer.Option(
+        None,
+        "--shard",
+        metavar="K/N",
+        help="Only part K of N (records K, K+N, ...; K from 1): N machines each run one; `formatkit merge` joins.",
+    ),
     retry_empty: int = typer.Option(
         0, "--retry-empty", min=0, metavar="N", help="Ask an empty reply again up to N times (also on a rerun)."
     ),
@@ -183,6 +208,7 @@ def run(
     rate_limit_window: float = typer.Option(60.0, "--rate-limit-window", hidden=True, min=0.0),
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
+    part = parse_shard(shard)
     defaults = parse_params(param)
     if logprobs:
         defaults.setdefault("logprobs", True)
@@ -234,6 +260,7 @@ def run(
         "limit": limit,
         "retry_empty": retry_empty,
         "mode": mode.value,
+        "shard": part,
     }
     if dry_run:
         _dry_run(plan_file(source, output, endpoint, **options))
@@ -250,6 +277,7 @@ def run(
             progress=make_progress(interval=progress_interval),
             total=report.records,
             started=jobs.append,
+            command=recorded_command(),
             **options,
         )
     except OutputLockedError as exc:

@@ -144,6 +144,8 @@ class RunSummary:
     tokens: Counter[str] = field(default_factory=Counter)
     #: What the client decided on its own during the run (streaming refused, ...), for the user.
     notes: list[str] = field(default_factory=list)
+    #: What produced the output (:mod:`scoring._runner.provenance`), once it is written.
+    run_record: dict[str, Any] | None = None
 
     def add_output(self, record: dict[str, Any]) -> None:
         self.records += 1

@@ -28,7 +28,9 @@ from scoring._client.http import ChatClient
 from scoring._errors import RunInterrupted
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.progress import Progress
+from scoring._runner.provenance import endpoint_record, formatkit_version, now_iso, run_record_path, write_run_record
 from scoring._runner.runner import Runner
+from scoring._runner.shard import Shard, ShardTally, shard_source
 
 __all__ = ["EndpointOptions", "plan_file", "run_file"]
 
@@ -103,11 +105,30 @@ def _job(
     mode: str,
     progress: Progress | None = None,
     total: int | None = None,
+    shard: Shard | None = None,
+    tallies: list[ShardTally] | None = None,
 ) -> RunJob:
     runner = Runner(client, defaults=defaults, retry_empty=retry_empty)
     if total is not None and limit is not None:
         total = min(total, limit)
-    return RunJob(runner, _records(source, mode, limit), Path(output), restart=restart, progress=progress, total=total)
+    records = _records(source, mode, limit)
+    if shard is not None:
+        records = shard_source(records, shard, tallies if tallies is not None else [])
+        if total is not None:
+            total = len(shard.positions(total))
+    return RunJob(runner, records, Path(output), restart=restart, progress=progress, total=total)
+
+
+def shard_record(shard: Shard, tally: ShardTally, records: int) -> dict[str, Any]:
+    """The run record's ``shard``: which part of which input (what ``formatkit merge`` checks)."""
+    return {
+        "part": shard.label,
+        "index": shard.index,
+        "count": shard.count,
+        "records": records,
+        "input_records": tally.records,
+        "input_fingerprint": tally.fingerprint,
+    }
 
 
 def plan_file(
@@ -120,12 +141,21 @@ def plan_file(
     limit: int | None = None,
     retry_empty: int = 0,
     mode: str = "infer-eval",
+    shard: Shard | None = None,
 ) -> DryRunPlan:
     """What :func:`run_file` would send (the first request body, the counts); nothing is sent."""
     client = endpoint.client()
     try:
         job = _job(
-            source, output, client, defaults=defaults, restart=restart, limit=limit, retry_empty=retry_empty, mode=mode
+            source,
+            output,
+            client,
+            defaults=defaults,
+            restart=restart,
+            limit=limit,
+            retry_empty=retry_empty,
+            mode=mode,
+            shard=shard,
         )
         return job.plan()
     finally:
@@ -145,13 +175,22 @@ def run_file(
     progress: Progress | None = None,
     total: int | None = None,
     started: Callable[[RunJob], None] | None = None,
+    shard: Shard | None = None,
+    command: str | None = None,
+    run_record: bool = True,
 ) -> RunSummary:
     """Run every pending response of ``source`` (a file, or a callable giving records) into ``output``.
 
     ``limit``: only the first N records (a smoke run; the output holds those N). ``retry_empty``: ask an
     empty reply again up to N times (journaled records with empty replies are asked again too).
     ``started`` is called with the job before anything is sent (to read its summary after a stop).
+    ``shard``: only that part of the records (:class:`~scoring._runner.shard.Shard`; after ``limit``).
+    Once the output is written, its run record (:mod:`scoring._runner.provenance`) is written beside it as
+    ``OUT.run.json`` (``run_record=False``: not written; ``command``: the command line to record) and is
+    kept in the summary's ``run_record``.
     """
+    started_at = now_iso()
+    tallies: list[ShardTally] = []
     client = endpoint.client()
     job = _job(
         source,
@@ -164,6 +203,8 @@ def run_file(
         mode=mode,
         progress=progress,
         total=total,
+        shard=shard,
+        tallies=tallies,
     )
     if started is not None:
         started(job)
@@ -191,8 +232,29 @@ def run_file(
                 loop.remove_signal_handler(signal.SIGTERM)
 
     try:
-        return asyncio.run(main())
+        summary = asyncio.run(main())
     except asyncio.CancelledError:
         if received:
             raise RunInterrupted(received[0]) from None
         raise
+    record: dict[str, Any] = {
+        "formatkit_version": formatkit_version(),
+        "started": started_at,
+        "finished": now_iso(),
+        "command": command,
+        "base_url": endpoint_record(endpoint)["base_url"],
+        "model": endpoint.model,
+        "parameters": dict(defaults or {}),
+        "endpoint": endpoint_record(endpoint),
+        "input": None if callable(source) else str(source),
+        "output": Path(output).name,
+        "limit": limit,
+        "retry_empty": retry_empty,
+        "summary": summary.to_dict(),
+    }
+    if shard is not None and tallies:
+        record["shard"] = shard_record(shard, tallies[-1], summary.records)
+    summary.run_record = record
+    if run_record:
+        write_run_record(run_record_path(output), record)
+    return summary

@@ -1,0 +1,54 @@
+"""``formatkit merge PART... -o OUT.jsonl``: the parts of ``--shard K/N`` runs back together, in input order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
+
+_HELP = """Put the outputs of `run --shard K/N` (or `eval --shard K/N` directories) back together.
+
+Each PART is an output of `run --shard K/N` with its run record beside it (OUT.jsonl.run.json), a file
+`score` wrote from one (it carries the record along), or a directory `eval --shard K/N` wrote (its
+scored.jsonl with run.json). The records are written in the order of the input the parts were run on:
+the same records, in the same order, as one run without --shard. OUT gets its own run record
+(OUT.run.json) listing the parts'.
+
+Nothing is written unless the parts make the whole input exactly once: every part 1/N to N/N given once,
+all run on the same input, each holding exactly its share of the records. Every problem is listed, each
+naming its part.
+
+Exit codes: 0 merged; 1 the parts do not make the whole input (nothing written); 2 bad usage.
+"""
+
+
+def merge(
+    parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
+    output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
+) -> None:
+    from formatkit.cli.run import recorded_command
+    from scoring._pipeline.merge import MergeError, merge_parts
+
+    terminate_cleanly()
+    output_or_fail(output)
+    for part in parts:
+        if not Path(part).exists():
+            fail_usage(f"{part}: no such file or directory")
+    try:
+        outcome = merge_parts(parts, output, command=recorded_command())
+    except MergeError as exc:
+        typer.echo(f"formatkit merge: cannot merge {len(parts)} part(s); nothing was written:", err=True)
+        for problem in exc.problems:
+            typer.echo(f"  {problem}", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
+    typer.echo(
+        f"merged {len(outcome.parts)} parts into {outcome.output}: {outcome.records} records in input order",
+        err=True,
+    )
+    raise typer.Exit(EXIT_OK)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("merge", help=_HELP)(merge)

@@ -1,0 +1,221 @@
+"""``formatkit merge``: the parts of ``--shard K/N`` runs put back together, in input order.
+
+Each part is an output of ``run --shard K/N`` (``OUT.jsonl`` with its run record ``OUT.jsonl.run.json``;
+a file ``score`` wrote from it carries the record along), or a directory ``eval --shard K/N`` wrote
+(its ``scored.jsonl``, else ``answered.jsonl``, with ``run.json``). The run record says which part of
+which input the part holds (:mod:`scoring._runner.shard`): part K of N holds the records at input
+positions K-1, K-1+N, ... of an input of ``input_records`` records with a given fingerprint.
+
+Everything is checked before anything is written, and every problem is reported (not the first): parts
+of different inputs or splits, a part given twice, a part missing, a part with a record missing or
+doubled (its record count is not its share). Then the output is written atomically, record by record
+from the parts in turn (memory stays flat), each line as the part holds it, so the merge of the parts of
+a run is byte for byte what one unsharded run writes. The merged file's run record lists the parts'.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from formatkit._core.writers import atomic_writer
+from scoring._runner.provenance import (
+    RUN_RECORD,
+    formatkit_version,
+    now_iso,
+    read_run_record,
+    run_record_path,
+    write_run_record,
+)
+from scoring._runner.shard import Shard
+
+__all__ = ["MergeError", "MergeOutcome", "Part", "merge_parts", "resolve_part"]
+
+#: The files of an ``eval`` directory a merge reads, in order of preference.
+EVAL_FILES = ("scored.jsonl", "answered.jsonl")
+
+
+class MergeError(ValueError):
+    """The parts cannot be merged; ``problems`` lists every reason, each naming its part."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Part:
+    """One part: its records file, its run record, and the record's ``shard`` entry."""
+
+    given: str
+    data: Path
+    record_path: Path
+    record: dict[str, Any] | None = None
+    shard: Shard | None = None
+    expected: int = 0
+    input_records: int = 0
+    fingerprint: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.given
+
+
+@dataclass
+class MergeOutcome:
+    output: Path
+    records: int
+    parts: list[Part] = field(default_factory=list)
+    run_record: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve_part(given: str | os.PathLike[str]) -> Part:
+    """Where a part's records and run record are (a file, or an ``eval`` directory)."""
+    path = Path(given)
+    if path.is_dir():
+        data = next((path / name for name in EVAL_FILES if (path / name).is_file()), path / EVAL_FILES[0])
+        return Part(str(given), data, path / RUN_RECORD)
+    own = run_record_path(path)
+    if not own.exists() and path.name in EVAL_FILES and (path.parent / RUN_RECORD).exists():
+        return Part(str(given), path, path.parent / RUN_RECORD)
+    return Part(str(given), path, own)
+
+
+def _read_shard(part: Part) -> str | None:
+    """Fill ``part`` from its run record; the problem when it has none or it is not a shard's."""
+    if not part.data.is_file():
+        return f"{part.name}: no records file ({part.data} does not exist)"
+    if not part.record_path.exists():
+        return (
+            f"{part.name}: no run record ({part.record_path}); merge needs the run record each `--shard K/N` run "
+            "writes beside its output: copy it along with the part"
+        )
+    record = read_run_record(part.record_path)
+    shard = record.get("shard") if record else None
+    if not isinstance(shard, dict):
+        return f"{part.name}: its run record {part.record_path} is not one of a `--shard K/N` run (no shard entry)"
+    try:
+        part.shard = Shard(int(shard["index"]), int(shard["count"]))
+        part.input_records = int(shard["input_records"])
+        part.fingerprint = str(shard["input_fingerprint"])
+    except (KeyError, TypeError, ValueError):
+        return f"{part.name}: the shard entry of {part.record_path} is damaged: run the part again"
+    part.record = record
+    part.expected = len(part.shard.positions(part.input_records))
+    return None
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        for line in handle:
+            if line.strip():
+                yield line if line.endswith(b"\n") else line + b"\n"
+
+
+def _count(part: Part) -> tuple[int, str | None]:
+    """The part's record count, and a problem when a line is not a JSON record."""
+    count = 0
+    for number, line in enumerate(_lines(part.data), 1):
+        try:
+            data = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return count, f"{part.name}: record {number} is not JSON: the part is damaged, run it again"
+        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+            return count, f"{part.name}: record {number} is not a canonical record (no messages list)"
+        count += 1
+    return count, None
+
+
+def _check(parts: list[Part]) -> list[str]:
+    problems = [problem for part in parts if (problem := _read_shard(part)) is not None]
+    if problems:
+        return problems
+    first = parts[0]
+    assert first.shard is not None
+    for part in parts[1:]:
+        assert part.shard is not None
+        if part.shard.count != first.shard.count:
+            problems.append(
+                f"{part.name} is part {part.shard.label} but {first.name} is part {first.shard.label}: "
+                "parts of one split have the same N"
+            )
+        elif part.fingerprint != first.fingerprint or part.input_records != first.input_records:
+            problems.append(
+                f"{part.name} ({part.input_records} input records) and {first.name} ({first.input_records}) "
+                "were run on different inputs (the input changed between the runs?): rerun the parts on one input"
+            )
+    if problems:
+        return problems
+    count = first.shard.count
+    by_index: dict[int, list[Part]] = {}
+    for part in parts:
+        assert part.shard is not None
+        by_index.setdefault(part.shard.index, []).append(part)
+    for index, same in sorted(by_index.items()):
+        if len(same) > 1:
+            names = ", ".join(p.name for p in same)
+            problems.append(f"part {index}/{count} is given {len(same)} times ({names}): its records would be doubled")
+    missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in by_index]
+    if missing:
+        problems.append(
+            f"part(s) {', '.join(missing)} missing: their records would be missing "
+            f"(give every part 1/{count} to {count}/{count})"
+        )
+    for part in parts:
+        actual, problem = _count(part)
+        if problem is not None:
+            problems.append(problem)
+        elif actual != part.expected:
+            assert part.shard is not None
+            how = "missing" if actual < part.expected else "doubled"
+            problems.append(
+                f"{part.name} (part {part.shard.label}) holds {actual} records but its share of the "
+                f"{part.input_records} input records is {part.expected}: {abs(actual - part.expected)} record(s) "
+                f"{how}; run the part again"
+            )
+    return problems
+
+
+def merge_parts(
+    parts: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str], *, command: str | None = None
+) -> MergeOutcome:
+    """Merge the parts into ``output`` in input order and write its run record beside it
+    (``OUT.run.json``: the parts' records). Raises :class:`MergeError` (nothing written) when they do
+    not make the whole input exactly once."""
+    if not parts:
+        raise MergeError(["no parts given"])
+    resolved = [resolve_part(p) for p in parts]
+    out = Path(output)
+    for part in resolved:
+        if part.data.exists() and out.exists() and part.data.resolve() == out.resolve():
+            raise MergeError([f"{part.name}: the output must not be one of the parts"])
+    problems = _check(resolved)
+    if problems:
+        raise MergeError(problems)
+    by_index = sorted(resolved, key=lambda p: p.shard.index if p.shard else 0)
+    total = by_index[0].input_records
+    readers = [_lines(part.data) for part in by_index]
+    count = len(readers)
+    with atomic_writer(out) as handle:
+        for position in range(total):
+            handle.write(next(readers[position % count]))
+    run_record = {
+        "formatkit_version": formatkit_version(),
+        "merged": now_iso(),
+        "command": command,
+        "records": total,
+        "input_fingerprint": by_index[0].fingerprint,
+        "parts": [{"path": part.name, **(part.record or {})} for part in by_index],
+    }
+    first = by_index[0].record or {}
+    for key in ("model", "base_url", "parameters", "judge"):
+        values = [(part.record or {}).get(key) for part in by_index]
+        if all(value == values[0] for value in values) and values[0] is not None:
+            run_record[key] = first.get(key)
+    write_run_record(run_record_path(out), run_record)
+    return MergeOutcome(out, total, by_index, run_record)

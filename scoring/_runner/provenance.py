@@ -1,0 +1,124 @@
+"""The run record: what produced an output, written beside it as JSON (``OUT.run.json``; ``eval``: ``run.json``).
+
+It holds what a reviewer needs to answer "what exactly produced this number": the formatkit version, when
+the run started and finished (ISO 8601, UTC), the command line, the endpoint (its public URL: no user name,
+password or secret query value), the model, the parameters sent by default and the client's settings, the
+judge's model and template when one was used, and for a ``--shard K/N`` run which part of which input it
+holds (what ``formatkit merge`` checks). Never an API key and never a header's value: headers are recorded
+by name only, and the command line has every ``--header`` value masked.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from formatkit._core.writers import atomic_writer
+from scoring._client.url import public_url
+
+__all__ = [
+    "RUN_RECORD",
+    "formatkit_version",
+    "now_iso",
+    "read_run_record",
+    "run_record_path",
+    "safe_command",
+    "write_run_record",
+]
+
+#: The name of ``eval``'s run record inside its directory.
+RUN_RECORD = "run.json"
+_SUFFIX = ".run.json"
+#: Options whose value is secret (masked in the recorded command line): NAME=VALUE, the value masked.
+_HEADER_OPTIONS = ("--header", "--judge-header")
+
+
+def formatkit_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("formatkit")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without installed metadata
+        import formatkit
+
+        return str(getattr(formatkit, "__version__", "unknown"))
+
+
+def now_iso() -> str:
+    """Now, ISO 8601 in UTC to the millisecond (``2026-11-24T07:05:17.123+00:00``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def run_record_path(output: str | os.PathLike[str]) -> Path:
+    """Where ``run`` keeps the run record of ``output``: ``OUT.run.json`` beside it."""
+    out = Path(output)
+    return out.with_name(out.name + _SUFFIX)
+
+
+def _mask_header(value: str) -> str:
+    name, sep, _ = value.partition("=")
+    return f"{name}=***" if sep else "***"
+
+
+def safe_command(argv: Sequence[str]) -> str:
+    """The command line as a shell would read it, every ``--header`` value masked and URLs made public."""
+    words: list[str] = []
+    mask_next = False
+    for word in argv:
+        if mask_next:
+            words.append(_mask_header(word))
+            mask_next = False
+            continue
+        option, eq, value = word.partition("=")
+        if option in _HEADER_OPTIONS:
+            if eq:
+                words.append(f"{option}={_mask_header(value)}")
+            else:
+                words.append(word)
+                mask_next = True
+            continue
+        if word.startswith(("http://", "https://")):
+            word = public_url(word)
+        elif eq and value.startswith(("http://", "https://")):
+            word = f"{option}={public_url(value)}"
+        words.append(word)
+    return shlex.join(words)
+
+
+def endpoint_record(endpoint: Any) -> dict[str, Any]:
+    """An :class:`~scoring._runner.run_file.EndpointOptions` as recorded: no key, header names only."""
+    return {
+        "base_url": public_url(endpoint.base_url),
+        "model": endpoint.model,
+        "stream": endpoint.stream,
+        "concurrency": endpoint.concurrency,
+        "rpm": endpoint.rpm,
+        "timeout": endpoint.timeout,
+        "max_time": endpoint.max_time,
+        "max_retries": endpoint.max_retries,
+        "headers": sorted(endpoint.headers),
+        "rename_params": dict(endpoint.rename_params),
+        "drop_params": list(endpoint.drop_params),
+        "api_key_sent": endpoint.api_key is not None,
+    }
+
+
+def write_run_record(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+    """Write ``record`` as indented JSON (Chinese kept as it is), atomically."""
+    with atomic_writer(Path(path)) as handle:
+        handle.write(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The run record at ``path``; None when there is none or it is not a JSON object."""
+    try:
+        data = orjson.loads(Path(path).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -120,5 +120,12 @@ def report_results_schema() -> dict[str, Any]:
                 },
             },
             "pairwise_note": {"type": "string"},
+            "runs": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "object"}},
+                "description": "each model's run records (run.json beside its results: formatkit_version, "
+                "started, finished, command, base_url, model, parameters, judge; never a key), when the "
+                "results files have them",
+            },
         },
     }

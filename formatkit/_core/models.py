@@ -59,6 +59,13 @@ class Response(BaseModel):
     content: str | None = None
     reasoning_content: str | None = None
     finish_reason: str | None = None
+    latency_ms: float | None = Field(
+        default=None,
+        description="Milliseconds from sending the request that got this reply to the whole reply read.",
+    )
+    ttft_ms: float | None = Field(
+        default=None, description="Streamed replies: milliseconds from sending the request to its first piece of text."
+    )
     logprobs: Any | None = None
     score: float | None = None
     analysis: str | None = Field(

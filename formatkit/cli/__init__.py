@@ -21,6 +21,24 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+
+def _version(value: bool) -> None:
+    if value:
+        from formatkit import __version__
+
+        typer.echo(f"formatkit {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the installed version and exit."
+    ),
+) -> None:
+    """Validate, convert, run and score LLM evaluation sets (Excel and jsonl)."""
+
+
 _COMMAND_MODULES = ("validate", "convert", "schema", "export", "run", "score", "report", "eval", "merge")
 
 for _name in _COMMAND_MODULES:

@@ -17,14 +17,26 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
-from formatkit.cli.run import EXIT_INTERRUPTED, EXIT_TERMINATED, _pairs, _summary_lines, parse_params, read_api_key
+from formatkit.cli.run import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    _pairs,
+    _summary_lines,
+    parse_params,
+    parse_shard,
+    read_api_key,
+    recorded_command,
+)
 
 _HELP = """Validate, convert, run, score and report in one command; rerun it to resume at any stage.
 
 Into DIR (-o, default ./formatkit-eval): canonical.jsonl (the sets converted), answered.jsonl (the
 model's responses, journaled), scored.jsonl (auto scoring: choice, exact or math per record; free text
 goes to the judge when --judge-base-url and --judge-model are given, else it is left unscored) and
-report.txt, report.json, report.html. --limit N runs only the first N records of each dataset (a smoke run).
+report.txt, report.json, report.html, and run.json (what produced them: version, times, command,
+endpoint, model, parameters, judge; never a key). --limit N runs only the first N records of each
+dataset (a smoke run). --shard K/N runs only part K of N (records K, K+N, ...): N machines each run one
+part into its own DIR, and `formatkit merge DIR1 DIR2 ... -o all.jsonl` puts them back together.
 
 Exit codes: 0 every record answered and scored; 1 a set is invalid (issues printed, nothing run), some
 records ended in error, an endpoint could not serve, or nothing could be scored; 2 bad usage; 130
@@ -38,6 +50,7 @@ def _stopped(stage: str, message: str, hint: str, rerun: str) -> NoReturn:
 
 
 def eval_command(
+    ctx: typer.Context,
     sets: list[str] = typer.Argument(..., metavar="SET...", help="Evaluation sets: Excel (.xlsx/.xls) or jsonl."),
     base_url: str = typer.Option(..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1"),
     model: str = typer.Option(..., "--model", help="Model name (or a platform's endpoint id)."),
@@ -50,6 +63,7 @@ def eval_command(
     param: list[str] = typer.Option([], "--param", metavar="KEY=VALUE", help="Default parameter (JSON value)."),
     header: list[str] = typer.Option([], "--header", metavar="NAME=VALUE", help="Extra HTTP header, repeatable."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records of each dataset."),
+    shard: str | None = typer.Option(None, "--shard", metavar="K/N", help="Only part K of N (K from 1)."),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the sets are for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits, or none."),
     restart: bool = typer.Option(False, "--restart", help="Discard the run's journal and start from scratch."),
@@ -57,6 +71,7 @@ def eval_command(
     judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model name."),
     judge_api_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-api-key-env", help="Env var with its key."),
 ) -> None:
+    part = parse_shard(shard)
     defaults = parse_params(param)
     headers = _pairs("--header", header, "NAME=VALUE, e.g. --header api-key=...")
     if not base_url.startswith(("http://", "https://")):
@@ -107,6 +122,8 @@ def eval_command(
             restart=restart,
             run_progress=make_progress(),
             judge_progress=make_progress(label="judge", unit="responses"),
+            shard=part,
+            command=recorded_command(ctx),
         )
     except OutputLockedError as exc:
         typer.echo(f"formatkit eval: {exc}; nothing was sent.", err=True)

@@ -25,6 +25,7 @@ Exit codes: 0 merged; 1 the parts do not make the whole input (nothing written);
 
 
 def merge(
+    ctx: typer.Context,
     parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
     output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
 ) -> None:
@@ -37,7 +38,7 @@ def merge(
         if not Path(part).exists():
             fail_usage(f"{part}: no such file or directory")
     try:
-        outcome = merge_parts(parts, output, command=recorded_command())
+        outcome = merge_parts(parts, output, command=recorded_command(ctx))
     except MergeError as exc:
         typer.echo(f"formatkit merge: cannot merge {len(parts)} part(s); nothing was written:", err=True)
         for problem in exc.problems:

@@ -90,11 +90,38 @@ def parse_shard(text: str | None) -> Any:
         fail_usage(f"--shard {exc}")
 
 
-def recorded_command() -> str:
-    """This process's command line for the run record (``--header`` values masked, URLs made public)."""
+def recorded_command(ctx: typer.Context | None = None) -> str:
+    """The command being run, for the run record (``--header`` values masked, URLs made public): rebuilt
+    from the parsed options of ``ctx`` (every option not left at its default, in the command's order), so
+    it is the same however the command was started (a shell, a script, a test's runner)."""
     from scoring._runner.provenance import safe_command
 
-    return safe_command(["formatkit", *sys.argv[1:]])
+    if ctx is None:
+        return safe_command(["formatkit", *sys.argv[1:]])
+    words = ["formatkit", ctx.info_name or ""]
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        kind = getattr(param, "param_type_name", "")
+        if kind == "argument":
+            words += [_word(v) for v in value] if isinstance(value, (list, tuple)) else [_word(value)]
+            continue
+        if kind != "option" or value == param.default or value in (None, [], ()):
+            continue
+        if getattr(param, "is_flag", False):
+            names = param.opts if value else param.secondary_opts
+            words += names[-1:] if names else []
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                words += [param.opts[-1], _word(item)]
+        else:
+            words += [param.opts[-1], _word(value)]
+    return safe_command(words)
+
+
+def _word(value: Any) -> str:
+    from enum import Enum
+
+    return str(value.value if isinstance(value, Enum) else value)
 
 
 def _pairs(option: str, items: list[str], example: str) -> dict[str, str]:
@@ -146,6 +173,7 @@ def _summary_lines(summary: RunSummary, out: Path) -> list[str]:
 
 
 def run(
+    ctx: typer.Context,
     source: str = typer.Argument(..., metavar="IN", help="Canonical jsonl, or any Excel/jsonl evaluation set."),
     output: Path = typer.Option(..., "-o", "--output", help="The canonical jsonl to write (OUT.journal beside it)."),
     base_url: str = typer.Option(
@@ -277,7 +305,7 @@ def run(
             progress=make_progress(interval=progress_interval),
             total=report.records,
             started=jobs.append,
-            command=recorded_command(),
+            command=recorded_command(ctx),
             **options,
         )
     except OutputLockedError as exc:

@@ -284,17 +284,18 @@ class ChatClient:
                 await asyncio.sleep(pause)
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             self.requests_sent += 1
+            sent_at = time.monotonic()
             try:
                 async with _deadline(self.max_time):
                     if streamed:
-                        return await self._post_streamed(client, payload)
+                        return _timed(await self._post_streamed(client, payload), sent_at)
                     response = await client.post(self.url, content=payload)
             except asyncio.TimeoutError:
                 raise httpx.ReadTimeout(f"no complete reply within {self.max_time:g} s (--max-time)") from None
         finally:
             self._idle.put_nowait(client)
         self._check_status(response)
-        return parse_completion(response.content)
+        return _timed(parse_completion(response.content), sent_at)
 
     async def _post_streamed(self, client: httpx.AsyncClient, payload: bytes) -> list[ChatResult]:
         async with client.stream("POST", self.url, content=payload) as response:
@@ -350,6 +351,16 @@ class ChatClient:
     def _scrub_exception(self, exc: BaseException) -> None:
         if self._secrets and any(isinstance(a, str) and a != self.scrub(a) for a in exc.args):
             exc.args = tuple(self.scrub(a) if isinstance(a, str) else a for a in exc.args)
+
+
+def _timed(results: list[ChatResult], sent_at: float) -> list[ChatResult]:
+    """The results with the attempt's latency, and the time to the first piece when it was streamed."""
+    now = time.monotonic()
+    for result in results:
+        result.latency = now - sent_at
+        if result.first_piece_at is not None:
+            result.ttft = result.first_piece_at - sent_at
+    return results
 
 
 async def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:

@@ -23,6 +23,12 @@ class ChatResult:
     finish_reason: str | None
     usage: dict[str, int] | None
     logprobs: Any | None
+    #: Seconds from sending the request to the whole reply read, and (streamed) to its first piece of
+    #: text; set by the client for the attempt that succeeded. ``first_piece_at``: the monotonic clock
+    #: when the first piece arrived (the stream folder's note, from which ``ttft`` is made).
+    latency: float | None = None
+    ttft: float | None = None
+    first_piece_at: float | None = None
 
 
 def parse_completion(raw: bytes) -> list[ChatResult]:

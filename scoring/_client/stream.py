@@ -9,6 +9,7 @@ lines (``: ping``) and other SSE fields are ignored.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,8 @@ class StreamFolder:
         self.usage: dict[str, int] | None = None
         self.done = False
         self.chunks = 0
+        #: The monotonic clock when the first piece of text (content or reasoning) arrived.
+        self.first_piece_at: float | None = None
 
     def feed_line(self, line: bytes) -> None:
         """One SSE line (without its newline)."""
@@ -82,6 +85,8 @@ class StreamFolder:
                     thought = delta.get("reasoning")
                 if isinstance(thought, str):
                     slot.reasoning.append(thought)
+                if self.first_piece_at is None and (piece or thought):
+                    self.first_piece_at = time.monotonic()
             finish = choice.get("finish_reason")
             if isinstance(finish, str):
                 slot.finish_reason = finish
@@ -107,6 +112,7 @@ class StreamFolder:
                     finish_reason=slot.finish_reason,
                     usage=self.usage,
                     logprobs={"content": slot.logprobs} if slot.logprobs is not None else None,
+                    first_piece_at=self.first_piece_at,
                 )
             )
         return out

@@ -7,6 +7,8 @@ Everything goes into one directory::
     DIR/scored.jsonl      every response scored by auto; with a judge endpoint, free text is judged
                           (journaled too: a rerun buys no verdict twice)
     DIR/report.{txt,json,html}
+    DIR/run.json          what produced them (:mod:`scoring._runner.provenance`): version, times, command,
+                          endpoint, model, parameters, the judge; with ``shard``, which part of the sets
 
 Each stage reads only the file the stage before it wrote, so a user can stop after any stage, look at
 the jsonl, and go on with the single commands (``run``, ``score``, ``report``) as well.
@@ -30,7 +32,9 @@ from scoring._pipeline.score_file import FileScoreOutcome, score_file
 from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.progress import Progress
+from scoring._runner.provenance import RUN_RECORD, now_iso, write_run_record
 from scoring._runner.run_file import EndpointOptions, run_file
+from scoring._runner.shard import Shard
 
 __all__ = ["EvalOutcome", "EvalPaths", "evaluate"]
 
@@ -58,6 +62,10 @@ class EvalPaths:
 
     def report(self, fmt: str) -> Path:
         return self.directory / REPORT_FORMATS[fmt]
+
+    @property
+    def run_record(self) -> Path:
+        return self.directory / RUN_RECORD
 
 
 @dataclass
@@ -111,16 +119,22 @@ def evaluate(
     run_progress: Progress | None = None,
     judge_progress: Progress | None = None,
     started: Callable[[RunJob], None] | None = None,
+    shard: Shard | None = None,
+    command: str | None = None,
 ) -> EvalOutcome:
     """Validate and convert ``sets``, run the pending turns against ``endpoint``, score the responses
     (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
     all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
+    ``shard``: run and score only that part of the records (after ``limit``); ``formatkit merge`` puts
+    the directories of all parts back together. ``run.json`` records what produced the outputs
+    (``command``: the command line to record).
 
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
     ``KeyboardInterrupt``/``RunInterrupted`` (journal kept),
     :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept). Rerunning the same call resumes.
     """
+    started_at = now_iso()
     paths = EvalPaths(Path(directory))
     paths.directory.mkdir(parents=True, exist_ok=True)
     validation = convert(list(sets), paths.canonical, mode=mode, profile=profile)
@@ -137,13 +151,38 @@ def evaluate(
         mode="infer-eval",
         progress=run_progress,
         started=started,
+        shard=shard,
+        command=command,
+        run_record=False,
     )
     judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
     outcome.score = score_file(
         paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
     )
+    record = dict(outcome.run.run_record or {})
+    record.update(started=started_at, finished=now_iso(), sets=[str(path) for path in sets])
+    record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
+    write_run_record(paths.run_record, record)
     collected = collect_results([paths.scored], samples=True)  # read once, written in every format
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))
     return outcome
+
+
+def judge_record(judge: JudgeOptions) -> dict[str, Any]:
+    """The judge as the run record keeps it: its public URL, model, template and scale (never its key)."""
+    from scoring._client.url import public_url
+
+    if judge.judge_template is not None:
+        template = str(judge.judge_template)
+    elif judge.judge_lang == "auto":
+        template = "built-in absolute_zh / absolute_en (by each record's language)"
+    else:
+        template = f"built-in absolute_{judge.judge_lang}"
+    return {
+        "base_url": public_url(judge.judge_base_url or ""),
+        "model": judge.judge_model,
+        "template": template,
+        "scale": judge.judge_scale,
+    }

@@ -21,6 +21,8 @@ from scoring._report.aggregate import dataset_of
 from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
+from scoring._report.runs import SpeedTally, runs_html, runs_text
+from scoring._runner.provenance import run_records_of
 
 __all__ = [
     "FORMATS",
@@ -85,6 +87,7 @@ def collect_results(
     of models; ``samples`` keeps the per-sample rows of the HTML browser too."""
     aggregator = ModelsAggregator()
     collector = SampleCollector() if samples else None
+    speed = SpeedTally()
     scored: set[str] = set()
     # Parsed records are plain acyclic dicts: the cyclic collector would rescan every live object again
     # and again while hundreds of thousands of them are made (a third of the time); paused while reading.
@@ -95,6 +98,7 @@ def collect_results(
             stem = Path(path).stem
             for record in _records(path):
                 model = aggregator.add(record, stem)
+                speed.add(record, model)
                 if collector is not None:
                     collector.add(record, model, dataset_of(record, stem))
                 if _has_scoring(record):
@@ -103,14 +107,36 @@ def collect_results(
         if enabled:
             gc.enable()
     comparison = aggregator.finish(dict(dimensions) if dimensions is not None else None)
+    comparison.runs = _runs(paths)
+    comparison.speed = speed.summary()
     return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored))
+
+
+def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[str, Any]]]:
+    """Each model's run records (what produced its results), from the records beside the files."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        for record in run_records_of(path):
+            entry = {"file": str(path), **record}
+            entry.pop("summary", None)  # counts the report shows in its own way
+            runs.setdefault(str(record.get("model") or "(unknown model)"), []).append(entry)
+    return runs
 
 
 def render_report(collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None) -> str:
     """The report as text (``text``, ``md``, ``json``, ``html``); html needs ``samples=True`` results."""
+    comp = collected.comparison
     if fmt == "html":
-        return render_html(collected.comparison, collected.samples)
-    return render_comparison(collected.comparison, fmt, color=color, width=width)
+        page = render_html(comp, collected.samples)
+        section = runs_html(comp.runs, comp.speed)
+        head, end, tail = page.rpartition("</body>")
+        return head + section + end + tail if end else page + section
+    text = render_comparison(comp, fmt, color=color, width=width)
+    if fmt in ("text", "md"):
+        extra = runs_text(comp.runs, comp.speed)
+        if extra:
+            text += "\n" + ("```\n" + extra + "```\n" if fmt == "md" else extra)
+    return text
 
 
 def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt: str) -> None:

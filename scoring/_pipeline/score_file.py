@@ -26,6 +26,7 @@ from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.score import Scorer
 from scoring._report.aggregate import Aggregate, aggregate
 from scoring._runner.progress import Progress
+from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
 
 __all__ = ["FileScoreOutcome", "score_file"]
 
@@ -87,13 +88,25 @@ def score_file(
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
     try:
-        return _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
+        outcome = _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
     except InvalidFileError as exc:
         if not _only_failed_inference(exc):
             raise
-    # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
-    # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-    return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
+        # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
+        # so those responses are kept and counted unscorable (nothing was written by the first attempt).
+        outcome = _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
+    _carry_run_record(Path(path), out, metric)
+    return outcome
+
+
+def _carry_run_record(source: Path, out: Path, metric: str) -> None:
+    """The input's run record (``IN.run.json``: what produced its responses) goes along to
+    ``OUT.run.json``, so the scored file of a ``--shard`` part still merges and reports its run."""
+    record = read_run_record(run_record_path(source))
+    if record is None:
+        return
+    record["scored"] = {"metric": metric, "finished": now_iso(), "from": source.name}
+    write_run_record(run_record_path(out), record)
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:

@@ -59,6 +59,10 @@ class Comparison:
 
     models: dict[str, Aggregate]
     differences: list[Difference] = field(default_factory=list)
+    #: Each model's run records (``run.json``: what produced its results), when the files have them.
+    runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.runs`).
+    speed: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -85,6 +89,8 @@ class Comparison:
         out["comparisons"] = [d.to_dict() for d in self.differences]
         out["intervals"] = {"level": LEVEL, "resamples": RESAMPLES, "seed": SEED, "note": INTERVAL_NOTE}
         out["pairwise_note"] = PAIRWISE_NOTE
+        out["runs"] = {name: list(records) for name, records in self.runs.items()}
+        out["speed"] = dict(self.speed)
         return out
 
 

@@ -12,6 +12,7 @@ from formatkit._core.writers import atomic_writer
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
+from scoring._report.runs import runs_sheets
 
 __all__ = ["write_report_xlsx"]
 
@@ -133,7 +134,7 @@ def write_report_xlsx(comp: Comparison, path: Path) -> None:
     from openpyxl import Workbook
 
     workbook = Workbook(write_only=True)
-    for sheet in (_leaderboard(comp), _details(comp), _differences(comp)):
+    for sheet in (_leaderboard(comp), _details(comp), _differences(comp), *runs_sheets(comp.runs, comp.speed)):
         write_sheet(workbook, sheet)
     note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in notes(comp)])
     write_sheet(workbook, note_sheet)

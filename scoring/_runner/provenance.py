@@ -122,3 +122,22 @@ def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     except (OSError, orjson.JSONDecodeError):
         return None
     return data if isinstance(data, dict) else None
+
+
+#: The files of an ``eval`` directory its ``run.json`` speaks for.
+EVAL_OUTPUTS = ("answered.jsonl", "scored.jsonl")
+
+
+def run_records_of(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The run records behind a results file: its own ``PATH.run.json`` (a merged file's: its parts'),
+    or for an ``eval`` output the directory's ``run.json``; none when there is no record."""
+    file = Path(path)
+    record = read_run_record(run_record_path(file))
+    if record is None and file.name in EVAL_OUTPUTS:
+        record = read_run_record(file.parent / RUN_RECORD)
+    if record is None:
+        return []
+    parts = record.get("parts")
+    if isinstance(parts, list):
+        return [part for part in parts if isinstance(part, dict)]
+    return [record]

@@ -45,6 +45,8 @@ _RESPONSE_ORDER = (
     "content",
     "reasoning_content",
     "finish_reason",
+    "latency_ms",
+    "ttft_ms",
     "logprobs",
 )
 _MESSAGE_ORDER = ("role", "content", "reference_response", "responses")
@@ -149,7 +151,9 @@ def fill(
     endpoint: str | None = None,
 ) -> dict[str, Any]:
     """The response with the reply written in (canonical key order; a previous error removed), with the
-    ``model`` that answered and the ``endpoint`` (base URL, no credentials) that served it."""
+    ``model`` that answered, the ``endpoint`` (base URL, no credentials) that served it, and how long the
+    request that got the reply took: ``latency_ms`` (sent to the whole reply read) and, when streamed,
+    ``ttft_ms`` (sent to the first piece of text)."""
     data = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
     data.setdefault("parameters", {})
     if model is not None:
@@ -163,6 +167,12 @@ def fill(
         data["reasoning_content"] = result.reasoning_content
     if result.finish_reason is not None:
         data["finish_reason"] = result.finish_reason
+    for key in ("latency_ms", "ttft_ms"):  # an earlier reply's timings go with it
+        data.pop(key, None)
+    if result.latency is not None:
+        data["latency_ms"] = round(result.latency * 1000, 1)
+    if result.ttft is not None:
+        data["ttft_ms"] = round(result.ttft * 1000, 1)
     if keep_logprobs and result.logprobs is not None:
         data["logprobs"] = result.logprobs
     return _ordered(data, _RESPONSE_ORDER)

@@ -97,11 +97,17 @@ def test_scores_and_report_of_the_parts_match_the_unsharded_run(
         assert invoke("score", str(path), "-o", str(out)).exit_code in (0, 1)
         scored[path] = out
     assert records(scored[merged]) == records(scored[whole])
+    # the scored parts carry their run records: they merge to the scored unsharded run too
+    merged_scores = tmp_path / "merged.scored2.jsonl"
+    result = invoke("merge", *(str(scored[p]) for p in parts), "-o", str(merged_scores))
+    assert result.exit_code == 0, result.output
+    assert records(merged_scores) == records(scored[whole])
     # report reads the three scored parts as one model, with the scores of the unsharded run
     whole_report = invoke("report", str(scored[whole]), "--format", "json")
     parts_report = invoke("report", *(str(scored[p]) for p in parts), "--format", "json")
     a, b = orjson.loads(whole_report.stdout), orjson.loads(parts_report.stdout)
     assert list(b["models"]) == ["fake"]
+    assert [run["shard"]["part"] for run in b["runs"]["fake"]] == ["1/3", "2/3", "3/3"]
     assert a["models"]["fake"]["datasets"] == b["models"]["fake"]["datasets"]
     assert a["overall"] == b["overall"]
 

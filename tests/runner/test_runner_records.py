@@ -65,7 +65,17 @@ def test_single_turn_is_filled_in_canonical_order(fake_openai: FakeOpenAI) -> No
     outcome = run(fake_openai, record)
     assert outcome.ok and outcome.requests == 1
     [response] = record["messages"][-1]["responses"]
-    assert list(response) == ["parameters", "model", "endpoint", "usage", "content", "finish_reason"]
+    assert list(response) == [
+        "parameters",
+        "model",
+        "endpoint",
+        "usage",
+        "content",
+        "finish_reason",
+        "latency_ms",
+        "ttft_ms",
+    ]
+    assert 0 < response["ttft_ms"] <= response["latency_ms"]  # streamed: the first piece came before the end
     assert response["model"] == "fake" and response["endpoint"] == fake_openai.base_url
     assert response["content"] == "0+1"
     assert response["parameters"] == SET_PARAMS  # never rewritten
@@ -157,6 +167,8 @@ def test_reasoning_content_is_kept(fake_openai: FakeOpenAI) -> None:
         "content",
         "reasoning_content",
         "finish_reason",
+        "latency_ms",
+        "ttft_ms",
     ]
 
 

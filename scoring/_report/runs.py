@@ -1,0 +1,199 @@
+"""What produced each model's results, and how fast it answered: the report's runs and speed.
+
+:class:`SpeedTally` reads the timings the runner writes into every response it fills (``latency_ms``: from
+sending the request to the whole reply read; ``ttft_ms``: to the first piece of text, when streamed) and
+the completion tokens of its usage; :meth:`SpeedTally.summary` gives per model the median, 95th
+percentile and mean latency, the median time to first token, and the output tokens per second (completion
+tokens over latency, summed over the responses that have both). Responses without timings (collected
+elsewhere, or run before timings were recorded) are left out and counted.
+
+The run records themselves (``run.json``) are found beside the results files by
+:func:`scoring._runner.provenance.run_records_of`; here they are laid out for the text, HTML and xlsx
+reports.
+"""
+
+from __future__ import annotations
+
+import html
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from formatkit._api.xlsx_style import Sheet
+
+__all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
+
+
+@dataclass
+class _ModelSpeed:
+    latency: array[float] = field(default_factory=lambda: array("d"))
+    ttft: array[float] = field(default_factory=lambda: array("d"))
+    tokens: int = 0
+    token_seconds: float = 0.0
+    untimed: int = 0
+
+
+def _percentile(values: array[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = q * (len(ordered) - 1)
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return round(ordered[low] + (ordered[high] - ordered[low]) * (rank - low), 1)
+
+
+class SpeedTally:
+    """Per model: every timed response's latency and time to first token, and tokens over time."""
+
+    def __init__(self) -> None:
+        self.models: dict[str, _ModelSpeed] = {}
+
+    def add(self, record: Mapping[str, Any], model: str) -> None:
+        messages = record.get("messages")
+        if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+            return
+        responses = messages[-1].get("responses")
+        if not isinstance(responses, list):
+            return
+        speed = self.models.get(model)
+        for response in responses:
+            if not isinstance(response, dict) or response.get("content") is None:
+                continue
+            if speed is None:
+                speed = self.models[model] = _ModelSpeed()
+            latency = response.get("latency_ms")
+            if not isinstance(latency, (int, float)) or isinstance(latency, bool) or latency <= 0:
+                speed.untimed += 1
+                continue
+            speed.latency.append(float(latency))
+            ttft = response.get("ttft_ms")
+            if isinstance(ttft, (int, float)) and not isinstance(ttft, bool):
+                speed.ttft.append(float(ttft))
+            usage = response.get("usage")
+            tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+            if type(tokens) is int:
+                speed.tokens += tokens
+                speed.token_seconds += float(latency) / 1000
+
+    def summary(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for model, speed in self.models.items():
+            timed = len(speed.latency)
+            out[model] = {
+                "timed_responses": timed,
+                "untimed_responses": speed.untimed,
+                "latency_ms": {
+                    "p50": _percentile(speed.latency, 0.5),
+                    "p95": _percentile(speed.latency, 0.95),
+                    "mean": round(sum(speed.latency) / timed, 1) if timed else None,
+                },
+                "ttft_ms": {"p50": _percentile(speed.ttft, 0.5), "p95": _percentile(speed.ttft, 0.95)},
+                "tokens_per_second": round(speed.tokens / speed.token_seconds, 1) if speed.token_seconds else None,
+            }
+        return out
+
+
+def _ms(value: Any) -> str:
+    return "–" if value is None else f"{value:,.0f} ms"
+
+
+def _speed_line(model: str, s: Mapping[str, Any]) -> str:
+    tps = s.get("tokens_per_second")
+    line = (
+        f"  {model}: latency p50 {_ms(s['latency_ms']['p50'])}, p95 {_ms(s['latency_ms']['p95'])}; "
+        f"first token p50 {_ms(s['ttft_ms']['p50'])}; {'–' if tps is None else f'{tps:,.1f}'} output tokens/s "
+        f"({s['timed_responses']} timed responses"
+    )
+    return line + (f", {s['untimed_responses']} without timings)" if s["untimed_responses"] else ")")
+
+
+def _run_line(run: Mapping[str, Any]) -> str:
+    shard = run.get("shard")
+    part = f" part {shard.get('part')}" if isinstance(shard, dict) else ""
+    judge = run.get("judge")
+    judged = f"; judge {judge.get('model')} ({judge.get('template')})" if isinstance(judge, dict) else ""
+    params = orjson.dumps(run.get("parameters") or {}).decode()
+    return (
+        f"  {run.get('model')}{part}: {run.get('started')} → {run.get('finished')}, formatkit "
+        f"{run.get('formatkit_version')}, {run.get('base_url')}, parameters {params}{judged}"
+        + (f"\n    {run['command']}" if run.get("command") else "")
+    )
+
+
+def runs_text(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> str:
+    """The runs and speed as lines for the text report ('' when there is nothing to say)."""
+    lines: list[str] = []
+    timed = {m: s for m, s in speed.items() if s["timed_responses"]}
+    if timed:
+        lines += ["speed (per model, from the runner's timings):"]
+        lines += [_speed_line(model, s) for model, s in timed.items()]
+    if runs:
+        lines += ["runs (what produced these results; run.json):"]
+        lines += [_run_line(run) for records in runs.values() for run in records]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def runs_html(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> str:
+    """A small self-contained section for the HTML report ('' when there is nothing to show)."""
+    text = runs_text(runs, speed)
+    if not text:
+        return ""
+    return (
+        '<section id="runs" style="margin:1.5em 1em;font:13px/1.5 system-ui,sans-serif">'
+        "<h2>Runs and speed</h2>"
+        f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(text)}</pre></section>'
+    )
+
+
+def runs_sheets(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> list[Sheet]:
+    """The workbook's "Runs" and "Speed" sheets (only those with rows)."""
+    sheets: list[Sheet] = []
+    timed = {m: s for m, s in speed.items() if s["timed_responses"]}
+    if timed:
+        head = ["model", "timed responses", "latency p50 (ms)", "latency p95 (ms)", "latency mean (ms)",
+                "first token p50 (ms)", "output tokens/s", "responses without timings"]  # fmt: skip
+        sheet = Sheet("Speed", head)
+        for model, s in timed.items():
+            lat, ttft = s["latency_ms"], s["ttft_ms"]
+            sheet.rows.append(
+                [
+                    model,
+                    s["timed_responses"],
+                    lat["p50"],
+                    lat["p95"],
+                    lat["mean"],
+                    ttft["p50"],
+                    s["tokens_per_second"],
+                    s["untimed_responses"],
+                ]
+            )
+        sheets.append(sheet)
+    if runs:
+        head = ["model", "part", "started", "finished", "formatkit", "base_url", "parameters", "judge model",
+                "judge template", "command", "file"]  # fmt: skip
+        sheet = Sheet("Runs", head)
+        for records in runs.values():
+            for run in records:
+                shard: dict[str, Any] = run["shard"] if isinstance(run.get("shard"), dict) else {}
+                judge: dict[str, Any] = run["judge"] if isinstance(run.get("judge"), dict) else {}
+                sheet.rows.append(
+                    [
+                        run.get("model"),
+                        shard.get("part"),
+                        run.get("started"),
+                        run.get("finished"),
+                        run.get("formatkit_version"),
+                        run.get("base_url"),
+                        orjson.dumps(run.get("parameters") or {}).decode(),
+                        judge.get("model"),
+                        judge.get("template"),
+                        run.get("command"),
+                        run.get("file"),
+                    ]
+                )
+        sheets.append(sheet)
+    return sheets

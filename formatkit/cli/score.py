@@ -105,6 +105,9 @@ def score(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Judge requests in flight."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per judge request."),
     timeout: float = typer.Option(120.0, "--timeout", help="Judge request timeout (seconds)."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, metavar="N", help="Rule metrics: score in N processes (same output, in order)."
+    ),
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
@@ -113,6 +116,7 @@ def score(
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.registry import MetricError
     from scoring._pipeline.score_file import score_file
+    from scoring._pipeline.score_workers import ScoringWorkerError
     from scoring._runner.progress import make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
@@ -145,6 +149,7 @@ def score(
             judge=options,
             progress=progress,
             model_name=model_name,
+            workers=workers,
         )
     except MetricError as exc:
         fail_usage(str(exc))
@@ -155,6 +160,9 @@ def score(
         fail_usage(str(exc))
     except JudgeUnavailableError as exc:
         _judge_stopped(exc, options)
+    except ScoringWorkerError as exc:
+        typer.echo(f"formatkit score: {exc}\nnothing was written; rerun with --workers 1 to see it here.", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
     except KeyboardInterrupt:
         kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""
         typer.echo(f"formatkit score: interrupted; {kept}rerun the same command to resume.", err=True)

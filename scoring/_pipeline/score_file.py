@@ -24,6 +24,7 @@ from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.score import Scorer
+from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
@@ -63,6 +64,7 @@ def score_file(
     judge: JudgeOptions | None = None,
     progress: Progress | None = None,
     model_name: str | None = None,
+    workers: int = 1,
 ) -> FileScoreOutcome:
     """Score every response of ``path`` with ``metric`` and write every record, in input order, to ``output``.
 
@@ -72,7 +74,9 @@ def score_file(
     ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
     name one (responses collected elsewhere; the runner writes its own). With ``auto`` and a judge
     endpoint in ``judge``, the records auto leaves for a judge (free text) are judged (``judge``) instead of
-    left unscored.
+    left unscored. ``workers``: rule metrics (``auto`` without a judge endpoint, a rule metric, a custom
+    ``module:function``) are scored by that many worker processes (:mod:`scoring._pipeline.score_workers`;
+    the output is byte for byte one process's); judges always run in this process.
 
     Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
     :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
@@ -88,13 +92,13 @@ def score_file(
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
     try:
-        outcome = _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
+        outcome = _score(path, out, metric, "scored", math_timeout, options, progress, model_name, workers)
     except InvalidFileError as exc:
         if not _only_failed_inference(exc):
             raise
         # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
         # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-        outcome = _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
+        outcome = _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name, workers)
     _carry_run_record(Path(path), out, metric)
     return outcome
 
@@ -125,6 +129,7 @@ def _score(
     options: JudgeOptions,
     progress: Progress | None,
     model_name: str | None,
+    workers: int = 1,
 ) -> FileScoreOutcome:
     default_dataset = Path(path).stem
 
@@ -146,6 +151,10 @@ def _score(
     guard = SympyGuard(timeout=math_timeout)
     try:
         scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
+        if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.judge_base_url):
+            with atomic_writer(out) as handle:
+                score_in_workers(records, handle, scorer, workers, math_timeout, out)
+            return FileScoreOutcome(out, scorer.result(), scorer.metrics)
         if metric == AUTO:
             scorer.prepare(records())
         if metric == AUTO and options.judge_base_url:

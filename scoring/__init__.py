@@ -82,6 +82,9 @@ _LAZY = {
     "Runner": "scoring._runner.runner",
     "FileScoreOutcome": "scoring._pipeline.score_file",
     "score_file": "scoring._pipeline.score_file",
+    "Shard": "scoring._runner.shard",
+    "merge_parts": "scoring._pipeline.merge",
+    "MergeError": "scoring._pipeline.merge",
 }
 
 __all__ = [
@@ -101,6 +104,7 @@ __all__ = [
     "ItemScore",
     "JudgeOptions",
     "JudgeUnavailableError",
+    "MergeError",
     "MetricChoice",
     "MetricError",
     "MetricSpec",
@@ -111,6 +115,7 @@ __all__ = [
     "Runner",
     "ScoreOutcome",
     "Scorer",
+    "Shard",
     "SympyGuard",
     "accepted_answers",
     "aggregate",
@@ -128,6 +133,7 @@ __all__ = [
     "item_from_record",
     "math_credit",
     "math_equal",
+    "merge_parts",
     "normalize_text",
     "option_letters",
     "parse_choice_reference",
@@ -172,6 +178,7 @@ if TYPE_CHECKING:
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
     from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
+    from scoring._pipeline.merge import MergeError, merge_parts
     from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
         RULE_METRICS,
@@ -186,3 +193,4 @@ if TYPE_CHECKING:
     from scoring._runner.job import RunJob, RunSummary
     from scoring._runner.run_file import EndpointOptions, run_file
     from scoring._runner.runner import RecordOutcome, Runner
+    from scoring._runner.shard import Shard

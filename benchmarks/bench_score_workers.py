@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_scoring import choice_records, exact_records
@@ -79,10 +81,14 @@ def main() -> None:
         started = time.perf_counter()
         with open(src, "wb") as handle:
             left = options.records
-            while left > 0:  # in chunks: memory stays small
+            session = 0
+            while left > 0:  # in chunks: memory stays small; every record its own session id
                 n = min(left, 50_000)
                 for line in choice_records(n // 2, rng) + exact_records(n - n // 2, rng):
-                    handle.write(line + b"\n")
+                    record = orjson.loads(line)
+                    record["session_id"] = session
+                    session += 1
+                    handle.write(orjson.dumps(record) + b"\n")
                 left -= n
         size = src.stat().st_size
         print(

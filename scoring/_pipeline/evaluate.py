@@ -28,7 +28,7 @@ from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.report_file import collect_results, save_report
-from scoring._pipeline.score_file import FileScoreOutcome, score_file
+from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
 from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.progress import Progress
@@ -155,34 +155,19 @@ def evaluate(
         command=command,
         run_record=False,
     )
+    # written once the answers are (a judge that stops the flow leaves them described), again at the end
+    record = dict(outcome.run.run_record or {})
+    record.update(started=started_at, sets=[str(path) for path in sets])
+    record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
+    write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
     outcome.score = score_file(
         paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
     )
-    record = dict(outcome.run.run_record or {})
-    record.update(started=started_at, finished=now_iso(), sets=[str(path) for path in sets])
-    record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
+    record["finished"] = now_iso()
     write_run_record(paths.run_record, record)
     collected = collect_results([paths.scored], samples=True)  # read once, written in every format
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))
     return outcome
-
-
-def judge_record(judge: JudgeOptions) -> dict[str, Any]:
-    """The judge as the run record keeps it: its public URL, model, template and scale (never its key)."""
-    from scoring._client.url import public_url
-
-    if judge.judge_template is not None:
-        template = str(judge.judge_template)
-    elif judge.judge_lang == "auto":
-        template = "built-in absolute_zh / absolute_en (by each record's language)"
-    else:
-        template = f"built-in absolute_{judge.judge_lang}"
-    return {
-        "base_url": public_url(judge.judge_base_url or ""),
-        "model": judge.judge_model,
-        "template": template,
-        "scale": judge.judge_scale,
-    }

@@ -29,7 +29,7 @@ from scoring._report.aggregate import Aggregate, aggregate
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
 
-__all__ = ["FileScoreOutcome", "score_file"]
+__all__ = ["FileScoreOutcome", "judge_record", "score_file"]
 
 
 @dataclass
@@ -99,18 +99,39 @@ def score_file(
         # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
         # so those responses are kept and counted unscorable (nothing was written by the first attempt).
         outcome = _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name, workers)
-    _carry_run_record(Path(path), out, metric)
+    _carry_run_record(Path(path), out, metric, options)
     return outcome
 
 
-def _carry_run_record(source: Path, out: Path, metric: str) -> None:
+def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions) -> None:
     """The input's run record (``IN.run.json``: what produced its responses) goes along to
-    ``OUT.run.json``, so the scored file of a ``--shard`` part still merges and reports its run."""
+    ``OUT.run.json``, so the scored file of a ``--shard`` part still merges and reports its run; the
+    scoring is added to it (the metric, and the judge when one was used)."""
     record = read_run_record(run_record_path(source))
     if record is None:
         return
     record["scored"] = {"metric": metric, "finished": now_iso(), "from": source.name}
+    if judge.judge_base_url:
+        record["judge"] = judge_record(judge)
     write_run_record(run_record_path(out), record)
+
+
+def judge_record(judge: JudgeOptions) -> dict[str, Any]:
+    """The judge as the run record keeps it: its public URL, model, template and scale (never its key)."""
+    from scoring._client.url import public_url
+
+    if judge.judge_template is not None:
+        template = str(judge.judge_template)
+    elif judge.judge_lang == "auto":
+        template = "built-in absolute_zh / absolute_en (by each record's language)"
+    else:
+        template = f"built-in absolute_{judge.judge_lang}"
+    return {
+        "base_url": public_url(judge.judge_base_url or ""),
+        "model": judge.judge_model,
+        "template": template,
+        "scale": judge.judge_scale,
+    }
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:

@@ -140,3 +140,22 @@ def test_a_plain_request_records_latency_without_first_token(fake_openai: FakeOp
     assert response["latency_ms"] > 0 and "ttft_ms" not in response
     record = json.loads((tmp_path / "out.jsonl.run.json").read_text(encoding="utf-8"))
     assert record["endpoint"]["stream"] is False and "shard" not in record
+
+
+def test_run_json_names_the_judge_and_keeps_its_key_out(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.api_key = KEY
+    out = tmp_path / "eval"
+    judge_url = fake_openai.base_url.replace("://", "://user:PASSWORDSECRET@")
+    result = CliRunner(env={"OPENAI_API_KEY": KEY}).invoke(
+        app,
+        ["eval", *SETS, "--base-url", fake_openai.base_url, "--model", "seed-model", "-o", str(out),
+         "--judge-base-url", judge_url, "--judge-model", "judge-model"],
+    )  # fmt: skip
+    assert result.exit_code in (0, 1), result.output
+    record = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert record["judge"]["model"] == "judge-model"
+    assert record["judge"]["template"].startswith("built-in absolute")
+    assert record["judge"]["base_url"] == fake_openai.base_url and "--judge-model judge-model" in record["command"]
+    written = b"".join(p.read_bytes() for p in out.iterdir() if p.is_file())
+    for secret in (KEY, "PASSWORDSECRET"):
+        assert secret.encode() not in written, secret

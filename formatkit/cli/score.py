@@ -161,7 +161,7 @@ def score(
     except JudgeUnavailableError as exc:
         _judge_stopped(exc, options)
     except ScoringWorkerError as exc:
-        typer.echo(f"formatkit score: {exc}\nnothing was written; rerun with --workers 1 to see it here.", err=True)
+        typer.echo(f"formatkit score: {exc}\nnothing was written.", err=True)
         raise typer.Exit(EXIT_ERRORS) from None
     except KeyboardInterrupt:
         kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""

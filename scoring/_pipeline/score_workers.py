@@ -117,7 +117,9 @@ class _Pool:
         except EOFError:
             raise ScoringWorkerError(f"scoring worker {index + 1} ended without an answer") from None
         if isinstance(answer, tuple) and len(answer) == 2 and answer[0] == "error":
-            raise ScoringWorkerError(f"scoring worker {index + 1} failed:\n{answer[1]}")
+            lines = [line for line in str(answer[1]).rstrip().splitlines() if line.strip(" ^~")]
+            where = "\n".join(lines[-3:])  # the failing frame and the error
+            raise ScoringWorkerError(f"scoring worker {index + 1} failed:\n{where}")
         return answer  # type: ignore[no-any-return]
 
     def run(

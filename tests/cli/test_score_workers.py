@@ -97,3 +97,21 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_workers(tmp_path:
     assert done.returncode == 0, done.stderr
     assert marker.read_text() == "ran\n"
     assert int(done.stdout.strip()) > 0
+
+
+def test_a_metric_that_fails_in_a_worker_stops_the_run_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "badmetric_h22.py").write_text(
+        "def boom(response, item):\n    raise ValueError('炸了 on purpose')\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = score(
+        RESPONSES / "gsm8k.jsonl", tmp_path / "out.jsonl", "--metric", "badmetric_h22:boom", "--workers", "2"
+    )
+    assert result.exit_code == 1
+    assert "scoring worker" in result.stderr and "ValueError: 炸了 on purpose" in result.stderr
+    assert "nothing was written" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == [
+        "badmetric_h22.py"
+    ]

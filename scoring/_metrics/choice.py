@@ -13,7 +13,6 @@ from scoring._metrics.extract.choice import (
     parse_choice_reference,
     parse_yes_no,
     reference_letters,
-    restated_option,
 )
 
 __all__ = ["ChoiceKey", "choice_key", "score_choice"]
@@ -56,12 +55,9 @@ def _unscorable(item: Item) -> ItemScore:
 
 
 def _extract(content: str, item: Item, valid: str) -> ChoiceExtraction:
-    found = extract_choice(content, valid)
-    if found.found or found.hedged or not content:
-        return found
-    # No letter: a final answer that restates one option's text is that option (options read only now).
-    restated = restated_option(content, valid, option_texts(item.question, _choices(item)))
-    return found if restated is None else restated
+    # The options' texts (read once per question) let a conclusion that names an option by its text, or a
+    # final answer that restates it, count as that option.
+    return extract_choice(content, valid, option_texts(item.question, _choices(item)) or None)
 
 
 def score_choice(content: str, item: Item, key: ChoiceKey | None = None) -> ItemScore:

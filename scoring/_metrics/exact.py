@@ -13,7 +13,7 @@ from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
-from scoring._metrics.normalize import nfkc, normalize_text, parse_number, reply_body
+from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, parse_number, reply_body
 
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
@@ -99,6 +99,8 @@ def _marked_value(content: str) -> tuple[str, float | None, str] | None:
     if marked is None:
         return None
     text = sentence_of(marked.text).strip()
+    if "=" in text and parse_number(text.rsplit("=", 1)[1]) is not None:
+        text = text.rsplit("=", 1)[1].strip()  # "解方程得到n=8", "x = 3": the value it names
     value = parse_number(text)
     if value is None:
         m = _LEADING_NUMBER.match(text)
@@ -210,6 +212,9 @@ def score_exact(content: str, item: Item) -> ItemScore:
     answers = accepted_answers(item)
     if not answers:
         return ItemScore(None, "exact: no reference answer")
+    raw = content
+    if "<" in content:
+        content = END_TOKEN.sub("\n", content)  # "【答案】$\\frac{1}{2}$<eoa>": the token is no part of the answer
     numeric = [(a, n) for a, n in ((a, reference_number(a)) for a in answers) if n is not None]
     if numeric and len(numeric) < len(answers):
         # Some accepted answers are numbers, some words ("12", "twelve"): the words match as text, else
@@ -227,8 +232,7 @@ def score_exact(content: str, item: Item) -> ItemScore:
     shown = " | ".join(answers[:5])
     if hit is not None:
         return _matched(hit)
-    body = reply_body(content)[0]
-    contained = contained_answer(body, answers)
+    contained = contained_answer(reply_body(raw)[0], answers)  # it reads where end tokens cut the reply
     if contained is not None:
         return ItemScore(
             1.0,

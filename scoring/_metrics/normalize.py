@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 __all__ = [
+    "END_TOKEN",
     "nfkc",
     "normalize_text",
     "parse_number",
@@ -14,6 +15,8 @@ __all__ = [
     "strip_think",
 ]
 
+#: Tokens that end a model's turn, answer or explanation ("【答案】B<eoa>", "…<eoe>", "B</s>", "<|im_end|>").
+END_TOKEN = re.compile(r"<(?:eoa|eoe|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _SPACES = re.compile(r"\s+")
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)

@@ -41,7 +41,8 @@ def test_containment_credits_the_replies_that_commit_to_the_reference() -> None:
     right = [case for case in cases if case["truth"]]
     scored = [_score(case) for case in right]
     assert sum(score == 1.0 for score, _ in scored) == 78
-    assert sum(how == "containment" for _, how in scored) == 75
+    # 15 match after normalisation once end tokens (<eoa>) are dropped; the rest need containment
+    assert sum(how == "containment" for _, how in scored) == 63
     # answers stated early and followed by advice or sentencing remarks, or between misspelt end tags: the
     # rule reads the marked answer, a labelled answer line and the final sentence only
     missed = sorted(case["id"] for case, (score, _) in zip(right, scored, strict=True) if score != 1.0)

@@ -27,7 +27,7 @@ class Marked:
 _KEYWORD = re.compile(
     r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)(?:[ \t]+(?i:is))?[ \t]*[:：]?"
     r"|(?i:answer[ \t]+(?:is|would[ \t]+be)|answer[ \t]*[:：]))[ \t]*[:：]?"
-    r"|(?:最终)?答案(?:应该?)?[是为]?[ \t]*[:：]?)"
+    r"|(?:最终)?答案[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
     r"[ \t]*(?:\r?\n[ \t]*)?(?P<rest>[^\n]*)"
 )
 _BOXED = "\\boxed"

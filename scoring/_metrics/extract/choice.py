@@ -631,6 +631,39 @@ _CUE = re.compile(
 _ENDS_SENTENCE = re.compile(r"[.!?。！？][ \t*_\"'”)\]]*\Z")
 _WORDY = re.compile(r"[^\W\d_]{3}")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])[ \t]+(?=[A-Z(\[（【\u3400-\u9fff])|\n+")
+_CUE_WORDS = (
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "conclusion",
+    "overall",
+    "answer",
+    "correct",
+    "best",
+    "likely",
+    "would be",
+    "identify",
+    "choose",
+    "select",
+    "因此",
+    "所以",
+    "故",
+    "答案",
+    "综上",
+    "正确",
+)
+_SENTENCE_ENDS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n", "。", "！", "？")
+
+
+def _last_sentence(text: str) -> str:
+    """The last sentence of ``text`` (a few string searches from its end, no regex over the paragraph)."""
+    body = text.rstrip()
+    head = body[:-1]
+    cut = max(head.rfind(end) + len(end) for end in _SENTENCE_ENDS)
+    return body[max(cut, 0) :].strip()
+
+
 _OPTION_LINE_START = re.compile(r"^[ \t]*(?:\(?[A-Z][.)：:]|\([A-Z]\))[ \t]*\S", re.MULTILINE)
 
 
@@ -656,21 +689,33 @@ def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> Cho
       when exactly one option's text stands there and the sentence rejects nothing.
     """
     tail = body.rstrip()[-2000:]
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", tail) if p.strip()]
-    if not paragraphs:
+    cut = max(tail.rfind("\n\n"), tail.rfind("\n \n"), tail.rfind("\n\t\n"))
+    last = tail[cut + 1 :].strip() if cut >= 0 else tail.strip()
+    if not last:
         return None
-    last = paragraphs[-1]
+    final = _last_sentence(last)
+    lowered = final.lower()
+    concludes = (
+        _ENDS_SENTENCE.search(final) is not None
+        and any(word in lowered for word in _CUE_WORDS)
+        and _CUE.search(final) is not None
+    )
     texts = {
         letter: " ".join(option.split()).casefold()
         for letter, option in options.items()
         if letter in valid and len(option.strip()) >= 2
     }
-    sentences = [s for s in _SENTENCE_BREAK.split(last) if s.strip()]
-    if len(_OPTION_LINE_START.findall(last)) < 2:
+    # options whose text the last paragraph holds: only those are looked for written with their letter
+    folded_last = " ".join(last.split()).casefold()
+    marked = {letter for letter, text in texts.items() if text[:24] in folded_last}
+    if not marked and not concludes:
+        return None
+    sentences = [s for s in _SENTENCE_BREAK.split(last) if s.strip()] if marked else [final]
+    if marked and len(_OPTION_LINE_START.findall(last)) < 2:
         named: set[str] = set()
         for sentence in sentences:
             folded = " ".join(sentence.split()).casefold()
-            hits = {letter for letter, text in texts.items() if _option_named(folded, letter, text[:24])}
+            hits = {letter for letter in marked if _option_named(folded, letter, texts[letter][:24])}
             if hits and _REJECT.search(sentence) is None:
                 named |= hits
             elif hits and len(sentences) > 1 and sentence is sentences[-1]:
@@ -678,9 +723,8 @@ def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> Cho
         if len(named) == 1:
             (letter,) = named
             return ChoiceExtraction(letter, f"the conclusion names option {letter} with its text")
-    final = sentences[-1] if sentences else ""
-    if not _ENDS_SENTENCE.search(final) or _CUE.search(final) is None or _REJECT.search(final) is not None:
-        return None  # a reply cut off mid-sentence concludes nothing
+    if not concludes or _REJECT.search(final) is not None:
+        return None  # a reply cut off mid-sentence, or a conclusion that rejects, names no answer
     folded = " " + " ".join(re.sub(r"[^\w\s'-]", " ", final).split()).casefold() + " "
     # only options written in words: a number or a formula ("0.1", "$2\pi$") turns up in any working
     found = [letter for letter, text in texts.items() if _WORDY.search(text) and f" {_words(text)} " in folded]
@@ -744,7 +788,7 @@ def extract_choice(
             if found is not None and (found.found or found.hedged):
                 return found
         body = _END_TOKEN.sub("\n", body)
-    if "Question" in body or "问题" in body or "题目" in body or "answers" in body or "答案" in body:
+    if "Question" in body or "问题" in body or "题目" in body or "answers" in body or "总结" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)
         if len(parts) > 1 and parts[0].strip():

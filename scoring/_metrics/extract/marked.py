@@ -75,8 +75,10 @@ def marked_answer(body: str) -> Marked | None:
     dropped)."""
     best: Marked | None = None
     last_keyword = None
-    for m in _KEYWORD.finditer(body):
-        last_keyword = m
+    lowered = body.lower() if body.isascii() else body
+    if "####" in body or "answer" in lowered or "ANSWER" in body or "Answer" in body or "答案" in body:
+        for m in _KEYWORD.finditer(body):
+            last_keyword = m
     if last_keyword is not None:
         text = _clean(sentence_of(last_keyword.group("rest")))
         if text:
@@ -90,8 +92,9 @@ def marked_answer(body: str) -> Marked | None:
             best = Marked(_clean(inner), box, f'"\\boxed{{{inner.strip()[:40]}}}"')
     tail = body.rstrip()
     bold = None
-    for m in _BOLD.finditer(tail, max(0, len(tail) - 400)):
-        bold = m
+    if "**" in tail:
+        for m in _BOLD.finditer(tail, max(0, len(tail) - 400)):
+            bold = m
     if bold is not None and (best is None or bold.start() > best.start):
         text = _clean(bold.group("rest"))
         after = tail[bold.end() :].strip()

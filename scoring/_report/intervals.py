@@ -29,6 +29,7 @@ __all__ = [
     "LEVEL",
     "RESAMPLES",
     "SEED",
+    "SMALL_N",
     "Interval",
     "bootstrap_means",
     "is_binary",
@@ -40,6 +41,9 @@ __all__ = [
 LEVEL = 0.95
 RESAMPLES = 1000
 SEED = 20_240_601
+#: Datasets with fewer scored records than this are flagged in the report (a rule of thumb: below it the
+#: interval is wide and one record moves the score by more than 3 points).
+SMALL_N = 30
 _Z = 1.959963984540054  # the 97.5 % quantile of the standard normal
 #: Indices drawn per chunk, so a 100,000-record dataset does not allocate RESAMPLES x n at once.
 _CHUNK = 2_000_000

@@ -91,8 +91,9 @@ class Comparison:
 class ModelsAggregator:
     """Streams records into one :class:`Aggregator` per model (``model_of`` each record)."""
 
-    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+    def __init__(self, metrics: Mapping[str, str] | None = None, *, void_as_zero: bool = False) -> None:
         self.metrics = metrics
+        self.void_as_zero = void_as_zero
         self.by_model: dict[str, Aggregator] = {}
 
     def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> str:
@@ -100,7 +101,7 @@ class ModelsAggregator:
         model = model_of(record)
         aggregator = self.by_model.get(model)
         if aggregator is None:
-            aggregator = self.by_model[model] = Aggregator(self.metrics)
+            aggregator = self.by_model[model] = Aggregator(self.metrics, void_as_zero=self.void_as_zero)
         aggregator.add(record, default_dataset)
         return model
 

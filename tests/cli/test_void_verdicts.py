@@ -162,3 +162,88 @@ def test_a_rubric_judges_per_criterion_scores_are_not_competing_verdicts(
     summary = _score(fake_openai, source, tmp_path / "out.jsonl", "--metric", "judge")
     assert _scores(tmp_path / "out.jsonl") == [2.0, 0.0]
     assert summary["datasets"]["rubric"]["score"] == 50.0
+
+
+# --------------------------------------------------------------------------------------------------
+# A void verdict (a judge reply with no readable verdict) is counted beside the score in every format
+
+
+def _void_results(server: FakeOpenAI, tmp_path: Path) -> tuple[Path, dict[str, Any], str]:
+    """One right answer judged 2, one wrong answer whose judge reply holds no verdict."""
+
+    def judge(body: dict[str, Any]) -> str:
+        nonce, answer = _nonce(body), _answer(last_user(body))
+        if answer == RIGHT:
+            return f'<verdict-{nonce}>{{"analysis": "right", "score": 2}}</verdict-{nonce}>'
+        return "The answer names the wrong city, so I would say it is wrong."
+
+    server.responder = judge
+    source = _write(tmp_path / "void.jsonl", [RIGHT, "Berlin."])
+    out = tmp_path / "scored.jsonl"
+    summary = _score(server, source, out, "--metric", "judge")
+    text = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(source),
+            "-o",
+            str(out),
+            "--metric",
+            "judge",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-model",
+            "j",
+        ],
+    )
+    assert text.exit_code == 0, text.output
+    return out, summary, text.stdout
+
+
+def test_score_counts_a_void_verdict_beside_the_score(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    _, summary, text = _void_results(fake_openai, tmp_path)
+    dataset = summary["datasets"]["void"]
+    assert (dataset["score"], dataset["void"], dataset["errors"], summary["void"]) == (100.0, 1, 1, 1)
+    assert "1 of 2 records scored, 1 void verdict" in text
+    assert "1 void verdict (left out of the scores" in text
+
+
+def test_score_void_as_zero(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    _void_results(fake_openai, tmp_path)
+    summary = _score(
+        fake_openai, tmp_path / "void.jsonl", tmp_path / "scored.jsonl", "--metric", "judge", "--void-as-zero"
+    )
+    dataset = summary["datasets"]["void"]
+    assert (dataset["score"], dataset["void"], dataset["errors"], summary["void_as_zero"]) == (50.0, 1, 0, True)
+
+
+def _report(*args: str) -> Any:
+    result = CliRunner().invoke(app, ["report", *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_report_shows_void_verdicts_in_every_format(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    results, _, _ = _void_results(fake_openai, tmp_path)
+    for fmt in ("text", "md"):
+        out = _report(str(results), "--format", fmt).stdout
+        assert "100.00" in out and "1 of 2 records scored, 1 void verdict" in out, fmt
+    data = json.loads(_report(str(results), "--format", "json").stdout)
+    assert data["models"]["m"]["datasets"]["void"]["void"] == 1 and data["models"]["m"]["void"] == 1
+    _report(str(results), "--format", "html", "-o", str(tmp_path / "r.html"))
+    assert "1 of 2 records scored, 1 void verdict" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    _report(str(results), "--format", "xlsx", "-o", str(tmp_path / "r.xlsx"))
+    from openpyxl import load_workbook
+
+    details = load_workbook(tmp_path / "r.xlsx")["Details"]
+    head = [c.value for c in details[1]]
+    assert details.cell(2, head.index("void verdicts") + 1).value == 1
+
+
+def test_report_void_as_zero_for_leaderboards(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    results, _, _ = _void_results(fake_openai, tmp_path)
+    data = json.loads(_report(str(results), "--format", "json", "--void-as-zero").stdout)
+    dataset = data["models"]["m"]["datasets"]["void"]
+    assert (dataset["score"], dataset["void"], dataset["void_as_zero"]) == (50.0, 1, True)
+    text = _report(str(results), "--void-as-zero").stdout
+    assert "1 void verdict counted as 0" in text

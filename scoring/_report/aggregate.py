@@ -286,10 +286,12 @@ class DatasetStats:
         return self.win_values if self.is_pairwise else self.values
 
     def compute_intervals(self) -> None:
-        """The 95 % interval of the score (Wilson for 0/1 records, else bootstrap over records)."""
-        self.interval = _interval(self.values, self.name)
+        """The 95 % interval of the score (Wilson for 0/1 records, else the smoothed Bayesian bootstrap over
+        records; a pairwise score's values run −1..1)."""
+        bounds = (-1.0, 1.0) if self.is_pairwise else (0.0, 1.0)
+        self.interval = _interval(self.values, self.name, bounds, self.score)
         if self.is_pairwise:
-            self.win_interval = _interval(self.win_values, self.name)
+            self.win_interval = _interval(self.win_values, self.name, point=self.dimension_score)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -444,28 +446,32 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
     return score_fraction({"score": score, "judge": judge})
 
 
-def _interval(values: list[float], name: str) -> Interval | None:
-    """Wilson for 0/1 values, else a bootstrap over them (seeded by the dataset's name)."""
+def _interval(
+    values: list[float], name: str, bounds: tuple[float, float] = (0.0, 1.0), point: float | None = None
+) -> Interval | None:
+    """Wilson for 0/1 values, else the smoothed Bayesian bootstrap over them (seeded by the dataset's name),
+    holding ``point`` (the score, 0–100)."""
     if not values:
         return None
     if is_binary(values):
         return wilson(sum(values), len(values))
-    return percentile_interval(bootstrap_means(values, seed_for(name)))
+    return percentile_interval(bootstrap_means(values, seed_for(name), bounds), point=point)
 
 
-def combined_interval(parts: list[tuple[float, list[float], str]]) -> Interval | None:
+def combined_interval(parts: list[tuple[float, list[float], str]], point: float | None = None) -> Interval | None:
     """The interval of ``sum(weight * mean(values))`` over datasets: one dataset keeps its own interval;
-    several are bootstrapped inside each dataset (stratified) and combined resample by resample."""
+    several are resampled inside each dataset (stratified) and combined resample by resample. Every
+    stratum keeps its own uncertainty, an all-right one too (see :mod:`scoring._report.intervals`)."""
     parts = [p for p in parts if p[1]]
     if not parts:
         return None
     if len(parts) == 1:
-        return _interval(parts[0][1], parts[0][2])
+        return _interval(parts[0][1], parts[0][2], point=point)
     weight, values, name = parts[0]
     total = weight * bootstrap_means(values, seed_for(name))
     for weight, values, name in parts[1:]:
         total = total + weight * bootstrap_means(values, seed_for(name))
-    return percentile_interval(total / sum(w for w, _, _ in parts))
+    return percentile_interval(total / sum(w for w, _, _ in parts), point=point)
 
 
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:
@@ -483,12 +489,14 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
     for dim, names in groups.items():
         scored = [datasets[n] for n in names if datasets[n].dimension_score is not None]
         scores = [s.dimension_score for s in scored if s.dimension_score is not None]
-        interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored])
-        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None, interval)
+        score = round(sum(scores) / len(scores), 2) if scores else None
+        interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored], score)
+        dims[dim] = DimensionStats(dim, names, score, interval)
     dim_scores = [d.score for d in dims.values() if d.score is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
     agg = Aggregate(datasets, dims, overall)
-    agg.overall_interval = combined_interval([(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()])
+    parts = [(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()]
+    agg.overall_interval = combined_interval(parts, overall)
     return agg
 
 

@@ -231,7 +231,9 @@ def test_report_shows_void_verdicts_in_every_format(fake_openai: FakeOpenAI, tmp
     data = json.loads(_report(str(results), "--format", "json").stdout)
     assert data["models"]["m"]["datasets"]["void"]["void"] == 1 and data["models"]["m"]["void"] == 1
     _report(str(results), "--format", "html", "-o", str(tmp_path / "r.html"))
-    assert "1 of 2 records scored, 1 void verdict" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "1 of 2 records scored, 1 void verdict" in html
+    assert "1 void verdict (left out of the scores" in html.split('id="overall"')[1].split("</div>\n</div>")[0]
     _report(str(results), "--format", "xlsx", "-o", str(tmp_path / "r.xlsx"))
     from openpyxl import load_workbook
 

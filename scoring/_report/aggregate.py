@@ -449,11 +449,12 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
 def _interval(
     values: list[float], name: str, bounds: tuple[float, float] = (0.0, 1.0), point: float | None = None
 ) -> Interval | None:
-    """Wilson for 0/1 values, else the smoothed Bayesian bootstrap over them (seeded by the dataset's name),
-    holding ``point`` (the score, 0–100)."""
+    """Wilson for 0/1 values on a 0–1 scale, else the smoothed Bayesian bootstrap over them (seeded by the
+    dataset's name), holding ``point`` (the score, 0–100). Pairwise values run −1..1: a record's 0 is a tie
+    there, not a wrong answer, so Wilson's proportion does not apply."""
     if not values:
         return None
-    if is_binary(values):
+    if bounds == (0.0, 1.0) and is_binary(values):
         return wilson(sum(values), len(values))
     return percentile_interval(bootstrap_means(values, seed_for(name), bounds), point=point)
 

@@ -85,3 +85,13 @@ def test_the_overall_carries_a_small_all_right_datasets_uncertainty(tmp_path: Pa
     # overall = (small + big) / 2: at least half of each part's spread; the old interval had only big's (12.5)
     assert _width(overall) > 0.5 * alone and _width(overall) > 0.5 * big + 5
     assert data["datasets"]["small"]["small"] is True and data["datasets"]["big"]["small"] is False
+
+
+def test_a_pairwise_mean_of_all_wins_can_still_be_below_zero(tmp_path: Path) -> None:
+    records = _records("pair", [1.0] * 4, metric="pairwise")
+    for record in records:
+        response = record["messages"][-1]["responses"][0]
+        response["judge"] = {"metric": "pairwise", "status": "scored", "outcome": "win"}
+    data = _report(tmp_path, records, {"pair": "d"})
+    low, high = data["datasets"]["pair"]["ci"]  # mean ×100 on −100..100; was Wilson's [51.0, 100.0]
+    assert high == 100.0 and low < 50.0

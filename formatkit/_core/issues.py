@@ -35,7 +35,7 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 class Issue(BaseModel):
     """One problem found in a file, at an exact place."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     severity: Severity
     code: str = Field(description="Stable snake_case code; see formatkit.CODES.")
@@ -137,6 +137,8 @@ class IssueSink:
 class FileReport(BaseModel):
     """The outcome of validating one file."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     valid: bool
     format: Format | None = None
@@ -176,6 +178,8 @@ def _issue_order(issue: Issue) -> tuple[int, int, str]:
 
 class Report(BaseModel):
     """The outcome of validating one or more files (the JSON of ``formatkit validate --json``)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     valid: bool
     files: list[FileReport] = Field(default_factory=list)

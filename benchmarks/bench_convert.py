@@ -74,6 +74,21 @@ def compare(source: Path, runs: int, folder: Path) -> dict[str, float]:
     return result
 
 
+PLAIN_READ = (
+    "import sys\nfrom python_calamine import CalamineWorkbook\n"
+    "rows = CalamineWorkbook.from_path(sys.argv[1]).get_sheet_by_index(0).to_python()\n"
+)
+
+
+def memory(source: Path, runs: int, folder: Path) -> tuple[float, float]:
+    """Peak RSS (MiB) of calamine's own plain read of ``source`` and of ``formatkit convert``: the target is
+    formatkit at most 1.2x calamine's peak."""
+    plain = max(timed([sys.executable, "-c", PLAIN_READ, str(source)])[2] for _ in range(runs))
+    ours = folder / "formatkit.jsonl"
+    command = [*_formatkit_command(), "convert", str(source), "-o", str(ours), "--profile", "none"]
+    return plain, max(timed(command)[2] for _ in range(runs))
+
+
 def _print(label: str, r: dict[str, float]) -> tuple[float, float]:
     wall = r["floor_wall"] / r["formatkit_wall"]
     cpu = r["floor_cpu"] / r["formatkit_cpu"]
@@ -106,6 +121,9 @@ def main() -> None:
     parser.add_argument("--xlsx-rows", type=int, default=30_000)
     parser.add_argument("--jsonl-rows", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5, help="interleaved runs per side; medians are printed")
+    parser.add_argument(
+        "--memory-rows", type=int, default=100_000, help="xlsx rows for the peak-memory comparison (0: skip)"
+    )
     parser.add_argument("--generate", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.generate:
@@ -118,10 +136,10 @@ def main() -> None:
     verdicts = []
     # Inputs and outputs in memory (tmpfs) where there is one: the disk's fsync at the end (formatkit's
     # atomic write syncs its output; the floor does not) would otherwise dominate on a busy machine.
-    memory = "/dev/shm" if os.path.isdir("/dev/shm") else None
-    with tempfile.TemporaryDirectory(dir=memory) as folder:
+    tmpfs = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    with tempfile.TemporaryDirectory(dir=tmpfs) as folder:
         xlsx, jsonl, small = (Path(shutil.copy(p, folder)) for p in (xlsx, jsonl, small))
-        print(f"files in {memory or tempfile.gettempdir()}")
+        print(f"files in {tmpfs or tempfile.gettempdir()}")
         for label, path in (
             (f"xlsx, {args.xlsx_rows:,} rows", xlsx),
             (f"jsonl, {args.jsonl_rows:,} lines", jsonl),
@@ -130,6 +148,13 @@ def main() -> None:
             wall, cpu = _print(label, compare(path, args.runs, Path(folder)))
             if "start-up" not in label:
                 verdicts.append(f"{label.split(',')[0]} {wall:.0%} wall / {cpu:.0%} cpu")
+        if args.memory_rows:
+            big = Path(shutil.copy(ensure(DATA / f"bench_{args.memory_rows}.xlsx", args.memory_rows), folder))
+            plain, ours = memory(big, 1, Path(folder))
+            print(
+                f"memory, xlsx {args.memory_rows:,} rows: calamine's plain read peaks at {plain:.0f} MiB, "
+                f"formatkit convert at {ours:.0f} MiB ({ours / plain:.2f}x; target ≤ 1.2x)"
+            )
     print("target ≥ 75 % of the floor: " + "; ".join(verdicts))
 
 

@@ -25,7 +25,10 @@ def _records_xlsx(path: str) -> Any:
 
     book = CalamineWorkbook.from_path(path)
     sheet_name = book.sheet_names[0]
-    rows: list[list[Any]] = book.get_sheet_by_index(0).to_python(skip_empty_area=False)
+    sheet = book.get_sheet_by_index(0)
+    del book  # as formatkit does: the shared strings need not outlive the sheet's own copy
+    rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
+    del sheet
     header = [str(h) for h in rows[0]]
     index = {name: header.index(name) for name in header}
     dataset = Path(path).stem

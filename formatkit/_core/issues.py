@@ -159,7 +159,9 @@ class FileReport(BaseModel):
                 counts[issue.code] = counts.get(issue.code, 0) + 1
         errors = sum(n for code, n in counts.items() if CODES[code][0] == "error")
         total = sum(counts.values())
-        return cls(
+        # Built from data this module made (no validation to do): model_construct skips building the
+        # pydantic validator, which a convert with no issue would otherwise pay for at every start.
+        return cls.model_construct(
             path=path,
             valid=errors == 0,
             format=fmt,
@@ -190,7 +192,7 @@ class Report(BaseModel):
     @classmethod
     def build(cls, files: Sequence[FileReport], issues: Sequence[Issue] = ()) -> Report:
         valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
-        return cls(valid=valid, files=list(files), issues=list(issues))
+        return cls.model_construct(valid=valid, files=list(files), issues=list(issues))
 
     @property
     def errors(self) -> int:

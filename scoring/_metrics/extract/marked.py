@@ -77,7 +77,8 @@ def marked_answer(body: str) -> Marked | None:
     last_keyword = None
     lowered = body.lower() if body.isascii() else body
     if "####" in body or "answer" in lowered or "ANSWER" in body or "Answer" in body or "答案" in body:
-        for m in _KEYWORD.finditer(body):
+        # GSM8K's "#### 42" ends the reply: only what follows the last one can hold a later marker
+        for m in _KEYWORD.finditer(body, max(body.rfind("####"), 0)):
             last_keyword = m
     if last_keyword is not None:
         text = _clean(sentence_of(last_keyword.group("rest")))

@@ -13,7 +13,7 @@ from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
-from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, parse_number, reply_body
+from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize_text, parse_number, reply_body
 
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
@@ -176,13 +176,12 @@ def is_math_reference(reference: str) -> bool:
         return False
     if _CJK.search(ref) and not _STRONG_MATH.search(ref):
         return False
-    if _DATE_OR_RANGE.fullmatch(ref):
+    if DATE_OR_RANGE.fullmatch(ref):
         return False  # "1879-03-14", "1990-2000", "2023/01/05" are words here, not 1862 or -10
     return bool(_STRONG_MATH.search(ref) or _EXPRESSION.fullmatch(ref))
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_DATE_OR_RANGE = re.compile(r"\d+(?:\s*[-–.]\s*\d+)+|\d+(?:/\d+){2,}")
 _STRONG_MATH = re.compile(r"\\(?:d?frac|tfrac|sqrt|pi|cdot|times|infty|left|right|le|ge|neq|pm)|\$|\^|√|π|∞|[≤≥≠±]")
 # "2/3", "-1/2", "3x+1", "x=5", "(1, 2)": digits and operators only, no words.
 _EXPRESSION = re.compile(r"[-+]?[\d.]+\s*/\s*[\d.]+|[\dxyzabn+\-*/^().,=\s]*\d[\dxyzabn+\-*/^().,=\s]*")

@@ -6,10 +6,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from formatkit._api.validate import StrPath, _Run, check_path, upload_issues
+from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import LineWriter, atomic_writer, dumps_line
+from formatkit._rules.combined import CombinedIds
 
 __all__ = ["convert"]
 
@@ -48,7 +49,10 @@ def convert(
     ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
 
     Validation and writing happen in one pass; the output is renamed into place only when no file
-    has an error, so on failure nothing is written and an existing output is left untouched.
+    has an error, so on failure nothing is written and an existing output is left untouched. The files
+    are checked as one output too: a session_id used twice in one dataset across them (or, with
+    ``meta=False``, anywhere in the output) is an error at the later record's place, so the output always
+    passes ``validate``.
     """
     for path in paths:
         check_path(path)
@@ -59,11 +63,14 @@ def convert(
         raise OutputError(f"{output}: the output would overwrite an input file")
     reports = []
     failed = False
+    ids = CombinedIds(by_dataset=meta)
     try:
         with atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
                 run = _Run(path, mode, profile, fast)
                 for record in run:
+                    if not check_combined(ids, run, record):
+                        failed = True
                     if not meta:
                         record.pop("meta", None)
                     if not failed:

@@ -43,7 +43,7 @@ def test_convert_refuses_two_files_sharing_a_dataset_and_ids_at_the_later_record
     result = runner.invoke(app, ["convert", str(a), str(b), "-o", str(out)])
     assert result.exit_code == 1, result.output
     assert not out.exists()
-    assert f"{b}, line 1: session_id 0 of dataset \"set\" is already used by {a} line 1" in result.output
+    assert f'{b}, line 1: session_id 0 of dataset "set" is already used by {a} line 1' in result.output
     assert "duplicate_session_id ×30" in result.output
 
 
@@ -121,5 +121,5 @@ def test_eval_of_two_copies_sends_nothing_and_names_the_cause(fake_openai: FakeO
     result = runner.invoke(app, args)
     assert result.exit_code == 1, result.output
     assert fake_openai.requests == 0  # was 51 requests (two 30-record copies), then a stop naming no cause
-    assert "session_id 0 of dataset \"set\" is already used by" in result.output
+    assert 'session_id 0 of dataset "set" is already used by' in result.output
     assert not (out / "answered.jsonl").exists() and not (out / "canonical.jsonl").exists()

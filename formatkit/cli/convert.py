@@ -12,26 +12,27 @@ from formatkit.cli._common import (
     fail_usage,
     paths_or_fail,
     print_report,
-    shown_issues,
     terminate_cleanly,
 )
+from formatkit.cli._options import IssueArgs, takes
 
 
+@takes(issues=IssueArgs)
 def convert(
     paths: list[str] = typer.Argument(..., help="Input files, converted in order into one output.", metavar="PATH..."),
     output: str = typer.Option(..., "-o", "--output", help="The canonical jsonl to write."),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the files are for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
-    max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
-    show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
+    *,
+    issues: IssueArgs,
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
     from formatkit._api.conversion import convert as run_convert
     from formatkit._core.errors import OutputError
 
     terminate_cleanly()
-    shown = shown_issues(max_issues, show_all)
+    shown = issues.shown
     try:
         report = run_convert(
             paths_or_fail(paths),

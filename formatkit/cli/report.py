@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
+from formatkit.cli._options import ReportArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
 
@@ -43,29 +44,13 @@ class ReportFormat(str, Enum):
     xlsx = "xlsx"
 
 
-def _dimensions(path: Path | None) -> dict[str, str] | None:
-    if path is None:
-        return None
-    import orjson
-
-    from formatkit._core.smallfile import SmallFileError, read_small_file
-
-    try:
-        data = orjson.loads(read_small_file(path))
-    except SmallFileError as exc:
-        fail_usage(f"--dimensions {exc}")
-    except orjson.JSONDecodeError as exc:
-        fail_usage(f'{path}: not JSON ({exc}); write {{"dataset": "dimension", ...}}')
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        fail_usage(f'{path}: expected a JSON object of dataset names to dimension names, {{"gsm8k": "推理数学"}}')
-    return dict(data)
-
-
+@takes(grouping=ReportArgs)
 def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
-    dimensions: Path | None = typer.Option(None, "--dimensions", help='JSON file: {"dataset": "dimension"}.'),
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
+    *,
+    grouping: ReportArgs,
 ) -> None:
     from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
 
@@ -74,7 +59,7 @@ def report(
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:
         output_or_fail(output)
-    mapping = _dimensions(dimensions)
+    mapping = grouping.mapping()
     try:
         collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html")
     except ResultsFileError as exc:

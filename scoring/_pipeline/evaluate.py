@@ -83,6 +83,20 @@ class EvalOutcome:
         )
 
 
+def _count(path: Path, limit: int | None) -> int:
+    """How many records the run will go through: every record, or the first ``limit`` of each dataset.
+    (Read without the rules: convert has just written and checked the file.)"""
+    import orjson
+
+    counts: dict[str, int] = {}
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                name = dataset_of(orjson.loads(line), path.stem)
+                counts[name] = counts.get(name, 0) + 1
+    return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
+
+
 def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[dict[str, Any]]]:
     """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
 
@@ -108,6 +122,9 @@ def evaluate(
     profile: Profile = "platform",
     defaults: dict[str, Any] | None = None,
     restart: bool = False,
+    retry_empty: int = 0,
+    math_timeout: float = 2.0,
+    dimensions: dict[str, str] | None = None,
     run_progress: Progress | None = None,
     judge_progress: Progress | None = None,
     started: Callable[[RunJob], None] | None = None,
@@ -115,6 +132,8 @@ def evaluate(
     """Validate and convert ``sets``, run the pending turns against ``endpoint``, score the responses
     (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
     all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
+    ``retry_empty``: ask an empty reply again up to N times (as ``run_file``); ``math_timeout``: the math
+    metric's per-item time limit; ``dimensions``: dataset -> capability dimension, for the reports.
 
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
@@ -134,15 +153,23 @@ def evaluate(
         endpoint,
         defaults=defaults,
         restart=restart,
+        retry_empty=retry_empty,
         mode="infer-eval",
         progress=run_progress,
+        total=_count(paths.canonical, limit),
         started=started,
     )
     judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
     outcome.score = score_file(
-        paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
+        paths.answered,
+        paths.scored,
+        metric="auto",
+        math_timeout=math_timeout,
+        judge=judge_options,
+        progress=judge_progress,
     )
-    collected = collect_results([paths.scored], samples=True)  # read once, written in every format
+    # read once, written in every format
+    collected = collect_results([paths.scored], dimensions=dimensions, samples=True)
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))

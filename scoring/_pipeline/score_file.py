@@ -171,7 +171,11 @@ def _auto_with_judge(
     default = scorer.default_dataset
     agg = aggregate(scored, default_dataset=default, metrics={n: c.metric for n, c in scorer.metrics.items()})
     chosen = {
-        name: MetricChoice(pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")) if needy else pick
+        name: MetricChoice(
+            "judge" if pick.metric == JUDGE_NEEDED else pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")
+        )
+        if needy
+        else pick
         for name, pick in scorer.metrics.items()
     }
     return FileScoreOutcome(out, agg, chosen, summary)

@@ -255,6 +255,7 @@ class EndpointArgs:
             backoff_base=self.backoff_base,
             unavailable_after=self.unavailable_after,
             rate_limit_window=self.rate_limit_window,
+            api_key_env=self.api_key_env,
         )
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:

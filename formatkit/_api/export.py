@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._api.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
-from formatkit._core.writers import atomic_writer
+from formatkit._core.writers import output_lock, save_workbook
 from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
 
 __all__ = ["BASE_COLUMNS", "EXCEL_MAX_TEXT", "RESULT_FIELDS", "export_excel", "safe_text"]
@@ -111,7 +111,13 @@ def _fill(row: dict[str, Any], column: str) -> Fill | None:
 
 
 def export_excel(records: Iterable[dict[str, Any]], output: str | os.PathLike[str]) -> int:
-    """Write ``records`` (canonical dicts) to an .xlsx at ``output``, atomically; return the row count."""
+    """Write ``records`` (canonical dicts) to an .xlsx at ``output``, atomically; return the row count.
+    The output's lock is held from the first record read (OutputBusyError when another command writes it)."""
+    with output_lock(output):
+        return _export(records, output)
+
+
+def _export(records: Iterable[dict[str, Any]], output: str | os.PathLike[str]) -> int:
     from openpyxl import Workbook
 
     rows = [row for record in records for row in _rows(record)]
@@ -122,6 +128,5 @@ def export_excel(records: Iterable[dict[str, Any]], output: str | os.PathLike[st
         sheet.fills.append([_fill(row, name) for name in columns])
     workbook = Workbook(write_only=True)
     write_sheet(workbook, sheet)
-    with atomic_writer(Path(output)) as handle:
-        workbook.save(handle)
+    save_workbook(workbook, Path(output))
     return len(rows)

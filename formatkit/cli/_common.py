@@ -74,7 +74,12 @@ def output_or_fail(output: str | os.PathLike[str]) -> None:
         fail_usage(f"{output}: is a directory; give -o the path of the file to write, not its folder")
 
 
-def paths_or_fail(paths: Sequence[str]) -> list[str]:
+def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> list[str]:
+    """The paths, or exit 2 on the first that cannot be read. ``read_twice``: the command's name when it
+    reads its input more than once (validate first, then work): a named pipe, readable once, is refused
+    with what to do instead of being found empty the second time."""
+    import stat
+
     from formatkit._api.validate import check_path
     from formatkit._core.errors import UnreadablePathError
 
@@ -83,4 +88,10 @@ def paths_or_fail(paths: Sequence[str]) -> list[str]:
             check_path(path)
         except UnreadablePathError as exc:
             fail_usage(str(exc))
+        if read_twice is not None and not stat.S_ISREG(os.stat(path).st_mode):
+            fail_usage(
+                f"{path}: is a pipe, not a file; `formatkit {read_twice}` reads its input twice (it checks it "
+                f"first): save it to a file, e.g. `cat {path} > set.jsonl`, or use `formatkit validate`/`convert`, "
+                "which read once"
+            )
     return list(paths)

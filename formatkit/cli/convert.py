@@ -28,21 +28,30 @@ def convert(
     issues: IssueArgs,
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
+    from formatkit._api.conversion import check_output
     from formatkit._api.conversion import convert as run_convert
-    from formatkit._core.errors import OutputError
+    from formatkit._core.errors import OutputBusyError, OutputError
 
     terminate_cleanly()
     shown = issues.shown
+    paths = paths_or_fail(paths)
+    try:
+        check_output(output, paths)
+    except OutputError as exc:  # a folder, a spreadsheet's name, an input: bad usage
+        fail_usage(str(exc))
     try:
         report = run_convert(
-            paths_or_fail(paths),
+            paths,
             output,
             mode=mode.value,
             profile=profile.value,
             meta=not no_meta,
         )
-    except (OutputError, OSError) as exc:
-        fail_usage(str(exc))
+    except OutputBusyError as exc:
+        fail_usage(f"{exc}; nothing was written")
+    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
+        typer.echo(f"formatkit convert: {exc}; nothing was written", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
     if report.valid:
         print_report(report, err=True, quiet_valid=True, shown=shown)
         typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)

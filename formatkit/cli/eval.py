@@ -62,7 +62,7 @@ def eval_command(
     sets = paths_or_fail(sets)
     dimensions = report.mapping()
 
-    from formatkit._core.errors import InvalidFileError
+    from formatkit._core.errors import InvalidFileError, OutputBusyError
     from formatkit._core.issues import Report
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, OutputLockedError, RunInterrupted
     from scoring._judges import JudgeSetupError
@@ -91,7 +91,7 @@ def eval_command(
             run_progress=make_progress(interval=requests.progress_interval),
             judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
         )
-    except OutputLockedError as exc:
+    except (OutputLockedError, OutputBusyError) as exc:
         typer.echo(f"formatkit eval: {exc}; nothing was sent.", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except InvalidFileError as exc:  # a stage's input refused after the sets passed: say why, never only a count

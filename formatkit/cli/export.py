@@ -40,12 +40,12 @@ def export(
 ) -> None:
     from formatkit._api.export import export_excel
     from formatkit._api.validate import iter_dicts, validate_file
-    from formatkit._core.errors import InvalidFileError
+    from formatkit._core.errors import InvalidFileError, OutputBusyError, OutputError
     from formatkit._core.issues import Report
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
-    [source] = paths_or_fail([path])
+    [source] = paths_or_fail([path], read_twice="export")
     output_or_fail(output)
     modes = (mode.value,) if mode is not None else _AUTO_ORDER
     for chosen in modes:
@@ -57,8 +57,14 @@ def export(
         raise typer.Exit(EXIT_ERRORS)
     try:
         rows = export_excel(iter_dicts(source, mode=chosen), output)  # type: ignore[arg-type]
-    except (InvalidFileError, OSError) as exc:
-        fail_usage(str(exc))
+    except OutputBusyError as exc:
+        fail_usage(f"{exc}; nothing was written")
+    except InvalidFileError as exc:
+        print_report(Report.build([exc.report]), err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
+    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
+        typer.echo(f"formatkit export: {exc}; nothing was written", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
     typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode)", err=True)
     raise typer.Exit(EXIT_OK)
 

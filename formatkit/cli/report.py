@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from enum import Enum
 from pathlib import Path
@@ -52,7 +53,7 @@ def report(
     *,
     grouping: ReportArgs,
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+    from formatkit._core.writers import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -60,8 +61,18 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
+    paths = paths_or_fail(paths)
+    with contextlib.ExitStack() as stack:
+        if output is not None:  # one writer per output, held while the results are read
+            stack.enter_context(output_lock(output))
+        _report(paths, mapping, fmt, output)
+
+
+def _report(paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None) -> None:
+    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+
     try:
-        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html")
+        collected = collect_results(paths, dimensions=mapping, samples=fmt.value == "html")
     except ResultsFileError as exc:
         fail_usage(str(exc))
     for name in collected.unscored:

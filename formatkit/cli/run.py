@@ -78,7 +78,7 @@ def run(
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = requests.defaults()
     endpoint.check()
-    paths_or_fail([source])
+    paths_or_fail([source], read_twice="run")
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 

@@ -106,7 +106,7 @@ def score(
     from scoring._runner.progress import make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
-    (path,) = paths_or_fail([path])
+    (path,) = paths_or_fail([path], read_twice="score")
     output_or_fail(output)
     if judge_fallback and metric != "math":
         fail_usage("--judge-fallback goes with --metric math")

@@ -24,6 +24,7 @@ from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
+from formatkit._core.writers import output_lock
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, score_file
@@ -138,10 +139,35 @@ def evaluate(
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
     ``KeyboardInterrupt``/``RunInterrupted`` (journal kept),
-    :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept). Rerunning the same call resumes.
+    :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept), ``OutputBusyError`` (another evaluation
+    is writing ``directory``: nothing was done). Rerunning the same call resumes.
     """
     paths = EvalPaths(Path(directory))
     paths.directory.mkdir(parents=True, exist_ok=True)
+    with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
+        return _evaluate(
+            sets, paths, endpoint, judge, limit, mode, profile, defaults, restart, retry_empty, math_timeout,
+            dimensions, run_progress, judge_progress, started,
+        )  # fmt: skip
+
+
+def _evaluate(
+    sets: Sequence[str | os.PathLike[str]],
+    paths: EvalPaths,
+    endpoint: EndpointOptions,
+    judge: JudgeOptions | None,
+    limit: int | None,
+    mode: Mode,
+    profile: Profile,
+    defaults: dict[str, Any] | None,
+    restart: bool,
+    retry_empty: int,
+    math_timeout: float,
+    dimensions: dict[str, str] | None,
+    run_progress: Progress | None,
+    judge_progress: Progress | None,
+    started: Callable[[RunJob], None] | None,
+) -> EvalOutcome:
     validation = convert(list(sets), paths.canonical, mode=mode, profile=profile)
     outcome = EvalOutcome(paths, validation)
     if not validation.valid:

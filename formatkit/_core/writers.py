@@ -30,6 +30,8 @@ __all__ = [
     "LineWriter",
     "atomic_writer",
     "dumps_line",
+    "hold_lock_file",
+    "lock_holder",
     "open_no_follow",
     "output_lock",
     "save_workbook",
@@ -144,7 +146,7 @@ def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     with _HELD_GUARD:
         if lock in _HELD:
             raise OutputBusyError(f"{target} is being written by another thread of this process")
-    handle = _acquire(lock, target)
+    handle = hold_lock_file(lock, target)
     with _HELD_GUARD:
         _HELD[lock] = (me, 1)
     try:
@@ -159,8 +161,10 @@ def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
                 handle.close()
 
 
-def _acquire(lock: str, target: Path) -> IO[bytes] | None:
-    """The locked lock file, or None where the file system has no locks (then nothing is enforced)."""
+def hold_lock_file(lock: str | os.PathLike[str], target: Path) -> IO[bytes] | None:
+    """The lock file ``lock`` of ``target``, open, locked and naming this process; None where the file system
+    has no locks (then nothing is enforced). OutputBusyError (with the holder's pid) when another holds it.
+    Closing the file releases the lock."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -175,10 +179,8 @@ def _acquire(lock: str, target: Path) -> IO[bytes] | None:
         try:
             _lock_exclusive(handle)
         except BlockingIOError:
-            handle.seek(0)
-            text = handle.read(32).decode("ascii", "replace").strip()
+            pid = lock_holder(handle)
             handle.close()
-            pid = int(text) if text.isdigit() else None
             who = f"process {pid}" if pid is not None else "another process"
             raise OutputBusyError(
                 f"{target} is being written by another formatkit command ({who}); wait for it to finish, or "
@@ -201,6 +203,15 @@ def _acquire(lock: str, target: Path) -> IO[bytes] | None:
             return handle
         handle.close()
     raise OutputBusyError(f"{target}: its lock file keeps changing; another command is writing it")
+
+
+def lock_holder(handle: IO[bytes]) -> int | None:
+    """The process id a lock file names (its holder writes it), or None."""
+    with contextlib.suppress(OSError):
+        handle.seek(0)
+        text = handle.read(32).decode("ascii", "replace").strip()
+        return int(text) if text.isdigit() else None
+    return None
 
 
 def _lock_exclusive(handle: IO[bytes]) -> None:

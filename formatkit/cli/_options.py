@@ -239,23 +239,10 @@ class EndpointArgs:
             "--rename-param", self.rename_param, "OLD=NEW, e.g. --rename-param max_tokens=max_completion_tokens"
         )
         self.api_key = read_api_key(command, self.api_key_env)
+        # Options named as the library names them pass as they are (a field added to both passes too).
+        same = {f.name: getattr(self, f.name) for f in dataclasses.fields(EndpointOptions) if f.name in _NAMES}
         return EndpointOptions(
-            self.base_url,
-            self.model,
-            api_key=self.api_key,
-            concurrency=self.concurrency,
-            rpm=self.rpm,
-            timeout=self.timeout,
-            max_time=self.max_time,
-            max_retries=self.max_retries,
-            stream=self.stream,
-            headers=headers,
-            rename_params=renames,
-            drop_params=tuple(self.drop_param),
-            backoff_base=self.backoff_base,
-            unavailable_after=self.unavailable_after,
-            rate_limit_window=self.rate_limit_window,
-            api_key_env=self.api_key_env,
+            **same, headers=headers, rename_params=renames, drop_params=tuple(self.drop_param), api_key=self.api_key
         )
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:
@@ -274,6 +261,9 @@ class EndpointArgs:
             # word it as a lost connection) while plain requests work.
             hint += "; the requests were streamed: if the server's streaming path is what fails, try --no-stream"
         return hint
+
+
+_NAMES = {f.name for f in dataclasses.fields(EndpointArgs) if _OPTION in f.metadata}
 
 
 @dataclasses.dataclass(kw_only=True)

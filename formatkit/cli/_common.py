@@ -19,7 +19,6 @@ __all__ = [
     "ProfileOption",
     "fail_usage",
     "print_report",
-    "shown_issues",
     "terminate_cleanly",
 ]
 
@@ -43,11 +42,6 @@ def fail_usage(message: str) -> NoReturn:
     """Bad usage or an unreadable path: one line on stderr, exit code 2."""
     typer.echo(f"formatkit: error: {message}", err=True)
     raise typer.Exit(EXIT_USAGE)
-
-
-def shown_issues(max_issues: int, show_all: bool) -> int | None:
-    """How many issues of each code to list: ``--max-issues N``, or all of them with ``--all``."""
-    return None if show_all else max_issues
 
 
 def terminate_cleanly() -> None:

@@ -14,7 +14,8 @@ library's options); to give it to one more command, add the group to that comman
 
 Groups: :class:`EndpointArgs` (run, eval: where and how requests go), :class:`RunArgs` (run, eval: what is
 sent), :class:`JudgeArgs` (score, eval), :class:`ScoreArgs` (score, eval), :class:`ReportArgs` (report,
-eval), :class:`IssueArgs` (validate, convert, eval: how many issues are listed).
+eval), :class:`VerdictArgs` (score, report, eval), :class:`IssueArgs` (validate, convert, eval: how many
+issues are listed).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ __all__ = [
     "ReportArgs",
     "RunArgs",
     "ScoreArgs",
+    "VerdictArgs",
     "option",
     "parse_params",
     "read_api_key",
@@ -357,6 +359,15 @@ class ReportArgs:
         if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
             fail_usage(f'{path}: expected a JSON object of dataset names to dimension names, {{"gsm8k": "推理数学"}}')
         return dict(data)
+
+
+@dataclasses.dataclass(kw_only=True)
+class VerdictArgs:
+    """How judge verdicts count in a summary or report (``score``, ``report``, ``eval``)."""
+
+    void_as_zero: bool = option(
+        False, "--void-as-zero", help="Count a void judge verdict (no readable verdict) as the lowest score."
+    )
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -17,7 +17,16 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
-from formatkit.cli._options import EndpointArgs, IssueArgs, JudgeArgs, ReportArgs, RunArgs, ScoreArgs, takes
+from formatkit.cli._options import (
+    EndpointArgs,
+    IssueArgs,
+    JudgeArgs,
+    ReportArgs,
+    RunArgs,
+    ScoreArgs,
+    VerdictArgs,
+    takes,
+)
 from formatkit.cli.run import EXIT_INTERRUPTED, EXIT_TERMINATED, summary_lines
 
 _HELP = """Validate, convert, run, score and report in one command; rerun it to resume at any stage.
@@ -38,7 +47,15 @@ def _stopped(stage: str, message: str, hint: str, rerun: str) -> NoReturn:
     raise typer.Exit(EXIT_ERRORS)
 
 
-@takes(endpoint=EndpointArgs, requests=RunArgs, judge=JudgeArgs, scoring=ScoreArgs, report=ReportArgs, issues=IssueArgs)
+@takes(
+    endpoint=EndpointArgs,
+    requests=RunArgs,
+    judge=JudgeArgs,
+    scoring=ScoreArgs,
+    report=ReportArgs,
+    verdicts=VerdictArgs,
+    issues=IssueArgs,
+)
 def eval_command(
     sets: list[str] = typer.Argument(..., metavar="SET...", help="Evaluation sets: Excel (.xlsx/.xls) or jsonl."),
     directory: Path = typer.Option(Path("formatkit-eval"), "-o", "--output", help="The directory to write into."),
@@ -51,6 +68,7 @@ def eval_command(
     judge: JudgeArgs,
     scoring: ScoreArgs,
     report: ReportArgs,
+    verdicts: VerdictArgs,
     issues: IssueArgs,
 ) -> None:
     defaults = requests.defaults()
@@ -88,6 +106,7 @@ def eval_command(
             retry_empty=requests.retry_empty,
             math_timeout=scoring.math_timeout,
             dimensions=dimensions,
+            void_as_zero=verdicts.void_as_zero,
             run_progress=make_progress(interval=requests.progress_interval),
             judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
         )

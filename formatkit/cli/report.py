@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
-from formatkit.cli._options import ReportArgs, takes
+from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
 
@@ -24,10 +24,17 @@ dimension's score is the mean of its datasets; overall is the mean of the dimens
 pairwise dataset shows its own scale (mean ×100 on −100..100, win/tie/loss) and enters its dimension as a
 0–100 win rate (win 1, tie ½, loss 0).
 
-Every score carries a 95 % interval: Wilson when every record scored 0 or 1, else a bootstrap over
-records (1000 resamples, fixed seed). Two models that answered the same records get their paired
+Every score carries a 95 % interval: Wilson when every record of a dataset scored 0 or 1, else a
+smoothed Bayesian bootstrap over records (1000 resamples, fixed seed) that stays wide for small or
+all-right strata. Two models that answered the same records get their paired
 difference with its interval ("within noise" when it holds 0). Several samples per record add pass@k
 and majority vote (over the extracted answers).
+
+A judge reply from which no verdict could be read is a void verdict: left out of the mean (which can
+raise a score), so it is counted and shown beside the score ("1 of 2 records scored, 1 void verdict").
+--void-as-zero counts each void verdict as the lowest score instead (0; pairwise a loss): use it for a
+leaderboard, where a judge failing on a model's answers must not help that model. A dataset of fewer
+than 30 scored records is flagged "small".
 
 Formats: text (tables sized to the terminal), md (Markdown), json (machine-readable: today's keys for the
 first model, plus "models", "comparisons" and "intervals"), html (one offline page with charts and a
@@ -45,13 +52,14 @@ class ReportFormat(str, Enum):
     xlsx = "xlsx"
 
 
-@takes(grouping=ReportArgs)
+@takes(grouping=ReportArgs, verdicts=VerdictArgs)
 def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
     *,
     grouping: ReportArgs,
+    verdicts: VerdictArgs,
 ) -> None:
     from formatkit._core.writers import output_lock
 
@@ -65,14 +73,18 @@ def report(
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
-        _report(paths, mapping, fmt, output)
+        _report(paths, mapping, fmt, output, verdicts)
 
 
-def _report(paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None) -> None:
+def _report(
+    paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
+) -> None:
     from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
 
     try:
-        collected = collect_results(paths, dimensions=mapping, samples=fmt.value == "html")
+        collected = collect_results(
+            paths, dimensions=mapping, samples=fmt.value == "html", void_as_zero=verdicts.void_as_zero
+        )
     except ResultsFileError as exc:
         fail_usage(str(exc))
     for name in collected.unscored:

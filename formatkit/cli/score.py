@@ -16,7 +16,7 @@ from formatkit.cli._common import (
     print_report,
     terminate_cleanly,
 )
-from formatkit.cli._options import JudgeArgs, ScoreArgs, takes
+from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
 from scoring._metrics.registry import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
@@ -36,6 +36,10 @@ Metrics (--metric): auto picks choice, exact or math for each record from its re
 dataset's, and leaves free text for a judge (saying why; with --judge-base-url and --judge-model, the
 judge scores it); {metrics}; or module:function, your own rule
 metric (a function (reply, item) -> ItemScore, a number in [0, 1], a bool, or None).
+
+A judge reply with no readable verdict is a void verdict: its response keeps `score: null`, and the
+summary counts it beside the score ("1 of 2 records scored, 1 void verdict"); --void-as-zero counts it
+as the lowest score in the summary instead.
 
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
@@ -77,7 +81,7 @@ def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
     raise typer.Exit(EXIT_OK)
 
 
-@takes(judge=JudgeArgs, scoring=ScoreArgs)
+@takes(judge=JudgeArgs, scoring=ScoreArgs, verdicts=VerdictArgs)
 def score(
     path: str = typer.Argument(..., help="Canonical jsonl, or an Excel/jsonl file in scored mode.", metavar="IN"),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the scored records (jsonl)."),
@@ -96,6 +100,7 @@ def score(
     *,
     judge: JudgeArgs,
     scoring: ScoreArgs,
+    verdicts: VerdictArgs,
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
@@ -129,6 +134,7 @@ def score(
             judge=options,
             progress=progress,
             model_name=model_name,
+            void_as_zero=verdicts.void_as_zero,
         )
     except MetricError as exc:
         fail_usage(str(exc))

@@ -126,6 +126,7 @@ def evaluate(
     retry_empty: int = 0,
     math_timeout: float = 2.0,
     dimensions: dict[str, str] | None = None,
+    void_as_zero: bool = False,
     run_progress: Progress | None = None,
     judge_progress: Progress | None = None,
     started: Callable[[RunJob], None] | None = None,
@@ -134,7 +135,8 @@ def evaluate(
     (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
     all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
     ``retry_empty``: ask an empty reply again up to N times (as ``run_file``); ``math_timeout``: the math
-    metric's per-item time limit; ``dimensions``: dataset -> capability dimension, for the reports.
+    metric's per-item time limit; ``dimensions``: dataset -> capability dimension, for the reports;
+    ``void_as_zero``: a void judge verdict counts as the lowest score in the summary and the reports.
 
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
@@ -147,7 +149,7 @@ def evaluate(
     with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
         return _evaluate(
             sets, paths, endpoint, judge, limit, mode, profile, defaults, restart, retry_empty, math_timeout,
-            dimensions, run_progress, judge_progress, started,
+            dimensions, void_as_zero, run_progress, judge_progress, started,
         )  # fmt: skip
 
 
@@ -164,6 +166,7 @@ def _evaluate(
     retry_empty: int,
     math_timeout: float,
     dimensions: dict[str, str] | None,
+    void_as_zero: bool,
     run_progress: Progress | None,
     judge_progress: Progress | None,
     started: Callable[[RunJob], None] | None,
@@ -193,9 +196,10 @@ def _evaluate(
         math_timeout=math_timeout,
         judge=judge_options,
         progress=judge_progress,
+        void_as_zero=void_as_zero,
     )
     # read once, written in every format
-    collected = collect_results([paths.scored], dimensions=dimensions, samples=True)
+    collected = collect_results([paths.scored], dimensions=dimensions, samples=True, void_as_zero=void_as_zero)
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))

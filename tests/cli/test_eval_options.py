@@ -57,7 +57,8 @@ def _same(a: Any, b: Any) -> tuple[Any, ...]:
             ["judge_base_url", "judge_model", "judge_api_key_env", "judge_scale", "judge_lang", "judge_template"],
         ),
         ("score", ["math_timeout"]),
-        ("report", ["dimensions"]),
+        ("report", ["dimensions", "void_as_zero"]),
+        ("score", ["void_as_zero"]),
         ("convert", ["max_issues", "show_all"]),
     ],
 )

@@ -252,13 +252,20 @@ class EndpointArgs:
         from scoring._client.url import public_url
 
         hint = exc.hint or "check the endpoint"
+        if self.stream and exc.kind == "backend":
+            # LiteLLM words a failing streaming path as a lost connection too: do not blame the network first.
+            hint = (
+                "every streamed request got a gateway error naming a lost connection, which a gateway also gives "
+                "when only its streaming path fails: try --no-stream; if plain requests fail too, the model server "
+                "behind the gateway is down or unrouted"
+            )
         if exc.kind == "key":
             return hint + f" in ${self.api_key_env}" + (" (it is not set)" if self.api_key is None else "")
         hint += f" (--base-url {public_url(self.base_url)}, --model {self.model})"
         if self.api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
             hint += f"; no API key was sent: set ${self.api_key_env} if the endpoint needs one"
         status = getattr(exc, "status", None)
-        if self.stream and exc.kind in ("backend", "down", "other") and (status is None or status >= 500):
+        if self.stream and exc.kind in ("down", "other") and (status is None or status >= 500):
             # A server whose streaming path is broken answers streamed requests with a 5xx (some gateways
             # word it as a lost connection) while plain requests work.
             hint += "; the requests were streamed: if the server's streaming path is what fails, try --no-stream"

@@ -82,14 +82,19 @@ def test_no_stream_lets_eval_use_a_server_whose_streaming_path_fails(fake_openai
     assert fake_openai.requests == 4 and not any(b.get("stream") for b in fake_openai.bodies)
 
 
-def test_a_failing_streaming_path_is_never_blamed_on_the_network(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.rules.append(lambda body: Fault("500", message="Internal error") if body.get("stream") else None)
+@pytest.mark.parametrize(
+    "message", ["Internal error", "litellm.APIConnectionError: OpenAIException - Connection error."]
+)
+def test_a_failing_streaming_path_is_never_blamed_on_the_network(
+    fake_openai: FakeOpenAI, tmp_path: Path, message: str
+) -> None:
+    fake_openai.rules.append(lambda body: Fault("500", message=message) if body.get("stream") else None)
     result = _eval(fake_openai, [_set(tmp_path / "s.jsonl")], tmp_path / "out", "--max-retries", "0")
     assert "Traceback" not in result.output
     if result.exit_code == 0:  # the client fell back to plain requests by itself
         return
     assert result.exit_code == 1
-    assert "try --no-stream" in result.output and "cannot reach" not in result.output
+    assert "try --no-stream" in result.output and "cannot reach" not in result.output, result.output
 
 
 def test_request_shaping_options_reach_the_server(fake_openai: FakeOpenAI, tmp_path: Path) -> None:

@@ -255,9 +255,8 @@ class EndpointArgs:
         if self.stream and exc.kind == "backend":
             # LiteLLM words a failing streaming path as a lost connection too: do not blame the network first.
             hint = (
-                "every streamed request got a gateway error naming a lost connection, which a gateway also gives "
-                "when only its streaming path fails: try --no-stream; if plain requests fail too, the model server "
-                "behind the gateway is down or unrouted"
+                "the requests were streamed, and a gateway whose streaming path alone fails answers this way too: "
+                f"try --no-stream; if plain requests fail as well, {hint}"
             )
         if exc.kind == "key":
             return hint + f" in ${self.api_key_env}" + (" (it is not set)" if self.api_key is None else "")

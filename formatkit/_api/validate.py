@@ -11,6 +11,7 @@ from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
 from formatkit._core.errors import InvalidFileError, UnreadablePathError
 from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_issue
+from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
 
@@ -80,8 +81,7 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
         return [
             make_issue(
                 "too_many_files",
-                f"{len(paths)} files given; the platform accepts at most {MAX_FILES} per upload. Upload them "
-                "in batches, or use --profile none for local work.",
+                Msg("too_many_files", count=len(paths), limit=MAX_FILES),
             )
         ]
     return []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formatkit._core.codes import Code
+from formatkit._core.messages import Msg
 
 __all__ = [
     "NO_VALUE",
@@ -114,8 +115,8 @@ class StaleValue:
 class Unreadable(Exception):
     """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
 
-    def __init__(self, code: Code, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: Code, message: Msg) -> None:
+        super().__init__(message.render())
         self.code = code
         self.message = message
 

@@ -10,6 +10,7 @@ import datetime
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import CellError, SheetData, Unreadable
 
 __all__ = ["read_xls"]
@@ -33,20 +34,14 @@ def read_xls(path: Path) -> SheetData:
     except Exception as exc:
         text = str(exc)
         if "encrypt" in text.lower():
-            message = (
-                "The .xls workbook is password-protected (encrypted), so its cells cannot be read. Open it "
-                "in Excel, remove the password and save it again."
-            )
+            message = Msg("unreadable_file.xls_encrypted")
         else:
-            message = (
-                f"The .xls workbook is damaged or of an unsupported kind ({text[:120]}). Open it in Excel "
-                "and save it again, preferably as .xlsx."
-            )
+            message = Msg("unreadable_file.xls_damaged_kind", error=text[:120])
         raise Unreadable("unreadable_file", message) from None
     try:
         names = book.sheet_names()
         if not names:
-            raise Unreadable("empty_file", "The workbook has no worksheet. Put the table on a worksheet.")
+            raise Unreadable("empty_file", Msg("empty_file.no_worksheet"))
         sheet = book.sheet_by_index(0)
         rows = [_row(book, sheet, r) for r in range(sheet.nrows)]
         merged = [(rlo, clo, rhi - 1, chi - 1) for rlo, rhi, clo, chi in sheet.merged_cells]
@@ -57,8 +52,7 @@ def read_xls(path: Path) -> SheetData:
     except Exception as exc:
         raise Unreadable(
             "unreadable_file",
-            f"The .xls workbook is damaged ({type(exc).__name__}: {str(exc)[:120]}). Open it in Excel and "
-            "save it again, preferably as .xlsx.",
+            Msg("unreadable_file.xls_damaged", error=f"{type(exc).__name__}: {str(exc)[:120]}"),
         ) from None
     finally:
         book.release_resources()

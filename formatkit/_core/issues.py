@@ -67,7 +67,11 @@ class Issue(BaseModel):
 
     @property
     def place(self) -> str:
-        """The place as a person reads it: ``set.xlsx, Sheet1!B7 (query)`` or ``set.jsonl:3 messages[0]``."""
+        """The place as a person reads it: ``set.xlsx, Sheet1!B7 (query)`` or ``set.jsonl, line 3, messages[0]``."""
+        return self.place_in(DEFAULT_LANG)
+
+    def place_in(self, lang: str) -> str:
+        """:attr:`place` in ``lang`` (only the words "row" and "line" change)."""
         parts: list[str] = []
         if self.file:
             parts.append(self.file)
@@ -80,9 +84,9 @@ class Issue(BaseModel):
                     cell += " " + self.column.split(" ", 1)[1]
             parts.append(cell)
         elif self.row is not None:
-            parts.append(f"row {self.row}")
+            parts.append(Msg("ui.place_row", row=self.row).render(lang))
         if self.line is not None:
-            parts.append(f"line {self.line}")
+            parts.append(Msg("ui.place_line", line=self.line).render(lang))
         if self.field:
             parts.append(self.field)
         return ", ".join(parts)

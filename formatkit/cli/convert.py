@@ -10,6 +10,7 @@ from formatkit.cli._common import (
     ModeOption,
     ProfileOption,
     fail_usage,
+    lang_option,
     paths_or_fail,
     print_report,
     shown_issues,
@@ -25,6 +26,7 @@ def convert(
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
     max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
     show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
+    lang: str | None = lang_option(),
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
     from formatkit._api.conversion import convert as run_convert
@@ -43,10 +45,10 @@ def convert(
     except (OutputError, OSError) as exc:
         fail_usage(str(exc))
     if report.valid:
-        print_report(report, err=True, quiet_valid=True, shown=shown)
+        print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
         typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)
         raise typer.Exit(EXIT_OK)
-    print_report(report, err=True, shown=shown)
+    print_report(report, err=True, shown=shown, lang=lang)
     typer.echo(f"nothing written to {output}: fix the errors above", err=True)
     raise typer.Exit(EXIT_ERRORS)
 

@@ -318,6 +318,8 @@ MESSAGES: dict[str, str] = {
     "frag.did_you_mean": ' Did you mean "{name}"?',
     "frag.known_names": " Known names: {names}.",
     # --- the printed report ----------------------------------------------------------------------------
+    "ui.place_row": "row {row}",
+    "ui.place_line": "line {line}",
     "ui.error": "error  ",
     "ui.warning": "warning",
     "ui.more_all": "… and {count:,} more (--all lists every one)",

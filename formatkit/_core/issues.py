@@ -12,7 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from formatkit._core.codes import CODES, Code, Severity
 from formatkit._core.messages import DEFAULT_LANG, Msg
 
-__all__ = ["KEEP_PER_CODE", "FileReport", "Format", "Issue", "IssueSink", "KeptIssues", "Report", "make_issue"]
+__all__ = [
+    "CAUSES",
+    "KEEP_PER_CODE",
+    "FileReport",
+    "Format",
+    "Issue",
+    "IssueSink",
+    "KeptIssues",
+    "Report",
+    "make_issue",
+]
 
 Format = Literal["excel-single-turn", "excel-multi-turn", "jsonl-single-turn", "jsonl-multi-turn", "canonical"]
 
@@ -205,8 +215,14 @@ class FileReport(BaseModel):
         return self.model_copy(update={"issues": [issue.translated(lang) for issue in self.issues]})
 
 
+#: Codes that explain other issues of the same rows: listed before them (a repeated session_id makes rows
+#: one conversation, and what the session rules then find on them follows from it).
+CAUSES = frozenset({"session_not_consecutive"})
+
+
 def _issue_order(issue: Issue) -> tuple[int, int, str]:
-    return (issue.row or issue.line or 0, 0 if issue.severity == "error" else 1, issue.column or issue.field or "")
+    rank = 0 if issue.code in CAUSES else 1 if issue.severity == "error" else 2
+    return (issue.row or issue.line or 0, rank, issue.column or issue.field or "")
 
 
 class Report(BaseModel):

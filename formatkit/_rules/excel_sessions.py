@@ -48,9 +48,9 @@ def _blank(text: str | None) -> bool:
     return text is None or not text or text.isspace()
 
 
-def _rows_text(rows: list[Row]) -> str:
-    numbers = [str(r.number) for r in rows[:6]]
-    return ", ".join(numbers) + (", ..." if len(rows) > 6 else "")
+def _rows_text(rows: list[Row], shown: int = 6) -> str:
+    numbers = [str(r.number) for r in rows[:shown]]
+    return ", ".join(numbers) + (", ..." if len(rows) > shown else "")
 
 
 def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], list[Row]]:
@@ -128,22 +128,29 @@ def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int,
 
 
 def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> None:
+    """One warning per session whose rows other rows separate, at its first row, naming all its rows: it
+    is the cause of what the session rules then say about those rows (a single-turn set whose ids repeat
+    by mistake reads as conversations, and every earlier reference is "misplaced"), so it comes first."""
     last_position: dict[int, int] = {}
-    reported: set[int] = set()
+    scattered: dict[int, None] = {}
+    members: dict[int, list[Row]] = {}
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
         sid = row.sid
         if type(sid) is not int or sid not in sessions:
             continue
+        members.setdefault(sid, []).append(row)
         before = last_position.get(sid)
-        if before is not None and before != position - 1 and sid not in reported:
-            reported.add(sid)
-            ctx.sink.add(
-                "session_not_consecutive",
-                Msg("session_not_consecutive", row=row.number, sid=sid, before=placed[before].number),
-                **ctx.place(row.number, "session_id"),
-            )
+        if before is not None and before != position - 1:
+            scattered[sid] = None
         last_position[sid] = position
+    for sid in scattered:
+        group = members[sid]
+        ctx.sink.add(
+            "session_not_consecutive",
+            Msg("session_not_consecutive", sid=sid, count=len(group), rows=_rows_text(group, 12)),
+            **ctx.place(group[0].number, "session_id"),
+        )
 
 
 def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:

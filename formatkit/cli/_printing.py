@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from formatkit._core.codes import describe
-from formatkit._core.issues import FileReport, Issue, Report
+from formatkit._core.issues import CAUSES, FileReport, Issue, Report
 from formatkit._core.messages import Msg, locale_lang, ui
 from formatkit.cli._wrap import display_width, wrap
 
@@ -93,9 +93,12 @@ def _groups(issues: Sequence[Issue]) -> list[tuple[str, list[Issue]]]:
         by_code.setdefault(issue.code, []).append(issue)
 
     def order(item: tuple[str, list[Issue]]) -> tuple[int, int, int]:
+        # Problems of the whole file first, then causes (a warning that explains errors), then the rest.
         code, _ = item
         level = FILE_LEVEL.index(code) if code in FILE_LEVEL else len(FILE_LEVEL)
-        return (0 if describe(code)[0] == "error" else 1, level, list(by_code).index(code))
+        error = describe(code)[0] == "error"
+        rank = 0 if error and code in FILE_LEVEL else 1 if code in CAUSES else 2 if error else 3
+        return (rank, level, list(by_code).index(code))
 
     return sorted(by_code.items(), key=order)
 

@@ -271,13 +271,10 @@ MESSAGES: dict[str, str] = {
     "mixed_session_ids.jsonl": "session_id {sid} is given on line {given}, and a line without a session_id "
     "(line {without} or the run it starts) also becomes record {sid}, which takes its position as its id: two "
     "records would share it. Give every line a session_id, or none.",
-    "session_not_consecutive": "Row {row} continues session {sid}, but other rows stand between it and the "
-    "session's row {before}. Its turns still follow sheet order; keep the rows of a session together so the "
-    "conversation reads top to bottom.",
-    "session_not_consecutive.scattered": "session_id {sid} is on {count} non-adjacent rows: {rows}. Repeated "
-    "ids make this a multi-turn file, and those rows one conversation, in sheet order; if this is a "
-    "single-turn set, ids must be unique (or leave session_id empty). The issues of these rows below follow "
-    "from reading them as one conversation.",
+    "session_not_consecutive": "session_id {sid} is on {count} rows that other rows separate: {rows}. A "
+    "repeated id makes the file multi-turn and these rows one conversation, in sheet order: any session issue "
+    "on these rows follows from that. If this is a single-turn set, ids must be unique (or leave session_id empty); if "
+    "it is one conversation, keep its rows together so it reads top to bottom.",
     "system_prompt_mismatch": "system_prompt is filled only on row {first}, the session's first; row(s) "
     "{rows} leave it empty. A conversation has one system prompt: write the same text on every row of the "
     "session.",

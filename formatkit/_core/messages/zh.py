@@ -228,11 +228,9 @@ MESSAGES: dict[str, str] = {
     "{without} 行）。文件要么是单轮（session_id 可选且唯一），要么是多轮（每一行都有 session_id）。",
     "mixed_session_ids.jsonl": "第 {given} 行给出了 session_id {sid}，而没有 session_id 的一行（第 {without} 行或它开始的一段）"
     "也会成为记录 {sid}（以位置作编号）：两条记录会共用这个编号。请给每一行都写 session_id，或都不写。",
-    "session_not_consecutive": "第 {row} 行接续会话 {sid}，但它与该会话的第 {before} 行之间隔着其他行。对话仍按表格顺序排列；"
-    "请把同一会话的行放在一起，让对话从上到下读通。",
-    "session_not_consecutive.scattered": "session_id {sid} 出现在 {count} 个不相邻的行：{rows}。重复的编号使这个文件成为"
-    "多轮文件，这些行按表格顺序组成一段对话；如果这是单轮评测集，编号必须唯一（或留空 session_id）。下面这些行的问题都源于"
-    "把它们当作一段对话来读。",
+    "session_not_consecutive": "session_id {sid} 出现在 {count} 行，且被其他行隔开：第 {rows} 行。重复的编号使文件成为"
+    "多轮文件，这些行按表格顺序组成一段对话：这些行上有关会话的问题都由此而来。如果这是单轮评测集，编号必须唯一（或留空 "
+    "session_id）；如果它们确实是一段对话，请把这些行放在一起，让对话从上到下读通。",
     "system_prompt_mismatch": "system_prompt 只在会话的第一行（第 {first} 行）填写；第 {rows} 行为空。一段对话只有一个系统提示："
     "请在会话的每一行写相同的文本。",
     "system_prompt_mismatch.differs": "第 {rows} 行的 system_prompt 与同一会话第 {first} 行的不同（{found} 与 {expected}）。"

@@ -30,7 +30,7 @@ class DraftReader(Protocol):
 
 
 def open_reader(
-    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True
+    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True, sheet: str | None = None
 ) -> DraftReader | None:
     """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it. ``fast``:
     rows that pass every rule on cheap checks skip the Draft (the same record either way)."""
@@ -38,7 +38,7 @@ def open_reader(
     if suffix in (".xlsx", ".xls"):
         from formatkit._drivers.excel import ExcelReader
 
-        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
+        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, sheet=sheet)
         return reader
     if suffix == ".jsonl":
         from formatkit._drivers.jsonl import JsonlReader

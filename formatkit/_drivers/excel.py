@@ -31,10 +31,20 @@ __all__ = ["ExcelReader"]
 
 
 class ExcelReader:
-    """Reads the first sheet of an .xlsx or .xls workbook."""
+    """Reads the first sheet of an .xlsx or .xls workbook (or the sheet named ``sheet``)."""
 
-    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        mode: Mode,
+        sink: IssueSink,
+        max_rows: int | None,
+        fast: bool = True,
+        sheet: str | None = None,
+    ) -> None:
         self.path = path
+        self.sheet = sheet
         #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
         self.fast = fast
         self.mode = mode
@@ -74,7 +84,7 @@ class ExcelReader:
     def _read(self) -> tuple[Format, list[list[Row]], Context] | None:
         """Read and check the whole sheet; the records' row groups, or None when none can be built."""
         try:
-            data = read_sheet(self.path)
+            data = read_sheet(self.path, self.sheet)
         except Unreadable as problem:
             self.sink.add(problem.code, problem.message)
             return None
@@ -134,7 +144,9 @@ class ExcelReader:
             )
 
     def _empty(self, data: SheetData) -> None:
-        if data.extra_sheets:
+        if self.sheet is not None:
+            self.sink.add("empty_file", Msg("empty_file.named_sheet", sheet=data.name), sheet=data.name)
+        elif data.extra_sheets:
             self.sink.add(
                 "no_records",
                 Msg("no_records.first_sheet_empty", sheet=data.name, other=data.extra_sheets[0]),

@@ -17,10 +17,11 @@ _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")
 
 
-def read_sheet(path: Path) -> SheetData:
-    """Read the first worksheet of ``path``; :class:`Unreadable` when the file is not a usable workbook."""
+def read_sheet(path: Path, sheet: str | None = None) -> SheetData:
+    """Read the first worksheet of ``path`` (or the one named ``sheet``); :class:`Unreadable` when the file
+    is not a usable workbook or has no such sheet."""
     try:
-        return _read_sheet(path)
+        return _read_sheet(path, sheet)
     except Unreadable:
         raise
     except (RecursionError, MemoryError):
@@ -32,7 +33,7 @@ def read_sheet(path: Path) -> SheetData:
         ) from None
 
 
-def _read_sheet(path: Path) -> SheetData:
+def _read_sheet(path: Path, sheet: str | None) -> SheetData:
     try:
         with path.open("rb") as handle:
             head = handle.read(8)
@@ -46,7 +47,7 @@ def _read_sheet(path: Path) -> SheetData:
             raise Unreadable("unreadable_file", Msg("unreadable_file.xlsx_named_xls"))
         from formatkit._reading.xlsx import read_xlsx
 
-        return read_xlsx(path)
+        return read_xlsx(path, sheet)
     if head == _OLE:
         if _is_encrypted(path):
             raise Unreadable("unreadable_file", Msg("unreadable_file.encrypted"))
@@ -54,7 +55,7 @@ def _read_sheet(path: Path) -> SheetData:
             raise Unreadable("unreadable_file", Msg("unreadable_file.xls_named_xlsx"))
         from formatkit._reading.xls import read_xls
 
-        return read_xls(path)
+        return read_xls(path, sheet)
     raise Unreadable("unreadable_file", _not_a_workbook(path, suffix))
 
 

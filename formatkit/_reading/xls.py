@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._core.messages import Msg
-from formatkit._reading.cells import CellError, SheetData, Unreadable
+from formatkit._reading.cells import CellError, SheetData, Unreadable, pick_sheet
 
 __all__ = ["read_xls"]
 
@@ -19,7 +19,7 @@ __all__ = ["read_xls"]
 _EMPTY, _TEXT, _NUMBER, _DATE, _BOOLEAN, _ERROR, _BLANK = range(7)
 
 
-def read_xls(path: Path) -> SheetData:
+def read_xls(path: Path, wanted: str | None = None) -> SheetData:
     import xlrd
 
     try:
@@ -42,10 +42,11 @@ def read_xls(path: Path) -> SheetData:
         names = book.sheet_names()
         if not names:
             raise Unreadable("empty_file", Msg("empty_file.no_worksheet"))
-        sheet = book.sheet_by_index(0)
+        index = pick_sheet(names, wanted, [True] * len(names)) or 0
+        sheet = book.sheet_by_index(index)
         rows = [_row(book, sheet, r) for r in range(sheet.nrows)]
         merged = [(rlo, clo, rhi - 1, chi - 1) for rlo, rhi, clo, chi in sheet.merged_cells]
-        extra = [names[i] for i in range(1, len(names)) if book.sheet_by_index(i).nrows > 0]
+        extra = [names[i] for i in range(1, len(names)) if book.sheet_by_index(i).nrows > 0] if wanted is None else []
         hidden = bool(getattr(sheet, "visibility", 0))  # 1 hidden, 2 very hidden
     except Unreadable:
         raise
@@ -60,7 +61,7 @@ def read_xls(path: Path) -> SheetData:
     for row in rows:
         if len(row) < width:
             row.extend([""] * (width - len(row)))
-    return SheetData(name=names[0], rows=rows, merged=merged, extra_sheets=extra, hidden=hidden)
+    return SheetData(name=names[index], rows=rows, merged=merged, extra_sheets=extra, hidden=hidden)
 
 
 def _row(book: Any, sheet: Any, index: int) -> list[Any]:

@@ -28,6 +28,7 @@ from formatkit._reading.cells import (
     StaleValue,
     Unreadable,
     column_letter,
+    pick_sheet,
 )
 from formatkit._reading.numfmt import general, render
 from formatkit._reading.xlsx_book import number_formats, recalculates_on_load, totals_rows
@@ -39,7 +40,7 @@ __all__ = ["read_xlsx"]
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 
 
-def read_xlsx(path: Path) -> SheetData:
+def read_xlsx(path: Path, sheet: str | None = None) -> SheetData:
     try:
         archive = zipfile.ZipFile(path)
     except ZIP_ERRORS:
@@ -53,7 +54,7 @@ def read_xlsx(path: Path) -> SheetData:
         guess = next((part for part in sheet_parts if part and "/worksheets/" in f"/{part}"), None)
         prescan = _Prescan(path, guess)
         try:
-            return _read(path, archive, sheet_parts, prescan, stale)
+            return _read(path, archive, sheet_parts, prescan, stale, sheet)
         finally:
             prescan.join()
 
@@ -141,14 +142,16 @@ class _Prescan:
         return self._scan
 
 
-def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan, stale: bool) -> SheetData:
+def _read(
+    path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan, stale: bool, wanted: str | None
+) -> SheetData:
     from python_calamine import CalamineWorkbook, PasswordError
 
     try:
         workbook = CalamineWorkbook.from_path(str(path))
         kinds = [str(m.typ) for m in workbook.sheets_metadata]
         names = list(workbook.sheet_names)
-        first = next((i for i, k in enumerate(kinds) if k.endswith("WorkSheet")), None)
+        first = pick_sheet(names, wanted, [k.endswith("WorkSheet") for k in kinds])
         if first is None:
             raise Unreadable("empty_file", Msg("empty_file.only_charts"))
         part = parts[first] if first < len(parts) else None
@@ -187,11 +190,15 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
     if scan is not None and part is not None and (scan.suspects or scan.hidden or scan.styled):
         details = find_details(archive, part, formats=prescan.formats if scan.styled else None, stale=stale)
         _apply(rows, details)
-    extra = [
-        names[i]
-        for i, kind in enumerate(kinds)
-        if i != first and kind.endswith("WorkSheet") and i < len(parts) and _has_values(archive, parts[i])
-    ]
+    extra = (
+        [
+            names[i]
+            for i, kind in enumerate(kinds)
+            if i != first and kind.endswith("WorkSheet") and i < len(parts) and _has_values(archive, parts[i])
+        ]
+        if wanted is None
+        else []
+    )  # a sheet chosen by name: the others are not a surprise
     return SheetData(
         name=names[first],
         rows=rows,

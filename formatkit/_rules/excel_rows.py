@@ -92,7 +92,10 @@ def read_rows(
             _empty_rows(gap_start, number - 1, sheet, sink)
             gap_start = None
         if max_rows is not None and len(out) == max_rows:
-            _too_many(number, max_rows, sheet, sink)
+            # Only here, past the limit: how many data rows the sheet holds, so the user knows into how
+            # many files to split it (an empty row costs one test).
+            total = max_rows + sum(1 for rest in rows[r : end + 1] if not row_is_empty(rest))
+            _too_many(number, max_rows, total, sheet, sink)
             break  # the platform refuses the file: checking the rest would only cost time and memory
         sid, system, query, reference, parameters, response = cells(row)
         if not (
@@ -171,10 +174,11 @@ def _raw_values(row: list[Any], r: int, columns: list[int]) -> dict[str, float |
     return raw or None
 
 
-def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:
+def _too_many(number: int, max_rows: int, total: int, sheet: str, sink: IssueSink) -> None:
+    files = -(-total // max_rows)
     sink.add(
         "too_many_rows",
-        Msg("too_many_rows", row=number, index=max_rows + 1, limit=max_rows),
+        Msg("too_many_rows", row=number, index=max_rows + 1, limit=max_rows, total=total, files=files),
         sheet=sheet,
         row=number,
     )

@@ -68,9 +68,10 @@ def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None
         return number_text(value)
     if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
         shown = value.isoformat() if not isinstance(value, datetime.timedelta) else str(value)
+        typed = _typed(value)
         sink.add(
             "date_cell",
-            Msg("date_cell", shown=shown),
+            Msg("date_cell", shown=shown) if typed is None else Msg("date_cell.typed", shown=shown, typed=typed),
             **place,
         )
         return shown
@@ -81,6 +82,21 @@ def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None
         formula_without_value(place, sink)
         return "="
     return str(value)
+
+
+def _typed(value: datetime.date | datetime.time | datetime.timedelta) -> str | None:
+    """What was most likely typed for Excel to make this date or time, in the short form Excel reads as one
+    (``1/2`` for January 2nd, ``12:30``): a fraction, a ratio or a score typed into a text column; None when
+    there is no such short form (a date with a time of day, a duration)."""
+    if isinstance(value, datetime.datetime):
+        if value.time() != datetime.time(0):
+            return None
+        value = value.date()
+    if isinstance(value, datetime.date):
+        return f"{value.month}/{value.day}"
+    if isinstance(value, datetime.time) and not value.second and not value.microsecond:
+        return f"{value.hour}:{value.minute:02d}"
+    return None
 
 
 def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int | _Invalid | None:

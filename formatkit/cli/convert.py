@@ -26,6 +26,9 @@ def convert(
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
     max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
     show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
+    sheet: str | None = typer.Option(
+        None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
+    ),
     lang: str | None = lang_option(),
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
@@ -41,6 +44,7 @@ def convert(
             mode=mode.value,
             profile=profile.value,
             meta=not no_meta,
+            sheet=sheet,
         )
     except (OutputError, OSError) as exc:
         fail_usage(str(exc))

@@ -18,8 +18,6 @@ MESSAGES: dict[str, str] = {
     "too_many_files": "{count} files given; the platform accepts at most {limit} per upload. Upload them "
     "in batches, or use --profile none for local work.",
     "too_many_rows": "Row {row} is data row {index:,}; the platform accepts at most {limit:,} rows per "
-    "file, so reading stopped here. Split the sheet into several files, or use --profile none for local work.",
-    "too_many_rows.sheet": "Row {row} is data row {index:,}; the platform accepts at most {limit:,} rows per "
     "file, so reading stopped here. The sheet holds {total:,} data rows: split it into {files:,} files of at "
     "most {limit:,} rows, or use --profile none for local work.",
     "too_many_rows.jsonl": "The file has more than {limit} lines, the platform's limit per file; reading "
@@ -35,7 +33,8 @@ MESSAGES: dict[str, str] = {
     "no_records.header_only": 'Sheet "{sheet}" has a header row but no data rows. Add one row per record '
     "from row 2 on.",
     "no_records.first_sheet_empty": 'The first sheet "{sheet}" is empty and only the first sheet is read; the '
-    'data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left).',
+    'data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left), or read it with '
+    '--sheet "{other}".',
     "no_records.blank_lines": "The file has no records: only blank lines.",
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
@@ -83,7 +82,7 @@ MESSAGES: dict[str, str] = {
     "Give --sheet one of those names.",
     # --- Excel: workbook and sheet -------------------------------------------------------------------
     "extra_sheet": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. Move the records '
-    "onto the first sheet, or save them as a file of their own.",
+    'onto the first sheet, save them as a file of their own, or read that sheet with --sheet "{sheet}".',
     "frag.first_sheet": '"{sheet}"',
     "frag.first_sheet_hidden": '"{sheet}", which is hidden: right-click a sheet tab → Unhide to see it',
     "merged_cells": "Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
@@ -117,8 +116,9 @@ MESSAGES: dict[str, str] = {
     "the table.",
     "date_cell": "The cell holds a date/time ({shown}), not text: Excel converted what was typed. Format the "
     "cell as Text and type the text again.",
-    "date_cell.typed": "The cell holds the date {shown}, not text: Excel turned what was typed (it shows "
-    "{typed}) into a date. Format the cell as Text and type {typed} again.",
+    "date_cell.typed": "The cell holds the date {shown}, not text: Excel turns what is typed as {typed} into "
+    "a date (and shows it as one). If {typed} was meant (a fraction, a ratio, a score), format the cell as Text "
+    "and type {typed} again.",
     "boolean_cell": "The cell holds the logical value {shown}, not text. Type the text you mean; to keep the "
     "word {shown}, format the cell as Text first (or type '{shown}).",
     "error_cell": "The cell shows the Excel error {error}, usually a broken formula or reference. Fix the "

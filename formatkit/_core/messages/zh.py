@@ -17,8 +17,6 @@ MESSAGES: dict[str, str] = {
     "frag.convert_format": "请先转换为上述格式之一。",
     "too_many_files": "共给出 {count} 个文件；平台每次上传最多 {limit} 个。请分批上传，或在本地使用 --profile none。",
     "too_many_rows": "第 {row} 行是第 {index:,} 条数据行；平台每个文件最多 {limit:,} 行，已在此处停止读取。"
-    "请把工作表拆成多个文件，或在本地使用 --profile none。",
-    "too_many_rows.sheet": "第 {row} 行是第 {index:,} 条数据行；平台每个文件最多 {limit:,} 行，已在此处停止读取。"
     "该工作表共有 {total:,} 条数据行：请拆成 {files:,} 个文件（每个不超过 {limit:,} 行），或在本地使用 --profile none。",
     "too_many_rows.jsonl": "文件超过 {limit} 行，超出平台每个文件的上限；已在此行停止读取。请拆成多个文件，或在本地使用 "
     "--profile none。",
@@ -32,7 +30,7 @@ MESSAGES: dict[str, str] = {
     "reference_response、parameters、response），每条记录占一行。",
     "no_records.header_only": "工作表“{sheet}”只有表头，没有数据行。请从第 2 行起每条记录写一行。",
     "no_records.first_sheet_empty": "第一个工作表“{sheet}”是空的，而只读取第一个工作表；“{other}”上的数据被忽略。"
-    "请把那个工作表移到最前面（把它的标签拖到最左边）。",
+    '请把那个工作表移到最前面（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",
@@ -70,7 +68,7 @@ MESSAGES: dict[str, str] = {
     "frag.huge_sheet": "超过 formatkit 的读取上限（{limit:,}）",
     "unreadable_file.no_sheet": "工作簿中没有名为“{sheet}”的工作表；现有工作表：{sheets}。请给 --sheet 其中一个名字。",
     # --- Excel：工作簿与工作表 ------------------------------------------------------------------------
-    "extra_sheet": "工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表，或另存为单独的文件。",
+    "extra_sheet": '工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表、另存为单独的文件，或用 --sheet "{sheet}" 读取那个工作表。',
     "frag.first_sheet": "“{sheet}”",
     "frag.first_sheet_hidden": "“{sheet}”，它是隐藏的：右键单击工作表标签 → 取消隐藏 即可看到",
     "merged_cells": "单元格 {span} 被合并了，只有第一个单元格有值。请取消合并（" + _UNMERGE + "），"
@@ -97,8 +95,8 @@ MESSAGES: dict[str, str] = {
     "date_cell": "单元格中是日期/时间（{shown}），不是文本：Excel 转换了输入的内容。请把单元格格式设为文本（"
     + _AS_TEXT
     + "），再重新输入。",
-    "date_cell.typed": "单元格中是日期 {shown}，不是文本：Excel 把输入的内容（显示为 {typed}）变成了日期。请把单元格格式设为"
-    "文本（" + _AS_TEXT + "），再重新输入 {typed}。",
+    "date_cell.typed": "单元格中是日期 {shown}，不是文本：输入 {typed} 时 Excel 会把它变成日期（并按日期显示）。如果想要的是 "
+    "{typed}（分数、比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
     "boolean_cell": "单元格中是逻辑值 {shown}，不是文本。请输入你想要的文本；若要保留单词 {shown}，请先把单元格格式设为文本"
     "（" + _AS_TEXT + "），或输入 '{shown}。",
     "error_cell": "单元格显示 Excel 错误值 {error}，通常是公式或引用出错。请修正公式，或把它替换成值（复制，然后 选择性粘贴 → 数值）。",

@@ -16,8 +16,9 @@ __all__ = ["check_hidden", "merged_example", "spans"]
 _MAX_SPANS = 12
 
 
-def spans(numbers: Iterable[int], *, letters: bool = False) -> str:
-    """Sorted numbers as compact spans: ``3-5, 9, 12`` (column letters with ``letters``)."""
+def spans(numbers: Iterable[int], *, letters: bool = False) -> Msg | str:
+    """Sorted numbers as compact spans: ``3-5, 9, 12`` (column letters with ``letters``); past a dozen
+    spans, a message piece that says how many there are in all."""
     values = sorted(set(numbers))
     runs: list[tuple[int, int]] = []
     for value in values:
@@ -31,7 +32,7 @@ def spans(numbers: Iterable[int], *, letters: bool = False) -> str:
 
     parts = [name(a) if a == b else f"{name(a)}-{name(b)}" for a, b in runs[:_MAX_SPANS]]
     if len(runs) > _MAX_SPANS:
-        parts.append(Msg("frag.spans_more", count=len(values)).render())
+        return Msg("frag.spans_more", spans=", ".join(parts), count=len(values))
     return ", ".join(parts)
 
 

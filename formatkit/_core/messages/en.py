@@ -143,7 +143,7 @@ MESSAGES: dict[str, str] = {
     "the rows you do not want evaluated.",
     "frag.hidden": "hidden",
     "frag.filtered": "filtered out by the AutoFilter or hidden",
-    "frag.spans_more": "… ({count:,} in all)",
+    "frag.spans_more": "{spans}, … ({count:,} in all)",
     "hidden_columns": "Column {columns} is hidden in Excel but read. Unhide (select all → right-click a column "
     "letter → Unhide) and check them.",
     "hidden_columns.many": "Columns {columns} are hidden in Excel but read. Unhide (select all → right-click a "

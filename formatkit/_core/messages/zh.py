@@ -114,7 +114,7 @@ MESSAGES: dict[str, str] = {
     "筛选请用 数据 → 清除）并检查，或删除不想参与评测的行。",
     "frag.hidden": "被隐藏",
     "frag.filtered": "被自动筛选过滤掉或被隐藏",
-    "frag.spans_more": "…（共 {count:,} 个）",
+    "frag.spans_more": "{spans}，…（共 {count:,} 个）",
     "hidden_columns": "{columns} 列在 Excel 中被隐藏，但仍会被读取。请取消隐藏（全选 → 右键单击列标 → 取消隐藏）并检查。",
     "hidden_columns.many": "{columns} 列在 Excel 中被隐藏，但仍会被读取。请取消隐藏（全选 → 右键单击列标 → 取消隐藏）并检查。",
     "totals_row": "第 {rows} 行是 Excel 表格的汇总行，会被当作一条记录读取。请关闭汇总行（表设计 → 汇总行；WPS：表格工具 → "

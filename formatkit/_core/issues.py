@@ -46,7 +46,7 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 class Issue(BaseModel):
     """One problem found in a file, at an exact place."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     severity: Severity
     code: str = Field(description="Stable snake_case code; see formatkit.CODES.")
@@ -176,6 +176,8 @@ class IssueSink:
 class FileReport(BaseModel):
     """The outcome of validating one file."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     valid: bool
     format: Format | None = None
@@ -196,7 +198,9 @@ class FileReport(BaseModel):
                 counts[issue.code] = counts.get(issue.code, 0) + 1
         errors = sum(n for code, n in counts.items() if CODES[code][0] == "error")
         total = sum(counts.values())
-        return cls(
+        # Built from data this module made (no validation to do): model_construct skips building the
+        # pydantic validator, which a convert with no issue would otherwise pay for at every start.
+        return cls.model_construct(
             path=path,
             valid=errors == 0,
             format=fmt,
@@ -228,6 +232,8 @@ def _issue_order(issue: Issue) -> tuple[int, int, str]:
 class Report(BaseModel):
     """The outcome of validating one or more files (the JSON of ``formatkit validate --json``)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     valid: bool
     files: list[FileReport] = Field(default_factory=list)
     issues: list[Issue] = Field(
@@ -237,7 +243,7 @@ class Report(BaseModel):
     @classmethod
     def build(cls, files: Sequence[FileReport], issues: Sequence[Issue] = ()) -> Report:
         valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
-        return cls(valid=valid, files=list(files), issues=list(issues))
+        return cls.model_construct(valid=valid, files=list(files), issues=list(issues))
 
     def translated(self, lang: str) -> Report:
         """This report with every message in ``lang`` (codes, places and keys stay as they are)."""

@@ -34,6 +34,7 @@ def convert(
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
     from formatkit._api.conversion import convert as run_convert
     from formatkit._core.errors import OutputError
+    from formatkit._core.messages import locale_lang, ui
 
     terminate_cleanly()
     shown = shown_issues(max_issues, show_all)
@@ -50,10 +51,11 @@ def convert(
         fail_usage(str(exc))
     if report.valid:
         print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
-        typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)
+        records = sum(f.records for f in report.files)
+        typer.echo(ui("wrote_records", lang or locale_lang(), records=records, output=output), err=True)
         raise typer.Exit(EXIT_OK)
     print_report(report, err=True, shown=shown, lang=lang)
-    typer.echo(f"nothing written to {output}: fix the errors above", err=True)
+    typer.echo(ui("nothing_written", lang or locale_lang(), output=output), err=True)
     raise typer.Exit(EXIT_ERRORS)
 
 

@@ -66,7 +66,7 @@ def test_every_code_has_a_message_and_a_summary(lang: str) -> None:
 def test_every_key_is_a_code_a_variant_or_a_piece(lang: str) -> None:
     for key in catalogue(lang):
         head = key.split(".")[0]
-        assert head in CODES or head in ("summary", "frag", "ui"), key
+        assert head in CODES or head in ("summary", "frag", "ui", "fix"), key
 
 
 @pytest.mark.parametrize("lang", OTHER_LANGUAGES)

@@ -9,7 +9,8 @@ Keys:
   things in different situations, e.g. ``number_format`` and ``number_format.unrendered``);
 - ``summary.<code>`` — the one-line summary of a code, printed above a group of its issues;
 - ``frag.<name>`` — a piece that fills a field of another template (a type name, a hint);
-- ``ui.<name>`` — the words of the printed report around the issues (the verdict line, …).
+- ``ui.<name>`` — the words of the printed report around the issues (the verdict line, …);
+- ``fix.<name>`` — a change ``formatkit fix`` made (its list of changes is printed like the issues).
 
 A rule builds a :class:`Msg` (key and fields) where it finds a problem; the English text is rendered once,
 when the issue is kept (never per row), and the Msg stays on the issue, so the same issue is rendered

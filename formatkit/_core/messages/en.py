@@ -327,6 +327,8 @@ MESSAGES: dict[str, str] = {
     "ui.unknown_format": "unknown format",
     "ui.verdict_valid": "{files} file(s) valid: {errors} error(s), {warnings} warning(s)",
     "ui.verdict_invalid": "{files} file(s) invalid: {errors} error(s), {warnings} warning(s)",
+    "ui.wrote_records": "wrote {records} records to {output}",
+    "ui.nothing_written": "nothing written to {output}: fix the errors above",
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})

@@ -272,6 +272,8 @@ MESSAGES: dict[str, str] = {
     "ui.unknown_format": "未知格式",
     "ui.verdict_valid": "{files} 个文件通过：{errors} 个错误，{warnings} 个警告",
     "ui.verdict_invalid": "{files} 个文件不通过：{errors} 个错误，{warnings} 个警告",
+    "ui.wrote_records": "已把 {records} 条记录写入 {output}",
+    "ui.nothing_written": "没有写入 {output}：请先修正上面的错误",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
     "summary.unsupported_extension": "只能读取 .xlsx、.xls 和 .jsonl 文件。",
     "summary.too_many_files": "平台每次上传最多 10 个文件。",

@@ -236,7 +236,7 @@ def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None 
                     Msg("utf8_bom"),
                     line=1,
                 )
-            if raw[0] != 0x7B and not raw.strip():  # most lines start with "{": skip the copy
+            if (not raw or raw[0] != 0x7B) and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number
                 blank_count += 1

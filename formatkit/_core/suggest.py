@@ -6,9 +6,9 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 
-from formatkit._core.messages import Msg
+from formatkit._core.messages import Later, Msg
 
-__all__ = ["did_you_mean", "suggestion"]
+__all__ = ["did_you_mean", "did_you_mean_later", "suggestion"]
 
 
 def suggestion(word: str, candidates: Iterable[str]) -> str | None:
@@ -20,6 +20,11 @@ def suggestion(word: str, candidates: Iterable[str]) -> str | None:
             return option
     matches = difflib.get_close_matches(folded, options, n=1, cutoff=0.6)
     return matches[0] if matches else None
+
+
+def did_you_mean_later(word: str, candidates: Iterable[str]) -> Later:
+    """:func:`did_you_mean`, worked out only if the message is rendered (the issue is kept)."""
+    return Later(did_you_mean, word, list(candidates))
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> Msg:

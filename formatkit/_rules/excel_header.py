@@ -16,7 +16,7 @@ from typing import Any
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.suggest import did_you_mean_later
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
@@ -161,7 +161,7 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     if name is None:
         meant = CHINESE_NAMES.get(folded.replace(" ", ""))
         known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
-        hint = Msg("frag.did_you_mean", name=meant) if meant else did_you_mean(text, known)
+        hint = Msg("frag.did_you_mean", name=meant) if meant else did_you_mean_later(text, known)
         sink.add(
             "unknown_column",
             Msg("unknown_column", name=text.strip(), hint=hint),

@@ -14,7 +14,7 @@ from typing import Any
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
 from formatkit._rules.results import JSONL_RESULT_KEYS
@@ -162,7 +162,7 @@ def map_keys(
                     "unknown_key",
                     key=key,
                     shape=Msg(f"frag.shape.{file_format or 'jsonl-single-turn'}"),
-                    hint=did_you_mean(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
+                    hint=did_you_mean_later(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
                 ),
                 line=line,
                 field=key,
@@ -323,7 +323,7 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
             if key not in MESSAGE_KEYS:
                 sink.add(
                     "unknown_key",
-                    Msg("unknown_key.message", key=key, hint=did_you_mean(key, MESSAGE_KEYS)),
+                    Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
                     line=line,
                     field=f"{path}.{key}",
                 )
@@ -334,7 +334,9 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
             else:
                 sink.add(
                     "invalid_role",
-                    Msg("invalid_role", role=role, hint=did_you_mean(role, ROLES) if isinstance(role, str) else ""),
+                    Msg(
+                        "invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""
+                    ),
                     line=line,
                     field=f"{path}.role",
                 )

@@ -13,7 +13,7 @@ import orjson
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.suggest import did_you_mean_later
 
 __all__ = [
     "KNOWN_PARAMETERS",
@@ -159,7 +159,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         if spec is None:
             sink.add(
                 "unknown_parameter",
-                Msg("unknown_parameter", key=key, hint=did_you_mean(str(key), KNOWN_PARAMETERS)),
+                Msg("unknown_parameter", key=key, hint=did_you_mean_later(str(key), KNOWN_PARAMETERS)),
                 **where,
             )
             continue

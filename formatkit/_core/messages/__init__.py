@@ -15,8 +15,10 @@ Keys:
 A rule builds a :class:`Msg` (key and fields) where it finds a problem; the English text is rendered once,
 when the issue is kept (never per row), and the Msg stays on the issue, so the same issue is rendered
 in another language at print time (:meth:`formatkit._core.issues.Issue.translated`). A field's value is
-printed as it is, except a Msg, which is rendered in the same language (a translated piece), and a list
-of Msgs, rendered and joined with the language's ``frag.list_sep``.
+printed as it is, except a Msg, which is rendered in the same language (a translated piece), a list
+of Msgs, rendered and joined with the language's ``frag.list_sep``, and a :class:`Later`, computed only
+when the message is rendered (a "did you mean" costs ~40 µs: an issue counted past the number kept per
+code never pays it).
 
 tests/formats/test_messages.py keeps the catalogues complete: every code has a message and a summary in
 every language, and the templates of one key name the same fields in every language.
@@ -27,11 +29,11 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-__all__ = ["DEFAULT_LANG", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"]
+__all__ = ["DEFAULT_LANG", "Later", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"]
 
 DEFAULT_LANG = "en"
 
@@ -53,7 +55,11 @@ class Msg:
         params = self.params
         if params:
             for value in params.values():
-                if type(value) is Msg or (type(value) is list and value and type(value[0]) is Msg):
+                if (
+                    type(value) is Msg
+                    or type(value) is Later
+                    or (type(value) is list and value and type(value[0]) is Msg)
+                ):
                     params = {k: _fill(v, lang) for k, v in params.items()}
                     break
         return template.format_map(params)
@@ -75,7 +81,35 @@ class Msg:
         return (_rebuild, (self.key, self.params))
 
 
+class Later:
+    """A field's value computed when the message is first rendered, then kept: ``Later(fn, *args)``."""
+
+    __slots__ = ("args", "fn", "result")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+        self.result: Any = _UNSET
+
+    def value(self) -> Any:
+        if self.result is _UNSET:
+            self.result = self.fn(*self.args)
+        return self.result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_constant, (self.value(),))
+
+
+_UNSET = object()
+
+
+def _constant(value: Any) -> Any:
+    return value
+
+
 def _fill(value: Any, lang: str) -> Any:
+    if type(value) is Later:
+        value = value.value()
     if type(value) is Msg:
         return value.render(lang)
     if type(value) is list and value and type(value[0]) is Msg:

@@ -47,6 +47,7 @@ def convert(
     profile: Profile = "platform",
     meta: bool = True,
     fast: bool = True,
+    sheet: str | None = None,
 ) -> Report:
     """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
     ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
@@ -66,7 +67,7 @@ def convert(
     try:
         with output_lock(output), atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
-                run = _Run(path, mode, profile, fast)
+                run = _Run(path, mode, profile, fast, sheet)
                 for record in run:
                     if not check_combined(ids, run, record):
                         failed = True

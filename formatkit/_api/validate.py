@@ -11,6 +11,7 @@ from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
 from formatkit._core.errors import InvalidFileError, UnreadablePathError
 from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_issue
+from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
 from formatkit._rules.combined import CombinedIds
@@ -35,7 +36,9 @@ def check_path(path: StrPath) -> Path:
 class _Run:
     """One pass over one file: drafts → canonical records, issues in the sink."""
 
-    def __init__(self, path: StrPath, mode: Mode, profile: Profile, fast: bool = True) -> None:
+    def __init__(
+        self, path: StrPath, mode: Mode, profile: Profile, fast: bool = True, sheet: str | None = None
+    ) -> None:
         self.path = check_path(path)
         self.name = str(path)
         self.mode = mode
@@ -44,7 +47,12 @@ class _Run:
         #: The source (file, line or sheet and rows) of the record yielded last: its place for cross-file rules.
         self.source: dict[str, Any] = {}
         self.reader = open_reader(
-            self.path, mode=mode, sink=self.sink, max_rows=MAX_ROWS if profile == "platform" else None, fast=fast
+            self.path,
+            mode=mode,
+            sink=self.sink,
+            max_rows=MAX_ROWS if profile == "platform" else None,
+            fast=fast,
+            sheet=sheet,
         )
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -70,11 +78,17 @@ class _Run:
 
 
 def validate_file(
-    path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "platform", fast: bool = True
+    path: StrPath,
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    fast: bool = True,
+    sheet: str | None = None,
 ) -> FileReport:
     """Check one file; every problem is in the returned report (never raised). ``fast=False`` sends every
-    row through the full rules (the same report; the tests compare the two paths)."""
-    run = _Run(path, mode, profile, fast)
+    row through the full rules (the same report; the tests compare the two paths). ``sheet``: the
+    worksheet of a workbook to read, by name (default: the first; a jsonl file ignores it)."""
+    run = _Run(path, mode, profile, fast, sheet)
     for _ in run:
         pass
     return run.report()
@@ -85,22 +99,24 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
         return [
             make_issue(
                 "too_many_files",
-                f"{len(paths)} files given; the platform accepts at most {MAX_FILES} per upload. Upload them "
-                "in batches, or use --profile none for local work.",
+                Msg("too_many_files", count=len(paths), limit=MAX_FILES),
             )
         ]
     return []
 
 
-def validate_files(paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform") -> Report:
-    """Check several files as one upload: each file's rules, and what ``convert`` of them together would
-    break (a session_id used twice in one dataset across the files)."""
+def validate_files(
+    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
+) -> Report:
+    """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name): each
+    file's rules, and what ``convert`` of them together would break (a session_id used twice in one dataset
+    across the files)."""
     for path in paths:
         check_path(path)
     ids = CombinedIds()
     files = []
     for path in paths:
-        run = _Run(path, mode, profile)
+        run = _Run(path, mode, profile, sheet=sheet)
         for record in run:
             check_combined(ids, run, record)
         files.append(run.report())

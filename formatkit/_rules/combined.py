@@ -13,6 +13,7 @@ from typing import Any
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 
 __all__ = ["CombinedIds", "place_of"]
 
@@ -31,11 +32,11 @@ def place_of(source: dict[str, Any]) -> Place:
     return place
 
 
-def _where(file: str, place: Place) -> str:
+def _where(file: str, place: Place) -> Msg | str:
     if "line" in place:
-        return f"{file} line {place['line']}"
-    if "sheet" in place:
-        return f"{file}, {place['sheet']}" + (f" row {place['row']}" if "row" in place else "")
+        return Msg("frag.place.line", file=file, line=place["line"])
+    if "sheet" in place and "row" in place:
+        return Msg("frag.place.row", file=file, sheet=place["sheet"], row=place["row"])
     return file
 
 
@@ -70,19 +71,10 @@ class CombinedIds:
         first_file, first_dataset, first_source = first
         if first_file == file and first_dataset == dataset:
             return True  # the file's own rule reports it
-        used = f"is already used by {_where(first_file, place_of(first_source))}"
+        first_place = _where(first_file, place_of(first_source))
         if self.by_dataset:
-            what = f'session_id {session_id!r} of dataset "{dataset}" {used}'
-            fix = (
-                "Both go into one dataset (a dataset is named after its file, or by meta.dataset), where each record "
-                "needs its own id: if one file is a copy of the other, leave it out; else rename one file, give its "
-                "records their own meta.dataset, or renumber its session_ids."
-            )
+            message = Msg("duplicate_session_id.files", sid=session_id, dataset=dataset, first=first_place)
         else:
-            what = f"session_id {session_id!r} {used}"
-            fix = (
-                "Without meta (--no-meta) the output names no dataset, so each record needs an id of its own in the "
-                "whole output: keep meta, or renumber the session_ids."
-            )
-        sink.add("duplicate_session_id", f"{what}. {fix}", **place_of(source))
+            message = Msg("duplicate_session_id.files_no_meta", sid=session_id, first=first_place)
+        sink.add("duplicate_session_id", message, **place_of(source))
         return False

@@ -10,6 +10,7 @@ from formatkit.cli._common import (
     ModeOption,
     ProfileOption,
     fail_usage,
+    lang_option,
     paths_or_fail,
     print_report,
     terminate_cleanly,
@@ -24,6 +25,10 @@ def convert(
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the files are for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
     no_meta: bool = typer.Option(False, "--no-meta", help="Leave out meta (the bare seed shape)."),
+    sheet: str | None = typer.Option(
+        None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
+    ),
+    lang: str | None = lang_option(),
     *,
     issues: IssueArgs,
 ) -> None:
@@ -31,6 +36,7 @@ def convert(
     from formatkit._api.conversion import check_output
     from formatkit._api.conversion import convert as run_convert
     from formatkit._core.errors import OutputBusyError, OutputError
+    from formatkit._core.messages import locale_lang, ui
 
     terminate_cleanly()
     shown = issues.shown
@@ -46,6 +52,7 @@ def convert(
             mode=mode.value,
             profile=profile.value,
             meta=not no_meta,
+            sheet=sheet,
         )
     except OutputBusyError as exc:
         fail_usage(f"{exc}; nothing was written")
@@ -53,11 +60,12 @@ def convert(
         typer.echo(f"formatkit convert: {exc}; nothing was written", err=True)
         raise typer.Exit(EXIT_ERRORS) from None
     if report.valid:
-        print_report(report, err=True, quiet_valid=True, shown=shown)
-        typer.echo(f"wrote {sum(f.records for f in report.files)} records to {output}", err=True)
+        print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
+        records = sum(f.records for f in report.files)
+        typer.echo(ui("wrote_records", lang or locale_lang(), records=records, output=output), err=True)
         raise typer.Exit(EXIT_OK)
-    print_report(report, err=True, shown=shown)
-    typer.echo(f"nothing written to {output}: fix the errors above", err=True)
+    print_report(report, err=True, shown=shown, lang=lang)
+    typer.echo(ui("nothing_written", lang or locale_lang(), output=output), err=True)
     raise typer.Exit(EXIT_ERRORS)
 
 

@@ -14,6 +14,7 @@ from formatkit.cli._common import (
     ModeOption,
     ProfileOption,
     fail_usage,
+    lang_option,
     paths_or_fail,
     print_report,
 )
@@ -62,6 +63,7 @@ def eval_command(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records of each dataset."),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the sets are for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits, or none."),
+    lang: str | None = lang_option(),
     *,
     endpoint: EndpointArgs,
     requests: RunArgs,
@@ -114,7 +116,7 @@ def eval_command(
         typer.echo(f"formatkit eval: {exc}; nothing was sent.", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except InvalidFileError as exc:  # a stage's input refused after the sets passed: say why, never only a count
-        print_report(Report.build([exc.report], []), err=True, shown=issues.shown)
+        print_report(Report.build([exc.report], []), err=True, shown=issues.shown, lang=lang)
         _stopped("the flow", str(exc), "the issues above say what to fix", rerun)
     except JudgeSetupError as exc:
         fail_usage(str(exc))
@@ -129,7 +131,7 @@ def eval_command(
         typer.echo(f"formatkit eval: interrupted. {rerun}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
-        print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown)
+        print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown, lang=lang)
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None

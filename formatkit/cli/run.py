@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, ModeOption, fail_usage, paths_or_fail, print_report
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    ModeOption,
+    fail_usage,
+    lang_option,
+    paths_or_fail,
+    print_report,
+)
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
@@ -71,6 +80,7 @@ def run(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records (a smoke run)."),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the input is for."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the first request body and the count; send nothing."),
+    lang: str | None = lang_option(),
     *,
     endpoint: EndpointArgs,
     requests: RunArgs,
@@ -88,7 +98,7 @@ def run(
     if not report.valid or report.issues:
         from formatkit._core.issues import Report
 
-        print_report(Report.build([report], []), err=True, quiet_valid=True)
+        print_report(Report.build([report], []), err=True, quiet_valid=True, lang=lang)
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 

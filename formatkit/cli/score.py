@@ -11,6 +11,7 @@ from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
     fail_usage,
+    lang_option,
     output_or_fail,
     paths_or_fail,
     print_report,
@@ -97,6 +98,7 @@ def score(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Judge requests in flight."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per judge request."),
     timeout: float = typer.Option(120.0, "--timeout", help="Judge request timeout (seconds)."),
+    lang: str | None = lang_option(),
     *,
     judge: JudgeArgs,
     scoring: ScoreArgs,
@@ -139,7 +141,7 @@ def score(
     except MetricError as exc:
         fail_usage(str(exc))
     except InvalidFileError as exc:
-        print_report(Report.build([exc.report], []), err=True)
+        print_report(Report.build([exc.report], []), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS) from None
     except JudgeSetupError as exc:  # bad judge options, template or --against file: nothing was sent
         fail_usage(str(exc))

@@ -265,3 +265,17 @@ def test_the_library_raises_output_error_on_a_full_disk_and_leaves_nothing(
     with pytest.raises(OutputError, match="No space left on device"):
         convert([FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl"], tmp_path / "out.jsonl")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_library_refuses_an_output_another_process_writes(held: Any, tmp_path: Path) -> None:
+    from formatkit._core.errors import OutputBusyError
+    from scoring import score_file
+
+    out = tmp_path / "out.jsonl"
+    held(out)
+    with pytest.raises(OutputBusyError) as info:
+        convert([FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl"], out)
+    assert info.value.pid is not None
+    with pytest.raises(OutputBusyError):
+        score_file(SCORED, out)
+    assert not out.exists()

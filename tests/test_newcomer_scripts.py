@@ -143,3 +143,39 @@ def test_endpoint_options_read_the_key_as_the_cli_does(monkeypatch: pytest.Monke
     assert EndpointOptions("http://h/v1", "m", api_key_env=None).key() is None
     monkeypatch.delenv("MY_KEY")
     assert EndpointOptions("http://h/v1", "m", api_key_env="MY_KEY").key() is None
+
+
+def readme_commands() -> list[str]:
+    """The README's ``formatkit`` command lines in order (continuations joined, optional ``[...]`` parts left
+    out), without the ones that only show a synopsis (``...``)."""
+    commands = []
+    for block in readme_blocks("bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\s*\[[^\]]*\]", "", line.split("  #")[0]).strip()
+            if line.startswith("formatkit ") and "..." not in line:
+                commands.append(" ".join(line.split()))
+    return commands
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_as_written(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """Each `formatkit ...` line of the README, in order, in a fresh folder holding the fixtures, the README's
+    endpoint being the loopback server (a metric module the README shows beside the data)."""
+    (tmp_path / "fixtures").symlink_to(FIXTURES)
+    [module] = [b for b in readme_blocks("python") if b.startswith("# mymetrics.py")]
+    (tmp_path / "mymetrics.py").write_text(module, encoding="utf-8")
+    console_script = Path(sys.executable).with_name("formatkit")
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "OPENAI_API_KEY")}
+    ran = []
+    for command in readme_commands():
+        args = shlex.split(command.replace(README_URL, fake_openai.base_url))
+        if not (tmp_path / args[2]).exists():
+            continue  # a synopsis naming your own files (gpt4o.scored.jsonl, results.jsonl)
+        ran.append(args[1])
+        result = subprocess.run(
+            [str(console_script), *args[1:]], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120
+        )
+        expected = 1 if "invalid" in command else 0  # the README shows validate finding an error
+        assert result.returncode == expected, f"{command}\n{result.stderr}"
+        assert "Traceback" not in result.stderr, command
+    assert ran == ["convert", "run", "score", "score", "report", "eval", "score"]

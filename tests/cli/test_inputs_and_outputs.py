@@ -279,3 +279,15 @@ def test_the_library_refuses_an_output_another_process_writes(held: Any, tmp_pat
     with pytest.raises(OutputBusyError):
         score_file(SCORED, out)
     assert not out.exists()
+
+
+def test_a_second_eval_into_one_directory_sends_nothing(held: Any, fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    directory = tmp_path / "eval"
+    directory.mkdir()
+    held(directory / "eval")  # what a running `formatkit eval -o eval` holds: eval/.eval.lock
+    source = FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl"
+    args = ["eval", str(source), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(directory)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "is being written by another formatkit command" in result.stderr and "nothing was sent" in result.stderr
+    assert fake_openai.requests == 0 and not (directory / "canonical.jsonl").exists()

@@ -29,14 +29,22 @@ __all__ = [
 class ParameterSpec:
     """One known parameter: its JSON type and range. Checks and the JSON Schema both derive from it."""
 
-    kind: Literal["number", "integer", "boolean", "stop"]
+    kind: Literal["number", "integer", "boolean", "stop", "object"]
     minimum: float | None = None
     maximum: float | None = None
+    #: The minimum itself is not allowed (``repetition_penalty`` > 0).
+    exclusive: bool = False
+    #: One value allowed below the minimum (``top_k`` -1: no limit).
+    also: int | None = None
+    #: A serving engine's parameter (vLLM, SGLang), not OpenAI's: accepted with a warning, sent as written.
+    engine: bool = False
 
     def problem(self, value: Any) -> str | None:
         """None when ``value`` is fine; else ``type:<expected>`` or ``range:<allowed>``."""
         if self.kind == "boolean":
             return None if isinstance(value, bool) else "type:true or false"
+        if self.kind == "object":
+            return None if isinstance(value, dict) else 'type:an object such as {"enable_thinking": false}'
         if self.kind == "stop":
             if isinstance(value, str):
                 return None
@@ -53,29 +61,40 @@ class ParameterSpec:
                 return "range:an integer within 64 bits (±9,223,372,036,854,775,807)"
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return "type:a number"
-        if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
+        if self.also is not None and value == self.also:
+            return None
+        low = self.minimum
+        if (low is not None and (value < low or (self.exclusive and value == low))) or (
+            self.maximum is not None and value > self.maximum
+        ):
             return "range:" + self.allowed()
         return None
 
     def allowed(self) -> str:
         if self.maximum is None:
-            return f"at least {self.minimum:g}"
+            low = f"greater than {self.minimum:g}" if self.exclusive else f"at least {self.minimum:g}"
+            return low if self.also is None else f"{self.also} or {low}"
         return f"from {self.minimum:g} to {self.maximum:g}"
 
     def json_schema(self) -> dict[str, Any]:
         if self.kind == "boolean":
             return {"type": "boolean"}
+        if self.kind == "object":
+            return {"type": "object"}
         if self.kind == "stop":
             return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]}
         schema: dict[str, Any] = {"type": self.kind}
         if self.minimum is not None:
-            schema["minimum"] = self.minimum
+            schema["exclusiveMinimum" if self.exclusive else "minimum"] = self.minimum
         if self.maximum is not None:
             schema["maximum"] = self.maximum
+        if self.also is not None:
+            return {"anyOf": [{"type": self.kind, "const": self.also}, schema]}
         return schema
 
 
-#: Known parameter names and their specs (FORMATS.md, "parameters").
+#: Known parameter names and their specs (FORMATS.md, "parameters"). The seed's list ends in 等 (not
+#: exhaustive): the serving engines' keys that model cards prescribe are known too, with a warning.
 KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
     "temperature": ParameterSpec("number", 0, 2),
     "top_p": ParameterSpec("number", 0, 1),
@@ -87,7 +106,14 @@ KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
     "stop": ParameterSpec("stop"),
     "n": ParameterSpec("integer", 1, 16),
     "seed": ParameterSpec("integer"),
+    # vLLM and SGLang (Qwen3's card: top_k 20, min_p 0, enable_thinking in chat_template_kwargs)
+    "top_k": ParameterSpec("integer", 1, also=-1, engine=True),
+    "min_p": ParameterSpec("number", 0, 1, engine=True),
+    "repetition_penalty": ParameterSpec("number", 0, exclusive=True, engine=True),
+    "chat_template_kwargs": ParameterSpec("object", engine=True),
 }
+#: Keys people put at the top level that belong inside another parameter, and where.
+_NESTED = {"enable_thinking": "chat_template_kwargs"}
 
 
 def parameters_json_schema() -> dict[str, Any]:
@@ -145,19 +171,18 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         )
         return {}
     good: dict[str, Any] = {}
+    engine: list[str] = []
     for key, value in raw.items():
         spec = KNOWN_PARAMETERS.get(key)
         where = _with_key(place, key)
         if spec is None:
-            sink.add(
-                "unknown_parameter",
-                f'parameters has an unknown key "{key}".' + did_you_mean(str(key), KNOWN_PARAMETERS),
-                **where,
-            )
+            sink.add("unknown_parameter", f'parameters has an unknown key "{key}".' + _unknown_hint(str(key)), **where)
             continue
         problem = spec.problem(value)
         if problem is None:
             good[key] = value
+            if spec.engine:
+                engine.append(key)
         elif problem.startswith("type:"):
             sink.add(
                 "invalid_parameter_type",
@@ -170,11 +195,29 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
                 f'parameters "{key}" is {value}, out of range: it must be {problem[6:]}.',
                 **where,
             )
-    if fingerprint is not None and len(good) == len(raw) and len(_CLEAN) < _CLEAN_LIMIT:
+    if engine:
+        names = ", ".join(f'"{key}"' for key in engine)
+        sink.add(
+            "engine_parameter",
+            f"parameters {names}: not part of OpenAI's API. vLLM and SGLang accept such keys and formatkit sends "
+            "them as written; OpenAI's own API refuses a request that carries them, so keep them only for an "
+            "endpoint that serves them.",
+            **place,
+        )
+    # Only a dict that draws no issue at all is remembered: the fast paths skip the check for it.
+    if fingerprint is not None and len(good) == len(raw) and not engine and len(_CLEAN) < _CLEAN_LIMIT:
         _CLEAN.add(fingerprint)
         if text is not None and len(_CLEAN_TEXT) < _CLEAN_LIMIT:
             _CLEAN_TEXT[text] = dict(good)
     return good
+
+
+def _unknown_hint(key: str) -> str:
+    """A near miss of a known key gets "did you mean"; a key that belongs inside another, where it goes."""
+    nested = _NESTED.get(key.strip())
+    if nested is not None:
+        return f' For vLLM and SGLang it goes inside "{nested}": {{"{nested}": {{"{key.strip()}": false}}}}.'
+    return did_you_mean(key, KNOWN_PARAMETERS)
 
 
 def is_clean_parameters(raw: dict[str, Any]) -> bool:

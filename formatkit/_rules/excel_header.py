@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.modes import Mode
@@ -19,7 +19,7 @@ from formatkit._core.suggest import did_you_mean
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
-__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "read_header"]
+__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "HeaderMatch", "header_name", "read_header"]
 
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
@@ -148,19 +148,39 @@ def _header_text(raw: Any) -> str:
     return str(raw)
 
 
-def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
-    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+#: How a header cell names a known column: exactly; as an output column; after trimming, case-folding or
+#: NFKC (a warning); through an alias (a warning); in Chinese (an error that suggests the name).
+HeaderMatch = Literal["exact", "output", "normalized", "alias", "chinese"]
+
+
+def header_name(text: str) -> tuple[str, HeaderMatch] | None:
+    """The known column a header text names, and how; None when it names none. The header rules and
+    ``formatkit fix`` (which renames the header) both read the columns through this one function."""
     if text in COLUMNS:
-        return text
+        return text, "exact"
     output = None if text.strip().casefold() in ALIASES else result_column(text)
     if output is not None:  # a known output column (score, analysis, usage, model, …): formatkit._rules.results
-        return output
+        return output, "output"
     # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
     # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
     folded = unicodedata.normalize("NFKC", text).strip().casefold()
-    name = folded if folded in COLUMNS else ALIASES.get(folded)
+    if folded in COLUMNS:
+        return folded, "normalized"
+    if folded in ALIASES:
+        return ALIASES[folded], "alias"
+    meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+    return None if meant is None else (meant, "chinese")
+
+
+def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
+    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+    found = header_name(text)
+    if found is not None and found[1] in ("exact", "output"):
+        return found[0]
+    folded = unicodedata.normalize("NFKC", text).strip().casefold()
+    name = None if found is None or found[1] == "chinese" else found[0]
     if name is None:
-        meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+        meant = found[0] if found is not None else None
         known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
         hint = f' Did you mean "{meant}"?' if meant else did_you_mean(text, known)
         sink.add(

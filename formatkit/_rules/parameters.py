@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,6 +24,7 @@ __all__ = [
     "is_clean_parameters",
     "parameters_json_schema",
     "parse_parameters",
+    "repair_parameters_text",
 ]
 
 
@@ -270,7 +273,114 @@ def _with_key(place: Place, key: object) -> Place:
 
 
 #: Punctuation a Chinese input method types in place of JSON's.
-_FULL_WIDTH = {"“": '"', "”": '"', "‘": "'", "’": "'", "，": ",", "：": ":", "｛": "{", "｝": "}"}
+_FULL_WIDTH = {
+    "“": '"',
+    "”": '"',
+    "‘": "'",
+    "’": "'",
+    "，": ",",
+    "：": ":",
+    "｛": "{",
+    "｝": "}",
+    "【": "[",
+    "】": "]",
+    "［": "[",
+    "］": "]",
+    "、": ",",
+}
+_DOUBLE = frozenset('"“”＂')
+_SINGLE = frozenset("'‘’＇")
+
+
+def repair_parameters_text(text: str) -> dict[str, Any] | None:
+    """The dict a parameters cell that does not parse was meant to be, when exactly one reading exists:
+    JSON or a Python dict typed with a Chinese input method (``｛“temperature”：0.7｝``), or ``key=value``
+    pairs (``temperature=0.7, max_tokens=1024``). None when it is neither (``formatkit fix`` leaves it).
+
+    Full-width punctuation is replaced only outside quoted text, so a stop string "，" stays as typed."""
+    if parse_parameters(text) is not None:
+        return None  # nothing to repair
+    plain = _half_width_outside_strings(text.strip())
+    if plain is None:
+        return None
+    parsed = parse_parameters(plain)
+    if parsed is None and not plain.startswith("{"):
+        parsed = _key_values(plain)
+    return parsed
+
+
+def _half_width_outside_strings(text: str) -> str | None:
+    """The IME's punctuation as JSON's outside quoted strings, every quote as its ASCII kind; None when a
+    string is left open (no single reading)."""
+    out: list[str] = []
+    family: frozenset[str] | None = None
+    escaped = False
+    for ch in text:
+        if family is not None:
+            if escaped:
+                escaped = False
+                out.append(ch)
+            elif ch == "\\":
+                escaped = True
+                out.append(ch)
+            elif ch in family:
+                family = None
+                out.append('"' if ch in _DOUBLE else "'")
+            else:
+                out.append(ch)
+        elif ch in _DOUBLE or ch in _SINGLE:
+            family = _DOUBLE if ch in _DOUBLE else _SINGLE
+            out.append('"' if ch in _DOUBLE else "'")
+        else:
+            out.append(_FULL_WIDTH.get(ch) or unicodedata.normalize("NFKC", ch))
+    return None if family is not None else "".join(out)
+
+
+def _key_values(text: str) -> dict[str, Any] | None:
+    """``temperature=0.7, max_tokens=1024`` (commas, semicolons or line breaks between the pairs; values
+    as JSON or Python literals) as a dict; None unless every part is such a pair."""
+    source = text.strip().strip(",;")
+    if not any(quote in source for quote in "\"'"):  # no strings: every ; and line break separates pairs
+        source = re.sub(r"\s*[;\n]\s*", ", ", source)
+    try:
+        tree = ast.parse(f"dict({source})", mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    call = tree.body
+    if not isinstance(call, ast.Call) or call.args or not call.keywords:
+        return None
+    result: dict[str, Any] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None
+        value = _literal(keyword.value)
+        if value is _NOT_LITERAL:
+            return None
+        result[keyword.arg] = value
+    return result
+
+
+_NOT_LITERAL = object()
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+
+
+def _literal(node: ast.expr) -> Any:
+    """A Python literal, or JSON's true/false/null; _NOT_LITERAL for anything else (a bare word)."""
+    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
+        return _JSON_NAMES[node.id]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_literal(item) for item in node.elts]
+        return _NOT_LITERAL if any(item is _NOT_LITERAL for item in items) else items
+    if isinstance(node, ast.Dict):
+        keys = [None if key is None else _literal(key) for key in node.keys]
+        values = [_literal(value) for value in node.values]
+        if any(not isinstance(key, str) for key in keys) or any(value is _NOT_LITERAL for value in values):
+            return _NOT_LITERAL
+        return dict(zip(keys, values, strict=True))
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NOT_LITERAL
 
 
 def _full_width_hint(text: str) -> str:

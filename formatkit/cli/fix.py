@@ -1,0 +1,106 @@
+"""``formatkit fix IN -o OUT [--dry-run] [--lang en|zh] [--mode M] [--profile P]``"""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+
+import typer
+
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    ModeOption,
+    ProfileOption,
+    fail_usage,
+    paths_or_fail,
+    print_report,
+    shown_issues,
+    terminate_cleanly,
+)
+from formatkit.cli._printing import escape_controls
+
+
+class LangOption(str, Enum):
+    en = "en"
+    zh = "zh"
+
+
+def default_lang() -> LangOption:
+    """Chinese when the locale is (LC_ALL, LC_MESSAGES or LANG, in POSIX order), else English."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return LangOption.zh if value.lower().startswith("zh") else LangOption.en
+    return LangOption.en
+
+
+#: The command's own lines, per language (the changes' sentences come from formatkit._fixing.messages).
+_LINES = {
+    "en": {
+        "head": "{source} -> {output}: {count} change(s)",
+        "head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
+        "none": "{source}: nothing to repair; {output} is a copy",
+        "none_dry": "{source}: nothing to repair (dry run: nothing written)",
+        "unread": "{source}: could not be read for repair; nothing written to {output}",
+        "after": "The copy, validated:",
+        "after_dry": "The copy would validate as:",
+        "left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
+    },
+    "zh": {
+        "head": "{source} -> {output}：{count} 处修改",
+        "head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
+        "none": "{source}：无需修复；{output} 是原文件的副本",
+        "none_dry": "{source}：无需修复（试运行：未写入任何文件）",
+        "unread": "{source}：无法读取以进行修复；未写入 {output}",
+        "after": "副本的校验结果：",
+        "after_dry": "副本的校验结果将是：",
+        "left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
+    },
+}
+
+
+def fix(
+    path: str = typer.Argument(..., help="The set to repair (.xlsx, .xls, .jsonl); never written.", metavar="IN"),
+    output: str = typer.Option(..., "-o", "--output", help="The repaired copy (.xlsx for a workbook, .jsonl)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List the changes and validate the result; write nothing."),
+    lang: LangOption = typer.Option(None, "--lang", help="Language of the messages (default: the locale's)."),
+    mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the file is for."),
+    profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
+    max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
+    show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
+) -> None:
+    """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
+    Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
+    from formatkit._api.fix import fix_file
+    from formatkit._core.errors import OutputError, UnreadablePathError
+    from formatkit._core.issues import Report
+    from formatkit._fixing.messages import Lang
+
+    terminate_cleanly()
+    language: Lang = "zh" if (lang or default_lang()) == LangOption.zh else "en"
+    [source] = paths_or_fail([path])
+    try:
+        result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
+    except (UnreadablePathError, OutputError, OSError) as exc:
+        fail_usage(str(exc))
+    lines = _LINES[language]
+    fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
+    if not result.written and not dry_run:
+        typer.echo(lines["unread"].format(**fill))
+    elif not result.changes:
+        typer.echo(lines["none_dry" if dry_run else "none"].format(**fill))
+    else:
+        typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
+    for change in [*result.changes, *result.notes]:
+        typer.echo(f"  {escape_controls(change.place) or '-'}: {escape_controls(change.message(language))}")
+    typer.echo(lines["after_dry" if dry_run else "after"])
+    print_report(Report.build([result.report]), shown=shown_issues(max_issues, show_all))
+    if result.valid:
+        raise typer.Exit(EXIT_OK)
+    typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
+    raise typer.Exit(EXIT_ERRORS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fix")(fix)

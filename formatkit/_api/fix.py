@@ -28,12 +28,15 @@ from formatkit._fixing.jsonl import repair_jsonl
 
 __all__ = ["FixResult", "fix_file", "fixed_suffix"]
 
+#: Codes that mean the input could not be read at all: nothing to repair (the report says why).
+_UNREADABLE = ("unreadable_file", "empty_file", "unsupported_extension")
+
 StrPath = str | os.PathLike[str]
 
 
 class FixResult(BaseModel):
-    """What ``fix`` did: the changes (in file order), notes on what the copy could not keep, whether the copy
-    was written, and the validation report of the copy (None when the input could not be read at all)."""
+    """What ``fix`` did: the changes, notes on what the copy could not keep, whether the copy was written,
+    and the validation report of the copy (of the input itself when it could not be read at all)."""
 
     source: str
     output: str
@@ -41,6 +44,8 @@ class FixResult(BaseModel):
     changes: list[Change] = Field(default_factory=list)
     notes: list[Change] = Field(default_factory=list)
     report: FileReport
+    errors_before: int = Field(description="Errors validate found in the input.")
+    readable: bool = Field(default=True, description="False when no repair could read the input (report is its own).")
 
     @property
     def valid(self) -> bool:
@@ -68,6 +73,11 @@ def fix_file(
     source = check_path(path)
     target = Path(output)
     _check_output(source, target)
+    # The reader's guards first (zip bombs, stray far cells, encryption, damage): a file validate cannot
+    # read is not handed to openpyxl either.
+    before = validate_file(source, mode=mode, profile=profile)
+    if any(code in before.counts for code in _UNREADABLE):
+        return _unrepaired(path, output, before)
     suffix = source.suffix.lower()
     changes: list[Change] = []
     notes: list[Change] = []
@@ -77,7 +87,7 @@ def fix_file(
         try:
             book = open_book(source)
         except Exception:  # a workbook openpyxl/xlrd cannot open: nothing to repair, validate says why
-            return _unrepaired(source, target, mode, profile)
+            return _unrepaired(path, output, before)
         changes = repair_workbook(book)
         if book.from_xls:
             notes.append(Change(code="xls_converted"))
@@ -89,14 +99,20 @@ def fix_file(
                     notes.append(Change(code="parts_lost", data={"parts": lost}))
         else:
             data = source.read_bytes()  # nothing to repair: the copy is the original, byte for byte
-    else:
-        return _unrepaired(source, target, mode, profile)
+    else:  # another kind of file: validate says which kinds are read
+        return _unrepaired(path, output, before)
     with _written(target, data, dry_run) as written:
         report = validate_file(written, mode=mode, profile=profile)
     if dry_run:
         report = _renamed(report, str(written), str(target))
     return FixResult(
-        source=str(path), output=str(output), written=not dry_run, changes=changes, notes=notes, report=report
+        source=str(path),
+        output=str(output),
+        written=not dry_run,
+        changes=changes,
+        notes=notes,
+        report=report,
+        errors_before=before.errors,
     )
 
 
@@ -109,10 +125,11 @@ def _check_output(source: Path, target: Path) -> None:
         raise UnreadablePathError(f"{target}: the repaired copy of {source.name} is a {wanted} file; name it *{wanted}")
 
 
-def _unrepaired(source: Path, target: Path, mode: Mode, profile: Profile) -> FixResult:
+def _unrepaired(path: StrPath, output: StrPath, before: FileReport) -> FixResult:
     """An input no repair can read (damaged, another kind): its own report, nothing written."""
-    report = validate_file(source, mode=mode, profile=profile)
-    return FixResult(source=str(source), output=str(target), written=False, report=report)
+    return FixResult(
+        source=str(path), output=str(output), written=False, report=before, errors_before=before.errors, readable=False
+    )
 
 
 @contextlib.contextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,15 +46,23 @@ def open_book(path: Path) -> Book:
         head = handle.read(8)
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         return Book(_from_xls(path), from_xls=True)
-    workbook = openpyxl.load_workbook(path, rich_text=False, keep_links=True)
+    with warnings.catch_warnings():  # "extension is not supported and will be removed": the parts_lost note
+        warnings.simplefilter("ignore")
+        workbook = openpyxl.load_workbook(path, rich_text=False, keep_links=True)
     with zipfile.ZipFile(path) as archive:
         stale = recalculates_on_load(ElementTree.fromstring(archive.read("xl/workbook.xml")))
     return Book(
         workbook,
         from_xls=False,
-        values=lambda: openpyxl.load_workbook(path, data_only=True, read_only=True),
+        values=lambda: _quietly(lambda: openpyxl.load_workbook(path, data_only=True, read_only=True)),
         stale=stale,
     )
+
+
+def _quietly(load: Callable[[], Any]) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load()
 
 
 def save_book(book: Book) -> bytes:

@@ -45,6 +45,7 @@ _LINES = {
         "unread": "{source}: could not be read for repair; nothing written to {output}",
         "after": "The copy, validated:",
         "after_dry": "The copy would validate as:",
+        "input": "The input, validated:",
         "left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
     },
     "zh": {
@@ -55,6 +56,7 @@ _LINES = {
         "unread": "{source}：无法读取以进行修复；未写入 {output}",
         "after": "副本的校验结果：",
         "after_dry": "副本的校验结果将是：",
+        "input": "原文件的校验结果：",
         "left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
     },
 }
@@ -86,7 +88,7 @@ def fix(
         fail_usage(str(exc))
     lines = _LINES[language]
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
-    if not result.written and not dry_run:
+    if not result.readable:  # the input could not be read: its own report follows
         typer.echo(lines["unread"].format(**fill))
     elif not result.changes:
         typer.echo(lines["none_dry" if dry_run else "none"].format(**fill))
@@ -94,11 +96,13 @@ def fix(
         typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
     for change in [*result.changes, *result.notes]:
         typer.echo(f"  {escape_controls(change.place) or '-'}: {escape_controls(change.message(language))}")
-    typer.echo(lines["after_dry" if dry_run else "after"])
+    unread = not result.readable
+    typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
     print_report(Report.build([result.report]), shown=shown_issues(max_issues, show_all))
     if result.valid:
         raise typer.Exit(EXIT_OK)
-    typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
+    if not unread:
+        typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
     raise typer.Exit(EXIT_ERRORS)
 
 

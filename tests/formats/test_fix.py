@@ -230,3 +230,45 @@ def test_lost_parts_are_noted(tmp_path: Path) -> None:
         archive.writestr("xl/drawings/drawing1.xml", "<xdr:wsDr/>")
     result = fix(str(src), "-o", str(tmp_path / "fixed.xlsx"))
     assert "the copy could not keep drawings (shapes, images, charts) of the original" in result.output
+
+
+def test_fonts_fills_and_frozen_panes_stay(tmp_path: Path) -> None:
+    from openpyxl.styles import Font, PatternFill
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    assert ws is not None
+    ws.append(["问题", "参考答案"])
+    ws.append(["1+1", "2"])
+    ws["A1"].font = Font(bold=True, color="FF0000")
+    ws["B2"].fill = PatternFill("solid", fgColor="FFFF00")
+    ws.freeze_panes = "A2"
+    book.save(tmp_path / "set.xlsx")
+    result = fix_file(tmp_path / "set.xlsx", tmp_path / "fixed.xlsx")
+    assert result.valid and len(result.changes) == 2
+    fixed = openpyxl.load_workbook(tmp_path / "fixed.xlsx").active
+    assert fixed is not None
+    assert fixed["A1"].value == "query" and fixed["A1"].font.bold and fixed["A1"].font.color.rgb == "00FF0000"
+    assert fixed["B2"].fill.fgColor.rgb == "00FFFF00"
+    assert fixed.freeze_panes == "A2"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "code"),
+    [
+        ("damaged.xlsx", b"PK\x03\x04 cut short", "unreadable_file"),
+        ("empty.jsonl", b"", "empty_file"),
+        ("table.csv", b"query,reference_response\n1+1,2\n", "unsupported_extension"),
+    ],
+)
+def test_an_input_that_cannot_be_read_is_reported_and_nothing_written(
+    tmp_path: Path, name: str, content: bytes, code: str
+) -> None:
+    src = tmp_path / name
+    src.write_bytes(content)
+    out = tmp_path / ("fixed" + (".xlsx" if name.endswith("xlsx") else ".jsonl" if name.endswith("jsonl") else ".csv"))
+    result = fix(str(src), "-o", str(out))
+    assert result.exit_code == 1, result.output
+    assert "could not be read for repair" in result.output and code in result.output
+    assert not out.exists()
+    assert "Traceback" not in result.output

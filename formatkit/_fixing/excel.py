@@ -54,19 +54,26 @@ def repair_workbook(book: Book) -> list[Change]:
     return changes
 
 
-def _header_texts(ws: Any) -> list[str]:
-    return [cell.value if isinstance(cell.value, str) else "" for cell in next(ws.iter_rows(max_row=1), ())]
+def _header_texts(ws: Any, row: int = 1) -> list[str]:
+    cells = next(ws.iter_rows(min_row=row, max_row=row), ())
+    return [cell.value if isinstance(cell.value, str) else "" for cell in cells]
 
 
-def _looks_like_data(ws: Any) -> bool:
-    """Row 1 names the query column, or two known columns (as the header rule's title-row hint reads it)."""
-    names = {found[0] for text in _header_texts(ws) if (found := header_name(text)) is not None}
-    return "query" in names or len(names) >= 2
+def _looks_like_data(ws: Any, rows: int = 1) -> bool:
+    """One of the first ``rows`` rows names the query column, or two known columns (as the header rule's
+    title-row hint reads a header)."""
+    for row in range(1, rows + 1):
+        names = {found[0] for text in _header_texts(ws, row) if (found := header_name(text)) is not None}
+        if "query" in names or len(names) >= 2:
+            return True
+    return False
 
 
 def _data_sheet_first(workbook: Any) -> Change | None:
     sheets = workbook.worksheets
-    if not sheets or _looks_like_data(sheets[0]):
+    # A first sheet with a header a few rows down (a title row above) is the data, misplaced: validate
+    # says which row to move up; another sheet is not moved in front of it.
+    if not sheets or _looks_like_data(sheets[0], rows=6):
         return None
     candidates = [ws for ws in sheets[1:] if _looks_like_data(ws)]
     if len(candidates) != 1:
@@ -133,7 +140,7 @@ def _merged(ws: Any, columns: dict[str, int]) -> list[Change]:
         span = merged.coord
         top = ws.cell(row=merged.min_row, column=merged.min_col)
         value, style = top.value, copy.copy(top._style)
-        ws.unmerge_cells(span)
+        _unmerge(ws, merged)
         for r in range(merged.min_row + 1, merged.max_row + 1):
             cell = ws.cell(row=r, column=merged.min_col)
             cell.value = value
@@ -148,6 +155,17 @@ def _merged(ws: Any, columns: dict[str, int]) -> list[Change]:
             )
         )
     return changes
+
+
+def _unmerge(ws: Any, merged: Any) -> None:
+    """openpyxl's ``unmerge_cells`` without its membership test, which scans every range (a 10,000-row sheet
+    with a merge per session took a minute): the range object itself is removed, and the placeholder
+    cells under it, as unmerge_cells does."""
+    ws.merged_cells.remove(merged)
+    cells = merged.cells
+    next(cells)  # the first cell keeps its value
+    for row, col in cells:
+        ws._cells.pop((row, col), None)
 
 
 def _formulas(ws: Any, book: Book, columns: dict[str, int]) -> list[Change]:

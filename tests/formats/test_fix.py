@@ -272,3 +272,16 @@ def test_an_input_that_cannot_be_read_is_reported_and_nothing_written(
     assert "could not be read for repair" in result.output and code in result.output
     assert not out.exists()
     assert "Traceback" not in result.output
+
+
+def test_a_first_sheet_with_a_title_row_is_not_pushed_back(tmp_path: Path) -> None:
+    book = openpyxl.Workbook()
+    first = book.active
+    assert first is not None
+    first.append(["2025 年评测集"])
+    first.append(["query", "reference_response"])
+    first.append(["1+1", "2"])
+    book.create_sheet("旧版").append(["query", "reference_response"])
+    book.save(tmp_path / "set.xlsx")
+    result = fix_file(tmp_path / "set.xlsx", tmp_path / "fixed.xlsx")
+    assert result.changes == [] and "missing_column" in result.report.counts

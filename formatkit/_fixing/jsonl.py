@@ -4,7 +4,10 @@
   by :func:`formatkit._reading.jsonl_lines.guess_encoding`, the one validate's message names);
 - ``parameters`` written as a string (a Python dict, JSON, a Chinese input method's punctuation,
   ``key=value``): written as the JSON object it stands for;
-- spaces around a string ``session_id``: trimmed, unless that would make two ids equal.
+- spaces around a string ``session_id``: trimmed, unless that would make two ids equal;
+- a key in another case or full-width (``Prompt``, ``ａｎｓｗｅｒ``) or an alias (``message``, ``query``): renamed
+  to the format's name, through the key tables of :mod:`formatkit._rules.jsonl`, unless the line holds
+  that name already.
 
 Only the lines a repair changes are written anew (key order kept, Chinese unescaped); every other line is
 kept byte for byte, and lines that are not JSON objects are left for validate to report. The file is held
@@ -14,10 +17,12 @@ in memory (``formatkit fix`` is for sets a person edits, 1,000 lines on the plat
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 from formatkit._fixing.changes import Change, shown
 from formatkit._reading.jsonl_lines import guess_encoding
+from formatkit._rules.jsonl import ALIASES, MULTI_KEYS, SINGLE_KEYS
 from formatkit._rules.parameters import parse_parameters, repair_parameters_text
 
 __all__ = ["repair_jsonl"]
@@ -109,7 +114,7 @@ def _object(line: str) -> dict[str, Any] | None:
 
 
 def _repair_line(obj: dict[str, Any], line: int, taken: set[Any]) -> list[Change]:
-    changes: list[Change] = []
+    changes = _keys(obj, line)
     parameters = obj.get("parameters")
     if isinstance(parameters, str) and parameters.strip():
         parsed = parse_parameters(parameters) or repair_parameters_text(parameters)
@@ -137,3 +142,38 @@ def _repair_line(obj: dict[str, Any], line: int, taken: set[Any]) -> list[Change
             )
         )
     return changes
+
+
+def _fold(key: str) -> str:
+    return unicodedata.normalize("NFKC", key).strip().casefold()
+
+
+def _keys(obj: dict[str, Any], line: int) -> list[Change]:
+    """Rename keys that name a key of the line's shape only after case-folding/NFKC, or as an alias."""
+    folded = {key: _fold(key) for key in obj}
+    multi = any(name in ("messages", "message") for name in folded.values())
+    allowed = MULTI_KEYS if multi else SINGLE_KEYS
+    renames: dict[str, tuple[str, str]] = {}
+    for key, name in folded.items():
+        if key in allowed:
+            continue
+        if name in allowed:
+            renames[key] = (name, "normalized")
+        elif name in ALIASES and ALIASES[name] in allowed:
+            renames[key] = (ALIASES[name], "alias")
+    targets = [name for name, _ in renames.values()]
+    renames = {
+        key: (name, how)
+        for key, (name, how) in renames.items()
+        if name not in obj and targets.count(name) == 1  # never two keys into one
+    }
+    if not renames:
+        return []
+    items = list(obj.items())
+    obj.clear()
+    for key, value in items:
+        obj[renames[key][0] if key in renames else key] = value
+    return [
+        Change(code="key_renamed", data={"before": key, "after": name, "how": how}, line=line, field=key)
+        for key, (name, how) in renames.items()
+    ]

@@ -15,6 +15,7 @@ LANGS: tuple[Lang, ...] = ("en", "zh")
 ChangeCode = Literal[
     "sheet_moved",
     "header_renamed",
+    "key_renamed",
     "cells_unmerged",
     "parameters_rewritten",
     "id_trimmed",
@@ -30,6 +31,7 @@ TEMPLATES: dict[Lang, dict[ChangeCode, str]] = {
         "sheet_moved": 'moved sheet "{sheet}" (the data) from position {position} to the front: only the first '
         "sheet is read",
         "header_renamed": 'header "{before}" renamed to "{after}" ({how})',
+        "key_renamed": 'key "{before}" renamed to "{after}" ({how})',
         "cells_unmerged": "unmerged {range} and wrote {value} into each of its {count} cells",
         "parameters_rewritten": "parameters {before} rewritten as JSON: {after}",
         "id_trimmed": "session_id {before} trimmed to {after}",
@@ -44,6 +46,7 @@ TEMPLATES: dict[Lang, dict[ChangeCode, str]] = {
     "zh": {
         "sheet_moved": '已将数据所在的工作表"{sheet}"从第 {position} 个移到最前：只读取第一个工作表',
         "header_renamed": '表头"{before}"已改为"{after}"（{how}）',
+        "key_renamed": '键"{before}"已改为"{after}"（{how}）',
         "cells_unmerged": "已取消合并 {range}，并在其 {count} 个单元格中都填入 {value}",
         "parameters_rewritten": "parameters {before} 已改写为 JSON：{after}",
         "id_trimmed": "session_id {before} 已去掉首尾空白：{after}",

@@ -24,8 +24,11 @@ __all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "HeaderMatch", "head
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
 ALIASES = {"system": "system_prompt", "prompt": "query", "answer": "reference_response"}
-#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently).
+#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently;
+#: ``formatkit fix`` renames them). Seed 001's own words for the columns are among them (对话标识符,
+#: 系统提示, 用户提示, 参考回复, 推理参数, 模型回答).
 CHINESE_NAMES = {
+    "对话标识符": "session_id",
     "对话id": "session_id",
     "会话id": "session_id",
     "对话编号": "session_id",
@@ -41,10 +44,13 @@ CHINESE_NAMES = {
     "输入": "query",
     "用户输入": "query",
     "题目": "query",
+    "用户提示": "query",
+    "用户问题": "query",
     "参考答案": "reference_response",
     "标准答案": "reference_response",
     "答案": "reference_response",
     "正确答案": "reference_response",
+    "参考回复": "reference_response",
     "参数": "parameters",
     "推理参数": "parameters",
     "回答": "response",
@@ -52,6 +58,7 @@ CHINESE_NAMES = {
     "模型回答": "response",
     "模型回复": "response",
     "输出": "response",
+    "模型输出": "response",
 }
 
 

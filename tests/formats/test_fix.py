@@ -285,3 +285,30 @@ def test_a_first_sheet_with_a_title_row_is_not_pushed_back(tmp_path: Path) -> No
     book.save(tmp_path / "set.xlsx")
     result = fix_file(tmp_path / "set.xlsx", tmp_path / "fixed.xlsx")
     assert result.changes == [] and "missing_column" in result.report.counts
+
+
+def test_jsonl_keys_in_another_case_width_or_alias_are_renamed(tmp_path: Path) -> None:
+    lines = (FIX / "clean.jsonl").read_text(encoding="utf-8").splitlines()
+    damaged = [
+        lines[0].replace('"messages"', '"Messages"').replace('"answer"', '"ａｎｓｗｅｒ"'),
+        lines[1].replace('"messages"', '"message"').replace('"parameters"', '"PARAMETERS "'),
+    ]
+    src = tmp_path / "set.jsonl"
+    src.write_text("\n".join(damaged) + "\n", encoding="utf-8")
+    assert not validate_file(src).valid
+    result = fix_file(src, tmp_path / "fixed.jsonl")
+    assert [(c.line, c.data["before"], c.data["after"], c.data["how"]) for c in result.changes] == [
+        (1, "Messages", "messages", "normalized"),
+        (1, "ａｎｓｗｅｒ", "answer", "normalized"),
+        (2, "message", "messages", "alias"),
+        (2, "PARAMETERS ", "parameters", "normalized"),
+    ]
+    assert result.valid and result.report.warnings == 0
+    assert records(tmp_path / "fixed.jsonl") == records(FIX / "clean.jsonl")
+
+
+def test_a_key_whose_name_the_line_holds_already_is_left(tmp_path: Path) -> None:
+    src = tmp_path / "set.jsonl"
+    src.write_text('{"prompt": "1+1", "Prompt": "2+2", "answer": "2"}\n', encoding="utf-8")
+    result = fix_file(src, tmp_path / "fixed.jsonl")
+    assert result.changes == [] and not result.valid

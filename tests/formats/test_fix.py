@@ -39,7 +39,7 @@ CASES: dict[str, tuple[str, list[str]]] = {
 
 
 def fix(*args: str) -> Result:
-    return CliRunner(env={"LANG": "C.UTF-8"}).invoke(app, ["fix", *args])
+    return CliRunner(env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"}).invoke(app, ["fix", *args])
 
 
 def records(path: Path) -> list[dict[str, Any]]:
@@ -103,7 +103,7 @@ def test_changes_in_chinese(tmp_path: Path) -> None:
 
 
 def test_the_locale_chooses_chinese(tmp_path: Path) -> None:
-    result = CliRunner(env={"LANG": "zh_CN.UTF-8", "LC_ALL": ""}).invoke(
+    result = CliRunner(env={"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}).invoke(
         app, ["fix", str(FIX / "gbk.jsonl"), "-o", str(tmp_path / "fixed.jsonl")]
     )
     assert "已将文件从 GBK 解码，并以 UTF-8 写出" in result.output

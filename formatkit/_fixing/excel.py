@@ -177,11 +177,18 @@ def _formulas(ws: Any, book: Book, columns: dict[str, int]) -> list[Change]:
     values = book.saved_values()
     if values is None or ws.title not in values.sheetnames:
         return []
-    saved = values[ws.title]
+    wanted = {(cell.row, cell.column) for cell in formulas}
+    first, last = min(r for r, _ in wanted), max(r for r, _ in wanted)
+    saved: dict[tuple[int, int], Any] = {}
+    # One pass over the rows (a read-only sheet's cell() reads from the top on every call)
+    for r, row in enumerate(values[ws.title].iter_rows(min_row=first, max_row=last, values_only=True), start=first):
+        for c, value in enumerate(row, start=1):
+            if (r, c) in wanted:
+                saved[(r, c)] = value
     names = {j: name for name, j in columns.items()}
     changes: list[Change] = []
     for cell in formulas:
-        value = saved.cell(row=cell.row, column=cell.column).value
+        value = saved.get((cell.row, cell.column))
         if value is None:
             continue  # no saved value: validate reports formula_without_value
         formula = cell.value if isinstance(cell.value, str) else getattr(cell.value, "text", str(cell.value))

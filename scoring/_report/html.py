@@ -273,7 +273,10 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
     context = {
         "title": title,
         "models": [{"name": m, "colour": PALETTE[i % len(PALETTE)]} for i, m in enumerate(models)],
-        "overall": [{"name": m, "score": a.overall, "interval": a.overall_interval} for m, a in comp.models.items()],
+        "overall": [
+            {"name": m, "score": a.overall, "interval": a.overall_interval, "void": a.void_note()}
+            for m, a in comp.models.items()
+        ],
         "tables": comparison_tables(comp),
         "notes": notes(comp),
         "plot": plot,

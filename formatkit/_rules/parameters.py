@@ -289,6 +289,9 @@ _FULL_WIDTH = {
     "］": "]",
     "、": ",",
 }
+#: Each opening quote and the quotes that close it: ASCII closes ASCII (as in JSON, so a "“" inside it is
+#: text); a curly quote is closed by its pair (an input method types them in pairs).
+_CLOSERS = {'"': '"', "＂": "＂", "“": "”", "'": "'", "＇": "＇", "‘": "’"}
 _DOUBLE = frozenset('"“”＂')
 _SINGLE = frozenset("'‘’＇")
 
@@ -301,40 +304,51 @@ def repair_parameters_text(text: str) -> dict[str, Any] | None:
     Full-width punctuation is replaced only outside quoted text, so a stop string "，" stays as typed."""
     if parse_parameters(text) is not None:
         return None  # nothing to repair
-    plain = _half_width_outside_strings(text.strip())
-    if plain is None:
-        return None
-    parsed = parse_parameters(plain)
-    if parsed is None and not plain.startswith("{"):
-        parsed = _key_values(plain)
-    return parsed
+    # Two ways to read the quotes: strictly (ASCII closes ASCII, a curly quote its pair) and loosely (any
+    # double quote closes a double-quoted string: {"temperature”: 0.7} typed half in each mode). A
+    # repair is made only when every reading that parses gives the same dict.
+    found: list[dict[str, Any]] = []
+    for loose in (False, True):
+        plain = _half_width_outside_strings(text.strip(), loose=loose)
+        if plain is None:
+            continue
+        parsed = parse_parameters(plain)
+        if parsed is None and not plain.startswith("{"):
+            parsed = _key_values(plain)
+        if parsed is not None:
+            found.append(parsed)
+    return found[0] if found and all(other == found[0] for other in found) else None
 
 
-def _half_width_outside_strings(text: str) -> str | None:
+def _half_width_outside_strings(text: str, *, loose: bool = False) -> str | None:
     """The IME's punctuation as JSON's outside quoted strings, every quote as its ASCII kind; None when a
-    string is left open (no single reading)."""
+    string is left open. ``loose``: any quote of the opening one's kind (double or single) closes it."""
     out: list[str] = []
-    family: frozenset[str] | None = None
+    closer: str | None = None
+    quote = ""
     escaped = False
     for ch in text:
-        if family is not None:
+        if closer is not None:
             if escaped:
                 escaped = False
                 out.append(ch)
             elif ch == "\\":
                 escaped = True
                 out.append(ch)
-            elif ch in family:
-                family = None
-                out.append('"' if ch in _DOUBLE else "'")
+            elif ch == closer or (loose and ch in (_DOUBLE if quote == '"' else _SINGLE)):
+                closer = None
+                out.append(quote)
+            elif ch == quote:
+                out.append("\\" + ch)  # an ASCII quote inside a curly-quoted string is text
             else:
                 out.append(ch)
-        elif ch in _DOUBLE or ch in _SINGLE:
-            family = _DOUBLE if ch in _DOUBLE else _SINGLE
-            out.append('"' if ch in _DOUBLE else "'")
+        elif ch in _CLOSERS:
+            closer = _CLOSERS[ch]
+            quote = '"' if ch in _DOUBLE else "'"
+            out.append(quote)
         else:
             out.append(_FULL_WIDTH.get(ch) or unicodedata.normalize("NFKC", ch))
-    return None if family is not None else "".join(out)
+    return None if closer is not None else "".join(out)
 
 
 def _key_values(text: str) -> dict[str, Any] | None:

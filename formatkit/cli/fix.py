@@ -1,7 +1,8 @@
-"""``formatkit fix IN -o OUT [--dry-run] [--lang en|zh] [--mode M] [--profile P]``"""
+"""``formatkit fix IN -o OUT [--dry-run] [--lang en|zh] [--mode M] [--profile P] [--json]``"""
 
 from __future__ import annotations
 
+import json
 import os
 from enum import Enum
 
@@ -71,6 +72,7 @@ def fix(
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
     max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
     show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
+    as_json: bool = typer.Option(False, "--json", help="Print the changes and the copy's report as JSON."),
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
@@ -86,6 +88,14 @@ def fix(
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
     except (UnreadablePathError, OutputError, OSError) as exc:
         fail_usage(str(exc))
+    if as_json:
+        data = result.model_dump(mode="json")
+        for key in ("changes", "notes"):
+            for item, change in zip(data[key], getattr(result, key), strict=True):
+                item["message"] = change.message(language)
+        data["valid"] = result.valid
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
     lines = _LINES[language]
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
     if not result.readable:  # the input could not be read: its own report follows
@@ -95,7 +105,8 @@ def fix(
     else:
         typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
     for change in [*result.changes, *result.notes]:
-        typer.echo(f"  {escape_controls(change.place) or '-'}: {escape_controls(change.message(language))}")
+        place = escape_controls(change.place) or fill["source"]
+        typer.echo(f"  {place}: {escape_controls(change.message(language))}")
     unread = not result.readable
     typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
     print_report(Report.build([result.report]), shown=shown_issues(max_issues, show_all))

@@ -312,3 +312,16 @@ def test_a_key_whose_name_the_line_holds_already_is_left(tmp_path: Path) -> None
     src.write_text('{"prompt": "1+1", "Prompt": "2+2", "answer": "2"}\n', encoding="utf-8")
     result = fix_file(src, tmp_path / "fixed.jsonl")
     assert result.changes == [] and not result.valid
+
+
+def test_json_lists_every_change_with_its_data_place_and_message(tmp_path: Path) -> None:
+    import json
+
+    result = fix(str(FIX / "gbk.jsonl"), "-o", str(tmp_path / "fixed.jsonl"), "--json", "--lang", "zh")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["valid"] and data["written"] and data["errors_before"] == 1
+    [change] = data["changes"]
+    assert change["code"] == "reencoded" and change["data"] == {"encoding": "GBK"}
+    assert change["message"] == "已将文件从 GBK 解码，并以 UTF-8 写出"
+    assert data["report"]["format"] == "jsonl-multi-turn"

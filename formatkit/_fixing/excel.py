@@ -76,8 +76,8 @@ def _data_sheet_first(workbook: Any) -> Change | None:
     if not sheets or _looks_like_data(sheets[0], rows=6):
         return None
     candidates = [ws for ws in sheets[1:] if _looks_like_data(ws)]
-    if len(candidates) != 1:
-        return None  # no data sheet, or several: which one is meant is not certain
+    if len(candidates) != 1 or candidates[0].sheet_state != "visible":
+        return None  # no data sheet, several, or one the user hid: which one is meant is not certain
     ws = candidates[0]
     position = workbook._sheets.index(ws)
     workbook.move_sheet(ws, offset=-position)
@@ -85,8 +85,6 @@ def _data_sheet_first(workbook: Any) -> Change | None:
         sheet.sheet_view.tabSelected = False
     ws.sheet_view.tabSelected = True
     workbook.active = 0
-    if ws.sheet_state != "visible":
-        ws.sheet_state = "visible"
     return Change(code="sheet_moved", data={"sheet": ws.title, "position": position + 1}, sheet=ws.title)
 
 

@@ -209,13 +209,18 @@ def test_a_merge_across_other_columns_is_left_alone(tmp_path: Path) -> None:
     assert result.changes == [] and "merged_cells" in result.report.counts
 
 
-def test_two_candidate_data_sheets_are_left_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize("second", [True, False])
+def test_two_candidate_data_sheets_or_a_hidden_one_are_left_alone(tmp_path: Path, second: bool) -> None:
     book = openpyxl.Workbook()
     first = book.active
     assert first is not None
     first.append(["说明"])
-    for title in ("a", "b"):
-        book.create_sheet(title).append(["query", "reference_response"])
+    sheet = book.create_sheet("a")
+    sheet.append(["query", "reference_response"])
+    if second:
+        book.create_sheet("b").append(["query", "reference_response"])
+    else:
+        sheet.sheet_state = "hidden"
     book.save(tmp_path / "set.xlsx")
     assert fix_file(tmp_path / "set.xlsx", tmp_path / "fixed.xlsx").changes == []
 

@@ -17,6 +17,7 @@ in memory (``formatkit fix`` is for sets a person edits, 1,000 lines on the plat
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from typing import Any
 
@@ -57,7 +58,7 @@ def repair_jsonl(data: bytes) -> tuple[bytes, list[Change]]:
 
 def _decode(data: bytes, changes: list[Change]) -> str | None:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        changes.append(Change(code="reencoded", data={"encoding": "UTF-16"}))
+        changes.append(Change(code="reencoded", data={"encoding": "UTF-16", "sample": _sample(data.decode("utf-16"))}))
         return data.decode("utf-16")
     if data.startswith(_BOM):
         changes.append(Change(code="bom_removed", line=1))
@@ -74,8 +75,17 @@ def _decode(data: bytes, changes: list[Change]) -> str | None:
         text = data.decode(codec)
     except UnicodeDecodeError:
         return None
-    changes.append(Change(code="reencoded", data={"encoding": name}))
+    changes.append(Change(code="reencoded", data={"encoding": name, "sample": _sample(text)}))
     return text
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]{1,24}")
+
+
+def _sample(text: str) -> str:
+    """Some decoded non-ASCII text, so the user sees at once whether the encoding was guessed right."""
+    found = _NON_ASCII.search(text)
+    return found.group() if found else ""
 
 
 def _split(text: str) -> list[str]:

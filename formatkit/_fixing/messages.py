@@ -38,7 +38,7 @@ TEMPLATES: dict[Lang, dict[ChangeCode, str]] = {
         "formula_to_value": "formula {formula} replaced by its saved value {value} (a rewritten workbook cannot "
         "keep a formula's saved value)",
         "bom_removed": "removed the byte-order mark at the start of the file",
-        "reencoded": "decoded the file from {encoding} and wrote it as UTF-8",
+        "reencoded": "decoded the file from {encoding} and wrote it as UTF-8 (it reads: {sample})",
         "xls_converted": "rewrote the .xls workbook as .xlsx: values, merged ranges, number formats, column widths "
         "and hidden rows and columns are kept; fonts, colours and borders are not",
         "parts_lost": "the copy could not keep {parts} of the original (openpyxl cannot); the original is untouched",
@@ -52,7 +52,7 @@ TEMPLATES: dict[Lang, dict[ChangeCode, str]] = {
         "id_trimmed": "session_id {before} 已去掉首尾空白：{after}",
         "formula_to_value": "公式 {formula} 已替换为其保存的值 {value}（重写的工作簿无法保留公式的缓存值）",
         "bom_removed": "已删除文件开头的字节顺序标记（BOM）",
-        "reencoded": "已将文件从 {encoding} 解码，并以 UTF-8 写出",
+        "reencoded": "已将文件从 {encoding} 解码，并以 UTF-8 写出（内容如：{sample}）",
         "xls_converted": "已将 .xls 工作簿改写为 .xlsx：保留值、合并区域、数字格式、列宽以及隐藏的行和列；"
         "不保留字体、颜色和边框",
         "parts_lost": "副本无法保留原文件中的 {parts}（openpyxl 不支持）；原文件未改动",

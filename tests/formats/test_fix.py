@@ -107,7 +107,7 @@ def test_the_locale_chooses_chinese(tmp_path: Path) -> None:
     result = CliRunner(env={"LANG": "zh_CN.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}).invoke(
         app, ["fix", str(FIX / "gbk.jsonl"), "-o", str(tmp_path / "fixed.jsonl")]
     )
-    assert "已将文件从 GBK 解码，并以 UTF-8 写出" in result.output
+    assert "已将文件从 GBK 解码，并以 UTF-8 写出（内容如：你是一名精通各大中餐菜系" in result.output
 
 
 def test_the_workbook_keeps_the_other_sheets_and_the_layout(tmp_path: Path) -> None:
@@ -328,6 +328,9 @@ def test_json_lists_every_change_with_its_data_place_and_message(tmp_path: Path)
     data = json.loads(result.output)
     assert data["valid"] and data["written"] and data["errors_before"] == 1
     [change] = data["changes"]
-    assert change["code"] == "reencoded" and change["data"] == {"encoding": "GBK"}
-    assert change["message"] == "已将文件从 GBK 解码，并以 UTF-8 写出"
+    assert change["code"] == "reencoded" and change["data"] == {
+        "encoding": "GBK",
+        "sample": "你是一名精通各大中餐菜系的中餐传奇大厨",
+    }
+    assert change["message"] == "已将文件从 GBK 解码，并以 UTF-8 写出（内容如：你是一名精通各大中餐菜系的中餐传奇大厨）"
     assert data["report"]["format"] == "jsonl-multi-turn"

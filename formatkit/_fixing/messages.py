@@ -1,5 +1,6 @@
-"""What ``formatkit fix`` says about each change, as templates filled from the change's data: one table per
-language (codes and data keys never change with the language). A third language is one more table here;
+"""Everything ``formatkit fix`` says, as templates filled from data: each change's sentence (per change
+code) and the command's own lines, one table per language (codes and data keys never change with the
+language). A third language is one more table here;
 ``tests/formats/test_fix_messages.py`` keeps the tables complete and naming the same fields."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 import string
 from typing import Any, Literal
 
-__all__ = ["LANGS", "TEMPLATES", "ChangeCode", "Lang", "fields_of", "render"]
+__all__ = ["LANGS", "LINES", "TEMPLATES", "WORDS", "ChangeCode", "Lang", "fields_of", "render"]
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
@@ -56,6 +57,32 @@ TEMPLATES: dict[Lang, dict[ChangeCode, str]] = {
         "xls_converted": "已将 .xls 工作簿改写为 .xlsx：保留值、合并区域、数字格式、列宽以及隐藏的行和列；"
         "不保留字体、颜色和边框",
         "parts_lost": "副本无法保留原文件中的 {parts}（openpyxl 不支持）；原文件未改动",
+    },
+}
+
+#: The lines ``formatkit fix`` prints around the changes, per language.
+LINES: dict[Lang, dict[str, str]] = {
+    "en": {
+        "head": "{source} -> {output}: {count} change(s)",
+        "head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
+        "none": "{source}: nothing to repair; {output} is a copy",
+        "none_dry": "{source}: nothing to repair (dry run: nothing written)",
+        "unread": "{source}: could not be read for repair; nothing written to {output}",
+        "after": "The copy, validated:",
+        "after_dry": "The copy would validate as:",
+        "input": "The input, validated:",
+        "left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
+    },
+    "zh": {
+        "head": "{source} -> {output}：{count} 处修改",
+        "head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
+        "none": "{source}：无需修复；{output} 是原文件的副本",
+        "none_dry": "{source}：无需修复（试运行：未写入任何文件）",
+        "unread": "{source}：无法读取以进行修复；未写入 {output}",
+        "after": "副本的校验结果：",
+        "after_dry": "副本的校验结果将是：",
+        "input": "原文件的校验结果：",
+        "left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
     },
 }
 

@@ -36,33 +36,6 @@ def default_lang() -> LangOption:
     return LangOption.en
 
 
-#: The command's own lines, per language (the changes' sentences come from formatkit._fixing.messages).
-_LINES = {
-    "en": {
-        "head": "{source} -> {output}: {count} change(s)",
-        "head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
-        "none": "{source}: nothing to repair; {output} is a copy",
-        "none_dry": "{source}: nothing to repair (dry run: nothing written)",
-        "unread": "{source}: could not be read for repair; nothing written to {output}",
-        "after": "The copy, validated:",
-        "after_dry": "The copy would validate as:",
-        "input": "The input, validated:",
-        "left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
-    },
-    "zh": {
-        "head": "{source} -> {output}：{count} 处修改",
-        "head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
-        "none": "{source}：无需修复；{output} 是原文件的副本",
-        "none_dry": "{source}：无需修复（试运行：未写入任何文件）",
-        "unread": "{source}：无法读取以进行修复；未写入 {output}",
-        "after": "副本的校验结果：",
-        "after_dry": "副本的校验结果将是：",
-        "input": "原文件的校验结果：",
-        "left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
-    },
-}
-
-
 def fix(
     path: str = typer.Argument(..., help="The set to repair (.xlsx, .xls, .jsonl); never written.", metavar="IN"),
     output: str = typer.Option(..., "-o", "--output", help="The repaired copy (.xlsx for a workbook, .jsonl)."),
@@ -79,7 +52,7 @@ def fix(
     from formatkit._api.fix import fix_file
     from formatkit._core.errors import OutputError, UnreadablePathError
     from formatkit._core.issues import Report
-    from formatkit._fixing.messages import Lang
+    from formatkit._fixing.messages import LINES, Lang
 
     terminate_cleanly()
     language: Lang = "zh" if (lang or default_lang()) == LangOption.zh else "en"
@@ -96,7 +69,7 @@ def fix(
         data["valid"] = result.valid
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
-    lines = _LINES[language]
+    lines = LINES[language]
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
     if not result.readable:  # the input could not be read: its own report follows
         typer.echo(lines["unread"].format(**fill))

@@ -7,7 +7,7 @@ from typing import get_args
 
 import pytest
 
-from formatkit._fixing.messages import LANGS, TEMPLATES, WORDS, ChangeCode, fields_of, render
+from formatkit._fixing.messages import LANGS, LINES, TEMPLATES, WORDS, ChangeCode, fields_of, render
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -29,3 +29,9 @@ def test_a_change_is_rendered_from_its_data_in_each_language() -> None:
     assert render("header_renamed", data, "en") == 'header "问题" renamed to "query" (a Chinese name)'
     assert render("header_renamed", data, "zh") == '表头"问题"已改为"query"（中文名）'
     assert render("parts_lost", {"parts": ["media", "charts"]}, "zh").startswith("副本无法保留原文件中的 图片、图表")
+
+
+def test_the_command_lines_are_complete_in_every_language() -> None:
+    for name, template in LINES["en"].items():
+        assert fields_of(LINES["zh"][name]) == fields_of(template), name
+    assert sorted(LINES["zh"]) == sorted(LINES["en"])

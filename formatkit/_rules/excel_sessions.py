@@ -4,6 +4,10 @@ A file is multi-turn when a ``session_id`` repeats (FORMATS.md). One refinement:
 an id carries its own reference answer, those rows read as separate records that share an id by mistake
 (``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on its
 last row only.
+
+A sheet with a ``dataset`` column (what ``export`` writes for results of several sets) numbers its sessions
+per dataset: a session is the rows sharing ``dataset`` and ``session_id``, so two sets that each count
+from 0 stay apart. A sheet without that column keys sessions by ``session_id`` alone, as before.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
 
-__all__ = ["Context", "group_rows", "make_draft"]
+__all__ = ["Context", "SessionKey", "group_rows", "make_draft", "session_key"]
 
 
 @dataclass(slots=True)
@@ -43,6 +47,23 @@ class Context:
         return {"sheet": self.sheet, "row": row, "column": label}
 
 
+#: A session's identity: the row's ``dataset`` cell (None without one) and its integer ``session_id``.
+SessionKey = tuple[str | None, int]
+
+
+def session_key(row: Row) -> SessionKey:
+    """(dataset, session_id) of a row whose session_id is an integer."""
+    dataset = row.results.get("dataset") if row.results else None
+    if dataset is not None:
+        dataset = (f"{dataset:g}" if isinstance(dataset, float) else str(dataset)).strip() or None
+    return dataset, row.sid
+
+
+def _named(key: SessionKey) -> str:
+    dataset, sid = key
+    return str(sid) if dataset is None else f"{sid} of dataset {dataset}"
+
+
 def _blank(text: str | None) -> bool:
     return text is None or not text or text.isspace()
 
@@ -58,20 +79,20 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
     belong to no record (which conversation they continue is anyone's guess).
     """
-    by_id: dict[int, list[Row]] = {}
+    by_id: dict[SessionKey, list[Row]] = {}
     for row in rows:
         if type(row.sid) is int:
-            by_id.setdefault(row.sid, []).append(row)
-    duplicates: set[int] = set()
-    sessions: set[int] = set()
-    for sid, members in by_id.items():
+            by_id.setdefault(session_key(row), []).append(row)
+    duplicates: set[SessionKey] = set()
+    sessions: set[SessionKey] = set()
+    for key, members in by_id.items():
         if len(members) > 1:
             if all(not _blank(r.reference) for r in members):
-                duplicates.add(sid)
+                duplicates.add(key)
             else:
-                sessions.add(sid)
-    for sid in sorted(duplicates, key=lambda s: by_id[s][0].number):
-        _report_duplicates(sid, by_id[sid], ctx)
+                sessions.add(key)
+    for key in sorted(duplicates, key=lambda k: by_id[k][0].number):
+        _report_duplicates(key, by_id[key], ctx)
     if not sessions:
         return "excel-single-turn", [[row] for row in rows], []
 
@@ -79,15 +100,16 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     if without:
         _report_missing_ids(without, sessions, by_id, ctx)
     groups: list[list[Row]] = []
-    open_groups: dict[int, list[Row]] = {}
+    open_groups: dict[SessionKey, list[Row]] = {}
     for row in rows:
         sid = row.sid
         if sid is None:
             continue
-        if type(sid) is int and sid in sessions:
-            group = open_groups.get(sid)
+        key = session_key(row)
+        if type(sid) is int and key in sessions:
+            group = open_groups.get(key)
             if group is None:
-                group = open_groups[sid] = []
+                group = open_groups[key] = []
                 groups.append(group)
             group.append(row)
         else:
@@ -96,11 +118,11 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     return "excel-multi-turn", groups, without
 
 
-def _report_duplicates(sid: int, members: list[Row], ctx: Context) -> None:
+def _report_duplicates(key: SessionKey, members: list[Row], ctx: Context) -> None:
     for row in members[1:]:
         ctx.sink.add(
             "duplicate_session_id",
-            f"session_id {sid} is already used on row {members[0].number}, and both rows have their own "
+            f"session_id {_named(key)} is already used on row {members[0].number}, and both rows have their own "
             "reference_response. If they are separate records, give each its own session_id (or leave "
             "session_id empty); if they are one multi-turn conversation, keep the reference only on its "
             "last row and put the earlier answers in response.",
@@ -108,11 +130,13 @@ def _report_duplicates(sid: int, members: list[Row], ctx: Context) -> None:
         )
 
 
-def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int, list[Row]], ctx: Context) -> None:
+def _report_missing_ids(
+    without: list[Row], sessions: set[SessionKey], by_id: dict[SessionKey, list[Row]], ctx: Context
+) -> None:
     example = min(sessions, key=lambda s: by_id[s][0].number)
     ctx.sink.add(
         "mixed_session_ids",
-        f"session_id {example} repeats (rows {_rows_text(by_id[example])}), so this is a multi-turn file, "
+        f"session_id {_named(example)} repeats (rows {_rows_text(by_id[example])}), so this is a multi-turn file, "
         f"but {len(without)} row(s) have no session_id (rows {_rows_text(without)}). A file is either "
         "single-turn (session_id optional and unique) or multi-turn (session_id on every row).",
         **ctx.place(without[0].number, "session_id"),
@@ -126,25 +150,25 @@ def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int,
         )
 
 
-def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> None:
-    last_position: dict[int, int] = {}
-    reported: set[int] = set()
+def _check_consecutive(rows: list[Row], sessions: set[SessionKey], ctx: Context) -> None:
+    last_position: dict[SessionKey, int] = {}
+    reported: set[SessionKey] = set()
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
-        sid = row.sid
-        if type(sid) is not int or sid not in sessions:
+        key = session_key(row)
+        if type(row.sid) is not int or key not in sessions:
             continue
-        before = last_position.get(sid)
-        if before is not None and before != position - 1 and sid not in reported:
-            reported.add(sid)
+        before = last_position.get(key)
+        if before is not None and before != position - 1 and key not in reported:
+            reported.add(key)
             ctx.sink.add(
                 "session_not_consecutive",
-                f"Row {row.number} continues session {sid}, but other rows stand between it and the "
+                f"Row {row.number} continues session {_named(key)}, but other rows stand between it and the "
                 f"session's row {placed[before].number}. Its turns still follow sheet order; keep the rows "
                 "of a session together so the conversation reads top to bottom.",
                 **ctx.place(row.number, "session_id"),
             )
-        last_position[sid] = position
+        last_position[key] = position
 
 
 def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:

@@ -67,7 +67,13 @@ def report(
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+    from scoring._pipeline.report_file import (
+        SAMPLE_FORMATS,
+        ResultsFileError,
+        collect_results,
+        render_report,
+        save_report,
+    )
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -76,7 +82,7 @@ def report(
         output_or_fail(output)
     mapping = _dimensions(dimensions)
     try:
-        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html")
+        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS)
     except ResultsFileError as exc:
         fail_usage(str(exc))
     for name in collected.unscored:

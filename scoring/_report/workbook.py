@@ -151,7 +151,7 @@ def _answer_cells(collector: SampleCollector, answer: Answer | None) -> tuple[li
     extracted = [text[r["answer"]] for r in answer.responses if text[r["answer"]]]
     reply = replies[0] if replies else None
     if len(replies) > 1:
-        reply = f"{reply}\n[+{len(replies) - 1} more sample(s): see Samples in the HTML report or export]"
+        reply = f"{reply}\n[+{len(replies) - 1} more sample(s): the HTML report and `formatkit export` show every one]"
     score = _mean([r["score"] for r in answer.responses])
     outcome = outcome_of([r["fraction"] for r in answer.responses])
     fill = {"right": "right", "wrong": "wrong", "partial": "partial"}.get(outcome)

@@ -120,7 +120,7 @@ def _radar(comp: Comparison, dims: list[str]) -> dict[str, Any] | None:
     radius, centre = 120.0, 170.0
     axes: list[dict[str, Any]] = []
     angles = [-math.pi / 2 + 2 * math.pi * i / len(dims) for i in range(len(dims))]
-    shorts = short_labels(dims, 14)
+    shorts = short_labels(dims, 16)
     for number, (angle, dim, short) in enumerate(zip(angles, dims, shorts, strict=True), 1):
         axes.append(
             {

@@ -207,7 +207,13 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
         sheets.append(_questions(samples))
     for sheet in (*sheets, _details(comp), _differences(comp)):
         write_sheet(workbook, sheet)
-    note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in notes(comp)])
+    lines = notes(comp)
+    if samples is not None and samples.left_out:
+        lines.append(
+            f"Questions lists the first {samples.samples} records' questions; {samples.left_out} more record(s) "
+            "are counted in the scores but not listed"
+        )
+    note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in lines])
     write_sheet(workbook, note_sheet)
     with atomic_writer(path) as handle:
         workbook.save(handle)

@@ -103,8 +103,7 @@ def _reset(browser: Browser) -> None:
     for element in ("f-dataset", "f-agree", "f-preset", "f-model-0", "f-model-1"):
         _set(browser, element, "")
     _set(browser, "f-order", "gap")
-    _set(browser, "f-text", "", "input")
-    browser.evaluate("window.formatkitReport.apply()")
+    browser.evaluate("document.getElementById('f-text').value = ''; window.formatkitReport.apply()")
 
 
 def _shown(browser: Browser) -> int:

@@ -6,6 +6,8 @@ would refuse (text or repeated ids get free numbers; a run not finished is refus
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -127,3 +129,22 @@ def test_a_run_not_finished_is_not_exported_as_a_sheet_score_would_refuse(tmp_pa
     assert result.exit_code == 1, result.output
     assert "nothing was written" in result.output and "missing_response" in result.output
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_the_export_saved_again_by_libreoffice_scores_the_same(eval_dir: Path, tmp_path: Path) -> None:
+    """A reviewer's spreadsheet program rewrites the file it saves: LibreOffice's xlsx reads back the same."""
+    office = shutil.which("libreoffice") or shutil.which("soffice")
+    if office is None:
+        pytest.skip("LibreOffice is not installed (apt-get install -y libreoffice-calc)")
+    scored, exported = eval_dir / "scored.jsonl", tmp_path / "review.xlsx"
+    _ok("export", str(scored), "-o", str(exported))
+    resaved = tmp_path / "resaved"
+    subprocess.run(
+        [office, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo-profile", "--convert-to",
+         "xlsx:Calc MS Excel 2007 XML", "--outdir", str(resaved), str(exported)],
+        check=True, capture_output=True, timeout=180,
+    )  # fmt: skip
+    again = tmp_path / "again.jsonl"
+    _ok("score", str(resaved / "review.xlsx"), "-o", str(again))
+    assert _records(again) == _records(scored)

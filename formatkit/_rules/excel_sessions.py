@@ -7,7 +7,8 @@ last row only.
 
 A sheet with a ``dataset`` column (what ``export`` writes for results of several sets) numbers its sessions
 per dataset: a session is the rows sharing ``dataset`` and ``session_id``, so two sets that each count
-from 0 stay apart. A sheet without that column keys sessions by ``session_id`` alone, as before.
+from 0 stay apart (a row with an empty dataset cell belongs to the next row of its id that names one).
+A sheet without that column keys sessions by ``session_id`` alone, as before.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
 
-__all__ = ["Context", "SessionKey", "group_rows", "make_draft", "session_key"]
+__all__ = ["Context", "SessionKey", "group_rows", "make_draft", "row_datasets", "session_key"]
 
 
 @dataclass(slots=True)
@@ -47,16 +48,39 @@ class Context:
         return {"sheet": self.sheet, "row": row, "column": label}
 
 
-#: A session's identity: the row's ``dataset`` cell (None without one) and its integer ``session_id``.
+#: A session's identity: the row's ``dataset`` (None without one) and its integer ``session_id``.
 SessionKey = tuple[str | None, int]
 
 
-def session_key(row: Row) -> SessionKey:
+def _dataset_cell(row: Row) -> str | None:
+    value = row.results.get("dataset") if row.results else None
+    if value is None:
+        return None
+    return (f"{value:g}" if isinstance(value, float) else str(value)).strip() or None
+
+
+def row_datasets(rows: list[Row]) -> dict[int, str | None]:
+    """Each row's dataset, by row number. A row without one takes the dataset of the next row of its
+    session_id that has one (a sheet that names the dataset on a session's last row only, as export did
+    before it wrote every row, keeps its sessions whole)."""
+    out: dict[int, str | None] = {}
+    waiting: dict[Any, list[Row]] = {}
+    for row in rows:
+        dataset = _dataset_cell(row)
+        out[row.number] = dataset
+        if type(row.sid) is not int:
+            continue
+        if dataset is None:
+            waiting.setdefault(row.sid, []).append(row)
+        else:
+            for earlier in waiting.pop(row.sid, []):
+                out[earlier.number] = dataset
+    return out
+
+
+def session_key(row: Row, datasets: dict[int, str | None]) -> SessionKey:
     """(dataset, session_id) of a row whose session_id is an integer."""
-    dataset = row.results.get("dataset") if row.results else None
-    if dataset is not None:
-        dataset = (f"{dataset:g}" if isinstance(dataset, float) else str(dataset)).strip() or None
-    return dataset, row.sid
+    return datasets.get(row.number), row.sid
 
 
 def _named(key: SessionKey) -> str:
@@ -79,10 +103,11 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
     belong to no record (which conversation they continue is anyone's guess).
     """
+    datasets = row_datasets(rows)
     by_id: dict[SessionKey, list[Row]] = {}
     for row in rows:
         if type(row.sid) is int:
-            by_id.setdefault(session_key(row), []).append(row)
+            by_id.setdefault(session_key(row, datasets), []).append(row)
     duplicates: set[SessionKey] = set()
     sessions: set[SessionKey] = set()
     for key, members in by_id.items():
@@ -105,7 +130,7 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
         sid = row.sid
         if sid is None:
             continue
-        key = session_key(row)
+        key = session_key(row, datasets)
         if type(sid) is int and key in sessions:
             group = open_groups.get(key)
             if group is None:
@@ -114,7 +139,7 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
             group.append(row)
         else:
             groups.append([row])
-    _check_consecutive(rows, sessions, ctx)
+    _check_consecutive(rows, sessions, datasets, ctx)
     return "excel-multi-turn", groups, without
 
 
@@ -150,12 +175,14 @@ def _report_missing_ids(
         )
 
 
-def _check_consecutive(rows: list[Row], sessions: set[SessionKey], ctx: Context) -> None:
+def _check_consecutive(
+    rows: list[Row], sessions: set[SessionKey], datasets: dict[int, str | None], ctx: Context
+) -> None:
     last_position: dict[SessionKey, int] = {}
     reported: set[SessionKey] = set()
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
-        key = session_key(row)
+        key = session_key(row, datasets)
         if type(row.sid) is not int or key not in sessions:
             continue
         before = last_position.get(key)

@@ -148,3 +148,22 @@ def test_the_export_saved_again_by_libreoffice_scores_the_same(eval_dir: Path, t
     again = tmp_path / "again.jsonl"
     _ok("score", str(resaved / "review.xlsx"), "-o", str(again))
     assert _records(again) == _records(scored)
+
+
+def test_a_sheet_naming_the_dataset_on_each_sessions_last_row_only_still_reads(eval_dir: Path, tmp_path: Path) -> None:
+    """As export wrote before (and as a person may): earlier rows of a session take its last row's dataset."""
+    scored, exported, again = eval_dir / "scored.jsonl", tmp_path / "old.xlsx", tmp_path / "again.jsonl"
+    _ok("export", str(scored), "-o", str(exported))
+    book = openpyxl.load_workbook(exported)
+    sheet = book.active
+    header = [c.value for c in sheet[1]]
+    dataset, reference = header.index("dataset") + 1, header.index("reference_response") + 1
+    cleared = 0
+    for n in range(2, sheet.max_row + 1):
+        if sheet.cell(n, reference).value is None:  # not a session's last row
+            sheet.cell(n, dataset, value=None)
+            cleared += 1
+    book.save(exported)
+    assert cleared > 0
+    _ok("score", str(exported), "-o", str(again))
+    assert _records(again) == _records(scored)

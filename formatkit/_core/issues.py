@@ -35,7 +35,7 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 class Issue(BaseModel):
     """One problem found in a file, at an exact place."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     severity: Severity
     code: str = Field(description="Stable snake_case code; see formatkit.CODES.")
@@ -137,6 +137,8 @@ class IssueSink:
 class FileReport(BaseModel):
     """The outcome of validating one file."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     valid: bool
     format: Format | None = None
@@ -157,7 +159,9 @@ class FileReport(BaseModel):
                 counts[issue.code] = counts.get(issue.code, 0) + 1
         errors = sum(n for code, n in counts.items() if CODES[code][0] == "error")
         total = sum(counts.values())
-        return cls(
+        # Built from data this module made (no validation to do): model_construct skips building the
+        # pydantic validator, which a convert with no issue would otherwise pay for at every start.
+        return cls.model_construct(
             path=path,
             valid=errors == 0,
             format=fmt,
@@ -177,6 +181,8 @@ def _issue_order(issue: Issue) -> tuple[int, int, str]:
 class Report(BaseModel):
     """The outcome of validating one or more files (the JSON of ``formatkit validate --json``)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     valid: bool
     files: list[FileReport] = Field(default_factory=list)
     issues: list[Issue] = Field(
@@ -186,7 +192,7 @@ class Report(BaseModel):
     @classmethod
     def build(cls, files: Sequence[FileReport], issues: Sequence[Issue] = ()) -> Report:
         valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
-        return cls(valid=valid, files=list(files), issues=list(issues))
+        return cls.model_construct(valid=valid, files=list(files), issues=list(issues))
 
     @property
     def errors(self) -> int:

@@ -49,7 +49,8 @@ class JsonlReader:
             sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
             return
         fast = self.fast
-        for line, value in iter_json_lines(self.path, sink):
+        dumps: dict[str, bytes] = {}  # the reader's compact JSON of the line's nested values
+        for line, value in iter_json_lines(self.path, sink, dumps):
             self.rows += 1
             if (
                 fast
@@ -61,7 +62,7 @@ class JsonlReader:
             ):
                 # The line is of the file's shape (detect_shape would say so); most lines then pass
                 # every rule and become a record here, the rest go on to the full checks below.
-                record = self._fast_single(value, line)
+                record = self._fast_single(value, line, dumps.get("parameters"))
                 if record is not None:
                     self._session_ids.default(self._yielded, line, sink)
                     self._yielded += 1
@@ -84,7 +85,7 @@ class JsonlReader:
                 yield draft
         rules.check_no_records(self.rows, sink)
 
-    def _fast_single(self, obj: dict[str, Any], line: int) -> dict[str, Any] | None:
+    def _fast_single(self, obj: dict[str, Any], line: int, parameters_text: bytes | None) -> dict[str, Any] | None:
         """The canonical record of a single-turn line that passes every rule, built as build_record would
         build it from the line's Draft; None when any check might have something to say."""
         fields = rules.plain_single(obj)
@@ -93,14 +94,14 @@ class JsonlReader:
         prompt, system, answer, response, parameters = fields
         if parameters is None:
             parameters = {}
-        elif not is_clean_parameters(parameters):
+        elif not is_clean_parameters(parameters, parameters_text):
             return None
         target = clean_target(self.mode, answer, response, parameters)
         if target is None:
             return None
         user = {"role": "user", "content": prompt}
         messages = (
-            [{"role": "system", "content": system}, user, target] if system and system.strip() else [user, target]
+            [{"role": "system", "content": system}, user, target] if system and not system.isspace() else [user, target]
         )
         return {
             "session_id": self._yielded,
@@ -120,7 +121,7 @@ class JsonlReader:
                 prompt, system, answer, response, parameters = fields
                 user = {"role": "user", "content": prompt}
                 turns: list[dict[str, Any]] = (
-                    [{"role": "system", "content": system}, user] if system and system.strip() else [user]
+                    [{"role": "system", "content": system}, user] if system and not system.isspace() else [user]
                 )
                 return rules.line_draft(line, None, turns, answer, response, parameters, source, None)
         if self.format == "canonical":

@@ -68,7 +68,7 @@ def guess_encoding(data: bytes) -> str:
     return "Latin-1 or another single-byte encoding"
 
 
-def _may_have_duplicates(raw: bytes, value: Any) -> bool:
+def _may_have_duplicates(raw: bytes, value: Any, dumps: dict[str, bytes] | None = None) -> bool:
     """Cheap and sound: every key in the text is followed by exactly one ``:`` outside strings, and
     ``:`` inside strings is never escaped by orjson. So the text holds more colons than its compact
     re-serialisation exactly when it has keys (or values) the parsed data dropped — a duplicate —
@@ -77,16 +77,19 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
     colons = raw.count(b":")
     if colons == 0:
         return False
-    return colons != _dumped_colons(value) or b"\\u003" in raw
+    return colons != _dumped_colons(value, dumps) or b"\\u003" in raw
 
 
-def _dumped_colons(value: Any) -> int:
+def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
     """``orjson.dumps(value).count(b":")`` without serialising a line's long texts: one colon per key,
     plus the colons inside keys and values (orjson never escapes a colon; numbers, booleans and null
     hold none). Only nested objects and arrays, usually small, are serialised.
 
     -1 (never a count) when a number may lie at or beyond 2**63: orjson reads a longer integer as a float
-    (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line."""
+    (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line.
+
+    ``dumps``, when given, receives the compact JSON of each nested value serialised here, by key (the
+    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters)."""
     if type(value) is not dict:
         dumped = orjson.dumps(value)
         return -1 if _big_number(dumped) else dumped.count(b":")
@@ -102,6 +105,8 @@ def _dumped_colons(value: Any) -> int:
             if _big_number(dumped):
                 return -1
             count += dumped.count(b":")
+            if dumps is not None:
+                dumps[key] = dumped
         elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:
             return -1
     return count
@@ -210,8 +215,12 @@ def _parses(text: str) -> bool:
     return True
 
 
-def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, value)`` for each line that parses; report every other line."""
+def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each line that parses; report every other line.
+
+    ``dumps``, when given, holds for the line just yielded the compact JSON (``orjson.dumps``) of nested
+    top-level values the duplicate-key check serialised, by key; a key may be missing (then serialise it
+    yourself). It is emptied before each line."""
     bad_encoding_line: int | None = None
     bad_encoding_count = 0
     blank_start = 0
@@ -231,7 +240,7 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                     "skipped here, but some platforms reject it: save the file as UTF-8 without BOM.",
                     line=1,
                 )
-            if raw[:1] != b"{" and not raw.strip():  # most lines start with "{": skip the copy
+            if raw[0] != 0x7B and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number
                 blank_count += 1
@@ -239,6 +248,8 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
             if blank_count:
                 _blank_lines(blank_start, blank_count, sink)
                 blank_count = 0
+            if dumps:
+                dumps.clear()
             try:
                 value = orjson.loads(raw)  # validates UTF-8 too
             except orjson.JSONDecodeError:
@@ -253,8 +264,11 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 ok, value = _parse_slow(text, number, sink)
             else:
                 ok = True
-                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
+                kind = type(value)
+                if (kind is dict or kind is list) and _may_have_duplicates(raw, value, dumps):
                     ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
+                    if dumps:
+                        dumps.clear()
             if ok:
                 yield number, value
     # Blank lines at the very end are common and harmless: only trailing whitespace, no warning.

@@ -173,9 +173,14 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
                     other = scan_sheet(archive, name)
                     if _too_large(other):
                         _check_size(exact_extent(archive, name, other), names[first])
+        hidden = str(workbook.sheets_metadata[first].visible).endswith("Hidden")  # Hidden, VeryHidden
         sheet = workbook.get_sheet_by_index(first)
+        # The sheet holds its own copy of the cells: the workbook's (every shared string) goes before the
+        # grid is built, or the text would be in memory three times at the peak instead of twice.
+        del workbook
         rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
         merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]
+        del sheet
     except Unreadable:
         raise
     except PasswordError:
@@ -209,7 +214,7 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
         extra_sheets=extra,
         skipped=names[:first],
         true_length=TrueLengths(path, part) if part is not None else None,
-        hidden=str(workbook.sheets_metadata[first].visible).endswith("Hidden"),  # Hidden, VeryHidden
+        hidden=hidden,
         hidden_rows=details.hidden_rows,
         hidden_cols=details.hidden_cols,
         filtered=details.filtered,

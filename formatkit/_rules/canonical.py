@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
-
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
-from formatkit._core.models import Meta, Record, record_to_dict
 from formatkit._core.modes import Mode
 from formatkit._rules.common import is_blank
 from formatkit._rules.parameters import check_parameters
@@ -119,6 +116,10 @@ def _translate(error: Any, line: int, sink: IssueSink) -> None:
 
 def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: int) -> dict[str, Any] | None:
     """Validate one canonical record; return it as plain canonical data, or None if it is broken."""
+    from pydantic import ValidationError  # the models load only when a canonical file is read (start-up)
+
+    from formatkit._core.models import Record, record_to_dict
+
     try:
         record = Record.model_validate(obj)
     except ValidationError as exc:
@@ -182,6 +183,10 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
 def check_meta(meta: dict[str, Any], sink: IssueSink, *, line: int) -> bool:
     """Whether a jsonl line's own ``meta`` fits the canonical record's (its labels are copied there, so a
     ``"source": "mine"`` would make convert write a record its own validator rejects); issues otherwise."""
+    from pydantic import ValidationError
+
+    from formatkit._core.models import Meta
+
     try:
         Meta.model_validate(meta)
     except ValidationError as exc:

@@ -472,7 +472,8 @@ def plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str 
     parameters = obj.get("parameters")
     if (
         type(prompt) is not str
-        or not prompt.strip()
+        or not prompt
+        or prompt.isspace()  # as `not prompt.strip()`, without copying a long prompt
         or (system is not None and type(system) is not str)
         or (answer is not None and type(answer) is not str)
         or (response is not None and type(response) is not str)

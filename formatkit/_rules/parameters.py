@@ -177,10 +177,11 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
     return good
 
 
-def is_clean_parameters(raw: dict[str, Any]) -> bool:
+def is_clean_parameters(raw: dict[str, Any], text: bytes | None = None) -> bool:
     """Whether :func:`check_parameters` already found this very dict clean (it then returns it unchanged,
-    reporting nothing). False means "not known", not "bad": the full check decides."""
-    fingerprint = _cache_key(raw)
+    reporting nothing). False means "not known", not "bad": the full check decides. ``text``: the dict's
+    ``orjson.dumps`` when the caller already has it (the jsonl reader does)."""
+    fingerprint = _cache_key(raw) if text is None else text
     return fingerprint is not None and fingerprint in _CLEAN
 
 

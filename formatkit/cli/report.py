@@ -22,10 +22,17 @@ dimension's score is the mean of its datasets; overall is the mean of the dimens
 pairwise dataset shows its own scale (mean ×100 on −100..100, win/tie/loss) and enters its dimension as a
 0–100 win rate (win 1, tie ½, loss 0).
 
-Every score carries a 95 % interval: Wilson when every record scored 0 or 1, else a bootstrap over
-records (1000 resamples, fixed seed). Two models that answered the same records get their paired
+Every score carries a 95 % interval: Wilson when every record of a dataset scored 0 or 1, else a
+smoothed Bayesian bootstrap over records (1000 resamples, fixed seed) that stays wide for small or
+all-right strata. Two models that answered the same records get their paired
 difference with its interval ("within noise" when it holds 0). Several samples per record add pass@k
 and majority vote (over the extracted answers).
+
+A judge reply from which no verdict could be read is a void verdict: left out of the mean (which can
+raise a score), so it is counted and shown beside the score ("1 of 2 records scored, 1 void verdict").
+--void-as-zero counts each void verdict as the lowest score instead (0; pairwise a loss): use it for a
+leaderboard, where a judge failing on a model's answers must not help that model. A dataset of fewer
+than 30 scored records is flagged "small".
 
 Formats: text (tables sized to the terminal), md (Markdown), json (machine-readable: today's keys for the
 first model, plus "models", "comparisons" and "intervals"), html (one offline page with charts and a
@@ -66,6 +73,9 @@ def report(
     dimensions: Path | None = typer.Option(None, "--dimensions", help='JSON file: {"dataset": "dimension"}.'),
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
+    void_as_zero: bool = typer.Option(
+        False, "--void-as-zero", help="Count a void judge verdict (no readable verdict) as the lowest score."
+    ),
 ) -> None:
     from scoring._pipeline.report_file import (
         SAMPLE_FORMATS,
@@ -82,7 +92,9 @@ def report(
         output_or_fail(output)
     mapping = _dimensions(dimensions)
     try:
-        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS)
+        collected = collect_results(
+            paths_or_fail(paths), dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=void_as_zero
+        )
     except ResultsFileError as exc:
         fail_usage(str(exc))
     for name in collected.unscored:

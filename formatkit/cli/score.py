@@ -43,6 +43,10 @@ dataset's, and leaves free text for a judge (saying why; with --judge-base-url a
 judge scores it); {metrics}; or module:function, your own rule
 metric (a function (reply, item) -> ItemScore, a number in [0, 1], a bool, or None).
 
+A judge reply with no readable verdict is a void verdict: its response keeps `score: null`, and the
+summary counts it beside the score ("1 of 2 records scored, 1 void verdict"); --void-as-zero counts it
+as the lowest score in the summary instead.
+
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
 unreadable path, or an unknown metric.
@@ -105,6 +109,9 @@ def score(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Judge requests in flight."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per judge request."),
     timeout: float = typer.Option(120.0, "--timeout", help="Judge request timeout (seconds)."),
+    void_as_zero: bool = typer.Option(
+        False, "--void-as-zero", help="Summary: count a void judge verdict (no readable verdict) as the lowest score."
+    ),
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
@@ -145,6 +152,7 @@ def score(
             judge=options,
             progress=progress,
             model_name=model_name,
+            void_as_zero=void_as_zero,
         )
     except MetricError as exc:
         fail_usage(str(exc))

@@ -83,10 +83,12 @@ def collect_results(
     *,
     dimensions: Mapping[str, str] | None = None,
     samples: bool = False,
+    void_as_zero: bool = False,
 ) -> CollectedResults:
     """Read scored results files (a dataset is ``meta.dataset``, else the file's name) into a comparison
-    of models; ``samples`` keeps the per-sample rows of the HTML browser too."""
-    aggregator = ModelsAggregator()
+    of models; ``samples`` keeps the per-sample rows of the HTML browser too; ``void_as_zero`` counts a
+    void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean."""
+    aggregator = ModelsAggregator(void_as_zero=void_as_zero)
     collector = SampleCollector() if samples else None
     scored: set[str] = set()
     # Parsed records are plain acyclic dicts: the cyclic collector would rescan every live object again
@@ -136,10 +138,11 @@ def write_report(
     fmt: str,
     *,
     dimensions: Mapping[str, str] | None = None,
+    void_as_zero: bool = False,
 ) -> CollectedResults:
     """Read ``paths`` and write the report in ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    collected = collect_results(paths, dimensions=dimensions, samples=fmt in SAMPLE_FORMATS)
+    collected = collect_results(paths, dimensions=dimensions, samples=fmt in SAMPLE_FORMATS, void_as_zero=void_as_zero)
     save_report(collected, output, fmt)
     return collected

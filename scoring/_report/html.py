@@ -27,7 +27,7 @@ import orjson
 
 from scoring._report.aggregate import DatasetStats
 from scoring._report.intervals import Interval
-from scoring._report.leaderboard import comparison_tables, notes
+from scoring._report.leaderboard import comparison_tables, flags, notes
 from scoring._report.models import Comparison
 from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, SampleCollector
 
@@ -195,6 +195,12 @@ def _cell(score: float | None, interval: Interval | None, suffix: str = "") -> d
     return {"value": score, "text": _num(score), "ci": ci if score is not None else "", "suffix": suffix}
 
 
+def _void(count: int, as_zero: bool) -> str:
+    if not count:
+        return ""
+    return f"; {count} void verdict{'' if count == 1 else 's'}" + (" counted as 0" if as_zero else "")
+
+
 def _leaderboard(comp: Comparison) -> dict[str, Any]:
     """Rows grouped by dimension: the dimension, then its datasets; overall last. Each row marks its best
     model (several models that do not all tie) and gives each model's difference from the first, with the
@@ -218,10 +224,10 @@ def _leaderboard(comp: Comparison) -> dict[str, Any]:
             first = next((s for s in stats if s is not None), None)
             pairwise = first is not None and first.is_pairwise
             metric = "pairwise (win rate)" if pairwise else (first.metric if first else None) or "?"
-            cells = [_cell(*_dataset_value(s)) if s is not None else _cell(None, None) for s in stats]
+            cells = [_cell(*_dataset_value(s), flags(s)) if s is not None else _cell(None, None) for s in stats]
             kind = "dataset" if not own else "own"
             rows.append({"kind": kind, "dimension": dim, "dataset": dataset, "metric": metric, "cells": cells})
-    cells = [_cell(a.overall, a.overall_interval) for a in comp.models.values()]
+    cells = [_cell(a.overall, a.overall_interval, _void(a.void, a.void_as_zero)) for a in comp.models.values()]
     rows.append({"kind": "overall", "dimension": "overall", "dataset": "", "metric": "", "cells": cells})
     for row in rows:
         values = [c["value"] for c in row["cells"] if c["value"] is not None]
@@ -361,7 +367,10 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
     context = {
         "title": title,
         "models": [{"name": m, "colour": PALETTE[i % len(PALETTE)]} for i, m in enumerate(models)],
-        "overall": [{"name": m, "score": a.overall, "interval": a.overall_interval} for m, a in comp.models.items()],
+        "overall": [
+            {"name": m, "score": a.overall, "interval": a.overall_interval, "void": a.void_note()}
+            for m, a in comp.models.items()
+        ],
         "leaderboard": _leaderboard(comp),
         "tables": comparison_tables(comp)[1:],  # the leaderboard is drawn above, with highlights and deltas
         "notes": notes(comp),

@@ -104,6 +104,8 @@ def _details(comp: Comparison) -> Sheet:
         "completion tokens",
         "total tokens",
         "judge tokens",
+        "void verdicts",
+        "small",
     ]
     sheet = Sheet("Details", head, decimals={"score", "low", "high", "strict", "pass@k", "majority", "win rate"})
     for model, agg in comp.models.items():
@@ -132,6 +134,8 @@ def _details(comp: Comparison) -> Sheet:
                     s.usage["completion_tokens"],
                     s.usage["total_tokens"],
                     s.judge_usage["total_tokens"],
+                    s.void,
+                    s.small,
                 ]
             )
     return sheet

@@ -122,8 +122,10 @@ def test_page_renders_with_charts_legend_and_leaderboard(page: Browser) -> None:
     assert "0 %" in ticks and "1.0" in ticks  # the histogram's y and x axes have values
     best = page.evaluate("document.querySelectorAll('#leaderboard td.best').length")
     assert best >= 5  # model-a is best on most rows
-    deltas = page.evaluate("document.querySelector('#leaderboard tr.overall').lastElementChild.textContent")
-    assert deltas.startswith("-") and deltas.endswith("*")  # model-b − model-a overall, significant
+    delta = page.evaluate("document.querySelector('#leaderboard tr.overall').lastElementChild.textContent")
+    title = page.evaluate("document.querySelector('#leaderboard tr.overall').lastElementChild.title")
+    assert delta.startswith("-") and delta[-1] in "*≈"  # model-b − model-a overall, with the paired verdict
+    assert title.startswith("paired on") and ("significant" in title) == delta.endswith("*")
     cards = page.evaluate("Array.from(document.querySelectorAll('#overall .card')).map(c => c.innerText)")
     assert len(cards) == 2 and "model-a" in cards[0] and "interval" in cards[0]
     assert page.evaluate("window.pwned === undefined")  # an escaped <script> in a reply never ran

@@ -20,10 +20,22 @@ from typing import Any
 
 from scoring._report.aggregate import record_key
 
-__all__ = ["MAX_SAMPLES", "OUTCOMES", "Answer", "Question", "SampleCollector", "fraction", "outcome_of"]
+__all__ = [
+    "MAX_QUESTIONS",
+    "MAX_SAMPLES",
+    "OUTCOMES",
+    "Answer",
+    "Question",
+    "SampleCollector",
+    "fraction",
+    "outcome_of",
+]
 
-#: Records (one model's answer to one question) kept; beyond this the page says how many were left out.
-MAX_SAMPLES = 20_000
+#: Questions kept (each with every model's answer); records of further questions are counted, not kept,
+#: and the page and the sheet say how many. A cap on questions, not records: the second model's answers
+#: to the questions kept are never the ones left out.
+MAX_QUESTIONS = 10_000
+MAX_SAMPLES = MAX_QUESTIONS  # the name before questions were grouped
 OUTCOMES = ("right", "partial", "wrong", "unscorable")
 
 
@@ -108,7 +120,7 @@ class Question:
 
 @dataclass
 class SampleCollector:
-    """Keeps up to :data:`MAX_SAMPLES` records, grouped into questions, and counts the rest."""
+    """Keeps the records of up to :data:`MAX_QUESTIONS` questions, grouped by question; counts the rest."""
 
     strings: list[str] = field(default_factory=list)
     prefixes: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
@@ -146,20 +158,20 @@ class SampleCollector:
         return number
 
     def add(self, record: Mapping[str, Any], model: str, dataset: str) -> None:
-        if self.samples >= MAX_SAMPLES:
-            self.left_out += 1
-            return
-        self.samples += 1
         model_id = self.model(model)
-        messages = [m for m in record.get("messages") or [] if isinstance(m, dict)]
-        target = messages[-1] if messages else {}
-        history = [(self.text(m.get("role")), self.text(m.get("content"))) for m in messages[:-1]]
-        question = history.pop()[1] if history and self.strings[history[-1][0]] == "user" else self.text("")
         key = record_key(record)
         # The same item twice in one model's file pairs with the other model's in order (as the differences do).
         seen = self._seen.get((model_id, dataset, key), 0) + 1
         self._seen[(model_id, dataset, key)] = seen
         number = self._question_ids.get((dataset, key, seen))
+        if number is None and len(self.questions) >= MAX_QUESTIONS:
+            self.left_out += 1
+            return
+        self.samples += 1
+        messages = [m for m in record.get("messages") or [] if isinstance(m, dict)]
+        target = messages[-1] if messages else {}
+        history = [(self.text(m.get("role")), self.text(m.get("content"))) for m in messages[:-1]]
+        question = history.pop()[1] if history and self.strings[history[-1][0]] == "user" else self.text("")
         if number is None:
             number = self._question_ids[(dataset, key, seen)] = len(self.questions)
             self.questions.append(

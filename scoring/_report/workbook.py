@@ -214,7 +214,7 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
     lines = notes(comp)
     if samples is not None and samples.left_out:
         lines.append(
-            f"Questions lists the first {samples.samples} records' questions; {samples.left_out} more record(s) "
+            f"Questions lists the first {len(samples.questions)} questions; {samples.left_out} more record(s) "
             "are counted in the scores but not listed"
         )
     note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in lines])

@@ -155,3 +155,22 @@ def test_eval_writes_a_report_xlsx_with_the_questions(fake_openai: Any, tmp_path
     rows = list(book["Questions"].iter_rows(values_only=True))
     assert len(rows) - 1 == len(_lines(out / "scored.jsonl"))
     assert {r[0] for r in rows[1:]} == {"seed_jsonl_single_turn", "seed_jsonl_multi_turn"}
+
+
+def test_the_question_cap_keeps_every_models_answer_to_the_questions_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoring._report import questions
+
+    monkeypatch.setattr(questions, "MAX_QUESTIONS", 3)
+    collector = questions.SampleCollector()
+    for model in ("a", "b"):  # one model's file after the other, as report reads them
+        for i in range(5):
+            record = {
+                "session_id": i,
+                "messages": [
+                    {"role": "user", "content": f"q{i}"},
+                    {"role": "assistant", "reference_response": "1", "responses": [{"content": "1", "score": 1.0}]},
+                ],
+            }
+            collector.add(record, model, "set")
+    assert len(collector.questions) == 3 and all(len(q.answers) == 2 for q in collector.questions)
+    assert collector.left_out == 4

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.suggest import did_you_mean_later
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
@@ -99,8 +100,7 @@ def read_header(
             if j < len(has_data) and has_data[j]:
                 sink.add(
                     "missing_header",
-                    f"Column {letter} holds data but row 1 gives it no header. Name it (one of "
-                    f"{', '.join(COLUMNS)}) or delete the column.",
+                    Msg("missing_header", letter=letter, columns=", ".join(COLUMNS)),
                     **place,
                 )
             continue
@@ -111,8 +111,7 @@ def read_header(
             first = header.labels[header.index[name]]
             sink.add(
                 "duplicate_column",
-                f'Column {letter} is "{name}" again; {first} already is. Keep one of them and delete or '
-                "rename the other (only the first is read).",
+                Msg("duplicate_column", letter=letter, name=name, first=first),
                 **place,
             )
             continue
@@ -121,7 +120,7 @@ def read_header(
     return header
 
 
-def _header_below(rows: Sequence[Sequence[Any]]) -> str:
+def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:
     """A hint naming the first row under row 1 that names the known columns (2 or more), or ""."""
     for offset, row in enumerate(rows, start=2):
         names = []
@@ -132,7 +131,7 @@ def _header_below(rows: Sequence[Sequence[Any]]) -> str:
                 names.append(name)
         if len(names) >= 2 or "query" in names:
             shown = ", ".join(f'"{n}"' for n in names)
-            return f" Row {offset} looks like the header ({shown}): delete the rows above it so that it is row 1."
+            return Msg("frag.header_below", row=offset, names=shown)
     return ""
 
 
@@ -162,32 +161,30 @@ def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> st
     if name is None:
         meant = CHINESE_NAMES.get(folded.replace(" ", ""))
         known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
-        hint = f' Did you mean "{meant}"?' if meant else did_you_mean(text, known)
+        hint = Msg("frag.did_you_mean", name=meant) if meant else did_you_mean_later(text, known)
         sink.add(
             "unknown_column",
-            f'Unknown column "{text.strip()}" in row 1.'
-            + hint
-            + " Rename it, or delete the column if it is not part of the evaluation set.",
+            Msg("unknown_column", name=text.strip(), hint=hint),
             **place,
         )
         return None
     if folded in ALIASES:
         sink.add(
             "alias_column",
-            f'Header "{text.strip()}" is accepted as an alias of "{name}"; rename it to "{name}".',
+            Msg("alias_column", text=text.strip(), name=name),
             **place,
         )
     else:
         sink.add(
             "header_not_normalized",
-            f'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, half-width, no spaces).',
+            Msg("header_not_normalized", text=text, name=name),
             **place,
         )
     return name
 
 
-def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: str = "") -> None:
-    known = ", ".join(f'"{n}"' for n in header.index) or "none"
+def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: Msg | str = "") -> None:
+    known: Msg | str = ", ".join(f'"{n}"' for n in header.index) or Msg("frag.none")
     needed = ["query"]
     if mode != "infer-only":
         needed.append("reference_response")
@@ -197,16 +194,9 @@ def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hin
         if name in header.index:
             continue
         header.missing.append(name)
-        why = {
-            "query": "every row needs the user's question",
-            "reference_response": f"{mode} mode scores every record against a reference answer (use "
-            "--mode infer-only to run inference without scoring)",
-            "response": "scored mode scores the responses already collected",
-        }[name]
         sink.add(
             "missing_column",
-            f'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
-            f"found: {known}).{hint}",
+            Msg("missing_column", name=name, why=Msg(f"frag.why.{name}", mode=mode), known=known, hint=hint),
             sheet=sheet,
             row=1,
         )

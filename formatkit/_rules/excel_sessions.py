@@ -18,6 +18,7 @@ from typing import Any
 
 from formatkit._core.draft import Draft, Place
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
@@ -85,16 +86,16 @@ def session_key(row: Row, datasets: dict[int, str | None]) -> SessionKey:
 
 def _named(key: SessionKey) -> str:
     dataset, sid = key
-    return str(sid) if dataset is None else f"{sid} of dataset {dataset}"
+    return str(sid) if dataset is None else f"{sid} (dataset {dataset})"
 
 
 def _blank(text: str | None) -> bool:
     return text is None or not text or text.isspace()
 
 
-def _rows_text(rows: list[Row]) -> str:
-    numbers = [str(r.number) for r in rows[:6]]
-    return ", ".join(numbers) + (", ..." if len(rows) > 6 else "")
+def _rows_text(rows: list[Row], shown: int = 6) -> str:
+    numbers = [str(r.number) for r in rows[:shown]]
+    return ", ".join(numbers) + (", ..." if len(rows) > shown else "")
 
 
 def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], list[Row]]:
@@ -147,10 +148,7 @@ def _report_duplicates(key: SessionKey, members: list[Row], ctx: Context) -> Non
     for row in members[1:]:
         ctx.sink.add(
             "duplicate_session_id",
-            f"session_id {_named(key)} is already used on row {members[0].number}, and both rows have their own "
-            "reference_response. If they are separate records, give each its own session_id (or leave "
-            "session_id empty); if they are one multi-turn conversation, keep the reference only on its "
-            "last row and put the earlier answers in response.",
+            Msg("duplicate_session_id", sid=_named(key), first=members[0].number),
             **ctx.place(row.number, "session_id"),
         )
 
@@ -161,16 +159,19 @@ def _report_missing_ids(
     example = min(sessions, key=lambda s: by_id[s][0].number)
     ctx.sink.add(
         "mixed_session_ids",
-        f"session_id {_named(example)} repeats (rows {_rows_text(by_id[example])}), so this is a multi-turn file, "
-        f"but {len(without)} row(s) have no session_id (rows {_rows_text(without)}). A file is either "
-        "single-turn (session_id optional and unique) or multi-turn (session_id on every row).",
+        Msg(
+            "mixed_session_ids",
+            sid=_named(example),
+            rows=_rows_text(by_id[example]),
+            count=len(without),
+            without=_rows_text(without),
+        ),
         **ctx.place(without[0].number, "session_id"),
     )
     for row in without:
         ctx.sink.add(
             "missing_session_id",
-            f"Row {row.number} has no session_id, but this file is multi-turn: every row needs the id of "
-            "its conversation. Write the id of the session it belongs to, or a new one.",
+            Msg("missing_session_id", row=row.number),
             **ctx.place(row.number, "session_id"),
         )
 
@@ -178,24 +179,29 @@ def _report_missing_ids(
 def _check_consecutive(
     rows: list[Row], sessions: set[SessionKey], datasets: dict[int, str | None], ctx: Context
 ) -> None:
+    """One warning per session whose rows other rows separate, at its first row, naming all its rows: it
+    is the cause of what the session rules then say about those rows (a single-turn set whose ids repeat
+    by mistake reads as conversations, and every earlier reference is "misplaced"), so it comes first."""
     last_position: dict[SessionKey, int] = {}
-    reported: set[SessionKey] = set()
+    scattered: dict[SessionKey, None] = {}
+    members: dict[SessionKey, list[Row]] = {}
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
         key = session_key(row, datasets)
         if type(row.sid) is not int or key not in sessions:
             continue
+        members.setdefault(key, []).append(row)
         before = last_position.get(key)
-        if before is not None and before != position - 1 and key not in reported:
-            reported.add(key)
-            ctx.sink.add(
-                "session_not_consecutive",
-                f"Row {row.number} continues session {_named(key)}, but other rows stand between it and the "
-                f"session's row {placed[before].number}. Its turns still follow sheet order; keep the rows "
-                "of a session together so the conversation reads top to bottom.",
-                **ctx.place(row.number, "session_id"),
-            )
+        if before is not None and before != position - 1:
+            scattered[key] = None
         last_position[key] = position
+    for key in scattered:
+        group = members[key]
+        ctx.sink.add(
+            "session_not_consecutive",
+            Msg("session_not_consecutive", sid=_named(key), count=len(group), rows=_rows_text(group, 12)),
+            **ctx.place(group[0].number, "session_id"),
+        )
 
 
 def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
@@ -250,33 +256,33 @@ def _session_rules(group: list[Row], ctx: Context) -> None:
         # One issue per session, naming its rows: a prompt written only on the first row is one mistake.
         numbers = ", ".join(str(row.number) for row in differing[:12]) + (" …" if len(differing) > 12 else "")
         empty = system is not None and all(_blank(row.system) for row in differing)
-        what = (
-            f"is filled only on row {first.number}, the session's first; row(s) {numbers} leave it empty"
+        message = (
+            Msg("system_prompt_mismatch", first=first.number, rows=numbers)
             if empty
-            else f"on row(s) {numbers} differs from row {first.number} of the same session "
-            f"({_describe(None if _blank(differing[0].system) else differing[0].system)} vs {_describe(system)})"
+            else Msg(
+                "system_prompt_mismatch.differs",
+                rows=numbers,
+                first=first.number,
+                found=_describe(None if _blank(differing[0].system) else differing[0].system),
+                expected=_describe(system),
+            )
         )
         sink.add(
             "system_prompt_mismatch",
-            f"system_prompt {what}. A conversation has one system prompt: write the same text on every row "
-            "of the session.",
+            message,
             **ctx.place(differing[0].number, "system_prompt"),
         )
     for row in group[:-1]:
         if not _blank(row.reference):
             sink.add(
                 "misplaced_reference",
-                f"reference_response is filled on row {row.number}, but only the session's last row (row "
-                f"{last.number}) is scored. Move an earlier reply to the response column (it then becomes "
-                "conversation history), or clear the cell.",
+                Msg("misplaced_reference", row=row.number, last=last.number),
                 **ctx.place(row.number, "reference_response"),
             )
         if not _blank(row.parameters) and not _same_parameters(row.parameters, last.parameters):
             sink.add(
                 "parameters_mismatch",
-                f"parameters on row {row.number} differ from the session's last row (row {last.number}), "
-                "which sets the parameters of the whole conversation. Leave earlier rows empty or make "
-                "them equal to the last row's.",
+                Msg("parameters_mismatch", row=row.number, last=last.number),
                 **ctx.place(row.number, "parameters"),
             )
 
@@ -290,7 +296,7 @@ def _same_parameters(earlier: str | None, last: str | None) -> bool:
     return a is not None and a == b
 
 
-def _describe(text: str | None) -> str:
+def _describe(text: str | None) -> Msg | str:
     if text is None:
-        return "empty"
+        return Msg("frag.empty")
     return f'"{text[:30]}…"' if len(text) > 30 else f'"{text}"'

@@ -12,7 +12,8 @@ import orjson
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.messages import Msg
+from formatkit._core.suggest import did_you_mean_later
 
 __all__ = [
     "KNOWN_PARAMETERS",
@@ -34,33 +35,41 @@ class ParameterSpec:
     maximum: float | None = None
 
     def problem(self, value: Any) -> str | None:
-        """None when ``value`` is fine; else ``type:<expected>`` or ``range:<allowed>``."""
+        """None when ``value`` is fine; else ``type:<expected>`` or ``range:<allowed>`` (in English)."""
+        found = self.check(value)
+        return None if found is None else f"{found[0]}:{found[1].render()}"
+
+    def check(self, value: Any) -> tuple[Literal["type", "range"], Msg] | None:
+        """None when ``value`` is fine; else ("type", what it must be) or ("range", what is allowed)."""
         if self.kind == "boolean":
-            return None if isinstance(value, bool) else "type:true or false"
+            return None if isinstance(value, bool) else ("type", Msg("frag.expect.boolean"))
         if self.kind == "stop":
             if isinstance(value, str):
                 return None
             if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                return None if len(value) <= 4 else "range:a list of at most 4 strings"
-            return "type:a string or a list of strings"
+                return None if len(value) <= 4 else ("range", Msg("frag.expect.string_list_4"))
+            return "type", Msg("frag.expect.string_or_list")
         if self.kind == "integer":
             # 1024.0 is an integer to JSON Schema too; 1024.5 is not.
             if isinstance(value, bool) or not (
                 isinstance(value, int) or (isinstance(value, float) and value.is_integer())
             ):
-                return "type:an integer"
+                return "type", Msg("frag.expect.integer")
             if not -(2**63) <= value < 2**63:
-                return "range:an integer within 64 bits (±9,223,372,036,854,775,807)"
+                return "range", Msg("frag.expect.int64")
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return "type:a number"
+            return "type", Msg("frag.expect.number")
         if (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum):
-            return "range:" + self.allowed()
+            return "range", self.allowed_msg()
         return None
 
     def allowed(self) -> str:
+        return self.allowed_msg().render()
+
+    def allowed_msg(self) -> Msg:
         if self.maximum is None:
-            return f"at least {self.minimum:g}"
-        return f"from {self.minimum:g} to {self.maximum:g}"
+            return Msg("frag.expect.at_least", minimum=self.minimum)
+        return Msg("frag.expect.between", minimum=self.minimum, maximum=self.maximum)
 
     def json_schema(self) -> dict[str, Any]:
         if self.kind == "boolean":
@@ -125,8 +134,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         if parsed is None:
             sink.add(
                 "invalid_parameters",
-                f"parameters is not a dict: {_clip(raw)!r}.{_full_width_hint(raw)} Write it as JSON "
-                '({"temperature": 0.7, "max_tokens": 1024}) or as a Python dict ({\'temperature\': 0.7}).',
+                Msg("invalid_parameters", text=_clip(raw), hint=_full_width_hint(raw)),
                 **place,
             )
             return {}
@@ -140,7 +148,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
     else:
         sink.add(
             "invalid_parameters",
-            f"parameters must be an object of inference parameters, not {type(raw).__name__}.",
+            Msg("invalid_parameters.type", type=type(raw).__name__),
             **place,
         )
         return {}
@@ -151,23 +159,28 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, Any]:
         if spec is None:
             sink.add(
                 "unknown_parameter",
-                f'parameters has an unknown key "{key}".' + did_you_mean(str(key), KNOWN_PARAMETERS),
+                Msg("unknown_parameter", key=key, hint=did_you_mean_later(str(key), KNOWN_PARAMETERS)),
                 **where,
             )
             continue
-        problem = spec.problem(value)
+        problem = spec.check(value)
         if problem is None:
             good[key] = value
-        elif problem.startswith("type:"):
+        elif problem[0] == "type":
             sink.add(
                 "invalid_parameter_type",
-                f'parameters "{key}" must be {problem[5:]}, not {json.dumps(value, ensure_ascii=False)}.',
+                Msg(
+                    "invalid_parameter_type",
+                    key=key,
+                    expected=problem[1],
+                    value=json.dumps(value, ensure_ascii=False),
+                ),
                 **where,
             )
         else:
             sink.add(
                 "parameter_out_of_range",
-                f'parameters "{key}" is {value}, out of range: it must be {problem[6:]}.',
+                Msg("parameter_out_of_range", key=key, value=value, allowed=problem[1]),
                 **where,
             )
     if fingerprint is not None and len(good) == len(raw) and len(_CLEAN) < _CLEAN_LIMIT:
@@ -231,13 +244,12 @@ def _with_key(place: Place, key: object) -> Place:
 _FULL_WIDTH = {"“": '"', "”": '"', "‘": "'", "’": "'", "，": ",", "：": ":", "｛": "{", "｝": "}"}
 
 
-def _full_width_hint(text: str) -> str:
+def _full_width_hint(text: str) -> Msg | str:
     """Name the full-width punctuation that makes a parameters text unreadable, if any."""
     found = [ch for ch in _FULL_WIDTH if ch in text]
     if not found:
         return ""
-    shown = ", ".join(f"{ch} (write {_FULL_WIDTH[ch]})" for ch in found)
-    return f" It holds full-width punctuation from a Chinese input method: {shown}."
+    return Msg("frag.full_width", found=[Msg("frag.full_width_char", char=ch, plain=_FULL_WIDTH[ch]) for ch in found])
 
 
 def _clip(text: str, limit: int = 80) -> str:

@@ -25,6 +25,7 @@ from typing import Any
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 
 __all__ = [
     "JSONL_RESULT_KEYS",
@@ -81,23 +82,23 @@ def _split(name: str) -> tuple[str, int]:
     return ("model" if field == ENDPOINT_ID else field), n
 
 
-def _bad(sink: IssueSink, place: Place, name: str, expected: str, value: Any) -> None:
+def _bad(sink: IssueSink, place: Place, name: str, expected: Msg, value: Any) -> None:
     shown = repr(value) if not isinstance(value, str) else f'"{value[:40]}"'
-    sink.add("invalid_type", f"{name} must be {expected}, not {shown}. Fix the value or clear it.", **place)
+    sink.add("invalid_type", Msg("invalid_type.result", name=name, expected=expected, value=shown), **place)
 
 
 def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -> tuple[bool, Any]:
     """(ok, value) for one cell or key; a wrong type is reported and (False, None) returned."""
     if field == "score":
         if isinstance(value, bool):
-            _bad(sink, place, name, "a number", value)
+            _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None
         if isinstance(value, int | float):
             return True, float(value)
         try:
             return True, float(str(value).strip())
         except ValueError:
-            _bad(sink, place, name, "a number", value)
+            _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None
     if field in _JSON_OBJECTS:
         if isinstance(value, dict):
@@ -107,7 +108,7 @@ def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -
         except ValueError:
             parsed = None
         if not isinstance(parsed, dict):
-            _bad(sink, place, name, 'a JSON object ({"total_tokens": 12})', value)
+            _bad(sink, place, name, Msg("frag.expect.usage"), value)
             return False, None
         return True, parsed
     if field == "settled":
@@ -116,13 +117,13 @@ def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -
         text = str(value).strip().casefold()
         if text in ("true", "false"):
             return True, text == "true"
-        _bad(sink, place, name, "true or false", value)
+        _bad(sink, place, name, Msg("frag.expect.boolean"), value)
         return False, None
     if isinstance(value, str):
         return True, value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return True, f"{value:g}" if isinstance(value, float) else str(value)
-    _bad(sink, place, name, "text", value)
+    _bad(sink, place, name, Msg("frag.expect.text"), value)
     return False, None
 
 

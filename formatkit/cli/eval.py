@@ -14,6 +14,7 @@ from formatkit.cli._common import (
     ModeOption,
     ProfileOption,
     fail_usage,
+    lang_option,
     paths_or_fail,
     print_report,
 )
@@ -57,6 +58,7 @@ def eval_command(
     judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="Judge endpoint, for free text."),
     judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model name."),
     judge_api_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-api-key-env", help="Env var with its key."),
+    lang: str | None = lang_option(),
 ) -> None:
     defaults = parse_params(param)
     headers = _pairs("--header", header, "NAME=VALUE, e.g. --header api-key=...")
@@ -125,7 +127,7 @@ def eval_command(
         typer.echo(f"formatkit eval: interrupted. {rerun}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
-        print_report(outcome.validation, err=True, quiet_valid=True)
+        print_report(outcome.validation, err=True, quiet_valid=True, lang=lang)
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None

@@ -9,6 +9,7 @@ from formatkit.cli._common import (
     EXIT_OK,
     ModeOption,
     fail_usage,
+    lang_option,
     output_or_fail,
     paths_or_fail,
     print_report,
@@ -42,6 +43,7 @@ def export(
     mode: ModeOption | None = typer.Option(
         None, "--mode", help="Read the input in this mode (default: the mode it needs)."
     ),
+    lang: str | None = lang_option(),
 ) -> None:
     from formatkit._api.export import SheetReadBackError, export_excel
     from formatkit._api.validate import iter_dicts, validate_file
@@ -58,7 +60,7 @@ def export(
         if report.valid:
             break
     if not report.valid:
-        print_report(Report.build([report]), err=True)
+        print_report(Report.build([report]), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     notes: list[str] = []
     try:

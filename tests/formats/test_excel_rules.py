@@ -88,7 +88,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "duplicate_session_id.xls", "infer-eval", "duplicate_session_id", at(4, ID)),
     (X + "mixed_session_ids.xlsx", "infer-eval", "mixed_session_ids", at(5, ID)),
     (X + "missing_session_id.xlsx", "infer-eval", "missing_session_id", at(3, ID)),
-    (X + "session_not_consecutive.xlsx", "infer-eval", "session_not_consecutive", at(4, ID)),
+    (X + "session_not_consecutive.xlsx", "infer-eval", "session_not_consecutive", at(2, ID)),
     (X + "system_prompt_mismatch.xlsx", "infer-eval", "system_prompt_mismatch", at(4, SYSTEM)),
     (X + "misplaced_reference.xlsx", "infer-eval", "misplaced_reference", at(2, REF)),
     (X + "parameters_mismatch.xlsx", "infer-eval", "parameters_mismatch", at(2, PARAMS)),

@@ -115,7 +115,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
 
     A key of the parameter table (FORMATS.md) must have a value of its type and range, as in a set:
-    ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``top_k``, a
+    ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``logit_bias``, a
     server's own options) are sent as given.
     """
     import orjson

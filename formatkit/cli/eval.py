@@ -35,7 +35,8 @@ _HELP = """Validate, convert, run, score and report in one command; rerun it to 
 Into DIR (-o, default ./formatkit-eval): canonical.jsonl (the sets converted), answered.jsonl (the
 model's responses, journaled), scored.jsonl (auto scoring: choice, exact or math per record; free text
 goes to the judge when --judge-base-url and --judge-model are given, else it is left unscored) and
-report.txt, report.json, report.html. --limit N runs only the first N records of each dataset (a smoke run).
+report.txt, report.json, report.html, report.xlsx. --limit N runs only the first N records of each dataset
+(a smoke run).
 
 Exit codes: 0 every record answered and scored; 1 a set is invalid (issues printed, nothing run), some
 records ended in error, an endpoint could not serve, or nothing could be scored; 2 bad usage; 130

@@ -79,11 +79,17 @@ def report(
 def _report(
     paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+    from scoring._pipeline.report_file import (
+        SAMPLE_FORMATS,
+        ResultsFileError,
+        collect_results,
+        render_report,
+        save_report,
+    )
 
     try:
         collected = collect_results(
-            paths, dimensions=mapping, samples=fmt.value == "html", void_as_zero=verdicts.void_as_zero
+            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
     except ResultsFileError as exc:
         fail_usage(str(exc))

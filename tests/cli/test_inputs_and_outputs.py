@@ -216,7 +216,7 @@ def test_two_scores_with_a_judge_on_one_output_buy_one_set_of_verdicts(fake_open
 @pytest.mark.parametrize(
     ("command", "name"),
     [
-        (["export", str(SCORED)], "out.xlsx"),
+        (["export", str(FIXTURES / "seed" / "seed_output_multi_turn.jsonl")], "out.xlsx"),
         (["report", str(SCORED), "--format", "xlsx"], "out.xlsx"),
         (["report", str(SCORED), "--format", "html"], "out.html"),
         (["score", str(SCORED)], "out.jsonl"),

@@ -219,6 +219,9 @@ MESSAGES: dict[str, str] = {
     "frag.expect.int64": "an integer within 64 bits (±9,223,372,036,854,775,807)",
     "frag.expect.at_least": "at least {minimum:g}",
     "frag.expect.between": "from {minimum:g} to {maximum:g}",
+    "frag.expect.greater_than": "greater than {minimum:g}",
+    "frag.expect.either": "{value} or {other}",
+    "frag.expect.object_example": 'an object such as {{"enable_thinking": false}}',
     "frag.or": "{first} or {second}",
     # a value as found (invalid_type's {value} and {type})
     "frag.json.null": "null",
@@ -321,9 +324,15 @@ MESSAGES: dict[str, str] = {
     "unknown_parameter": 'parameters has an unknown key "{key}".{hint}',
     "invalid_parameter_type": 'parameters "{key}" must be {expected}, not {value}.',
     "parameter_out_of_range": 'parameters "{key}" is {value}, out of range: it must be {allowed}.',
+    "engine_parameter": (
+        "parameters {names}: not part of OpenAI's API. vLLM and SGLang accept such keys and formatkit sends "
+        "them as written; OpenAI's own API refuses a request that carries them, so keep them only for an "
+        "endpoint that serves them."
+    ),
     "frag.list_sep": ", ",
     # --- suggestions -----------------------------------------------------------------------------------
     "frag.did_you_mean": ' Did you mean "{name}"?',
+    "frag.nested_parameter": ' For vLLM and SGLang it goes inside "{parent}": {{"{parent}": {{"{key}": false}}}}.',
     "frag.known_names": " Known names: {names}.",
     # --- the printed report ----------------------------------------------------------------------------
     "ui.place_row": "row {row}",

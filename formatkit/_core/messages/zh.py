@@ -183,6 +183,9 @@ MESSAGES: dict[str, str] = {
     "frag.expect.int64": "是 64 位以内的整数（±9,223,372,036,854,775,807）",
     "frag.expect.at_least": "不小于 {minimum:g}",
     "frag.expect.between": "在 {minimum:g} 到 {maximum:g} 之间",
+    "frag.expect.greater_than": "大于 {minimum:g}",
+    "frag.expect.either": "是 {value}，或{other}",
+    "frag.expect.object_example": '对象，例如 {{"enable_thinking": false}}',
     "frag.or": "{first}或{second}",
     "frag.json.null": "null",
     "frag.json.boolean": "布尔值",
@@ -265,8 +268,13 @@ MESSAGES: dict[str, str] = {
     "unknown_parameter": "parameters 中有无法识别的键“{key}”。{hint}",
     "invalid_parameter_type": "parameters 的“{key}”必须是{expected}，而不是 {value}。",
     "parameter_out_of_range": "parameters 的“{key}”是 {value}，超出范围：必须{allowed}。",
+    "engine_parameter": (
+        "parameters 中的 {names} 不是 OpenAI API 的参数。vLLM 和 SGLang 接受这类参数，formatkit 会原样发送；"
+        "OpenAI 自己的 API 会拒绝带这些参数的请求，所以只在支持它们的服务上保留。"
+    ),
     "frag.list_sep": "，",
     "frag.did_you_mean": "是不是“{name}”？",
+    "frag.nested_parameter": 'vLLM 和 SGLang 要求把它写在“{parent}”里：{{"{parent}": {{"{key}": false}}}}。',
     "frag.known_names": "可用的名称：{names}。",
     # --- 打印的报告 -------------------------------------------------------------------------------------
     "ui.place_row": "第 {row} 行",
@@ -344,6 +352,7 @@ MESSAGES: dict[str, str] = {
     "summary.missing_response": "目标轮没有回答，而 scored 模式需要它。",
     "summary.invalid_parameters": "parameters 不是字典（JSON 对象或 Python 字典）。",
     "summary.unknown_parameter": "parameters 中有无法识别的键。",
+    "summary.engine_parameter": "parameters 中有推理引擎（vLLM、SGLang）的参数，不是 OpenAI 的参数。",
     "summary.invalid_parameter_type": "参数值的类型不对。",
     "summary.parameter_out_of_range": "参数值超出允许范围。",
 }

@@ -7,6 +7,7 @@ out) and turns each line that passes into a Draft, or on the fast path into its 
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
@@ -45,8 +47,10 @@ class JsonlReader:
 
     def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         sink = self.sink
-        if self.path.stat().st_size == 0:
-            sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
+        status = self.path.stat()
+        # A named pipe (or /dev/stdin) says size 0 whatever it holds: it is read; "empty" only for a file.
+        if stat.S_ISREG(status.st_mode) and status.st_size == 0:
+            sink.add("empty_file", Msg("empty_file.jsonl"), line=None)
             return
         fast = self.fast
         dumps: dict[str, bytes] = {}  # the reader's compact JSON of the line's nested values

@@ -26,6 +26,7 @@ from scoring._runner.provenance import run_records_of
 
 __all__ = [
     "FORMATS",
+    "SAMPLE_FORMATS",
     "CollectedResults",
     "ResultsFileError",
     "collect_results",
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 FORMATS = ("text", "json", "md", "html", "xlsx")
+#: The formats that show the records question by question (collect_results(samples=True) for them).
+SAMPLE_FORMATS = ("html", "xlsx")
 
 
 class ResultsFileError(ValueError):
@@ -126,7 +129,7 @@ def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[str, A
 
 
 def render_report(collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None) -> str:
-    """The report as text (``text``, ``md``, ``json``, ``html``); html needs ``samples=True`` results."""
+    """The report as text (``text``, ``md``, ``json``, ``html``); html (and xlsx) need ``samples=True`` results."""
     comp = collected.comparison
     if fmt == "html":
         page = render_html(comp, collected.samples)
@@ -149,7 +152,7 @@ def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt
     if fmt == "xlsx":
         from scoring._report.workbook import write_report_xlsx
 
-        write_report_xlsx(collected.comparison, out)
+        write_report_xlsx(collected.comparison, out, collected.samples)
         return
     with atomic_writer(out) as handle:
         handle.write(render_report(collected, fmt).encode("utf-8"))
@@ -166,6 +169,6 @@ def write_report(
     """Read ``paths`` and write the report in ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    collected = collect_results(paths, dimensions=dimensions, samples=fmt == "html", void_as_zero=void_as_zero)
+    collected = collect_results(paths, dimensions=dimensions, samples=fmt in SAMPLE_FORMATS, void_as_zero=void_as_zero)
     save_report(collected, output, fmt)
     return collected

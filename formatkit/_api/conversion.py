@@ -43,6 +43,7 @@ def convert(
     profile: Profile = "platform",
     meta: bool = True,
     fast: bool = True,
+    sheet: str | None = None,
 ) -> Report:
     """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
     ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
@@ -62,7 +63,7 @@ def convert(
     try:
         with atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
-                run = _Run(path, mode, profile, fast)
+                run = _Run(path, mode, profile, fast, sheet)
                 for record in run:
                     if not meta:
                         record.pop("meta", None)

@@ -75,6 +75,7 @@ Code = Literal[
     "missing_response",
     "invalid_parameters",
     "unknown_parameter",
+    "engine_parameter",
     "invalid_parameter_type",
     "parameter_out_of_range",
 ]
@@ -146,6 +147,7 @@ CODES: dict[Code, tuple[Severity, str]] = {
     # --- parameters ----------------------------------------------------------------------------------
     "invalid_parameters": ("error", "parameters is not a dict (JSON object or Python dict literal)."),
     "unknown_parameter": ("error", "parameters holds an unknown key."),
+    "engine_parameter": ("warning", "parameters holds a serving engine's key (vLLM, SGLang), not an OpenAI one."),
     "invalid_parameter_type": ("error", "A parameter has a value of the wrong type."),
     "parameter_out_of_range": ("error", "A parameter's value is outside its allowed range."),
 }

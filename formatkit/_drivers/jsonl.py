@@ -14,6 +14,7 @@ from typing import Any
 from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
@@ -46,7 +47,7 @@ class JsonlReader:
     def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         sink = self.sink
         if self.path.stat().st_size == 0:
-            sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
+            sink.add("empty_file", Msg("empty_file.jsonl"), line=None)
             return
         fast = self.fast
         dumps: dict[str, bytes] = {}  # the reader's compact JSON of the line's nested values

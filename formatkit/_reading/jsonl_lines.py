@@ -16,6 +16,7 @@ import orjson
 
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 
 __all__ = ["guess_encoding", "iter_json_lines"]
 
@@ -142,22 +143,22 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     except _NonFinite as exc:
         sink.add(
             "non_finite_number",
-            f"{exc} is not valid JSON. Write null, or the number as a string if you need to keep it.",
+            Msg("non_finite_number", value=str(exc)),
             line=line,
         )
         return False, None
     except (ValueError, RecursionError) as exc:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        hint = " Each line must hold one whole JSON object; a record may not span lines."
+        where = Msg("frag.at_column", column=exc.colno) if isinstance(exc, json.JSONDecodeError) else ""
+        hint = Msg("frag.json_one_object")
         stripped = text.strip()
         if stripped.endswith(",") and _parses(stripped[:-1]):
-            hint = " A trailing comma after the object? Delete the comma at the end of the line."
+            hint = Msg("frag.json_trailing_comma_line")
         elif _TRAILING_COMMA.search(stripped):
-            hint = ' A trailing comma before "}" or "]"? JSON allows none; delete it.'
+            hint = Msg("frag.json_trailing_comma")
         elif stripped.endswith(",") or stripped.startswith(("[", "]")):
-            hint = " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line."
-        sink.add("invalid_json", f"Line is not valid JSON: {detail}{where}.{hint}", line=line)
+            hint = Msg("frag.json_array")
+        sink.add("invalid_json", Msg("invalid_json", detail=detail, where=where, hint=hint), line=line)
         return False, None
     problem = _unrepresentable(value, "")
     if problem is not None:
@@ -167,38 +168,34 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     for key in dict.fromkeys(duplicates):
         sink.add(
             "duplicate_key",
-            f'Key "{key}" appears twice in one object; JSON readers keep only one of them. Remove one.',
+            Msg("duplicate_key", key=key),
             line=line,
             field=key,
         )
     return True, value
 
 
-def _unrepresentable(value: Any, path: str) -> tuple[Code, str, str] | None:
+def _unrepresentable(value: Any, path: str) -> tuple[Code, str, Msg] | None:
     """The first lone surrogate or out-of-range integer in a parsed line: (code, field, message)."""
     if type(value) is str:
         found = _SURROGATE.search(value)
         if found is None:
             return None
-        where = f'"{path}"' if path else "A string"
-        return (
-            "lone_surrogate",
-            path,
-            f"{where} holds the escape \\u{ord(found.group()):04x}, half of a UTF-16 surrogate pair with no other "
-            "half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the middle "
-            "of an emoji; remove the escape or complete the pair.",
+        escape = f"\\u{ord(found.group()):04x}"
+        message = (
+            Msg("lone_surrogate", field=path, escape=escape) if path else Msg("lone_surrogate.string", escape=escape)
         )
+        return "lone_surrogate", path, message
     if type(value) is int:
         if -_INT_LIMIT <= value < _INT_LIMIT:
             return None
         digits = len(str(abs(value)))
-        return (
-            "number_too_large",
-            path,
-            f'"{path or "The number"}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
-            "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, "
-            "or write it as a string.",
+        message = (
+            Msg("number_too_large", field=path, digits=digits)
+            if path
+            else Msg("number_too_large.number", digits=digits)
         )
+        return "number_too_large", path, message
     if type(value) is dict:
         for key, item in value.items():
             name = f"{path}.{key}" if path else key
@@ -219,7 +216,7 @@ def _blank_lines(first: int, count: int, sink: IssueSink) -> None:
     """One issue per blank line, kept up to the sink's limit and only counted beyond it."""
     kept = min(count, sink.room("blank_line"))
     for blank in range(first, first + kept):
-        sink.add("blank_line", "Blank line between records; delete it.", line=blank)
+        sink.add("blank_line", Msg("blank_line"), line=blank)
     if count > kept:
         sink.count("blank_line", count - kept)
 
@@ -256,11 +253,10 @@ def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None 
                 raw = raw[len(_BOM) :]
                 sink.add(
                     "utf8_bom",
-                    "The file starts with a UTF-8 byte-order mark (Windows Notepad adds one). It is "
-                    "skipped here, but some platforms reject it: save the file as UTF-8 without BOM.",
+                    Msg("utf8_bom"),
                     line=1,
                 )
-            if raw[0] != 0x7B and not raw.strip():  # most lines start with "{": skip the copy
+            if (not raw or raw[0] != 0x7B) and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number
                 blank_count += 1
@@ -293,10 +289,9 @@ def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None 
                 yield number, value
     # Blank lines at the very end are common and harmless: only trailing whitespace, no warning.
     if bad_encoding_line is not None:
-        more = f" ({bad_encoding_count} lines in all)" if bad_encoding_count > 1 else ""
+        more = Msg("frag.lines_in_all", count=bad_encoding_count) if bad_encoding_count > 1 else ""
         sink.add(
             "not_utf8",
-            f"The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
-            f"`iconv -f {encoding.split()[0]} -t UTF-8 in.jsonl > out.jsonl`.",
+            Msg("not_utf8", encoding=encoding, more=more, iconv=encoding.split()[0]),
             line=bad_encoding_line,
         )

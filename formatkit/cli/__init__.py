@@ -21,7 +21,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_COMMAND_MODULES = ("validate", "convert", "schema", "export", "run", "score", "report", "eval")
+_COMMAND_MODULES = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"formatkit.cli.{_name}").register(app)

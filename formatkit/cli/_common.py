@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from enum import Enum
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
@@ -18,6 +18,7 @@ __all__ = [
     "ModeOption",
     "ProfileOption",
     "fail_usage",
+    "lang_option",
     "print_report",
     "shown_issues",
     "terminate_cleanly",
@@ -43,6 +44,28 @@ def fail_usage(message: str) -> NoReturn:
     """Bad usage or an unreadable path: one line on stderr, exit code 2."""
     typer.echo(f"formatkit: error: {message}", err=True)
     raise typer.Exit(EXIT_USAGE)
+
+
+def lang_option() -> Any:
+    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change)."""
+    return typer.Option(
+        None,
+        "--lang",
+        metavar="en|zh",
+        callback=_check_lang,
+        help="Language of the messages (default: the locale, LC_ALL / LC_MESSAGES / LANG).",
+    )
+
+
+def _check_lang(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from formatkit._core.messages import languages, resolve_lang
+
+    lang = resolve_lang(value)
+    if lang is None:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(languages())}")
+    return lang
 
 
 def shown_issues(max_issues: int, show_all: bool) -> int | None:

@@ -14,6 +14,7 @@ from formatkit.cli._common import (
     ModeOption,
     ProfileOption,
     fail_usage,
+    lang_option,
     paths_or_fail,
     print_report,
 )
@@ -24,7 +25,8 @@ _HELP = """Validate, convert, run, score and report in one command; rerun it to 
 Into DIR (-o, default ./formatkit-eval): canonical.jsonl (the sets converted), answered.jsonl (the
 model's responses, journaled), scored.jsonl (auto scoring: choice, exact or math per record; free text
 goes to the judge when --judge-base-url and --judge-model are given, else it is left unscored) and
-report.txt, report.json, report.html. --limit N runs only the first N records of each dataset (a smoke run).
+report.txt, report.json, report.html, report.xlsx. --limit N runs only the first N records of each dataset
+(a smoke run).
 
 Exit codes: 0 every record answered and scored; 1 a set is invalid (issues printed, nothing run), some
 records ended in error, an endpoint could not serve, or nothing could be scored; 2 bad usage; 130
@@ -56,6 +58,7 @@ def eval_command(
     judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="Judge endpoint, for free text."),
     judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model name."),
     judge_api_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-api-key-env", help="Env var with its key."),
+    lang: str | None = lang_option(),
 ) -> None:
     defaults = parse_params(param)
     headers = _pairs("--header", header, "NAME=VALUE, e.g. --header api-key=...")
@@ -124,7 +127,7 @@ def eval_command(
         typer.echo(f"formatkit eval: interrupted. {rerun}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
-        print_report(outcome.validation, err=True, quiet_valid=True)
+        print_report(outcome.validation, err=True, quiet_valid=True, lang=lang)
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None

@@ -77,7 +77,13 @@ def report(
         False, "--void-as-zero", help="Count a void judge verdict (no readable verdict) as the lowest score."
     ),
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+    from scoring._pipeline.report_file import (
+        SAMPLE_FORMATS,
+        ResultsFileError,
+        collect_results,
+        render_report,
+        save_report,
+    )
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -87,7 +93,7 @@ def report(
     mapping = _dimensions(dimensions)
     try:
         collected = collect_results(
-            paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html", void_as_zero=void_as_zero
+            paths_or_fail(paths), dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=void_as_zero
         )
     except ResultsFileError as exc:
         fail_usage(str(exc))

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, ModeOption, fail_usage, paths_or_fail, print_report
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    EXIT_USAGE,
+    ModeOption,
+    fail_usage,
+    lang_option,
+    paths_or_fail,
+    print_report,
+)
 
 if TYPE_CHECKING:
     from scoring._runner.job import RunJob, RunSummary
@@ -31,7 +40,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
 
     A key of the parameter table (FORMATS.md) must have a value of its type and range, as in a set:
-    ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``top_k``, a
+    ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``logit_bias``, a
     server's own options) are sent as given.
     """
     import orjson
@@ -181,6 +190,7 @@ def run(
     ),
     progress_interval: float = typer.Option(10.0, "--progress-interval", hidden=True, min=0.0),
     rate_limit_window: float = typer.Option(60.0, "--rate-limit-window", hidden=True, min=0.0),
+    lang: str | None = lang_option(),
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     defaults = parse_params(param)
@@ -200,7 +210,7 @@ def run(
     if not report.valid or report.issues:
         from formatkit._core.issues import Report
 
-        print_report(Report.build([report], []), err=True, quiet_valid=True)
+        print_report(Report.build([report], []), err=True, quiet_valid=True, lang=lang)
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 

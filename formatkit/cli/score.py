@@ -12,6 +12,7 @@ from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
     fail_usage,
+    lang_option,
     output_or_fail,
     paths_or_fail,
     print_report,
@@ -112,6 +113,7 @@ def score(
     void_as_zero: bool = typer.Option(
         False, "--void-as-zero", help="Summary: count a void judge verdict (no readable verdict) as the lowest score."
     ),
+    lang: str | None = lang_option(),
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
@@ -157,7 +159,7 @@ def score(
     except MetricError as exc:
         fail_usage(str(exc))
     except InvalidFileError as exc:
-        print_report(Report.build([exc.report], []), err=True)
+        print_report(Report.build([exc.report], []), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS) from None
     except JudgeSetupError as exc:  # bad judge options, template or --against file: nothing was sent
         fail_usage(str(exc))

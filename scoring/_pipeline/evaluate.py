@@ -6,7 +6,7 @@ Everything goes into one directory::
     DIR/answered.jsonl    the model's responses (journaled: a rerun sends only what is unfinished)
     DIR/scored.jsonl      every response scored by auto; with a judge endpoint, free text is judged
                           (journaled too: a rerun buys no verdict twice)
-    DIR/report.{txt,json,html}
+    DIR/report.{txt,json,html,xlsx}
 
 Each stage reads only the file the stage before it wrote, so a user can stop after any stage, look at
 the jsonl, and go on with the single commands (``run``, ``score``, ``report``) as well.
@@ -35,7 +35,7 @@ from scoring._runner.run_file import EndpointOptions, run_file
 __all__ = ["EvalOutcome", "EvalPaths", "evaluate"]
 
 #: The report formats written into the directory.
-REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html"}
+REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html", "xlsx": "report.xlsx"}
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from formatkit._api.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, wr
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.issues import FileReport
 from formatkit._core.modes import Mode
-from formatkit._core.writers import atomic_writer
+from formatkit._core.writers import atomic_writer, output_lock
 from formatkit._rules.excel_values import MAX_ID
 from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
 
@@ -204,7 +204,15 @@ def export_excel(
 
     ``check``: read the workbook back first (in :func:`read_back_mode`) and raise
     :class:`SheetReadBackError` (nothing written) when it is refused. ``notes`` receives what export had to
-    change (ids)."""
+    change (ids). The output's lock is held from the first record read (OutputBusyError when another command
+    writes it)."""
+    with output_lock(output):
+        return _export(records, output, check, notes)
+
+
+def _export(
+    records: Iterable[dict[str, Any]], output: str | os.PathLike[str], check: bool, notes: list[str] | None
+) -> int:
     from openpyxl import Workbook
 
     listed = _sheet_ids(list(records), notes)

@@ -47,12 +47,12 @@ def export(
 ) -> None:
     from formatkit._api.export import SheetReadBackError, export_excel
     from formatkit._api.validate import iter_dicts, validate_file
-    from formatkit._core.errors import InvalidFileError
+    from formatkit._core.errors import InvalidFileError, OutputBusyError, OutputError
     from formatkit._core.issues import Report
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
-    [source] = paths_or_fail([path])
+    [source] = paths_or_fail([path], read_twice="export")
     output_or_fail(output)
     modes = (mode.value,) if mode is not None else _AUTO_ORDER
     for chosen in modes:
@@ -66,7 +66,7 @@ def export(
     try:
         rows = export_excel(iter_dicts(source, mode=chosen), output, check=True, notes=notes)  # type: ignore[arg-type]
     except SheetReadBackError as exc:
-        print_report(Report.build([exc.report]), err=True)
+        print_report(Report.build([exc.report]), err=True, lang=lang)
         typer.echo(
             f"formatkit export: the sheet for {output} would be refused when read back in {exc.mode} "
             "mode (the issues above), so nothing was written. Records with neither a reply nor an error "
@@ -74,8 +74,14 @@ def export(
             err=True,
         )
         raise typer.Exit(EXIT_ERRORS) from None
-    except (InvalidFileError, OSError) as exc:
-        fail_usage(str(exc))
+    except OutputBusyError as exc:
+        fail_usage(f"{exc}; nothing was written")
+    except InvalidFileError as exc:
+        print_report(Report.build([exc.report]), err=True, lang=lang)
+        raise typer.Exit(EXIT_ERRORS) from None
+    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
+        typer.echo(f"formatkit export: {exc}; nothing was written", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
     for note in notes:
         typer.echo(f"formatkit export: {note}", err=True)
     why = "" if mode is not None or chosen == _AUTO_ORDER[0] else f" ({_WHY[chosen]})"

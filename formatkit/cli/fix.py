@@ -15,12 +15,13 @@ from formatkit.cli._common import (
     lang_option,
     paths_or_fail,
     print_report,
-    shown_issues,
     terminate_cleanly,
 )
+from formatkit.cli._options import IssueArgs, takes
 from formatkit.cli._printing import escape_controls
 
 
+@takes(issues=IssueArgs)
 def fix(
     path: str = typer.Argument(..., help="The set to repair (.xlsx, .xls, .jsonl); never written.", metavar="IN"),
     output: str = typer.Option(..., "-o", "--output", help="The repaired copy (.xlsx for a workbook, .jsonl)."),
@@ -28,9 +29,9 @@ def fix(
     lang: str | None = lang_option(),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the file is for."),
     profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
-    max_issues: int = typer.Option(5, "--max-issues", min=1, help="Places listed per issue code."),
-    show_all: bool = typer.Option(False, "--all", help="List every issue, not only the first of each code."),
     as_json: bool = typer.Option(False, "--json", help="Print the changes and the copy's report as JSON."),
+    *,
+    issues: IssueArgs,
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
@@ -68,7 +69,7 @@ def fix(
         typer.echo(f"  {place}: {escape_controls(change.message(language))}")
     unread = not result.readable
     typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
-    print_report(Report.build([result.report]), shown=shown_issues(max_issues, show_all), lang=language)
+    print_report(Report.build([result.report]), shown=issues.shown, lang=language)
     if result.valid:
         raise typer.Exit(EXIT_OK)
     if not unread:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._api.xlsx_style import Fill, Sheet, write_sheet
-from formatkit._core.writers import atomic_writer
+from formatkit._core.writers import save_workbook
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
@@ -219,5 +219,4 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
         )
     note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in lines])
     write_sheet(workbook, note_sheet)
-    with atomic_writer(path) as handle:
-        workbook.save(handle)
+    save_workbook(workbook, path)

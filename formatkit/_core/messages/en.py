@@ -175,6 +175,8 @@ MESSAGES: dict[str, str] = {
     "lone_surrogate.string": "A string holds the escape {escape}, half of a UTF-16 surrogate pair with no "
     "other half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the "
     "middle of an emoji; remove the escape or complete the pair.",
+    "line_too_long": "The line holds {size:,} bytes, more than the {limit} a record may take; it was skipped. "
+    "A file with no line breaks, or a JSON array on one line? jsonl needs one object per line.",
     "number_too_large": '"{field}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
     "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, or "
     "write it as a string.",
@@ -268,6 +270,15 @@ MESSAGES: dict[str, str] = {
     "duplicate_session_id.jsonl": "session_id {sid!r} is already used on line {first}; each record needs its own.",
     "duplicate_session_id.dataset": 'session_id {sid!r} is already used in dataset "{dataset}" on line {first}; '
     "each record needs its own.",
+    "duplicate_session_id.files": 'session_id {sid!r} of dataset "{dataset}" is already used by {first}. Both go '
+    "into one dataset (a dataset is named after its file, or by meta.dataset), where each record needs its own "
+    "id: if one file is a copy of the other, leave it out; else rename one file, give its records their own "
+    "meta.dataset, or renumber its session_ids.",
+    "duplicate_session_id.files_no_meta": "session_id {sid!r} is already used by {first}. Without meta "
+    "(--no-meta) the output names no dataset, so each record needs an id of its own in the whole output: keep "
+    "meta, or renumber the session_ids.",
+    "frag.place.line": "{file} line {line}",
+    "frag.place.row": "{file}, {sheet} row {row}",
     "mixed_session_ids": "session_id {sid} repeats (rows {rows}), so this is a multi-turn file, but {count} "
     "row(s) have no session_id (rows {without}). A file is either single-turn (session_id optional and "
     "unique) or multi-turn (session_id on every row).",

@@ -138,3 +138,6 @@ def test_one_file_with_meta_is_not_held_in_memory_for_the_cross_file_check(
     monkeypatch.setattr(CombinedIds, "check", refuse)
     report = convert([_set(tmp_path / "set.jsonl")], tmp_path / "out.jsonl", profile="none")
     assert report.valid and report.files[0].records == 30
+    # validate of one file too (``formatkit validate one.jsonl`` goes through validate_files)
+    checked = validate_files([tmp_path / "set.jsonl"], profile="none")
+    assert checked.valid and checked.files[0].records == 30

@@ -10,6 +10,7 @@ from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.containment import contained_answer
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
@@ -49,6 +50,9 @@ _SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
 def _candidates(content: str) -> list[str]:
     body = reply_body(content)[0].replace("**", "")
     out = [body]
+    body = after_retraction(
+        body
+    )  # "答案是北京。不对，应该是上海。": what it said before correcting itself is no answer
     last = None
     for m in _MARKER.finditer(body):
         last = m

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import nfkc, normalize_text, reply_body
 
 __all__ = [
@@ -795,6 +796,15 @@ def extract_choice(
             found = _extract(parts[0], valid, options)
             if found is not None and (found.found or found.hedged):
                 return found
+    tail = after_retraction(body)
+    if tail is not body:
+        # "答案是B。不对，应该是C。": the reply corrected itself; only the correction is its answer
+        found = _extract(tail, valid, options) or _bare(_CORRECTED.sub("", tail), valid)
+        if found is not None and (found.found or found.hedged):
+            return found
+        head = _extract(body[: len(body) - len(tail)], valid, options)
+        if head is not None and head.found:
+            return ChoiceExtraction("", f"the reply withdraws its answer «{head.letters}» and names no other")
     found = _extract(body, valid, options)
     if found is not None:
         return found
@@ -802,6 +812,12 @@ def extract_choice(
         return ChoiceExtraction("", _CUT_OFF)
     return ChoiceExtraction("", "no answer marker or commitment, and the reply is not a bare letter")
 
+
+# What opens a correction: "，应该是C。", ", it's C.", ": the answer is (D)."
+_CORRECTED = re.compile(
+    r"^[\s,，:：。.!！]*"
+    r"(?:(?:应该|应当)?(?:是|为|选)|(?i:it(?:'s|[ \t]+is|[ \t]+should[ \t]+be)|should[ \t]+be))?[ \t]*"
+)
 
 _CUT_OFF = "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
 

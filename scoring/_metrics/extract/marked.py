@@ -4,13 +4,16 @@ The last of these, by position, wins: an answer keyword (``#### 42``, ``The answ
 ``答案是``, ``答案：``, ``答案为``), a ``\\boxed{…}``, a short ``**bold**`` span that ends the reply's answer,
 and, when the reply marks nothing else, a final ``= value`` ending it. The text is cut at the end of its
 sentence or line and shed of ``$``/``\\(…\\)`` delimiters, so ``答案是 $\\frac{1}{2}$。`` gives
-``\\frac{1}{2}``. Nothing here decides what the text is worth: the metrics compare it (as a number, a value, or words).
+``\\frac{1}{2}``. A mark the reply withdraws (``不对，…``, ``Wait, no, …``) is none (see ``retraction``).
+Nothing here decides what the text is worth: the metrics compare it (as a number, a value, or words).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from scoring._metrics.extract.retraction import after_retraction
 
 __all__ = ["Marked", "marked_answer", "sentence_of"]
 
@@ -72,7 +75,9 @@ def _clean(text: str) -> str:
 
 def marked_answer(body: str) -> Marked | None:
     """The reply's last marked answer, or None when the reply marks none (``body``: reasoning already
-    dropped)."""
+    dropped). An answer the reply then corrects (``答案是 3。不对，应该是 4。``) is not read: only what
+    follows its last retraction is."""
+    body = after_retraction(body)
     best: Marked | None = None
     last_keyword = None
     lowered = body.lower() if body.isascii() else body

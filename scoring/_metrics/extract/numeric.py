@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import nfkc, parse_number, reply_body
 
 __all__ = ["extract_number", "reference_number"]
@@ -32,7 +33,7 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     raw, cut = reply_body(text)
     body = nfkc(raw).replace("**", "")
     last_marker: re.Match[str] | None = None
-    for m in _MARKER.finditer(body):
+    for m in _MARKER.finditer(after_retraction(body)):  # "答案是 3。不对，应该是 4。": 3 was withdrawn
         last_marker = m
     if last_marker is not None:
         value = _value(last_marker.group(1))

@@ -1,0 +1,76 @@
+"""Review of issue 19 items 1-3: replies that broke the new exact, containment and choice rules, each
+scored from the command line and read back from the output file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+runner = CliRunner()
+
+
+def _score(tmp_path: Path, question: str, reference: str, reply: str, metric: str) -> dict[str, Any]:
+    record = {
+        "session_id": 0,
+        "messages": [
+            {"role": "user", "content": question},
+            {"role": "assistant", "reference_response": reference, "responses": [{"content": reply}]},
+        ],
+        "meta": {"dataset": "qa"},
+    }
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    result = runner.invoke(app, ["score", str(src), "-o", str(out), "--metric", metric])
+    assert result.exit_code == 0, result.output
+    response: dict[str, Any] = json.loads(out.read_text(encoding="utf-8").splitlines()[0])["messages"][-1]["responses"][
+        0
+    ]
+    return response
+
+
+# A marked answer the reply then withdraws ("不对，应该是 4") is no answer: the correction is.
+# (reference, reply, expected score)
+RETRACTED = [
+    ("3", "答案是 3。不对，应该是 4。", 0.0),
+    ("4", "答案是 3。不对，应该是 4。", 1.0),
+    ("北京", "答案是北京。不对，应该是上海。", 0.0),
+    ("上海", "答案是北京。不对，应该是上海。", 1.0),
+    ("Paris", "The answer is Paris. Wait, no, it's Lyon.", 0.0),
+    ("Paris", "Paris\nWait, no, it's Lyon.", 0.0),
+    ("12", "The answer is 12. Wait, let me check: 3 × 4 = 12.", 1.0),  # a check is no correction
+    ("北京", "答案是北京。选项上海不对，因为它不是首都。", 1.0),  # "上海不对" judges another candidate
+]
+
+
+@pytest.mark.parametrize("metric", ["exact", "auto"])
+@pytest.mark.parametrize(("reference", "reply", "expected"), RETRACTED)
+def test_an_answer_the_reply_corrects_is_not_its_answer(
+    tmp_path: Path, metric: str, reference: str, reply: str, expected: float
+) -> None:
+    response = _score(tmp_path, "?", reference, reply, metric)
+    assert response["score"] == expected, response["analysis"]
+
+
+CHOICES = "Which one?\nA. 1\nB. 2\nC. 3\nD. 4"
+
+
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("答案是B。不对，应该是C。", "C"),
+        ("The answer is B. Wait, no, it's C.", "C"),
+        ("The answer is (B).\nCorrection: the answer is (D).", "D"),
+        ("答案是B。不对。", None),
+    ],
+)
+def test_a_corrected_choice_is_the_correction(tmp_path: Path, reply: str, letter: str | None) -> None:
+    response = _score(tmp_path, CHOICES, "B", reply, "choice")
+    assert response["answer"] == letter, response["analysis"]
+    assert response["score"] == (1.0 if letter == "B" else 0.0)

@@ -74,3 +74,16 @@ def test_a_corrected_choice_is_the_correction(tmp_path: Path, reply: str, letter
     response = _score(tmp_path, CHOICES, "B", reply, "choice")
     assert response["answer"] == letter, response["analysis"]
     assert response["score"] == (1.0 if letter == "B" else 0.0)
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "expected"),
+    [
+        ("3", "答案是 3。不对，应该是 4。", 0.0),
+        ("\\frac{1}{2}", "答案是 $\\frac{1}{3}$。不对，应该是 $\\frac{1}{2}$。", 1.0),
+        ("\\frac{1}{3}", "答案是 $\\frac{1}{3}$。不对，应该是 $\\frac{1}{2}$。", 0.0),
+    ],
+)
+def test_math_reads_the_correction_too(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, "?", reference, reply, "math")
+    assert response["score"] == expected, response["analysis"]

@@ -115,7 +115,10 @@ def _bounded(text: str, start: int, end: int, cjk: bool) -> bool:
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     if not cjk:
-        return not (before.isalnum() or after.isalnum())
+        # "水的化学式是H2O": a Chinese character next to a Latin answer bounds it as it bounds a Chinese one
+        ok_before = not before.isalnum() or (_CJK.match(before) is not None and before in _BEFORE)
+        ok_after = not after.isalnum() or (_CJK.match(after) is not None and after in _AFTER)
+        return ok_before and ok_after
     ok_before = not before or not (before.isalnum()) or before in _BEFORE
     ok_after = not after or not (after.isalnum()) or after in _AFTER or text.startswith(("类型", "类别"), end)
     # a Latin letter or digit next to a Chinese answer ("北京2号线") also extends it

@@ -87,3 +87,28 @@ def test_a_corrected_choice_is_the_correction(tmp_path: Path, reply: str, letter
 def test_math_reads_the_correction_too(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
     response = _score(tmp_path, "?", reference, reply, "math")
     assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "expected"),
+    [
+        ("H2O", "水的化学式是H2O。", 1.0),
+        ("DNA", "细胞的遗传物质是DNA。", 1.0),
+        ("DNA", "这种酶叫DNA聚合酶。", 0.0),  # a longer, different word
+        ("H2O", "过氧化氢的化学式是H2O2。", 0.0),
+        ("DNA", "遗传物质不是DNA。", 0.0),
+    ],
+)
+def test_a_latin_answer_in_a_chinese_sentence(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, "?", reference, reply, "auto")
+    assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "metric"), [("DNA", "exact"), ("CPU", "exact"), ("ACD", "choice"), ("B", "choice")]
+)
+def test_auto_takes_an_abbreviation_for_a_word_when_no_options_are_in_sight(
+    tmp_path: Path, reference: str, metric: str
+) -> None:
+    response = _score(tmp_path, "细胞的遗传物质是什么？", reference, f"答案是{reference}。", "auto")
+    assert (response["metric"], response["score"]) == (metric, 1.0), response["analysis"]

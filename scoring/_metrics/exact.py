@@ -109,11 +109,15 @@ def _marked_value(content: str) -> tuple[str, float | None, str] | None:
     if value is None:
         m = _LEADING_NUMBER.match(text)
         if m is not None and not _LATEX_AFTER.match(text, m.end()):
-            value = parse_number(m.group(1).replace(" ", ""))  # "42 apples", "18元", "$18."
+            value = parse_number(m.group(1))  # "42 apples", "18元", "$18.", "1 1/2 cups"
+            if value is None:
+                value = parse_number(m.group(1).replace(" ", ""))
     return text, value, marked.how
 
 
-_LEADING_NUMBER = re.compile(r"[$¥€£]?\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,/])")
+_LEADING_NUMBER = re.compile(
+    r"[$¥€£]?\s*([-+]?(?:\d+(?:[ \t]+|又)\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,/])"
+)
 # A number that is only the start of an expression: "2\sqrt{3}", "3^2", "1/2 + x".
 _LATEX_AFTER = re.compile(r"\s*(?:[\\^_{*+]|[-/]\s*\d|[a-z]\w*\s*[=(])")
 

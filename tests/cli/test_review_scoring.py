@@ -112,3 +112,19 @@ def test_auto_takes_an_abbreviation_for_a_word_when_no_options_are_in_sight(
 ) -> None:
     response = _score(tmp_path, "细胞的遗传物质是什么？", reference, f"答案是{reference}。", "auto")
     assert (response["metric"], response["score"]) == (metric, 1.0), response["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "expected"),
+    [
+        ("3/2", "The answer is 1 1/2 cups.", 1.0),
+        ("1", "The answer is 1 1/2.", 0.0),  # it read «1» and gave full marks
+        ("1.5", "答案是 1又1/2", 1.0),
+        ("1.5", "1 1/2", 1.0),  # the last number was «1/2»
+        ("1 1/2", "The answer is 3/2.", 1.0),
+        ("1000", "答案是 1 000", 1.0),  # thousands with a space stay one number
+    ],
+)
+def test_a_mixed_number_is_one_number(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, "?", reference, reply, "exact")
+    assert response["score"] == expected, response["analysis"]

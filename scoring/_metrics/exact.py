@@ -38,30 +38,15 @@ def accepted_answers(item: Item) -> list[str]:
     return out
 
 
-_MARKER = re.compile(
-    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?|答案[是为]?[:：]?)[ \t]*(?P<rest>[^\n]+)"
-)
-
-
-# The end of the answer's sentence: CJK terminators anywhere, ASCII ones before a space or the end ("3.5" stays).
-_SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
-
-
 def _candidates(content: str) -> list[str]:
+    """What a reply could be answering with: all of it, its marked answer (the last, not rejected or
+    withdrawn: see ``marked_answer``), its first and its last line."""
     body = reply_body(content)[0].replace("**", "")
     out = [body]
-    body = after_retraction(
-        body
-    )  # "答案是北京。不对，应该是上海。": what it said before correcting itself is no answer
-    last = None
-    for m in _MARKER.finditer(body):
-        last = m
-    if last is not None:
-        rest = last.group("rest")
-        out.append(rest)
-        sentence = _SENTENCE_END.split(rest, maxsplit=1)[0]
-        if sentence != rest:
-            out.append(sentence)  # "答案：北京。因为它是首都" → "北京"
+    body = after_retraction(body)  # "答案是北京。不对，应该是上海。": what came before the correction is no answer
+    marked = marked_answer(body)
+    if marked is not None:
+        out.append(marked.text)  # "答案：北京。因为它是首都" → "北京"; "答案是北京。最终答案是上海。" → "上海"
     lines = [line for line in body.strip().splitlines() if line.strip()]
     if lines:
         out.extend((lines[0], lines[-1]))

@@ -128,3 +128,27 @@ def test_auto_takes_an_abbreviation_for_a_word_when_no_options_are_in_sight(
 def test_a_mixed_number_is_one_number(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
     response = _score(tmp_path, "?", reference, reply, "exact")
     assert response["score"] == expected, response["analysis"]
+
+
+# The last marked answer wins, and an answer named as the wrong one is none.
+MARKS = [
+    ("北京", "答案是北京。最终答案是上海。", 0.0),
+    ("上海", "答案是北京，最终答案是上海。", 1.0),
+    ("北京", "答案是北京，最终答案是上海。", 0.0),
+    ("5", "答案是 3，最终答案是 5。", 1.0),
+    ("Paris", "Answer: Paris. Final answer: Lyon", 0.0),
+    ("北京", "错误答案是北京。正确答案是上海。", 0.0),
+    ("北京", "正确答案是上海，错误答案是北京。", 0.0),
+    ("上海", "正确答案是上海，错误答案是北京。", 1.0),
+    ("Paris", "The wrong answer would be Paris; the right one is Lyon.", 0.0),
+    ("Paris", "The right answer is Lyon, and the wrong answer is Paris.", 0.0),
+    ("3", "答案是 5，错误答案是 3。", 0.0),
+]
+
+
+@pytest.mark.parametrize(("reference", "reply", "expected"), MARKS)
+def test_the_last_mark_wins_and_a_rejected_one_is_none(
+    tmp_path: Path, reference: str, reply: str, expected: float
+) -> None:
+    response = _score(tmp_path, "?", reference, reply, "exact")
+    assert response["score"] == expected, response["analysis"]

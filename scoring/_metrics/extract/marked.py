@@ -31,8 +31,10 @@ _KEYWORD = re.compile(
     r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)(?:[ \t]+(?i:is))?[ \t]*[:：]?"
     r"|(?i:answer[ \t]+(?:is|would[ \t]+be)|answer[ \t]*[:：]))[ \t]*[:：]?"
     r"|(?:最终)?答案[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
-    r"[ \t]*(?:\r?\n[ \t]*)?(?P<rest>[^\n]*)"
+    r"[ \t]*(?:\r?\n[ \t]*)?(?=(?P<rest>[^\n]*))"  # a lookahead: a later keyword on the line is found too
 )
+# "错误答案是北京", "the wrong answer would be Paris": an answer named to be rejected is no mark.
+_REJECTED = re.compile(r"(?:错误的?|不正确的?|错的|(?i:(?:and[ \t]+)?(?:the[ \t]+)?(?:wrong|incorrect|false)))[ \t]*\Z")
 _BOXED = "\\boxed"
 _BOLD = re.compile(r"\*\*(?P<rest>[^*\n]{1,60})\*\*")
 # The reply's last line ends "… = value": "1/3 + 1/6 = 1/2", "x = \frac{1}{2}."
@@ -84,9 +86,15 @@ def marked_answer(body: str) -> Marked | None:
     if "####" in body or "answer" in lowered or "ANSWER" in body or "Answer" in body or "答案" in body:
         # GSM8K's "#### 42" ends the reply: only what follows the last one can hold a later marker
         for m in _KEYWORD.finditer(body, max(body.rfind("####"), 0)):
-            last_keyword = m
+            if _REJECTED.search(body, max(0, m.start() - 12), m.start()) is None:
+                last_keyword = m
     if last_keyword is not None:
-        text = _clean(sentence_of(last_keyword.group("rest")))
+        rest = last_keyword.group("rest")
+        later = _KEYWORD.search(body, last_keyword.end(), last_keyword.end() + len(rest))
+        if later is not None:
+            # "正确答案是上海，错误答案是北京": the answer ends where a rejected one is named
+            rest = _REJECTED.sub("", rest[: later.start() - last_keyword.end()]).rstrip(" \t,，;；")
+        text = _clean(sentence_of(rest))
         if text:
             keyword = " ".join(body[last_keyword.start() : last_keyword.start("rest")].split())
             best = Marked(text, last_keyword.start(), f'marker "{keyword} {text[:40]}"')

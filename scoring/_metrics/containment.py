@@ -52,7 +52,19 @@ _NEGATION_EN = re.compile(
 # A candidate among others: a joiner right before or after the answer, or a hedge earlier in the clause.
 _JOINER_BEFORE = re.compile(r"(?:或者|或|还是|、|和|与|及|以及|/|[;；]|(?i:\bor|\band|\beither|\bvs\.?))\s*$")
 _JOINER_AFTER = re.compile(r"\s*(?:或者|或|还是|、|和|与|及|以及|/|[;；]|(?i:or\b|and\b|vs\b))")
-_HEDGE = re.compile(r"可能|也许|或许|大概|不确定|(?i:\b(?:maybe|perhaps|possibly|probably|might|either)\b)")
+_HEDGE = re.compile(
+    r"可能|也许|或许|大概|不确定|如果|假如|假设|要是|若是|(?i:\b(?:maybe|perhaps|possibly|probably|might|either|if|unless)\b)"
+)
+_NEGATED_AFTER_EN = re.compile(
+    r"(?i)\s*(?:(?:is|was|are|were)(?:\s+not|n't|\s+never)|\s*never|\s*(?:does|did)(?:\s+not|n't))\b"
+)
+_NEGATION_AFTER_ZH = re.compile(r"没|未|从未|从没|并未")
+_CONTRAST = re.compile(r"但是|但|其实|实际上|不过|而是|(?i:\b(?:but|actually|in\s+fact|however)\b)")
+# Someone else's (mistaken) belief: 以为 says the belief is wrong; 认为 alone ("我认为是北京") commits.
+_OTHERS_BELIEF = re.compile(
+    r"以为|误认|误以为|误将|错认|(?i:\b(?:many|some|others|people|most)\s+(?:people\s+)?"
+    r"(?:say|think|believe|assume|claim)|\bmistaken(?:ly)?\b|\bcommonly\s+(?:thought|believed))"
+)
 
 
 @dataclass(frozen=True)
@@ -130,8 +142,12 @@ def _committed(text: str, start: int, end: int) -> bool:
     near = _NOT_NEGATIONS.sub("", before[-8:])[-4:]
     if _NEGATION_ZH.search(near) or after.startswith(("不", "并非", "并不", "非")):
         return False  # 不是北京 / 北京不是
-    if _NEGATION_EN.search(before[-30:]) or re.match(r"\s*(?:is|was|are)\s+not\b", after, re.IGNORECASE):
-        return False  # not Paris / Paris is not
+    if _NEGATION_EN.search(before[-30:]) or _NEGATED_AFTER_EN.match(after):
+        return False  # not Paris / Paris is not / Paris isn't / Paris was never
+    if _NEGATION_AFTER_ZH.match(after):
+        return False  # 李白没写过 / 李白从未
+    if _OTHERS_BELIEF.search(_CONTRAST.split(before)[-1]):
+        return False  # 很多人以为是北京 / 误认为是北京 / many say Paris: what others think, not the answer
     if _JOINER_BEFORE.search(before) or _JOINER_AFTER.match(after):
         return False  # 北京或上海 / 上海、北京 / Paris or Lyon
     return _HEDGE.search(before) is None  # 可能是北京 / maybe Paris

@@ -152,3 +152,30 @@ def test_the_last_mark_wins_and_a_rejected_one_is_none(
 ) -> None:
     response = _score(tmp_path, "?", reference, reply, "exact")
     assert response["score"] == expected, response["analysis"]
+
+
+# Containment must not credit a reference the reply's final sentence names only to deny it, to attribute
+# it to others, or under a condition.
+GUARDS = [
+    ("Paris", "It is Lyon; Paris isn't the capital.", 0.0),
+    ("Paris", "Lyon. Paris was never the capital.", 0.0),
+    ("李白", "这首诗是杜甫写的，李白没写过。", 0.0),
+    ("李白", "这首诗是杜甫写的，李白从未写过。", 0.0),
+    ("北京", "首都是上海，但很多人以为是北京。", 0.0),
+    ("北京", "首都是上海，不过人们常误认为是北京。", 0.0),
+    ("Paris", "The capital is Lyon, but many say Paris.", 0.0),
+    ("北京", "如果是北京的话就对了。", 0.0),
+    # and still credits the answer itself
+    ("北京", "很多人以为是上海，其实是北京。", 1.0),
+    ("Paris", "Many think Lyon but it is Paris.", 1.0),
+    ("北京", "我认为中国的首都是北京。", 1.0),
+    ("爱因斯坦", "提出相对论的不是牛顿，而是爱因斯坦。", 1.0),
+]
+
+
+@pytest.mark.parametrize(("reference", "reply", "expected"), GUARDS)
+def test_containment_does_not_credit_a_denied_or_attributed_answer(
+    tmp_path: Path, reference: str, reply: str, expected: float
+) -> None:
+    response = _score(tmp_path, "?", reference, reply, "exact")
+    assert response["score"] == expected, response["analysis"]

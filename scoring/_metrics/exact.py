@@ -124,14 +124,7 @@ def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> It
     if marked is not None:
         text, value, how = marked
         if value is not None:
-            right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
-            verdict = "correct" if right else "wrong"
-            return ItemScore(
-                float(right),
-                f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
-                _fmt(value),
-                matched_by="number",
-            )
+            return _number_score(value, how, answers, numbers, shown)
         if _VALUE_LIKE.search(text):
             # "答案是 \frac{1}{2}": the marked answer is a value written in LaTeX — compared by value, and it
             # wins over "the last number in the reply" (which would read «2» here).
@@ -147,6 +140,11 @@ def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> It
     value, how = extract_number(content)
     if value is None:
         return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", None)
+    return _number_score(value, how, answers, numbers, shown)
+
+
+def _number_score(value: float, how: str, answers: list[str], numbers: list[float], shown: str) -> ItemScore:
+    """The reply's number (found ``how``) against the accepted numbers, each at its reference's precision."""
     right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
     verdict = "correct" if right else "wrong"
     return ItemScore(

@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from scoring._metrics.extract.marked import marked_answer
-from scoring._metrics.normalize import normalize_text
+from scoring._metrics.normalize import END_TOKEN, normalize_text
 
 __all__ = ["MAX_CONTAINED_CJK", "MAX_CONTAINED_WORDS", "Contained", "contained_answer", "is_short_answer"]
 
@@ -34,7 +34,6 @@ MAX_CONTAINED_CJK = 16
 MAX_CONTAINED_WORDS = 6
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
 # Sentence ends (the reply's final sentence) and clause breaks (the scope of a negation or a list).
 _SENTENCES = re.compile(r"[。！？!?\n]+|[.;；](?=\s|$)")
 _CLAUSES = re.compile(r"[，,：:。！？!?\n]|[.](?=\s|$)")
@@ -185,9 +184,9 @@ def _find(scope: str, answer: str) -> bool:
 def contained_answer(body: str, answers: list[str]) -> Contained | None:
     """The first short accepted answer that stands as a whole, committed answer in the reply's marked
     answer or final sentence (``body``: the reply with its reasoning dropped); None otherwise."""
-    if "<" in body and _END_TOKEN.search(body) is not None:
-        head = _END_TOKEN.split(body, maxsplit=1)[0]
-        body = head if normalize_text(head) else _END_TOKEN.sub("\n", body)
+    if "<" in body and END_TOKEN.search(body) is not None:
+        head = END_TOKEN.split(body, maxsplit=1)[0]
+        body = head if normalize_text(head) else END_TOKEN.sub("\n", body)
     short = [a for a in answers if is_short_answer(a)]
     if not short:
         return None

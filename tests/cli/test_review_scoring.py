@@ -179,3 +179,9 @@ def test_containment_does_not_credit_a_denied_or_attributed_answer(
 ) -> None:
     response = _score(tmp_path, "?", reference, reply, "exact")
     assert response["score"] == expected, response["analysis"]
+
+
+def test_choice_stops_at_every_end_token_exact_knows(tmp_path: Path) -> None:
+    # <eoe> ends the answer for exact (normalize.END_TOKEN); choice kept a copy of the list without it
+    response = _score(tmp_path, CHOICES, "B", "[正确答案]B<eoe>\n例题：答案是C", "choice")
+    assert response["answer"] == "B", response["analysis"]

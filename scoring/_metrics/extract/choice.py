@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from scoring._metrics.extract.retraction import after_retraction
-from scoring._metrics.normalize import nfkc, normalize_text, reply_body
+from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, reply_body
 
 __all__ = [
     "ChoiceExtraction",
@@ -179,7 +179,6 @@ _BARE = re.compile(
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
 # is not the reply's answer (models go on inventing questions); they never stand next to a letter as text.
-_END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
 
 
 # A line opening another question ("Question:", "问题：", "题目："): what follows was invented after the answer.
@@ -782,13 +781,13 @@ def extract_choice(
         return ChoiceExtraction("", "empty reply")
     raw, cut = reply_body(text)
     body = _clean(raw)
-    if "<" in body and _END_TOKEN.search(body) is not None:
+    if "<" in body and END_TOKEN.search(body) is not None:
         # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
-        for segment in _END_TOKEN.split(body):
+        for segment in END_TOKEN.split(body):
             found = _extract(segment, valid, options) if segment.strip() else None
             if found is not None and (found.found or found.hedged):
                 return found
-        body = _END_TOKEN.sub("\n", body)
+        body = END_TOKEN.sub("\n", body)
     if "Question" in body or "问题" in body or "题目" in body or "answers" in body or "总结" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)

@@ -185,3 +185,21 @@ def test_choice_stops_at_every_end_token_exact_knows(tmp_path: Path) -> None:
     # <eoe> ends the answer for exact (normalize.END_TOKEN); choice kept a copy of the list without it
     response = _score(tmp_path, CHOICES, "B", "[正确答案]B<eoe>\n例题：答案是C", "choice")
     assert response["answer"] == "B", response["analysis"]
+
+
+PARTIES = "Which party?\nA. Democrat\nB. Republican\nC. Independent\nD. Libertarian"
+
+
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("Unlike what one might think, this voter would not identify as (A) Democrat.", None),
+        ("The voter is best described rather than (C) Independent.", None),
+        ("After weighing it all, this voter would most likely identify as (D) Libertarian.", "D"),
+    ],
+)
+def test_an_option_named_with_its_text_under_a_negation_is_no_answer(
+    tmp_path: Path, reply: str, letter: str | None
+) -> None:
+    response = _score(tmp_path, PARTIES, letter or "A", reply, "choice")
+    assert response["answer"] == letter, response["analysis"]

@@ -603,14 +603,27 @@ def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> 
         low = letter.lower()
         for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
             pos = folded.find(form)
-            while pos > 0 and folded[pos - 1].isalnum():
+            while pos > 0 and (folded[pos - 1].isalnum() or _rejected_before(folded, pos)):
                 pos = folded.find(form, pos + 1)
-            if pos >= 0:
+            if pos == 0 or (pos > 0 and not _rejected_before(folded, pos)):
                 named.append(letter)
                 break
     if len(named) != 1:
         return None
     return ChoiceExtraction(named[0], f"the reply names option {named[0]} with its text")
+
+
+def _rejected_before(folded: str, pos: int) -> bool:
+    """The sentence holding ``pos`` rejects what it names there: "…would not identify as (A) Democrat"."""
+    start = max(folded.rfind(". ", 0, pos), folded.rfind("。", 0, pos), folded.rfind("\n", 0, pos), pos - 40) + 1
+    return _NEGATED.search(folded, max(start, 0), pos) is not None
+
+
+# A negation close before an option named with its text ("would not identify as (A) …", "rather than (B) …").
+_NEGATED = re.compile(
+    r"(?i)\b(?:not|never|rather[ \t]+than|instead[ \t]+of|unlike|except|neither|nor|cannot|can't|isn't|doesn't"
+    r"|aren't|wouldn't|won't)\b|不|排除|而非"
+)
 
 
 # A sentence that rejects what it names: "(A) Democrat is unlikely", "rather than Green", "B is incorrect".

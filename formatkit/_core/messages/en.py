@@ -35,6 +35,10 @@ MESSAGES: dict[str, str] = {
     "no_records.first_sheet_empty": 'The first sheet "{sheet}" is empty and only the first sheet is read; the '
     'data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left), or read it with '
     '--sheet "{other}".',
+    "no_records.first_sheet_not_data": 'Row 1 of the first sheet "{sheet}" names no column of an evaluation set '
+    '(session_id, query, reference_response, …), and only the first sheet is read; the data on "{other}" is '
+    'ignored. If "{other}" holds the records, move it to the front (drag its tab to the left), or read it with '
+    '--sheet "{other}".',
     "no_records.blank_lines": "The file has no records: only blank lines.",
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "

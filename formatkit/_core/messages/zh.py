@@ -31,6 +31,9 @@ MESSAGES: dict[str, str] = {
     "no_records.header_only": "工作表“{sheet}”只有表头，没有数据行。请从第 2 行起每条记录写一行。",
     "no_records.first_sheet_empty": "第一个工作表“{sheet}”是空的，而只读取第一个工作表；“{other}”上的数据被忽略。"
     '请把那个工作表移到最前面（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
+    "no_records.first_sheet_not_data": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
+    "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
+    '（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",

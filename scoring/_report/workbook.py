@@ -21,16 +21,23 @@ def _triple(score: float | None, interval: Interval | None) -> list[Any]:
 
 
 def _leaderboard(comp: Comparison) -> Sheet:
+    """Models as columns: score, low, high, and — when any judge verdict was void — the void verdicts
+    beside the score they changed (left out of it, or counted as 0 with --void-as-zero)."""
+    voids = any(agg.void for agg in comp.models.values())
+    zero = any(agg.void_as_zero for agg in comp.models.values())
     head = ["dimension", "dataset", "metric"]
     for model in comp.names:
         head += [model, f"{model} low", f"{model} high"]
-    sheet = Sheet("Leaderboard", head, decimals=set(head[3:]))
+        if voids:
+            head.append(f"{model} void verdicts" + (" (counted as 0)" if zero else " (left out)"))
+    stride = 4 if voids else 3
+    sheet = Sheet("Leaderboard", head, decimals={h for i, h in enumerate(head[3:]) if i % stride < 3})
     for dim, dataset in comp.dataset_names():
         row: list[Any] = [dim, dataset, None]
         for model in comp.names:
             stats = comp.models[model].datasets.get(dataset)
             if stats is None:
-                row += [None, None, None]
+                row += [None] * stride
                 continue
             row[2] = row[2] or stats.metric
             if stats.is_pairwise:
@@ -38,25 +45,34 @@ def _leaderboard(comp: Comparison) -> Sheet:
                 row[2] = "pairwise (win rate)"
             else:
                 row += _triple(stats.score, stats.interval)
+            if voids:
+                row.append(stats.void)
         sheet.rows.append(row)
     for dim in comp.dimension_names():
         row = [dim, "(dimension)", None]
         for model in comp.names:
-            d = comp.models[model].dimensions.get(dim)
+            agg = comp.models[model]
+            d = agg.dimensions.get(dim)
             row += _triple(d.score, d.interval) if d else [None, None, None]
+            if voids:
+                row.append(sum(agg.datasets[n].void for n in d.datasets if n in agg.datasets) if d else None)
         sheet.rows.append(row)
     overall: list[Any] = ["overall", None, None]
     for agg in comp.models.values():
         overall += _triple(agg.overall, agg.overall_interval)
+        if voids:
+            overall.append(agg.void)
     sheet.rows.append(overall)
-    sheet.fills = [_best(row, len(comp.names)) for row in sheet.rows]
+    sheet.fills = [_best(row, len(comp.names), stride) for row in sheet.rows]
     return sheet
 
 
-def _best(row: list[Any], models: int) -> list[Fill | None]:
+def _best(row: list[Any], models: int, stride: int = 3) -> list[Fill | None]:
     """The best score of the row in green when several models compete."""
     fills: list[Fill | None] = [None] * len(row)
-    scores = [(row[3 + 3 * i], 3 + 3 * i) for i in range(models) if isinstance(row[3 + 3 * i], float | int)]
+    scores = [
+        (row[3 + stride * i], 3 + stride * i) for i in range(models) if isinstance(row[3 + stride * i], float | int)
+    ]
     if models > 1 and len(scores) > 1:
         fills[max(scores)[1]] = "right"
     return fills

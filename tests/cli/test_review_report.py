@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from openpyxl import load_workbook
 from typer.testing import CliRunner
 
 from formatkit.cli import app
@@ -33,3 +34,32 @@ def test_the_overall_is_the_mean_of_exact_dimension_scores_not_of_rounded_ones(t
     report = json.loads(result.stdout)
     assert report["dimensions"]["a"]["score"] == 33.33
     assert report["overall"] == 66.67
+
+
+def _judged(sid: int, model: str, score: float | None) -> dict[str, Any]:
+    response: dict[str, Any] = {"content": "x", "model": model, "score": score, "metric": "judge"}
+    if score is None:  # the judge replied, but no verdict could be read
+        response["judge"] = {"status": "unparseable", "raw": "I cannot decide."}
+    return {
+        "session_id": sid,
+        "meta": {"dataset": "qa"},
+        "messages": [
+            {"role": "user", "content": f"q{sid}"},
+            {"role": "assistant", "reference_response": "x", "responses": [response]},
+        ],
+    }
+
+
+def test_the_workbooks_leaderboard_shows_void_verdicts_beside_the_score(tmp_path: Path) -> None:
+    path = tmp_path / "judged.jsonl"
+    records = [_judged(0, "a", 1.0), _judged(1, "a", None), _judged(0, "b", 0.0), _judged(1, "b", 1.0)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    for extra, label, score in (([], "left out", 100), (["--void-as-zero"], "counted as 0", 50)):
+        out = tmp_path / "r.xlsx"
+        result = CliRunner().invoke(app, ["report", str(path), "--format", "xlsx", "-o", str(out), *extra])
+        assert result.exit_code == 0, result.output
+        rows = list(load_workbook(out)["Leaderboard"].iter_rows(values_only=True))
+        assert rows[0][3:] == ("a", "a low", "a high", f"a void verdicts ({label})", "b", "b low", "b high",
+                               f"b void verdicts ({label})")  # fmt: skip
+        assert rows[1][3] == score and rows[1][6] == 1 and rows[1][10] == 0
+        assert rows[-1][0] == "overall" and rows[-1][6] == 1

@@ -88,11 +88,14 @@ def _marked_value(content: str) -> tuple[str, float | None, str] | None:
     if marked is None:
         return None
     text = sentence_of(marked.text).strip()
+    if _CANDIDATES.search(text):
+        return text, None, marked.how  # "12 或 13", "x = 2 or x = 3", "3 (or maybe 4)": no one value
     if "=" in text and parse_number(text.rsplit("=", 1)[1]) is not None:
         text = text.rsplit("=", 1)[1].strip()  # "解方程得到n=8", "x = 3": the value it names
     value = parse_number(text)
     if value is None:
-        m = _LEADING_NUMBER.match(text)
+        about = _ABOUT.match(text)  # "approximately 12", "约 18 元": words that do not change the value
+        m = _LEADING_NUMBER.match(text, about.end() if about is not None else 0)
         if m is not None and not _LATEX_AFTER.match(text, m.end()):
             value = parse_number(m.group(1))  # "42 apples", "18元", "$18.", "1 1/2 cups"
             if value is None:
@@ -101,7 +104,18 @@ def _marked_value(content: str) -> tuple[str, float | None, str] | None:
 
 
 _LEADING_NUMBER = re.compile(
-    r"[$¥€£]?\s*([-+]?(?:\d+(?:[ \t]+|又)\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,/])"
+    r"[$¥€£]?\s*([-+]?(?:\d+(?:[ \t]+|又)\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)"
+    r"(?![\d.]|,\d|\s*/\s*\d)"  # "12, not 13" is 12; "1,000" and "3/4" stay whole
+)
+# Words before the number that do not change it: "approximately 12", "约 18 元", "a total of 7".
+_ABOUT = re.compile(
+    r"(?i:(?:approximately|approx\.|about|around|roughly|exactly|only|just|a[ \t]+total[ \t]+of)[ \t]+)?"
+    r"(?:大约|大概是|约为|约|共计|总共|一共|共|总计|合计)?"
+)
+# Two values offered: "12 或 13", "12 or 13", "12 和 13", "12, 13", "x = 2 or x = 3", "3 (or maybe 4)".
+_CANDIDATES = re.compile(
+    r"\d[^\d\n]{0,12}?(?:[ \t(（]+(?i:or|and)[ \t]+|或者|或|还是|和|与|以及|、|，[ \t]*|,[ \t]+(?=[-+$¥]?\d))"
+    r"(?:(?i:maybe|perhaps|possibly)[ \t]+|可能是?)?[^\d\n]{0,8}?[-+$¥]?\d"
 )
 # A number that is only the start of an expression: "2\sqrt{3}", "3^2", "1/2 + x".
 _LATEX_AFTER = re.compile(r"\s*(?:[\\^_{*+]|[-/]\s*\d|[a-z]\w*\s*[=(])")
@@ -125,6 +139,13 @@ def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> It
         text, value, how = marked
         if value is not None:
             return _number_score(value, how, answers, numbers, shown)
+        if _CANDIDATES.search(text):
+            return ItemScore(
+                0.0,
+                f"exact: the marked answer «{text[:80]}» via {how} offers several values; reference «{shown}»; wrong",
+                text[:200],
+                matched_by="number",
+            )
         if _VALUE_LIKE.search(text):
             # "答案是 \frac{1}{2}": the marked answer is a value written in LaTeX — compared by value, and it
             # wins over "the last number in the reply" (which would read «2» here).

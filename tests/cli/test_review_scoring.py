@@ -203,3 +203,27 @@ def test_an_option_named_with_its_text_under_a_negation_is_no_answer(
 ) -> None:
     response = _score(tmp_path, PARTIES, letter or "A", reply, "choice")
     assert response["answer"] == letter, response["analysis"]
+
+
+# A marked answer that offers two values commits to neither; words around one value do not change it.
+OFFERS = [
+    ("12", "答案是 12 或 13", 0.0),
+    ("12", "The answer is 12 or 13.", 0.0),
+    ("12", "答案是 12 和 13", 0.0),
+    ("3", "The answer is 3 (or maybe 4).", 0.0),
+    ("3", "The answer is x = 2 or x = 3.", 0.0),
+    ("12", "The answer is 12, not 13.", 1.0),
+    ("13", "The answer is 12, not 13.", 0.0),
+    ("12", "The answer is approximately 12.", 1.0),
+    ("18", "答案：约 18 元", 1.0),
+    ("1234.5", "The answer is 1,234.5", 1.0),
+    ("1000", "答案是 1,000 元", 1.0),
+]
+
+
+@pytest.mark.parametrize(("reference", "reply", "expected"), OFFERS)
+def test_a_marked_answer_offering_two_values_is_neither(
+    tmp_path: Path, reference: str, reply: str, expected: float
+) -> None:
+    response = _score(tmp_path, "?", reference, reply, "exact")
+    assert response["score"] == expected, response["analysis"]

@@ -43,6 +43,8 @@ _FINAL_EQUALS = re.compile(r"=(?P<rest>[^=\n]{1,60})\s*\Z")
 _SENTENCE_END = re.compile(
     r"[。！？；]|[.!?;](?=\s|$|[\u3400-\u9fff])|[,，](?=\s*(?:because|since|as|so|which|因为|所以|由于))"
 )
+# Two values on the last line, joined: "x = 2 and x = 3", "x=1 或 x=2", "a = 1, b = 2".
+_TWO_VALUES = re.compile(r"=[^=\n]*?(?:(?i:\bor\b|\band\b)|或|和|以及|[,，;；])[^=\n]*=")
 _DELIMITERS = re.compile(r"^\s*(?:\$\$?|\\\(|\\\[)\s*|\s*(?:\$\$?|\\\)|\\\])\s*$")
 
 
@@ -116,6 +118,8 @@ def marked_answer(body: str) -> Marked | None:
         if text and len(after.split("\n", 1)[0]) <= 3:
             best = Marked(text, bold.start(), f'bold "**{text[:40]}**"')
     equals = _FINAL_EQUALS.search(tail, max(0, len(tail) - 80)) if best is None else None
+    if equals is not None and _TWO_VALUES.search(tail, max(0, tail.rfind("\n", 0, equals.start()))) is not None:
+        equals = None  # "The roots are x = 2 and x = 3.": two values, no one answer
     if equals is not None:
         text = _clean(equals.group("rest").rstrip("。.!！"))
         if text:

@@ -227,3 +227,17 @@ def test_a_marked_answer_offering_two_values_is_neither(
 ) -> None:
     response = _score(tmp_path, "?", reference, reply, "exact")
     assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "expected"),
+    [
+        ("3", "The answer is x = 2 or x = 3.", 0.5),  # the right value among others, as '12 or 13' gets: was 1.0
+        ("11", "x = 5+5+1 = 11", 1.0),  # a chain still states its last value
+    ],
+)
+def test_math_does_not_read_two_offered_values_as_a_chain(
+    tmp_path: Path, reference: str, reply: str, expected: float
+) -> None:
+    response = _score(tmp_path, "?", reference, reply, "math")
+    assert response["score"] == expected, response["analysis"]

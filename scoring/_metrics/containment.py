@@ -87,8 +87,20 @@ def is_short_answer(text: str) -> bool:
 
 
 def _final_sentence(body: str) -> str:
-    pieces = [p for p in _SENTENCES.split(body.strip()) if normalize_text(p)]
-    return pieces[-1] if pieces else ""
+    """The reply's last sentence, or "" when it is a question ("Is it Paris?", "难道是北京？"): a question
+    commits to nothing."""
+    text = body.strip()
+    start, end = 0, len(text)
+    for m in reversed(list(_SENTENCES.finditer(text))):
+        if normalize_text(text[m.end() : end]):
+            start = m.end()
+            break
+        end = m.start()
+    piece = text[start:end]
+    return "" if not normalize_text(piece) or _ASKS.match(text, end) else piece
+
+
+_ASKS = re.compile(r"[ \t]*[?？]")
 
 
 # A labelled answer line: "类别：交通事故", "[罪名]盗窃", "Capital: Paris" (a label of a few words, a short value).

@@ -241,3 +241,16 @@ def test_math_does_not_read_two_offered_values_as_a_chain(
 ) -> None:
     response = _score(tmp_path, "?", reference, reply, "math")
     assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "reply", "expected"),
+    [
+        ("Paris", "Is it Paris?", 0.0),
+        ("北京", "难道是北京？", 0.0),
+        ("北京", "你问首都？是北京", 1.0),
+    ],
+)
+def test_a_final_question_commits_to_nothing(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, "What is the capital?", reference, reply, "exact")
+    assert response["score"] == expected, response["analysis"]

@@ -254,3 +254,9 @@ def test_math_does_not_read_two_offered_values_as_a_chain(
 def test_a_final_question_commits_to_nothing(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
     response = _score(tmp_path, "What is the capital?", reference, reply, "exact")
     assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize("reply", ["The answer is B. Option A says 1, that is wrong.", "答案是B，选项A说1，不对。"])
+def test_a_verdict_on_another_option_inside_a_sentence_is_no_retraction(tmp_path: Path, reply: str) -> None:
+    response = _score(tmp_path, CHOICES, "B", reply, "choice")
+    assert response["answer"] == "B", response["analysis"]

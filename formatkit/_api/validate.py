@@ -14,8 +14,9 @@ from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_is
 from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
+from formatkit._rules.combined import CombinedIds
 
-__all__ = ["check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
+__all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
 
 StrPath = str | os.PathLike[str]
 
@@ -43,6 +44,8 @@ class _Run:
         self.mode = mode
         self.sink = IssueSink(self.name)
         self.records = 0
+        #: The source (file, line or sheet and rows) of the record yielded last: its place for cross-file rules.
+        self.source: dict[str, Any] = {}
         self.reader = open_reader(
             self.path,
             mode=mode,
@@ -57,6 +60,7 @@ class _Run:
             return
         for draft in self.reader.drafts():
             if type(draft) is dict:  # built on the reader's fast path: it passed every rule
+                self.source = draft["meta"]["source"]
                 yield draft
                 self.records += 1
                 continue
@@ -64,6 +68,7 @@ class _Run:
             before = self.sink.errors
             record = build_record(draft, self.records, self.mode, self.sink)
             if self.sink.errors == before:
+                self.source = draft.source
                 yield record
             self.records += 1
 
@@ -103,11 +108,24 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
 def validate_files(
     paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
 ) -> Report:
-    """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name)."""
+    """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name): each
+    file's rules, and what ``convert`` of them together would break (a session_id used twice in one dataset
+    across the files)."""
     for path in paths:
         check_path(path)
-    files = [validate_file(p, mode=mode, profile=profile, sheet=sheet) for p in paths]
+    ids = CombinedIds()
+    files = []
+    for path in paths:
+        run = _Run(path, mode, profile, sheet=sheet)
+        for record in run:
+            check_combined(ids, run, record)
+        files.append(run.report())
     return Report.build(files, upload_issues(paths, profile))
+
+
+def check_combined(ids: CombinedIds, run: _Run, record: dict[str, Any]) -> bool:
+    """The record against the ones read before it from this and the earlier files (see CombinedIds)."""
+    return ids.check(record, run.name, run.source, run.sink)
 
 
 def iter_dicts(

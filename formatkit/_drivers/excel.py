@@ -97,8 +97,9 @@ class ExcelReader:
         if end < 0:
             self._empty(data)
             return None
-        if self.sheet is None and data.extra_sheets and not names_a_column(rows[0]):
+        if self.sheet is None and data.extra_sheets and not any(names_a_column(row) for row in rows[:6]):
             # An instruction sheet before the data: the cause, said once; its header and rows are no set's
+            # (a title row above a header is not one: the missing-column error says which row to move up)
             self.sink.add(
                 "no_records",
                 Msg("no_records.first_sheet_not_data", sheet=sheet, other=data.extra_sheets[0]),

@@ -7,6 +7,7 @@ out) and turns each line that passes into a Draft, or on the fast path into its 
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,9 @@ class JsonlReader:
 
     def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         sink = self.sink
-        if self.path.stat().st_size == 0:
+        status = self.path.stat()
+        # A named pipe (or /dev/stdin) says size 0 whatever it holds: it is read; "empty" only for a file.
+        if stat.S_ISREG(status.st_mode) and status.st_size == 0:
             sink.add("empty_file", Msg("empty_file.jsonl"), line=None)
             return
         fast = self.fast

@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
@@ -20,13 +20,25 @@ from formatkit._core.suggest import did_you_mean_later
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
-__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "names_a_column", "read_header"]
+__all__ = [
+    "ALIASES",
+    "CHINESE_NAMES",
+    "COLUMNS",
+    "Header",
+    "HeaderMatch",
+    "header_name",
+    "names_a_column",
+    "read_header",
+]
 
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
 ALIASES = {"system": "system_prompt", "prompt": "query", "answer": "reference_response"}
-#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently).
+#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently;
+#: ``formatkit fix`` renames them). Seed 001's own words for the columns are among them (对话标识符,
+#: 系统提示, 用户提示, 参考回复, 推理参数, 模型回答).
 CHINESE_NAMES = {
+    "对话标识符": "session_id",
     "对话id": "session_id",
     "会话id": "session_id",
     "对话编号": "session_id",
@@ -42,10 +54,13 @@ CHINESE_NAMES = {
     "输入": "query",
     "用户输入": "query",
     "题目": "query",
+    "用户提示": "query",
+    "用户问题": "query",
     "参考答案": "reference_response",
     "标准答案": "reference_response",
     "答案": "reference_response",
     "正确答案": "reference_response",
+    "参考回复": "reference_response",
     "参数": "parameters",
     "推理参数": "parameters",
     "回答": "response",
@@ -53,6 +68,7 @@ CHINESE_NAMES = {
     "模型回答": "response",
     "模型回复": "response",
     "输出": "response",
+    "模型输出": "response",
 }
 
 
@@ -123,14 +139,7 @@ def read_header(
 def names_a_column(cells: Sequence[Any]) -> bool:
     """Whether a row names any column of an evaluation set (exactly, as an alias, in Chinese, or an output
     column): a first row that names none (an instruction sheet's "请在“数据”工作表中填写") is no header."""
-    for raw in cells:
-        text = _header_text(raw)
-        folded = unicodedata.normalize("NFKC", text).strip().casefold()
-        if folded in COLUMNS or folded in ALIASES or folded.replace(" ", "") in CHINESE_NAMES:
-            return True
-        if folded and result_column(text) is not None:
-            return True
-    return False
+    return any(header_name(text) is not None for text in map(_header_text, cells) if text.strip())
 
 
 def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:
@@ -160,19 +169,39 @@ def _header_text(raw: Any) -> str:
     return str(raw)
 
 
-def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
-    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+#: How a header cell names a known column: exactly; as an output column; after trimming, case-folding or
+#: NFKC (a warning); through an alias (a warning); in Chinese (an error that suggests the name).
+HeaderMatch = Literal["exact", "output", "normalized", "alias", "chinese"]
+
+
+def header_name(text: str) -> tuple[str, HeaderMatch] | None:
+    """The known column a header text names, and how; None when it names none. The header rules and
+    ``formatkit fix`` (which renames the header) both read the columns through this one function."""
     if text in COLUMNS:
-        return text
+        return text, "exact"
     output = None if text.strip().casefold() in ALIASES else result_column(text)
     if output is not None:  # a known output column (score, analysis, usage, model, …): formatkit._rules.results
-        return output
+        return output, "output"
     # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
     # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
     folded = unicodedata.normalize("NFKC", text).strip().casefold()
-    name = folded if folded in COLUMNS else ALIASES.get(folded)
+    if folded in COLUMNS:
+        return folded, "normalized"
+    if folded in ALIASES:
+        return ALIASES[folded], "alias"
+    meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+    return None if meant is None else (meant, "chinese")
+
+
+def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
+    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+    found = header_name(text)
+    if found is not None and found[1] in ("exact", "output"):
+        return found[0]
+    folded = unicodedata.normalize("NFKC", text).strip().casefold()
+    name = None if found is None or found[1] == "chinese" else found[0]
     if name is None:
-        meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+        meant = found[0] if found is not None else None
         known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
         hint = Msg("frag.did_you_mean", name=meant) if meant else did_you_mean_later(text, known)
         sink.add(

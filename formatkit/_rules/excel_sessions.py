@@ -4,6 +4,11 @@ A file is multi-turn when a ``session_id`` repeats (FORMATS.md). One refinement:
 an id carries its own reference answer, those rows read as separate records that share an id by mistake
 (``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on its
 last row only.
+
+A sheet with a ``dataset`` column (what ``export`` writes for results of several sets) numbers its sessions
+per dataset: a session is the rows sharing ``dataset`` and ``session_id``, so two sets that each count
+from 0 stay apart (a row with an empty dataset cell belongs to the next row of its id that names one).
+A sheet without that column keys sessions by ``session_id`` alone, as before.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
 
-__all__ = ["Context", "group_rows", "make_draft"]
+__all__ = ["Context", "SessionKey", "group_rows", "make_draft", "row_datasets", "session_key"]
 
 
 @dataclass(slots=True)
@@ -44,6 +49,46 @@ class Context:
         return {"sheet": self.sheet, "row": row, "column": label}
 
 
+#: A session's identity: the row's ``dataset`` (None without one) and its integer ``session_id``.
+SessionKey = tuple[str | None, int]
+
+
+def _dataset_cell(row: Row) -> str | None:
+    value = row.results.get("dataset") if row.results else None
+    if value is None:
+        return None
+    return (f"{value:g}" if isinstance(value, float) else str(value)).strip() or None
+
+
+def row_datasets(rows: list[Row]) -> dict[int, str | None]:
+    """Each row's dataset, by row number. A row without one takes the dataset of the next row of its
+    session_id that has one (a sheet that names the dataset on a session's last row only, as export did
+    before it wrote every row, keeps its sessions whole)."""
+    out: dict[int, str | None] = {}
+    waiting: dict[Any, list[Row]] = {}
+    for row in rows:
+        dataset = _dataset_cell(row)
+        out[row.number] = dataset
+        if type(row.sid) is not int:
+            continue
+        if dataset is None:
+            waiting.setdefault(row.sid, []).append(row)
+        else:
+            for earlier in waiting.pop(row.sid, []):
+                out[earlier.number] = dataset
+    return out
+
+
+def session_key(row: Row, datasets: dict[int, str | None]) -> SessionKey:
+    """(dataset, session_id) of a row whose session_id is an integer."""
+    return datasets.get(row.number), row.sid
+
+
+def _named(key: SessionKey) -> str:
+    dataset, sid = key
+    return str(sid) if dataset is None else f"{sid} (dataset {dataset})"
+
+
 def _blank(text: str | None) -> bool:
     return text is None or not text or text.isspace()
 
@@ -59,20 +104,21 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
     belong to no record (which conversation they continue is anyone's guess).
     """
-    by_id: dict[int, list[Row]] = {}
+    datasets = row_datasets(rows)
+    by_id: dict[SessionKey, list[Row]] = {}
     for row in rows:
         if type(row.sid) is int:
-            by_id.setdefault(row.sid, []).append(row)
-    duplicates: set[int] = set()
-    sessions: set[int] = set()
-    for sid, members in by_id.items():
+            by_id.setdefault(session_key(row, datasets), []).append(row)
+    duplicates: set[SessionKey] = set()
+    sessions: set[SessionKey] = set()
+    for key, members in by_id.items():
         if len(members) > 1:
             if all(not _blank(r.reference) for r in members):
-                duplicates.add(sid)
+                duplicates.add(key)
             else:
-                sessions.add(sid)
-    for sid in sorted(duplicates, key=lambda s: by_id[s][0].number):
-        _report_duplicates(sid, by_id[sid], ctx)
+                sessions.add(key)
+    for key in sorted(duplicates, key=lambda k: by_id[k][0].number):
+        _report_duplicates(key, by_id[key], ctx)
     if not sessions:
         return "excel-single-turn", [[row] for row in rows], []
 
@@ -80,39 +126,42 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     if without:
         _report_missing_ids(without, sessions, by_id, ctx)
     groups: list[list[Row]] = []
-    open_groups: dict[int, list[Row]] = {}
+    open_groups: dict[SessionKey, list[Row]] = {}
     for row in rows:
         sid = row.sid
         if sid is None:
             continue
-        if type(sid) is int and sid in sessions:
-            group = open_groups.get(sid)
+        key = session_key(row, datasets)
+        if type(sid) is int and key in sessions:
+            group = open_groups.get(key)
             if group is None:
-                group = open_groups[sid] = []
+                group = open_groups[key] = []
                 groups.append(group)
             group.append(row)
         else:
             groups.append([row])
-    _check_consecutive(rows, sessions, ctx)
+    _check_consecutive(rows, sessions, datasets, ctx)
     return "excel-multi-turn", groups, without
 
 
-def _report_duplicates(sid: int, members: list[Row], ctx: Context) -> None:
+def _report_duplicates(key: SessionKey, members: list[Row], ctx: Context) -> None:
     for row in members[1:]:
         ctx.sink.add(
             "duplicate_session_id",
-            Msg("duplicate_session_id", sid=sid, first=members[0].number),
+            Msg("duplicate_session_id", sid=_named(key), first=members[0].number),
             **ctx.place(row.number, "session_id"),
         )
 
 
-def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int, list[Row]], ctx: Context) -> None:
+def _report_missing_ids(
+    without: list[Row], sessions: set[SessionKey], by_id: dict[SessionKey, list[Row]], ctx: Context
+) -> None:
     example = min(sessions, key=lambda s: by_id[s][0].number)
     ctx.sink.add(
         "mixed_session_ids",
         Msg(
             "mixed_session_ids",
-            sid=example,
+            sid=_named(example),
             rows=_rows_text(by_id[example]),
             count=len(without),
             without=_rows_text(without),
@@ -127,28 +176,30 @@ def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int,
         )
 
 
-def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> None:
+def _check_consecutive(
+    rows: list[Row], sessions: set[SessionKey], datasets: dict[int, str | None], ctx: Context
+) -> None:
     """One warning per session whose rows other rows separate, at its first row, naming all its rows: it
     is the cause of what the session rules then say about those rows (a single-turn set whose ids repeat
     by mistake reads as conversations, and every earlier reference is "misplaced"), so it comes first."""
-    last_position: dict[int, int] = {}
-    scattered: dict[int, None] = {}
-    members: dict[int, list[Row]] = {}
+    last_position: dict[SessionKey, int] = {}
+    scattered: dict[SessionKey, None] = {}
+    members: dict[SessionKey, list[Row]] = {}
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
-        sid = row.sid
-        if type(sid) is not int or sid not in sessions:
+        key = session_key(row, datasets)
+        if type(row.sid) is not int or key not in sessions:
             continue
-        members.setdefault(sid, []).append(row)
-        before = last_position.get(sid)
+        members.setdefault(key, []).append(row)
+        before = last_position.get(key)
         if before is not None and before != position - 1:
-            scattered[sid] = None
-        last_position[sid] = position
-    for sid in scattered:
-        group = members[sid]
+            scattered[key] = None
+        last_position[key] = position
+    for key in scattered:
+        group = members[key]
         ctx.sink.add(
             "session_not_consecutive",
-            Msg("session_not_consecutive", sid=sid, count=len(group), rows=_rows_text(group, 12)),
+            Msg("session_not_consecutive", sid=_named(key), count=len(group), rows=_rows_text(group, 12)),
             **ctx.place(group[0].number, "session_id"),
         )
 

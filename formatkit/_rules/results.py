@@ -5,7 +5,8 @@ Seed 001 names ``response``, ``score``, ``analysis``, ``usage``, ``error`` and `
 ``model`` is the name formatkit writes). ``formatkit export`` also writes the scores-as-data fields
 (``metric``, ``extracted_answer`` — the response's ``answer``, renamed because ``answer`` is the reference's
 alias —, ``settled``, ``unsettled_reason``), the judge's verdicts (``judge``, JSON), the
-``endpoint``, a later sample's columns with a suffix (``response_2``, ``score_2``, …), and the record's
+``endpoint``, the reply's ``reasoning_content`` and ``finish_reason``, its other keys as ``extra``
+(JSON), a later sample's columns with a suffix (``response_2``, ``score_2``, …), and the record's
 ``dataset`` and ``meta`` (JSON); Excel accepts all of them. In jsonl, ``answer`` is the reference, so only
 the seed's result keys are accepted there.
 
@@ -49,13 +50,16 @@ RESULT_FIELDS = (
     "settled",
     "unsettled_reason",
     "judge",
+    "reasoning_content",
+    "finish_reason",
+    "extra",
 )
 #: Seed 001's name for the model that answered.
 ENDPOINT_ID = "endpoint_id"
 RECORD_COLUMNS = ("dataset", "meta")
 JSONL_RESULT_KEYS = ("score", "analysis", "usage", "error", "model", ENDPOINT_ID)
 _SUFFIXED = re.compile(r"(?P<field>[a-z_]+?)_(?P<n>[2-9]|[1-9][0-9]+)")
-_JSON_OBJECTS = ("usage", "judge", "meta")
+_JSON_OBJECTS = ("usage", "judge", "meta", "extra")
 
 
 def result_column(text: str) -> str | None:
@@ -160,6 +164,10 @@ def apply_results(
         key = {"response": "content", "extracted_answer": "answer"}.get(field, field)
         if field == "model" and "model" in responses[n - 1]:
             continue  # both model and endpoint_id given: model, the name formatkit writes, wins
+        if field == "extra":  # the response's other keys (latency, logprobs, …), each back in its place
+            for extra_key, extra_value in value.items():
+                responses[n - 1].setdefault(extra_key, extra_value)
+            continue
         responses[n - 1][key] = value
     if scored:
         for response in responses:

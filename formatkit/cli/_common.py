@@ -20,7 +20,6 @@ __all__ = [
     "fail_usage",
     "lang_option",
     "print_report",
-    "shown_issues",
     "terminate_cleanly",
 ]
 
@@ -68,11 +67,6 @@ def _check_lang(value: str | None) -> str | None:
     return lang
 
 
-def shown_issues(max_issues: int, show_all: bool) -> int | None:
-    """How many issues of each code to list: ``--max-issues N``, or all of them with ``--all``."""
-    return None if show_all else max_issues
-
-
 def terminate_cleanly() -> None:
     """Make SIGTERM unwind like Ctrl+C (SystemExit 143 instead of an instant death), so the temporary
     files of an output being written are removed by their cleanup code, not left behind."""
@@ -97,7 +91,12 @@ def output_or_fail(output: str | os.PathLike[str]) -> None:
         fail_usage(f"{output}: is a directory; give -o the path of the file to write, not its folder")
 
 
-def paths_or_fail(paths: Sequence[str]) -> list[str]:
+def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> list[str]:
+    """The paths, or exit 2 on the first that cannot be read. ``read_twice``: the command's name when it
+    reads its input more than once (validate first, then work): a named pipe, readable once, is refused
+    with what to do instead of being found empty the second time."""
+    import stat
+
     from formatkit._api.validate import check_path
     from formatkit._core.errors import UnreadablePathError
 
@@ -106,4 +105,10 @@ def paths_or_fail(paths: Sequence[str]) -> list[str]:
             check_path(path)
         except UnreadablePathError as exc:
             fail_usage(str(exc))
+        if read_twice is not None and not stat.S_ISREG(os.stat(path).st_mode):
+            fail_usage(
+                f"{path}: is a pipe, not a file; `formatkit {read_twice}` reads its input twice (it checks it "
+                f"first): save it to a file, e.g. `cat {path} > set.jsonl`, or use `formatkit validate`/`convert`, "
+                "which read once"
+            )
     return list(paths)

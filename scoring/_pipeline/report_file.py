@@ -24,6 +24,7 @@ from scoring._report.models import ModelsAggregator
 
 __all__ = [
     "FORMATS",
+    "SAMPLE_FORMATS",
     "CollectedResults",
     "ResultsFileError",
     "collect_results",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 FORMATS = ("text", "json", "md", "html", "xlsx")
+#: The formats that show the records question by question (collect_results(samples=True) for them).
+SAMPLE_FORMATS = ("html", "xlsx")
 
 
 class ResultsFileError(ValueError):
@@ -109,7 +112,7 @@ def collect_results(
 
 
 def render_report(collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None) -> str:
-    """The report as text (``text``, ``md``, ``json``, ``html``); html needs ``samples=True`` results."""
+    """The report as text (``text``, ``md``, ``json``, ``html``); html (and xlsx) need ``samples=True`` results."""
     if fmt == "html":
         return render_html(collected.comparison, collected.samples)
     return render_comparison(collected.comparison, fmt, color=color, width=width)
@@ -123,7 +126,7 @@ def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt
     if fmt == "xlsx":
         from scoring._report.workbook import write_report_xlsx
 
-        write_report_xlsx(collected.comparison, out)
+        write_report_xlsx(collected.comparison, out, collected.samples)
         return
     with atomic_writer(out) as handle:
         handle.write(render_report(collected, fmt).encode("utf-8"))
@@ -140,6 +143,6 @@ def write_report(
     """Read ``paths`` and write the report in ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    collected = collect_results(paths, dimensions=dimensions, samples=fmt == "html", void_as_zero=void_as_zero)
+    collected = collect_results(paths, dimensions=dimensions, samples=fmt in SAMPLE_FORMATS, void_as_zero=void_as_zero)
     save_report(collected, output, fmt)
     return collected

@@ -17,7 +17,7 @@ from typing import Any
 from formatkit._api.validate import StrPath, iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
-from formatkit._core.writers import atomic_writer, dumps_line
+from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
 from scoring._metrics.auto import MetricChoice
@@ -78,7 +78,8 @@ def score_file(
     Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
     :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
     :class:`~scoring._judges.JudgeSetupError` and :class:`~scoring._errors.JudgeUnavailableError` from
-    the judges; in every case ``output`` is not written.
+    the judges; in every case ``output`` is not written. :class:`~formatkit.OutputError`
+    (``OutputBusyError``) at once when another command is writing ``output``.
     """
     out = Path(output)
     if metric != AUTO:
@@ -88,14 +89,15 @@ def score_file(
         options = replace(options, journal_path=Path(str(out) + ".journal"))
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
-    try:
-        return _score(path, out, metric, "scored", math_timeout, options, progress, model_name, void_as_zero)
-    except InvalidFileError as exc:
-        if not _only_failed_inference(exc):
-            raise
-    # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
-    # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-    return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name, void_as_zero)
+    with output_lock(out):  # one writer per output, from before the first verdict is bought
+        try:
+            return _score(path, out, metric, "scored", math_timeout, options, progress, model_name, void_as_zero)
+        except InvalidFileError as exc:
+            if not _only_failed_inference(exc):
+                raise
+        # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
+        # so those responses are kept and counted unscorable (nothing was written by the first attempt).
+        return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name, void_as_zero)
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:
@@ -177,7 +179,11 @@ def _auto_with_judge(
     metrics = {n: c.metric for n, c in scorer.metrics.items()}
     agg = aggregate(scored, default_dataset=default, metrics=metrics, void_as_zero=void_as_zero)
     chosen = {
-        name: MetricChoice(pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")) if needy else pick
+        name: MetricChoice(
+            "judge" if pick.metric == JUDGE_NEEDED else pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")
+        )
+        if needy
+        else pick
         for name, pick in scorer.metrics.items()
     }
     return FileScoreOutcome(out, agg, chosen, summary)

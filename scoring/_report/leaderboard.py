@@ -86,20 +86,23 @@ def _pairwise_cell(stats: DatasetStats) -> str:
 
 
 def _leaderboard(comp: Comparison) -> Table:
+    """Each dimension heads its datasets (one that is its own dataset has its dataset row only)."""
     names = comp.names
     rows: list[list[str]] = []
+    by_dim: dict[str, list[str]] = {}
     for dim, dataset in comp.dataset_names():
-        first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
-        metric = (first.metric if first else None) or "?"
-        rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
-    for dim in comp.dimension_names():
-        if all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim))):
-            continue  # a dataset that is its own dimension: its row already says it
-        cells = []
-        for model in names:
-            d = comp.models[model].dimensions.get(dim)
-            cells.append(score_cell(d.score, d.interval) if d else "")
-        rows.append([dim, "(dimension)", "", *cells])
+        by_dim.setdefault(dim, []).append(dataset)
+    for dim, datasets in by_dim.items():
+        if not all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim))):
+            cells = []
+            for model in names:
+                d = comp.models[model].dimensions.get(dim)
+                cells.append(score_cell(d.score, d.interval) if d else "")
+            rows.append([dim, "(dimension)", "", *cells])
+        for dataset in datasets:
+            first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
+            metric = (first.metric if first else None) or "?"
+            rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
     rows.append(["overall", "", "", *(_overall_cell(a) for a in comp.models.values())])
     return Table(
         "Leaderboard (0–100, 95 % interval)",

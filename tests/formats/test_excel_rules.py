@@ -103,6 +103,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     # parameters
     (X + "invalid_parameters.xlsx", "infer-eval", "invalid_parameters", at(3, PARAMS)),
     (X + "unknown_parameter.xlsx", "infer-eval", "unknown_parameter", at(2, PARAMS)),
+    (X + "engine_parameter.xlsx", "infer-eval", "engine_parameter", at(2, PARAMS)),
     (X + "invalid_parameter_type.xlsx", "infer-eval", "invalid_parameter_type", at(2, PARAMS)),
     (X + "parameter_out_of_range.xlsx", "infer-eval", "parameter_out_of_range", at(2, PARAMS)),
 ]

@@ -188,6 +188,8 @@ MESSAGES: dict[str, str] = {
     "lone_surrogate.string": "A string holds the escape {escape}, half of a UTF-16 surrogate pair with no "
     "other half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the "
     "middle of an emoji; remove the escape or complete the pair.",
+    "line_too_long": "The line holds {size:,} bytes, more than the {limit} a record may take; it was skipped. "
+    "A file with no line breaks, or a JSON array on one line? jsonl needs one object per line.",
     "number_too_large": '"{field}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
     "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, or "
     "write it as a string.",
@@ -230,6 +232,9 @@ MESSAGES: dict[str, str] = {
     "frag.expect.int64": "an integer within 64 bits (±9,223,372,036,854,775,807)",
     "frag.expect.at_least": "at least {minimum:g}",
     "frag.expect.between": "from {minimum:g} to {maximum:g}",
+    "frag.expect.greater_than": "greater than {minimum:g}",
+    "frag.expect.either": "{value} or {other}",
+    "frag.expect.object_example": 'an object such as {{"enable_thinking": false}}',
     "frag.or": "{first} or {second}",
     # a value as found (invalid_type's {value} and {type})
     "frag.json.null": "null",
@@ -278,6 +283,15 @@ MESSAGES: dict[str, str] = {
     "duplicate_session_id.jsonl": "session_id {sid!r} is already used on line {first}; each record needs its own.",
     "duplicate_session_id.dataset": 'session_id {sid!r} is already used in dataset "{dataset}" on line {first}; '
     "each record needs its own.",
+    "duplicate_session_id.files": 'session_id {sid!r} of dataset "{dataset}" is already used by {first}. Both go '
+    "into one dataset (a dataset is named after its file, or by meta.dataset), where each record needs its own "
+    "id: if one file is a copy of the other, leave it out; else rename one file, give its records their own "
+    "meta.dataset, or renumber its session_ids.",
+    "duplicate_session_id.files_no_meta": "session_id {sid!r} is already used by {first}. Without meta "
+    "(--no-meta) the output names no dataset, so each record needs an id of its own in the whole output: keep "
+    "meta, or renumber the session_ids.",
+    "frag.place.line": "{file} line {line}",
+    "frag.place.row": "{file}, {sheet} row {row}",
     "mixed_session_ids": "session_id {sid} repeats (rows {rows}), so this is a multi-turn file, but {count} "
     "row(s) have no session_id (rows {without}). A file is either single-turn (session_id optional and "
     "unique) or multi-turn (session_id on every row).",
@@ -323,9 +337,15 @@ MESSAGES: dict[str, str] = {
     "unknown_parameter": 'parameters has an unknown key "{key}".{hint}',
     "invalid_parameter_type": 'parameters "{key}" must be {expected}, not {value}.',
     "parameter_out_of_range": 'parameters "{key}" is {value}, out of range: it must be {allowed}.',
+    "engine_parameter": (
+        "parameters {names}: not part of OpenAI's API. vLLM and SGLang accept such keys and formatkit sends "
+        "them as written; OpenAI's own API refuses a request that carries them, so keep them only for an "
+        "endpoint that serves them."
+    ),
     "frag.list_sep": ", ",
     # --- suggestions -----------------------------------------------------------------------------------
     "frag.did_you_mean": ' Did you mean "{name}"?',
+    "frag.nested_parameter": ' For vLLM and SGLang it goes inside "{parent}": {{"{parent}": {{"{key}": false}}}}.',
     "frag.known_names": " Known names: {names}.",
     # --- the printed report ----------------------------------------------------------------------------
     "ui.place_row": "row {row}",

@@ -156,6 +156,8 @@ MESSAGES: dict[str, str] = {
     "文本可能是在表情符号中间被截断的；请删除该转义或补全这一对。",
     "lone_surrogate.string": "一个字符串含有转义 {escape}，是缺了另一半的 UTF-16 代理项：它不是字符，任何 UTF-8 文件都无法"
     "保存它。文本可能是在表情符号中间被截断的；请删除该转义或补全这一对。",
+    "line_too_long": "这一行有 {size:,} 字节，超过一条记录允许的 {limit}；已跳过。是没有换行的文件，还是写在一行里的 JSON 数组？"
+    "jsonl 需要每行一个对象。",
     "number_too_large": "“{field}”是 {digits} 位整数，超出 JSON 读取器能精确保存的 64 位范围（±9.2e18）；它会悄悄变成近似值。"
     "请使用更小的数，或写成字符串。",
     "number_too_large.number": "这个数是 {digits} 位整数，超出 JSON 读取器能精确保存的 64 位范围（±9.2e18）；它会悄悄变成"
@@ -195,6 +197,9 @@ MESSAGES: dict[str, str] = {
     "frag.expect.int64": "是 64 位以内的整数（±9,223,372,036,854,775,807）",
     "frag.expect.at_least": "不小于 {minimum:g}",
     "frag.expect.between": "在 {minimum:g} 到 {maximum:g} 之间",
+    "frag.expect.greater_than": "大于 {minimum:g}",
+    "frag.expect.either": "是 {value}，或{other}",
+    "frag.expect.object_example": '对象，例如 {{"enable_thinking": false}}',
     "frag.or": "{first}或{second}",
     "frag.json.null": "null",
     "frag.json.boolean": "布尔值",
@@ -236,6 +241,13 @@ MESSAGES: dict[str, str] = {
     "response 中。",
     "duplicate_session_id.jsonl": "session_id {sid!r} 已在第 {first} 行使用；每条记录需要自己的编号。",
     "duplicate_session_id.dataset": "session_id {sid!r} 已在数据集“{dataset}”的第 {first} 行使用；每条记录需要自己的编号。",
+    "duplicate_session_id.files": "数据集“{dataset}”的 session_id {sid!r} 已被 {first} 使用。两者会进入同一个数据集（数据集以文件名命名，"
+    "或由 meta.dataset 指定），其中每条记录需要自己的编号：如果一个文件是另一个的副本，请去掉它；否则请重命名其中一个文件、"
+    "给它的记录设置自己的 meta.dataset，或重新编号它的 session_id。",
+    "duplicate_session_id.files_no_meta": "session_id {sid!r} 已被 {first} 使用。不带 meta（--no-meta）时输出不区分数据集，"
+    "因此每条记录在整个输出中都需要自己的编号：请保留 meta，或重新编号 session_id。",
+    "frag.place.line": "{file} 第 {line} 行",
+    "frag.place.row": "{file} 工作表“{sheet}”第 {row} 行",
     "mixed_session_ids": "session_id {sid} 重复出现（第 {rows} 行），因此这是多轮文件，但有 {count} 行没有 session_id（第 "
     "{without} 行）。文件要么是单轮（session_id 可选且唯一），要么是多轮（每一行都有 session_id）。",
     "mixed_session_ids.jsonl": "第 {given} 行给出了 session_id {sid}，而没有 session_id 的一行（第 {without} 行或它开始的一段）"
@@ -270,8 +282,13 @@ MESSAGES: dict[str, str] = {
     "unknown_parameter": "parameters 中有无法识别的键“{key}”。{hint}",
     "invalid_parameter_type": "parameters 的“{key}”必须是{expected}，而不是 {value}。",
     "parameter_out_of_range": "parameters 的“{key}”是 {value}，超出范围：必须{allowed}。",
+    "engine_parameter": (
+        "parameters 中的 {names} 不是 OpenAI API 的参数。vLLM 和 SGLang 接受这类参数，formatkit 会原样发送；"
+        "OpenAI 自己的 API 会拒绝带这些参数的请求，所以只在支持它们的服务上保留。"
+    ),
     "frag.list_sep": "，",
     "frag.did_you_mean": "是不是“{name}”？",
+    "frag.nested_parameter": 'vLLM 和 SGLang 要求把它写在“{parent}”里：{{"{parent}": {{"{key}": false}}}}。',
     "frag.known_names": "可用的名称：{names}。",
     # --- 打印的报告 -------------------------------------------------------------------------------------
     "ui.place_row": "第 {row} 行",
@@ -322,6 +339,7 @@ MESSAGES: dict[str, str] = {
     "summary.non_finite_number": "NaN 或 Infinity 不是 JSON。",
     "summary.duplicate_key": "同一个对象中同一个键出现了两次。",
     "summary.lone_surrogate": "字符串中有孤立的 UTF-16 代理项（\\ud800），它不是文本。",
+    "summary.line_too_long": "jsonl 的一行超过一条记录允许的长度（64 MiB）；已跳过。",
     "summary.number_too_large": "整数超出 JSON 读取器能精确保存的 64 位范围。",
     "summary.mixed_shapes": "同一个文件中有不同格式的行。",
     "summary.unknown_key": "对象中有不属于该格式的键。",
@@ -348,6 +366,7 @@ MESSAGES: dict[str, str] = {
     "summary.missing_response": "目标轮没有回答，而 scored 模式需要它。",
     "summary.invalid_parameters": "parameters 不是字典（JSON 对象或 Python 字典）。",
     "summary.unknown_parameter": "parameters 中有无法识别的键。",
+    "summary.engine_parameter": "parameters 中有推理引擎（vLLM、SGLang）的参数，不是 OpenAI 的参数。",
     "summary.invalid_parameter_type": "参数值的类型不对。",
     "summary.parameter_out_of_range": "参数值超出允许范围。",
 }

@@ -140,6 +140,20 @@ def _nested_colons(dumped: bytes) -> int:
     return known
 
 
+# Python's JSON decoder messages (json.decoder, json.scanner) → their frag.json_error.* keys.
+_DECODER_MESSAGES = {
+    "Expecting value": "value",
+    "Expecting property name enclosed in double quotes": "property_name",
+    "Expecting ',' delimiter": "comma",
+    "Expecting ':' delimiter": "colon",
+    "Extra data": "extra_data",
+    "Unterminated string starting at": "unterminated_string",
+    "Invalid control character at": "control_character",
+    "Invalid \\escape": "escape",
+    "Invalid \\uXXXX escape": "unicode_escape",
+}
+
+
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     duplicates: list[str] = []
     # Without its line break: an object cut short is then reported at the column where it stops on
@@ -155,7 +169,11 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
         )
         return False, None
     except (ValueError, RecursionError) as exc:
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        detail: str | Msg = str(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            # the decoder's words, as a template of their own so they are translated too
+            known = _DECODER_MESSAGES.get(exc.msg)
+            detail = Msg(f"frag.json_error.{known}") if known else exc.msg
         where = Msg("frag.at_column", column=exc.colno) if isinstance(exc, json.JSONDecodeError) else ""
         hint = Msg("frag.json_one_object")
         stripped = text.strip()

@@ -138,11 +138,14 @@ def test_retry_after_is_honoured(fake_openai: FakeOpenAI) -> None:
     assert time.monotonic() - start >= 0.29
 
 
-def test_retry_after_is_capped(fake_openai: FakeOpenAI) -> None:
+def test_a_wait_beyond_the_cap_stops_at_once_instead_of_sleeping(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=3600)])
     start = time.monotonic()
-    complete(fake_openai, retry_after_cap=0.05)
-    assert time.monotonic() - start < 2
+    with pytest.raises(EndpointUnavailableError) as info:
+        complete(fake_openai, retry_after_cap=0.05)
+    assert time.monotonic() - start < 2 and fake_openai.requests == 1
+    assert info.value.kind == "quota" and "asks to wait 60 min" in str(info.value)
+    assert "retry-after: 3600" in str(info.value) and "rerun after" in info.value.hint
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])

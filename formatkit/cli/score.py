@@ -108,7 +108,7 @@ def score(
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
-    from scoring._errors import JudgeUnavailableError
+    from scoring._errors import JudgeUnavailableError, RunInterrupted
     from scoring._judges import JudgeSetupError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.registry import MetricError
@@ -155,10 +155,11 @@ def score(
         fail_usage(str(exc))
     except JudgeUnavailableError as exc:
         _judge_stopped(exc, options)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RunInterrupted) as exc:
         kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""
-        typer.echo(f"formatkit score: interrupted; {kept}rerun the same command to resume.", err=True)
-        raise typer.Exit(130) from None
+        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
+        typer.echo(f"formatkit score: {how}; {kept}rerun the same command to resume.", err=True)
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     for name, pick in outcome.judge_needed.items():
         typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
     _finish(outcome, as_json)

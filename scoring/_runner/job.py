@@ -171,6 +171,12 @@ class RunSummary:
                     if isinstance(value, int):
                         self.tokens[name] += value
 
+    @property
+    def all_content(self) -> bool:
+        """Every record finished and every reply has content: what exit code 0 of ``run`` promises (an
+        empty reply, e.g. a gateway turning a backend error into ``""``, is finished but not content)."""
+        return self.with_errors == 0 and self.empty_replies == 0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "records": self.records,

@@ -21,6 +21,7 @@ from fakeserver import FakeOpenAI, Fault
 from typer.testing import CliRunner
 
 from formatkit.cli import app
+from scoring import EndpointOptions, run_file
 from scoring._client.http import ChatClient, ChatResult
 from scoring._errors import EndpointUnavailableError, ReplyTooLargeError, RetriesExhaustedError, error_kind
 
@@ -195,3 +196,21 @@ def test_the_cli_stops_on_a_daily_quota_and_says_when_to_rerun(fake_openai: Fake
     assert "asks to wait 27 h 47 min" in result.output and "retry-after: 99999" in result.output
     assert "rerun after" in result.output and "Traceback" not in result.output
     assert fake_openai.requests <= 8  # the requests in flight when the answer came, not one more
+
+
+# -- an empty reply is not content (item 5) --------------------------------------------------------------
+
+
+def test_an_empty_reply_does_not_exit_0(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # a gateway turning a backend error into "": finished, kept, but not the content exit 0 promises
+    fake_openai.responder = lambda body: "" if "q1" in str(body) else "fine"
+    result = _run(fake_openai, tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "1 empty (no content: nothing to score)" in result.output and "--retry-empty" in result.output
+    assert "Traceback" not in result.output
+    source, out = tmp_path / "set.jsonl", tmp_path / "out.jsonl"
+    summary = run_file(source, out, EndpointOptions(fake_openai.base_url, "m"))
+    assert summary.empty_replies == 1 and not summary.all_content
+    fake_openai.responder = None
+    repaired = _run(fake_openai, tmp_path, "--retry-empty", "1")
+    assert repaired.exit_code == 0, repaired.output

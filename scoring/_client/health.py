@@ -153,6 +153,10 @@ class EndpointHealth:
         """The endpoint is known to have answered these requests before (a resumed journal holds its replies)."""
         self.proven = True
 
+    def repeats(self, exc: BaseException) -> bool:
+        """Nothing has succeeded and ``exc`` fails the way the previous counted failure did."""
+        return not self.served and self.down is None and self._first is not None and signature(exc) == self._first
+
     def doubtful(self) -> bool:
         """Nothing has succeeded yet and a failure that may prove the endpoint unable to serve was seen."""
         return not self.served and self.down is None and self._first_count > 0

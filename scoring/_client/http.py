@@ -4,7 +4,9 @@
   allowed (connect, or between two pieces of the reply), so a long generation at any speed completes;
   ``max_time`` optionally caps an attempt as a whole. A server that refuses streaming (a 400/422 naming
   ``stream``) is asked again without it, and the client stays non-streaming; a server that ignores
-  ``stream`` and answers plain JSON is read as such.
+  ``stream`` and answers plain JSON is read as such. When streamed requests fail alike (a 5xx, a broken
+  stream) before anything has succeeded, one plain request is tried: if it works, the server's streaming
+  path is what is broken, and the client stops streaming (a note says so).
 - At most ``concurrency`` requests in flight (a free list of single-connection httpx clients: the cost
   per request does not grow with concurrency), optionally at most ``rpm`` request starts a minute.
 - Retries on 429, 408/409/425, 5xx, timeouts, dropped connections and malformed bodies. Rate limits
@@ -67,6 +69,7 @@ from scoring._errors import (
     RequestNotSent,
     RetriesExhaustedError,
     RetryableStatusError,
+    StreamError,
     TransientError,
 )
 
@@ -182,6 +185,7 @@ class ChatClient:
         self.requests_sent = 0
         self.in_flight = 0
         self._stopping = False
+        self._plain_tried = False  # the one plain request asked when streaming alone fails (_try_plain)
         self._settled: asyncio.Event | None = None  # set whenever an attempt ends (see _wait_for_proof)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -257,6 +261,9 @@ class ChatClient:
                 raise
             except (TransientError, httpx.TransportError) as exc:
                 self._scrub_exception(exc)
+                plain = await self._try_plain(body, exc)
+                if plain is not None:
+                    return plain
                 down = self.health.attempt_failed(exc)
                 if down is not None:
                     raise down from exc
@@ -320,8 +327,6 @@ class ChatClient:
     # -- internals ---------------------------------------------------------------------------------------
 
     async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
-        payload = orjson.dumps(body)
-        streamed = bool(body.get("stream"))
         client = await self._idle.get()
         try:
             if self._limiter is not None:
@@ -333,6 +338,10 @@ class ChatClient:
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             if self._stopping:
                 raise RequestNotSent("not sent: the run is stopping")
+            if body.get("stream") and not self.stream:  # streaming was given up while this one waited
+                body = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
+            payload = orjson.dumps(body)
+            streamed = bool(body.get("stream"))
             self.requests_sent += 1
             self.in_flight += 1
             try:
@@ -409,6 +418,30 @@ class ChatClient:
         )
         self.health.down = self.health.down or down
         return down
+
+    async def _try_plain(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | None:
+        """Once per client: when streamed requests fail alike (a 5xx, a broken stream) before anything has
+        succeeded, ask once without streaming; if that works, the server's streaming path is what is
+        broken, and the client stops streaming (said at once and in the notes). None: go on as before."""
+        if self._plain_tried or not body.get("stream") or not self.health.repeats(exc):
+            return None
+        if not (isinstance(exc, StreamError) or (isinstance(exc, RetryableStatusError) and exc.status >= 500)):
+            return None  # a network failure, a rate limit, a malformed body: not the streaming path's
+        self._plain_tried = True
+        plain = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
+        try:
+            results = await self._attempt(plain)
+        except (ClientError, httpx.TransportError):
+            return None  # plain requests fail too: the endpoint's failure, judged as before
+        self.stream = False
+        note = (
+            f"streamed requests failed ({self.scrub(describe(exc))[:160]}) while a plain request worked: "
+            "requests are not streamed from now on (--timeout then bounds the wait for a whole reply)"
+        )
+        self.notes.append(note)
+        self.on_notice(note)
+        self.health.succeeded()
+        return results
 
     def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
         """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming

@@ -214,3 +214,41 @@ def test_an_empty_reply_does_not_exit_0(fake_openai: FakeOpenAI, tmp_path: Path)
     fake_openai.responder = None
     repaired = _run(fake_openai, tmp_path, "--retry-empty", "1")
     assert repaired.exit_code == 0, repaired.output
+
+
+# -- a server whose streaming path fails while plain requests work (item 7) -----------------------------
+
+DEAD_STREAM = "litellm.InternalServerError: InternalServerError: OpenAIException - Connection error."
+
+
+def test_a_broken_streaming_path_falls_back_once_to_plain_requests(fake_openai: FakeOpenAI) -> None:
+    fake_openai.rules.append(lambda body: Fault("500", message=DEAD_STREAM) if body.get("stream") else None)
+    heard: list[str] = []
+
+    async def go() -> list[list[ChatResult]]:
+        async with ChatClient(
+            fake_openai.base_url, "m", backoff_base=0.001, on_notice=heard.append, concurrency=2
+        ) as client:
+            return await asyncio.gather(*(client.complete(USER, {}) for _ in range(4)))
+
+    replies = asyncio.run(go())
+    assert [reply[0].content for reply in replies] == ["你好，世界"] * 4
+    streamed = [bool(body.get("stream")) for body in fake_openai.bodies]
+    assert streamed.count(True) == 2 and streamed[-4:] == [False] * 4  # two alike, then plain for good
+    assert len(heard) == 1 and "requests are not streamed from now on" in heard[0]
+
+
+def test_the_cli_uses_a_server_whose_streaming_path_fails(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.rules.append(lambda body: Fault("500", message=DEAD_STREAM) if body.get("stream") else None)
+    result = _run(fake_openai, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "cannot reach" not in result.output and "stopped" not in result.output
+    assert "requests are not streamed from now on" in result.output
+
+
+def test_when_plain_requests_fail_too_the_endpoint_is_still_stopped(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.rules.append(lambda body: Fault("500", message=DEAD_STREAM))
+    result = _run(fake_openai, tmp_path, "--max-retries", "0")
+    assert result.exit_code == 1 and "cannot serve" in result.output, result.output
+    assert "cannot reach the model server behind it" in result.output  # here the gateway's backend is dead
+    assert fake_openai.requests == 4  # 3 alike, and the one plain request tried

@@ -45,6 +45,7 @@ import contextlib
 import functools
 import logging
 import random
+import re
 import ssl
 import sys
 import time
@@ -84,6 +85,9 @@ CLIENT_OWNED = frozenset({"stream", "stream_options"})
 _MAX_MESSAGE = 500
 
 _log = logging.getLogger("scoring")
+
+#: An error body's ``"message": "..."`` when the body as a whole cannot be read as JSON.
+_MESSAGE_FIELD = re.compile(rb'"message"\s*:\s*"((?:[^"\\]|\\.){0,2000})"')
 
 
 def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
@@ -518,6 +522,11 @@ def _error_message(raw: bytes, reason: str) -> str:
             message = error
         if message is None:
             message = data.get("detail") or data.get("message")
+    if message is None and data is None:  # cut at the bound, or not JSON: its "message" field if it has one
+        found = _MESSAGE_FIELD.search(raw[: _MAX_MESSAGE * 8])
+        if found is not None:
+            with contextlib.suppress(orjson.JSONDecodeError):
+                message = orjson.loads(b'"' + found.group(1) + b'"')
     if message is None:
         message = raw[: _MAX_MESSAGE * 4].decode("utf-8", "replace").strip() or reason
     text = message if isinstance(message, str) else orjson.dumps(message).decode()

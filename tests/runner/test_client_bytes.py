@@ -161,7 +161,7 @@ def test_an_error_body_is_read_only_as_far_as_its_message(fake_openai: FakeOpenA
     with pytest.raises(RetriesExhaustedError) as info:
         ask(fake_openai)
     assert error_kind(info.value) == "http_500"
-    assert "fake server says 500" in str(info.value)
+    assert str(info.value) == "HTTP 500: fake server says 500 (after 1 attempt(s))"  # its message, no padding
     assert fake_openai.bytes_sent < 32 * MIB  # what the socket buffers held, not the 200 MB
 
 

@@ -101,35 +101,41 @@ async def read_body(response: httpx.Response, limit: int, *, truncate: bool = Fa
 
 
 class LineSplitter:
-    """Bytes in, complete lines out (without ``\\n``; a trailing ``\\r`` removed), in linear time."""
+    """Bytes in, complete lines out (without ``\n``; a trailing ``\r`` removed), in linear time: the
+    pieces of an unfinished line are kept apart and joined once, when its end comes."""
 
     def __init__(self, max_line: int) -> None:
         self.max_line = max_line
-        self._buf = bytearray()
+        self._pending: list[bytes] = []
+        self._pending_size = 0
 
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        buf = self._buf
-        scan = len(buf)  # only the new bytes can hold a newline
-        buf += data
-        start = 0
-        cut = buf.find(b"\n", scan)
-        while cut >= 0:
-            end = cut - 1 if cut > start and buf[cut - 1] == 0x0D else cut
-            yield bytes(buf[start:end])
-            start = cut + 1
-            cut = buf.find(b"\n", start)
-        if start:
-            del buf[:start]
-        if len(buf) > self.max_line:
-            raise ReplyTooLargeError(
-                f"a line of the reply stream is longer than {_size(self.max_line)}: not a chat completion stream",
-                limit=self.max_line,
-            )
+    def feed(self, data: bytes) -> list[bytes]:
+        last = data.rfind(b"\n")
+        if last < 0:
+            self._pending.append(data)
+            self._pending_size += len(data)
+            if self._pending_size > self.max_line:
+                raise ReplyTooLargeError(
+                    f"a line of the reply stream is longer than {_size(self.max_line)}: not a chat completion "
+                    "stream",
+                    limit=self.max_line,
+                )
+            return []
+        head = data[: last + 1]
+        if self._pending:
+            self._pending.append(head)
+            head = b"".join(self._pending)
+        rest = data[last + 1 :]
+        self._pending = [rest] if rest else []
+        self._pending_size = len(rest)
+        lines = head.split(b"\n")
+        lines.pop()  # after the last newline: nothing
+        return [line[:-1] if line.endswith(b"\r") else line for line in lines]
 
     def rest(self) -> bytes:
         """What came after the last newline."""
-        data = bytes(self._buf).rstrip(b"\r")
-        self._buf.clear()
+        data = b"".join(self._pending).rstrip(b"\r")
+        self._pending, self._pending_size = [], 0
         return data
 
 

@@ -116,8 +116,7 @@ class LineSplitter:
             self._pending_size += len(data)
             if self._pending_size > self.max_line:
                 raise ReplyTooLargeError(
-                    f"a line of the reply stream is longer than {_size(self.max_line)}: not a chat completion "
-                    "stream",
+                    f"a line of the reply stream is longer than {_size(self.max_line)}: not a chat completion stream",
                     limit=self.max_line,
                 )
             return []

@@ -189,7 +189,8 @@ class ChatClient:
         self.requests_sent = 0
         self.in_flight = 0
         self._stopping = False
-        self._plain_tried = False  # the one plain request asked when streaming alone fails (_try_plain)
+        #: The one plain request asked when streaming alone fails (_plain_works): its results, None if it failed.
+        self._plain_probe: asyncio.Future[list[ChatResult] | None] | None = None
         self._settled: asyncio.Event | None = None  # set whenever an attempt ends (see _wait_for_proof)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
@@ -265,8 +266,10 @@ class ChatClient:
                 raise
             except (TransientError, httpx.TransportError) as exc:
                 self._scrub_exception(exc)
-                plain = await self._try_plain(body, exc)
-                if plain is not None:
+                plain = await self._plain_works(body, exc)
+                if plain is True:
+                    continue  # streaming was just given up: asked again at once, plain (not a retry)
+                if plain:
                     return plain
                 down = self.health.attempt_failed(exc)
                 if down is not None:
@@ -331,6 +334,9 @@ class ChatClient:
     # -- internals ---------------------------------------------------------------------------------------
 
     async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
+        probe = self._plain_probe
+        if body.get("stream") and probe is not None and not probe.done():
+            await asyncio.shield(probe)  # a plain request is deciding whether to stream at all (no slot held)
         client = await self._idle.get()
         try:
             if self._limiter is not None:
@@ -423,20 +429,30 @@ class ChatClient:
         self.health.down = self.health.down or down
         return down
 
-    async def _try_plain(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | None:
+    async def _plain_works(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | bool:
         """Once per client: when streamed requests fail alike (a 5xx, a broken stream) before anything has
         succeeded, ask once without streaming; if that works, the server's streaming path is what is
-        broken, and the client stops streaming (said at once and in the notes). None: go on as before."""
-        if self._plain_tried or not body.get("stream") or not self.health.repeats(exc):
-            return None
+        broken, and the client stops streaming (said at once and in the notes). The results of that plain
+        request for the request that asked it; True for a streamed request that failed meanwhile (ask again,
+        plain); False: go on as before (plain requests fail too, or no reason to try)."""
+        if not body.get("stream") or self.health.served or self._stopping:
+            return False
         if not (isinstance(exc, StreamError) or (isinstance(exc, RetryableStatusError) and exc.status >= 500)):
-            return None  # a network failure, a rate limit, a malformed body: not the streaming path's
-        self._plain_tried = True
+            return False  # a network failure, a rate limit, a malformed body: not the streaming path's
+        probe = self._plain_probe
+        if probe is not None:  # asked already, or being asked: its answer decides for this request too
+            return await asyncio.shield(probe) is not None and not self.stream
+        if not self.health.repeats(exc):
+            return False
+        probe = self._plain_probe = asyncio.get_running_loop().create_future()
         plain = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
+        results: list[ChatResult] | None = None
         try:
             results = await self._attempt(plain)
         except (ClientError, httpx.TransportError):
-            return None  # plain requests fail too: the endpoint's failure, judged as before
+            return False  # plain requests fail too: the endpoint's failure, judged as before
+        finally:
+            probe.set_result(results)
         self.stream = False
         note = (
             f"streamed requests failed ({self.scrub(describe(exc))[:160]}) while a plain request worked: "

@@ -23,6 +23,8 @@ _EXPORTS = {
     "iter_records": "formatkit._api.validate",
     "iter_dicts": "formatkit._api.validate",
     "convert": "formatkit._api.conversion",
+    "fix_file": "formatkit._api.fix",
+    "FixResult": "formatkit._api.fix",
     "export_excel": "formatkit._api.export",
     "Issue": "formatkit._core.issues",
     "FileReport": "formatkit._core.issues",
@@ -46,6 +48,7 @@ _EXPORTS = {
 __all__ = [
     "CODES",
     "FileReport",
+    "FixResult",
     "FormatkitError",
     "InvalidFileError",
     "Issue",
@@ -63,6 +66,7 @@ __all__ = [
     "__version__",
     "convert",
     "export_excel",
+    "fix_file",
     "iter_dicts",
     "iter_records",
     "record_to_dict",
@@ -81,6 +85,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from formatkit._api.conversion import convert
     from formatkit._api.export import export_excel
+    from formatkit._api.fix import FixResult, fix_file
     from formatkit._api.validate import iter_dicts, iter_records, validate_file, validate_files
     from formatkit._core.codes import CODES
     from formatkit._core.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError

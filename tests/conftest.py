@@ -15,6 +15,15 @@ from fakeserver import FakeOpenAI
 from scoring._metrics.math import SympyGuard
 
 
+@pytest.fixture(autouse=True)
+def english_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages follow the locale (LC_ALL / LC_MESSAGES / LANG): the suite pins English, so a developer
+    whose machine speaks Chinese sees the same results; tests of Chinese output set it themselves."""
+    for name in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     """A fresh fake endpoint on 127.0.0.1 (random free port), stopped after the test."""

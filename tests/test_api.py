@@ -52,9 +52,9 @@ def test_scoring_exports_the_runner_lazily() -> None:
 #: of the public contract: update the README and this list together.
 DOCUMENTED = {
     "formatkit": [
-        "CODES", "FileReport", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",
+        "CODES", "FileReport", "FixResult", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",
         "OutputError", "Profile", "Record", "Report", "Response", "SourceLocation", "UnreadablePathError",
-        "Usage", "__version__", "convert", "export_excel", "iter_dicts", "iter_records", "record_to_dict",
+        "Usage", "__version__", "convert", "export_excel", "fix_file", "iter_dicts", "iter_records", "record_to_dict",
         "validate_file", "validate_files",
     ],
     "scoring": [

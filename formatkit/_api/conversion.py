@@ -6,12 +6,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from formatkit._api.validate import StrPath, _Run, check_path, upload_issues
+from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
-from formatkit._core.writers import LineWriter, atomic_writer, dumps_line
+from formatkit._core.writers import LineWriter, atomic_writer, dumps_line, output_lock
+from formatkit._rules.combined import CombinedIds
 
-__all__ = ["convert"]
+__all__ = ["check_output", "convert"]
 
 
 class _Abort(Exception):
@@ -22,10 +23,13 @@ class _Abort(Exception):
 _SPREADSHEET_SUFFIXES = (".xlsx", ".xls", ".xlsm", ".csv")
 
 
-def _check_output(output: StrPath) -> None:
-    """Refuse, before any work, an output that is a directory or named like a spreadsheet."""
+def check_output(output: StrPath, inputs: Sequence[StrPath] = ()) -> None:
+    """Refuse, before any work, an output that is a directory, named like a spreadsheet, or one of the
+    ``inputs``."""
     from formatkit._core.errors import OutputError
 
+    if any(Path(p).resolve() == Path(output).resolve() for p in inputs if os.path.exists(output)):
+        raise OutputError(f"{output}: the output would overwrite an input file")
     if os.path.isdir(output):
         raise OutputError(f"{output}: is a directory; name the .jsonl file to write")
     if Path(output).suffix.lower() in _SPREADSHEET_SUFFIXES:
@@ -43,27 +47,30 @@ def convert(
     profile: Profile = "platform",
     meta: bool = True,
     fast: bool = True,
+    sheet: str | None = None,
 ) -> Report:
     """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
     ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
 
     Validation and writing happen in one pass; the output is renamed into place only when no file
-    has an error, so on failure nothing is written and an existing output is left untouched.
+    has an error, so on failure nothing is written and an existing output is left untouched. The files
+    are checked as one output too: a session_id used twice in one dataset across them (or, with
+    ``meta=False``, anywhere in the output) is an error at the later record's place, so the output always
+    passes ``validate``.
     """
     for path in paths:
         check_path(path)
-    _check_output(output)
-    if any(Path(p).resolve() == Path(output).resolve() for p in paths if os.path.exists(output)):
-        from formatkit._core.errors import OutputError
-
-        raise OutputError(f"{output}: the output would overwrite an input file")
+    check_output(output, paths)
     reports = []
     failed = False
+    ids = CombinedIds(by_dataset=meta)
     try:
-        with atomic_writer(output) as raw, LineWriter(raw) as handle:
+        with output_lock(output), atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:
-                run = _Run(path, mode, profile, fast)
+                run = _Run(path, mode, profile, fast, sheet)
                 for record in run:
+                    if not check_combined(ids, run, record):
+                        failed = True
                     if not meta:
                         record.pop("meta", None)
                     if not failed:

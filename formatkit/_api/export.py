@@ -10,36 +10,83 @@ follow, each only when some record has it. A record with several samples gets ``
 ``score_2``, … columns. Every one of these is a known column of the Excel reader, so an exported file can
 be validated, edited and scored again. Cell safety (text never a formula, escapes, sizes) is
 :mod:`formatkit._api.xlsx_style`'s.
+
+Results of several sets (``eval``'s, where each set numbers its sessions from 0) keep their ids: the
+``dataset`` cell stands on every row, and the Excel reader keys a session by dataset and session_id. An id
+the sheet cannot hold — text, too large, or used twice in one dataset — is replaced by a free number and
+the original kept in ``meta`` as ``original_session_id`` (``notes`` says so). With ``check``, the workbook
+is read back before it is put in place, in the mode ``score`` (responses present) or ``run`` (none) reads
+it: a sheet that would be refused is never written (:class:`SheetReadBackError`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from formatkit._api.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
-from formatkit._core.writers import atomic_writer
+from formatkit._core.errors import InvalidFileError
+from formatkit._core.issues import FileReport
+from formatkit._core.modes import Mode
+from formatkit._core.writers import atomic_writer, output_lock
+from formatkit._rules.excel_values import MAX_ID
 from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
 
-__all__ = ["BASE_COLUMNS", "EXCEL_MAX_TEXT", "RESULT_FIELDS", "export_excel", "safe_text"]
+__all__ = [
+    "BASE_COLUMNS",
+    "EXCEL_MAX_TEXT",
+    "RESULT_FIELDS",
+    "SheetReadBackError",
+    "export_excel",
+    "read_back_mode",
+    "safe_text",
+]
 
 BASE_COLUMNS = ["session_id", "system_prompt", "query", "reference_response", "parameters"]
 _ALWAYS = {"response", "score", "analysis", "usage", "error", "model"}
-_JSON_FIELDS = {"usage", "judge"}
+_JSON_FIELDS = {"usage", "judge", "extra"}
+#: Response keys with a place of their own (a column, or the row's parameters); the rest go to ``extra``.
+_PLACED = {"content", "answer", "parameters", *RESULT_FIELDS}
 _RECORD_FIELDS = ["dataset", "meta"]
+
+
+class SheetReadBackError(InvalidFileError):
+    """The workbook export would write does not read back in ``mode`` (nothing was written); ``report``
+    holds what the reader said."""
+
+    def __init__(self, report: FileReport, mode: Mode) -> None:
+        super().__init__(report)
+        self.mode = mode
 
 
 def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _response_cells(response: dict[str, Any], suffix: str) -> dict[str, Any]:
+def _extra(response: dict[str, Any], notes: list[str] | None) -> dict[str, Any] | None:
+    """The response's keys without a column of their own; the largest left out when they would not fit
+    a cell (a long logprobs list), which ``notes`` says."""
+    extra = {k: v for k, v in response.items() if k not in _PLACED and v is not None}
+    while extra and len(_json(extra) or "") > EXCEL_MAX_TEXT:
+        largest = max(extra, key=lambda k: len(_json(extra[k]) or ""))
+        del extra[largest]
+        if notes is not None and not any(largest in n for n in notes):
+            notes.append(f"{largest}: too long for a cell, left out of the extra column")
+    return extra or None
+
+
+def _response_cells(response: dict[str, Any], suffix: str, notes: list[str] | None = None) -> dict[str, Any]:
     cells: dict[str, Any] = {}
     for name in RESULT_FIELDS:
-        value = response.get({"response": "content", "extracted_answer": "answer"}.get(name, name))
+        if name == "extra":
+            value: Any = _extra(response, notes)
+        else:
+            value = response.get({"response": "content", "extracted_answer": "answer"}.get(name, name))
         if name in _JSON_FIELDS:
             value = _json(value) if value else None
         elif isinstance(value, dict | list):
@@ -49,7 +96,7 @@ def _response_cells(response: dict[str, Any], suffix: str) -> dict[str, Any]:
     return cells
 
 
-def _rows(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _rows(record: dict[str, Any], notes: list[str] | None = None) -> Iterator[dict[str, Any]]:
     """One row per user turn; the last row carries the target turn's reference and responses."""
     messages = record.get("messages", [])
     system = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
@@ -67,13 +114,13 @@ def _rows(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
     dataset = meta.pop("dataset", None)
     for index, turn in enumerate(turns):
         row: dict[str, Any] = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
+        if dataset is not None:
+            row["dataset"] = dataset  # on every row: a session is the rows sharing dataset and session_id
         if index == len(turns) - 1:
             row["reference_response"] = target.get("reference_response")
             row["parameters"] = _json(parameters) if parameters else None
             for n, response in enumerate(responses, start=1):
-                row.update(_response_cells(response, "" if n == 1 else f"_{n}"))
-            if dataset is not None:
-                row["dataset"] = dataset
+                row.update(_response_cells(response, "" if n == 1 else f"_{n}", notes))
             if meta:
                 row["meta"] = _json(meta)
         yield row
@@ -110,11 +157,66 @@ def _fill(row: dict[str, Any], column: str) -> Fill | None:
     return "wrong" if score <= 0 else "partial"
 
 
-def export_excel(records: Iterable[dict[str, Any]], output: str | os.PathLike[str]) -> int:
-    """Write ``records`` (canonical dicts) to an .xlsx at ``output``, atomically; return the row count."""
+def _sheet_ids(records: list[dict[str, Any]], notes: list[str] | None) -> list[dict[str, Any]]:
+    """The records with ids a sheet can hold: whole numbers, unique within their dataset. An id that is not
+    (text, too large, a repeat) gets the dataset's next free number; the original goes to meta."""
+    seen: dict[Any, set[int]] = {}
+    bad: list[int] = []
+    for index, record in enumerate(records):
+        sid = record.get("session_id")
+        taken = seen.setdefault((record.get("meta") or {}).get("dataset"), set())
+        if type(sid) is int and abs(sid) < MAX_ID and sid not in taken:
+            taken.add(sid)
+        else:
+            bad.append(index)
+    if not bad:
+        return records
+    out = list(records)
+    examples: list[str] = []
+    for index in bad:
+        record = dict(records[index])
+        taken = seen[(record.get("meta") or {}).get("dataset")]
+        new = max(taken, default=-1) + 1
+        taken.add(new)
+        original = record.get("session_id")
+        record["meta"] = {**(record.get("meta") or {}), "original_session_id": original}
+        record["session_id"] = new
+        out[index] = record
+        if len(examples) < 3:
+            examples.append(f"{original!r} → {new}")
+    if notes is not None:
+        notes.append(
+            f"{len(bad)} record(s) had a session_id a sheet cannot hold (text, too large, or used twice in one "
+            f"dataset): written as new numbers ({', '.join(examples)}{', …' if len(bad) > 3 else ''}), the "
+            "original kept in the meta column as original_session_id"
+        )
+    return out
+
+
+def export_excel(
+    records: Iterable[dict[str, Any]],
+    output: str | os.PathLike[str],
+    *,
+    check: bool = False,
+    notes: list[str] | None = None,
+) -> int:
+    """Write ``records`` (canonical dicts) to an .xlsx at ``output``, atomically; return the row count.
+
+    ``check``: read the workbook back first (in :func:`read_back_mode`) and raise
+    :class:`SheetReadBackError` (nothing written) when it is refused. ``notes`` receives what export had to
+    change (ids). The output's lock is held from the first record read (OutputBusyError when another command
+    writes it)."""
+    with output_lock(output):
+        return _export(records, output, check, notes)
+
+
+def _export(
+    records: Iterable[dict[str, Any]], output: str | os.PathLike[str], check: bool, notes: list[str] | None
+) -> int:
     from openpyxl import Workbook
 
-    rows = [row for record in records for row in _rows(record)]
+    listed = _sheet_ids(list(records), notes)
+    rows = [row for record in listed for row in _rows(record, notes)]
     columns = _columns(rows)
     sheet = Sheet("results", columns, decimals={c for c in columns if c.startswith("score")})
     for row in rows:
@@ -122,6 +224,39 @@ def export_excel(records: Iterable[dict[str, Any]], output: str | os.PathLike[st
         sheet.fills.append([_fill(row, name) for name in columns])
     workbook = Workbook(write_only=True)
     write_sheet(workbook, sheet)
+    data = io.BytesIO()
+    workbook.save(data)
+    if check:
+        _check_reads_back(data.getvalue(), Path(output).name, read_back_mode(listed))
     with atomic_writer(Path(output)) as handle:
-        workbook.save(handle)
+        handle.write(data.getvalue())
     return len(rows)
+
+
+def read_back_mode(records: list[dict[str, Any]]) -> Mode:
+    """The mode an exported sheet is read in next: ``scored`` when a record has a response or an error
+    (``score`` reads it), else ``infer-eval`` when every record has a reference (``run``), else ``infer-only``."""
+    targets = [(r.get("messages") or [{}])[-1] for r in records]
+    outcomes = ("content", "error", "score")
+    if any(
+        isinstance(r, dict) and any(r.get(k) is not None for k in outcomes)
+        for t in targets
+        if isinstance(t, dict)
+        for r in t.get("responses") or []
+    ):
+        return "scored"
+    if all(isinstance(t, dict) and t.get("reference_response") for t in targets):
+        return "infer-eval"
+    return "infer-only"
+
+
+def _check_reads_back(data: bytes, name: str, mode: Mode) -> None:
+    """Raise InvalidFileError when the workbook ``data`` does not validate in ``mode``."""
+    from formatkit._api.validate import validate_file
+
+    with tempfile.TemporaryDirectory(prefix="formatkit-export-") as folder:
+        path = Path(folder) / (name if name.lower().endswith(".xlsx") else "export.xlsx")
+        path.write_bytes(data)
+        report = validate_file(path, mode=mode, profile="none")
+    if not report.valid:
+        raise SheetReadBackError(report, mode)

@@ -42,6 +42,9 @@ _DATASET: dict[str, Any] = {
         "pass_at_k": _SCORE,
         "majority": _SCORE,
         "unsettled": {"type": "integer"},
+        "void": {"type": "integer", "description": "void judge verdicts (a reply with no readable verdict)"},
+        "void_as_zero": {"type": "boolean", "description": "void verdicts were counted as the lowest score"},
+        "small": {"type": "boolean", "description": "fewer than 30 scored records"},
         "pairwise": {"type": "object", "description": "win / tie / loss, mean_x100, pairs judged in both orders"},
         "win_rate": {
             **_SCORE,
@@ -72,6 +75,8 @@ _MODEL: dict[str, Any] = {
         "datasets": {"type": "object", "additionalProperties": _DATASET},
         "records": {"type": "integer"},
         "errors": {"type": "integer"},
+        "void": {"type": "integer", "description": "void judge verdicts over every dataset"},
+        "void_as_zero": {"type": "boolean"},
         "usage": _USAGE,
         "judge_usage": _USAGE,
     },

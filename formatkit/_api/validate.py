@@ -11,10 +11,12 @@ from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
 from formatkit._core.errors import InvalidFileError, UnreadablePathError
 from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_issue
+from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
+from formatkit._rules.combined import CombinedIds
 
-__all__ = ["check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
+__all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
 
 StrPath = str | os.PathLike[str]
 
@@ -34,14 +36,23 @@ def check_path(path: StrPath) -> Path:
 class _Run:
     """One pass over one file: drafts → canonical records, issues in the sink."""
 
-    def __init__(self, path: StrPath, mode: Mode, profile: Profile, fast: bool = True) -> None:
+    def __init__(
+        self, path: StrPath, mode: Mode, profile: Profile, fast: bool = True, sheet: str | None = None
+    ) -> None:
         self.path = check_path(path)
         self.name = str(path)
         self.mode = mode
         self.sink = IssueSink(self.name)
         self.records = 0
+        #: The source (file, line or sheet and rows) of the record yielded last: its place for cross-file rules.
+        self.source: dict[str, Any] = {}
         self.reader = open_reader(
-            self.path, mode=mode, sink=self.sink, max_rows=MAX_ROWS if profile == "platform" else None, fast=fast
+            self.path,
+            mode=mode,
+            sink=self.sink,
+            max_rows=MAX_ROWS if profile == "platform" else None,
+            fast=fast,
+            sheet=sheet,
         )
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -49,6 +60,7 @@ class _Run:
             return
         for draft in self.reader.drafts():
             if type(draft) is dict:  # built on the reader's fast path: it passed every rule
+                self.source = draft["meta"]["source"]
                 yield draft
                 self.records += 1
                 continue
@@ -56,6 +68,7 @@ class _Run:
             before = self.sink.errors
             record = build_record(draft, self.records, self.mode, self.sink)
             if self.sink.errors == before:
+                self.source = draft.source
                 yield record
             self.records += 1
 
@@ -65,11 +78,17 @@ class _Run:
 
 
 def validate_file(
-    path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "platform", fast: bool = True
+    path: StrPath,
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    fast: bool = True,
+    sheet: str | None = None,
 ) -> FileReport:
     """Check one file; every problem is in the returned report (never raised). ``fast=False`` sends every
-    row through the full rules (the same report; the tests compare the two paths)."""
-    run = _Run(path, mode, profile, fast)
+    row through the full rules (the same report; the tests compare the two paths). ``sheet``: the
+    worksheet of a workbook to read, by name (default: the first; a jsonl file ignores it)."""
+    run = _Run(path, mode, profile, fast, sheet)
     for _ in run:
         pass
     return run.report()
@@ -80,19 +99,33 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
         return [
             make_issue(
                 "too_many_files",
-                f"{len(paths)} files given; the platform accepts at most {MAX_FILES} per upload. Upload them "
-                "in batches, or use --profile none for local work.",
+                Msg("too_many_files", count=len(paths), limit=MAX_FILES),
             )
         ]
     return []
 
 
-def validate_files(paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform") -> Report:
-    """Check several files as one upload."""
+def validate_files(
+    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
+) -> Report:
+    """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name): each
+    file's rules, and what ``convert`` of them together would break (a session_id used twice in one dataset
+    across the files)."""
     for path in paths:
         check_path(path)
-    files = [validate_file(p, mode=mode, profile=profile) for p in paths]
+    ids = CombinedIds()
+    files = []
+    for path in paths:
+        run = _Run(path, mode, profile, sheet=sheet)
+        for record in run:
+            check_combined(ids, run, record)
+        files.append(run.report())
     return Report.build(files, upload_issues(paths, profile))
+
+
+def check_combined(ids: CombinedIds, run: _Run, record: dict[str, Any]) -> bool:
+    """The record against the ones read before it from this and the earlier files (see CombinedIds)."""
+    return ids.check(record, run.name, run.source, run.sink)
 
 
 def iter_dicts(

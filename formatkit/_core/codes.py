@@ -50,6 +50,7 @@ Code = Literal[
     "duplicate_key",
     "lone_surrogate",
     "number_too_large",
+    "line_too_long",
     "mixed_shapes",
     "unknown_key",
     "alias_key",
@@ -75,6 +76,7 @@ Code = Literal[
     "missing_response",
     "invalid_parameters",
     "unknown_parameter",
+    "engine_parameter",
     "invalid_parameter_type",
     "parameter_out_of_range",
 ]
@@ -117,6 +119,7 @@ CODES: dict[Code, tuple[Severity, str]] = {
     "duplicate_key": ("error", "The same key appears twice in one object."),
     "lone_surrogate": ("error", "A string holds a lone UTF-16 surrogate (\\ud800), which is not text."),
     "number_too_large": ("error", "An integer is beyond the 64-bit range that JSON readers keep exactly."),
+    "line_too_long": ("error", "A jsonl line is longer than a record may be (64 MiB); it was skipped."),
     "mixed_shapes": ("error", "Lines of different shapes stand in one file."),
     "unknown_key": ("error", "An object holds a key that is not part of the format."),
     "alias_key": ("warning", "A key uses an accepted alias of the format's name."),
@@ -146,6 +149,7 @@ CODES: dict[Code, tuple[Severity, str]] = {
     # --- parameters ----------------------------------------------------------------------------------
     "invalid_parameters": ("error", "parameters is not a dict (JSON object or Python dict literal)."),
     "unknown_parameter": ("error", "parameters holds an unknown key."),
+    "engine_parameter": ("warning", "parameters holds a serving engine's key (vLLM, SGLang), not an OpenAI one."),
     "invalid_parameter_type": ("error", "A parameter has a value of the wrong type."),
     "parameter_out_of_range": ("error", "A parameter's value is outside its allowed range."),
 }

@@ -4,6 +4,7 @@ FormatkitError
 ├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
 ├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
 └── OutputError           an output could not be written (nothing partial is left behind)
+    └── OutputBusyError   another process is writing the same output (CLI exit 2, as ``run``'s lock)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from formatkit._core.issues import FileReport
 
-__all__ = ["FormatkitError", "InvalidFileError", "OutputError", "UnreadablePathError"]
+__all__ = ["FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "UnreadablePathError"]
 
 
 class FormatkitError(Exception):
@@ -34,3 +35,11 @@ class InvalidFileError(FormatkitError):
 
 class OutputError(FormatkitError):
     """Writing an output failed."""
+
+
+class OutputBusyError(OutputError):
+    """Another process holds the output's lock; ``pid`` is its process id when known."""
+
+    def __init__(self, message: str, *, pid: int | None = None) -> None:
+        self.pid = pid
+        super().__init__(message)

@@ -7,11 +7,22 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from formatkit._core.codes import CODES, Code, Severity
+from formatkit._core.messages import DEFAULT_LANG, Msg
 
-__all__ = ["KEEP_PER_CODE", "FileReport", "Format", "Issue", "IssueSink", "KeptIssues", "Report", "make_issue"]
+__all__ = [
+    "CAUSES",
+    "KEEP_PER_CODE",
+    "FileReport",
+    "Format",
+    "Issue",
+    "IssueSink",
+    "KeptIssues",
+    "Report",
+    "make_issue",
+]
 
 Format = Literal["excel-single-turn", "excel-multi-turn", "jsonl-single-turn", "jsonl-multi-turn", "canonical"]
 
@@ -35,7 +46,7 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 class Issue(BaseModel):
     """One problem found in a file, at an exact place."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     severity: Severity
     code: str = Field(description="Stable snake_case code; see formatkit.CODES.")
@@ -46,10 +57,31 @@ class Issue(BaseModel):
     column: str | None = Field(default=None, description='Column letter and header, e.g. "A (session_id)".')
     line: int | None = Field(default=None, description="1-based jsonl line number.")
     field: str | None = Field(default=None, description="JSON path inside the line, e.g. messages[2].role.")
+    #: The template and fields the message was rendered from (None for an issue built from plain text,
+    #: e.g. read back from JSON): what :meth:`translated` renders in another language.
+    _template: Msg | None = PrivateAttr(default=None)
+
+    @property
+    def template(self) -> Msg | None:
+        """The message's template key and fields, when the issue was made from one."""
+        return self._template
+
+    def translated(self, lang: str) -> Issue:
+        """This issue with its message in ``lang`` (itself when it has no template or lang is English)."""
+        template = self._template
+        if template is None or lang == DEFAULT_LANG:
+            return self
+        copy = self.model_copy(update={"message": _safe(template.render(lang))})
+        copy._template = template
+        return copy
 
     @property
     def place(self) -> str:
-        """The place as a person reads it: ``set.xlsx, Sheet1!B7 (query)`` or ``set.jsonl:3 messages[0]``."""
+        """The place as a person reads it: ``set.xlsx, Sheet1!B7 (query)`` or ``set.jsonl, line 3, messages[0]``."""
+        return self.place_in(DEFAULT_LANG)
+
+    def place_in(self, lang: str) -> str:
+        """:attr:`place` in ``lang`` (only the words "row" and "line" change)."""
         parts: list[str] = []
         if self.file:
             parts.append(self.file)
@@ -62,18 +94,24 @@ class Issue(BaseModel):
                     cell += " " + self.column.split(" ", 1)[1]
             parts.append(cell)
         elif self.row is not None:
-            parts.append(f"row {self.row}")
+            parts.append(Msg("ui.place_row", row=self.row).render(lang))
         if self.line is not None:
-            parts.append(f"line {self.line}")
+            parts.append(Msg("ui.place_line", line=self.line).render(lang))
         if self.field:
             parts.append(self.field)
         return ", ".join(parts)
 
 
-def make_issue(code: Code, message: str, **place: Any) -> Issue:
-    """An Issue whose severity comes from the code catalogue (an unknown code is a bug: KeyError)."""
+def make_issue(code: Code, message: Msg, **place: Any) -> Issue:
+    """An Issue whose severity comes from the code catalogue (an unknown code is a bug: KeyError). A
+    :class:`Msg` is rendered in English here and kept, to be rendered in another language on demand."""
     severity, _ = CODES[code]
-    return Issue(severity=severity, code=_safe(code), message=_safe(message), **{k: _safe(v) for k, v in place.items()})
+    template = message if type(message) is Msg else None
+    text = message.render() if template is not None else message
+    issue = Issue(severity=severity, code=_safe(code), message=_safe(text), **{k: _safe(v) for k, v in place.items()})
+    if template is not None:
+        issue._template = template
+    return issue
 
 
 def _safe(value: Any) -> Any:
@@ -106,7 +144,8 @@ class IssueSink:
         """How many more issues of ``code`` will be kept."""
         return max(0, self.keep - self.issues.counts.get(code, 0))
 
-    def add(self, code: Code, message: str, **place: Any) -> None:
+    def add(self, code: Code, message: Msg, **place: Any) -> None:
+        """Count an issue and keep it (rendering its message) while fewer than ``keep`` of its code are."""
         counts = self.issues.counts
         seen = counts.get(code, 0)
         counts[code] = seen + 1
@@ -137,6 +176,8 @@ class IssueSink:
 class FileReport(BaseModel):
     """The outcome of validating one file."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     valid: bool
     format: Format | None = None
@@ -157,7 +198,9 @@ class FileReport(BaseModel):
                 counts[issue.code] = counts.get(issue.code, 0) + 1
         errors = sum(n for code, n in counts.items() if CODES[code][0] == "error")
         total = sum(counts.values())
-        return cls(
+        # Built from data this module made (no validation to do): model_construct skips building the
+        # pydantic validator, which a convert with no issue would otherwise pay for at every start.
+        return cls.model_construct(
             path=path,
             valid=errors == 0,
             format=fmt,
@@ -169,13 +212,27 @@ class FileReport(BaseModel):
             omitted=total - len(issues),
         )
 
+    def translated(self, lang: str) -> FileReport:
+        """This report with every message in ``lang``."""
+        if lang == DEFAULT_LANG:
+            return self
+        return self.model_copy(update={"issues": [issue.translated(lang) for issue in self.issues]})
+
+
+#: Codes that explain other issues of the same rows: listed before them (a repeated session_id makes rows
+#: one conversation, and what the session rules then find on them follows from it).
+CAUSES = frozenset({"session_not_consecutive"})
+
 
 def _issue_order(issue: Issue) -> tuple[int, int, str]:
-    return (issue.row or issue.line or 0, 0 if issue.severity == "error" else 1, issue.column or issue.field or "")
+    rank = 0 if issue.code in CAUSES else 1 if issue.severity == "error" else 2
+    return (issue.row or issue.line or 0, rank, issue.column or issue.field or "")
 
 
 class Report(BaseModel):
     """The outcome of validating one or more files (the JSON of ``formatkit validate --json``)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     valid: bool
     files: list[FileReport] = Field(default_factory=list)
@@ -186,7 +243,18 @@ class Report(BaseModel):
     @classmethod
     def build(cls, files: Sequence[FileReport], issues: Sequence[Issue] = ()) -> Report:
         valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
-        return cls(valid=valid, files=list(files), issues=list(issues))
+        return cls.model_construct(valid=valid, files=list(files), issues=list(issues))
+
+    def translated(self, lang: str) -> Report:
+        """This report with every message in ``lang`` (codes, places and keys stay as they are)."""
+        if lang == DEFAULT_LANG:
+            return self
+        return self.model_copy(
+            update={
+                "files": [file.translated(lang) for file in self.files],
+                "issues": [issue.translated(lang) for issue in self.issues],
+            }
+        )
 
     @property
     def errors(self) -> int:

@@ -6,7 +6,9 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["did_you_mean", "suggestion"]
+from formatkit._core.messages import Later, Msg
+
+__all__ = ["did_you_mean", "did_you_mean_later", "suggestion"]
 
 
 def suggestion(word: str, candidates: Iterable[str]) -> str | None:
@@ -20,10 +22,16 @@ def suggestion(word: str, candidates: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
-def did_you_mean(word: str, candidates: Iterable[str]) -> str:
-    """A sentence to append to a message: ' Did you mean "x"?' or a list of what is known."""
+def did_you_mean_later(word: str, candidates: Iterable[str]) -> Later:
+    """:func:`did_you_mean`, worked out only if the message is rendered (the issue is kept)."""
+    return Later(did_you_mean, word, list(candidates))
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> Msg:
+    """A sentence to append to a message (a template's ``{hint}``): ' Did you mean "x"?' or a list of
+    what is known."""
     options = list(candidates)
     best = suggestion(word, options)
     if best is not None:
-        return f' Did you mean "{best}"?'
-    return " Known names: " + ", ".join(options) + "."
+        return Msg("frag.did_you_mean", name=best)
+    return Msg("frag.known_names", names=", ".join(options))

@@ -1,4 +1,12 @@
-"""Writing outputs: atomic file replacement and canonical jsonl lines."""
+"""Writing outputs: atomic file replacement, one writer per output, and canonical jsonl lines.
+
+Every output is written by :func:`atomic_writer` (a temporary file renamed over it) under
+:func:`output_lock`, an exclusive OS lock on a hidden file beside it (``.NAME.lock``): two commands writing
+one output can no longer both finish and silently lose one result; the second stops at once with
+:class:`~formatkit._core.errors.OutputBusyError`. A command whose work comes before the write (scoring with a
+judge, converting) takes the lock at its start, so the second one stops before doing any work; the lock is
+re-entrant within the thread that holds it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,7 @@ import contextlib
 import errno
 import os
 import queue
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -15,14 +24,21 @@ from typing import IO, Any
 
 import orjson
 
-from formatkit._core.errors import OutputError
+from formatkit._core.errors import OutputBusyError, OutputError
 
 __all__ = [
     "LineWriter",
     "atomic_writer",
     "dumps_line",
+    "hold_lock_file",
+    "lock_holder",
     "open_no_follow",
+    "output_lock",
+    "save_workbook",
 ]
+
+#: errno values that mean the disk (or the user's quota) is full: the output, not the input, is the problem.
+_FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 def dumps_line(record: dict[str, Any]) -> bytes:
@@ -45,17 +61,36 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
+    with output_lock(target):
+        yield from _write_atomically(target)
+
+
+def _write_atomically(target: Path) -> Iterator[IO[bytes]]:
+    try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
     try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
+        handle = os.fdopen(fd, "wb")
+        try:
+            try:
+                yield handle
+            except OSError as exc:
+                if exc.errno in _FULL:  # a full disk met while writing: the output's problem, said in one line
+                    raise OutputError(f"{target}: cannot write it ({exc.strerror or exc})") from exc
+                raise
             try:
                 handle.flush()
                 os.fsync(handle.fileno())
+                handle.close()
             except OSError as exc:  # a full disk shows here at the latest
                 raise OutputError(f"{target}: cannot write it ({exc.strerror or exc})") from exc
+        finally:
+            # On an error, closing would flush the buffer again and raise a second error in place of the first.
+            with contextlib.suppress(OSError):
+                handle.close()
         if TERMINATED.is_set():
             raise SystemExit(128 + 15)  # SIGTERM arrived and its exception was swallowed: stop here
         try:
@@ -68,6 +103,131 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def save_workbook(workbook: Any, path: str | os.PathLike[str]) -> None:
+    """Save an openpyxl workbook atomically. It is built in memory first: saved straight into the file, a
+    full disk left openpyxl's zip and row writers half done, and their finalizers printed tracebacks after
+    the one-line error."""
+    import io
+
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    with atomic_writer(path) as handle:
+        handle.write(buffer.getbuffer())
+
+
+_HELD: dict[str, tuple[int, int]] = {}  # lock file -> (thread id, depth): re-entrant in its thread
+_HELD_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the exclusive lock of the output ``path`` (see the module docstring); OutputBusyError at once
+    when another process (or thread) holds it. The lock file is removed when released."""
+    target = Path(path)
+    lock = str(target.with_name(f".{target.name}.lock"))
+    me = threading.get_ident()
+    with _HELD_GUARD:
+        held = _HELD.get(lock)
+        if held is not None and held[0] == me:
+            _HELD[lock] = (me, held[1] + 1)
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _HELD_GUARD:
+                owner, depth = _HELD[lock]
+                _HELD[lock] = (owner, depth - 1)
+        return
+    with _HELD_GUARD:
+        if lock in _HELD:
+            raise OutputBusyError(f"{target} is being written by another thread of this process")
+    handle = hold_lock_file(lock, target)
+    with _HELD_GUARD:
+        _HELD[lock] = (me, 1)
+    try:
+        yield
+    finally:
+        with _HELD_GUARD:
+            del _HELD[lock]
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(lock)  # while still locked: a waiting process then sees a new file, not this one
+            with contextlib.suppress(OSError):  # a pid still buffered on a full disk
+                handle.close()
+
+
+def hold_lock_file(lock: str | os.PathLike[str], target: Path) -> IO[bytes] | None:
+    """The lock file ``lock`` of ``target``, open, locked and naming this process; None where the file system
+    has no locks (then nothing is enforced). OutputBusyError (with the holder's pid) when another holds it.
+    Closing the file releases the lock."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
+    for _ in range(100):
+        try:
+            handle = open_no_follow(lock, "a+b")
+        except OutputError:
+            raise
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
+        try:
+            _lock_exclusive(handle)
+        except BlockingIOError:
+            pid = lock_holder(handle)
+            handle.close()
+            who = f"process {pid}" if pid is not None else "another process"
+            raise OutputBusyError(
+                f"{target} is being written by another formatkit command ({who}); wait for it to finish, or "
+                "write to another file",
+                pid=pid,
+            ) from None
+        except OSError:  # no locking on this file system (some network mounts)
+            handle.close()
+            return None
+        try:  # the holder before us may have removed the file after we opened it: lock the file in place
+            same = os.path.samestat(os.fstat(handle.fileno()), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            with contextlib.suppress(OSError):  # the pid only helps a message; a full disk must not stop here
+                handle.seek(0)
+                handle.truncate()
+                handle.write(str(os.getpid()).encode())
+                handle.flush()
+            return handle
+        handle.close()
+    raise OutputBusyError(f"{target}: its lock file keeps changing; another command is writing it")
+
+
+def lock_holder(handle: IO[bytes]) -> int | None:
+    """The process id a lock file names (its holder writes it), or None."""
+    with contextlib.suppress(OSError):
+        handle.seek(0)
+        text = handle.read(32).decode("ascii", "replace").strip()
+        return int(text) if text.isdigit() else None
+    return None
+
+
+def _lock_exclusive(handle: IO[bytes]) -> None:
+    """Exclusive and non-blocking: BlockingIOError when another process holds it."""
+    if sys.platform == "win32":  # pragma: no cover - Windows only
+        import msvcrt
+
+        handle.seek(0)
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError as exc:
+            raise BlockingIOError(str(exc)) from exc
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 #: fdatasync where the platform has it (not macOS): the data, without the metadata fsync also flushes.

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 
 __all__ = ["DraftReader", "open_reader"]
@@ -29,7 +30,7 @@ class DraftReader(Protocol):
 
 
 def open_reader(
-    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True
+    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True, sheet: str | None = None
 ) -> DraftReader | None:
     """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it. ``fast``:
     rows that pass every rule on cheap checks skip the Draft (the same record either way)."""
@@ -37,7 +38,7 @@ def open_reader(
     if suffix in (".xlsx", ".xls"):
         from formatkit._drivers.excel import ExcelReader
 
-        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
+        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, sheet=sheet)
         return reader
     if suffix == ".jsonl":
         from formatkit._drivers.jsonl import JsonlReader
@@ -45,11 +46,11 @@ def open_reader(
         return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
     sink.add(
         "unsupported_extension",
-        f'"{path.name}" is a {suffix or "extension-less"} file; formatkit reads .xlsx, .xls and .jsonl. '
-        + (
-            "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook)."
-            if suffix == ".csv"
-            else "Convert it to one of those formats."
+        Msg(
+            "unsupported_extension",
+            name=path.name,
+            suffix=suffix or Msg("frag.extension_less"),
+            fix=Msg("frag.save_csv_as_xlsx") if suffix == ".csv" else Msg("frag.convert_format"),
         ),
     )
     return None

@@ -17,23 +17,34 @@ from typing import Any
 from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._reading.cells import SheetData, Unreadable, column_letter
 from formatkit._reading.workbook import read_sheet
 from formatkit._rules.excel_header import Header, read_header
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
-from formatkit._rules.excel_sheet import check_hidden
+from formatkit._rules.excel_sheet import check_hidden, merged_example
 from formatkit._rules.parameters import check_parameters, clean_parameters_text
 
 __all__ = ["ExcelReader"]
 
 
 class ExcelReader:
-    """Reads the first sheet of an .xlsx or .xls workbook."""
+    """Reads the first sheet of an .xlsx or .xls workbook (or the sheet named ``sheet``)."""
 
-    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        mode: Mode,
+        sink: IssueSink,
+        max_rows: int | None,
+        fast: bool = True,
+        sheet: str | None = None,
+    ) -> None:
         self.path = path
+        self.sheet = sheet
         #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
         self.fast = fast
         self.mode = mode
@@ -73,7 +84,7 @@ class ExcelReader:
     def _read(self) -> tuple[Format, list[list[Row]], Context] | None:
         """Read and check the whole sheet; the records' row groups, or None when none can be built."""
         try:
-            data = read_sheet(self.path)
+            data = read_sheet(self.path, self.sheet)
         except Unreadable as problem:
             self.sink.add(problem.code, problem.message)
             return None
@@ -94,7 +105,7 @@ class ExcelReader:
         if end == 0:
             self.sink.add(
                 "no_records",
-                f'Sheet "{sheet}" has a header row but no data rows. Add one row per record from row 2 on.',
+                Msg("no_records.header_only", sheet=sheet),
                 sheet=sheet,
                 row=2,
             )
@@ -124,32 +135,27 @@ class ExcelReader:
 
     def _extra_sheets(self, data: SheetData) -> None:
         # A hidden first sheet is still the one read, though Excel shows the user another one.
-        first = (
-            f'"{data.name}", which is hidden: right-click a sheet tab → Unhide to see it'
-            if data.hidden
-            else f'"{data.name}"'
-        )
+        first = Msg("frag.first_sheet_hidden" if data.hidden else "frag.first_sheet", sheet=data.name)
         for name in data.extra_sheets:
             self.sink.add(
                 "extra_sheet",
-                f'Sheet "{name}" holds data, but only the first sheet ({first}) is read. Move the '
-                "records onto the first sheet, or save them as a file of their own.",
+                Msg("extra_sheet", sheet=name, first=first),
                 sheet=name,
             )
 
     def _empty(self, data: SheetData) -> None:
-        if data.extra_sheets:
+        if self.sheet is not None:
+            self.sink.add("empty_file", Msg("empty_file.named_sheet", sheet=data.name), sheet=data.name)
+        elif data.extra_sheets:
             self.sink.add(
                 "no_records",
-                f'The first sheet "{data.name}" is empty and only the first sheet is read; the data on '
-                f'"{data.extra_sheets[0]}" is ignored. Move that sheet to the front (drag its tab to the left).',
+                Msg("no_records.first_sheet_empty", sheet=data.name, other=data.extra_sheets[0]),
                 sheet=data.name,
             )
         else:
             self.sink.add(
                 "empty_file",
-                "The workbook holds no data: its first sheet is empty. Put the header in row 1 (session_id, "
-                "system_prompt, query, reference_response, parameters, response) and one record per row.",
+                Msg("empty_file.sheet"),
                 sheet=data.name,
             )
 
@@ -160,9 +166,7 @@ class ExcelReader:
             span = f"{column_letter(c0)}{r0 + 1}:{column_letter(c1)}{r1 + 1}"
             self.sink.add(
                 "merged_cells",
-                f"Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
-                "Merge & Center → Unmerge Cells) and fill the value into every cell, e.g. the session_id "
-                "on each row of a session.",
+                Msg("merged_cells", span=span, example=merged_example(r0, c0, header)),
                 sheet=data.name,
                 row=r0 + 1,
                 column=header.label(c0),

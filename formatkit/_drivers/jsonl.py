@@ -7,6 +7,7 @@ out) and turns each line that passes into a Draft, or on the fast path into its 
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
@@ -45,11 +47,14 @@ class JsonlReader:
 
     def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         sink = self.sink
-        if self.path.stat().st_size == 0:
-            sink.add("empty_file", "The file is empty. Add one JSON object per line.", line=None)
+        status = self.path.stat()
+        # A named pipe (or /dev/stdin) says size 0 whatever it holds: it is read; "empty" only for a file.
+        if stat.S_ISREG(status.st_mode) and status.st_size == 0:
+            sink.add("empty_file", Msg("empty_file.jsonl"), line=None)
             return
         fast = self.fast
-        for line, value in iter_json_lines(self.path, sink):
+        dumps: dict[str, bytes] = {}  # the reader's compact JSON of the line's nested values
+        for line, value in iter_json_lines(self.path, sink, dumps):
             self.rows += 1
             if (
                 fast
@@ -61,7 +66,7 @@ class JsonlReader:
             ):
                 # The line is of the file's shape (detect_shape would say so); most lines then pass
                 # every rule and become a record here, the rest go on to the full checks below.
-                record = self._fast_single(value, line)
+                record = self._fast_single(value, line, dumps.get("parameters"))
                 if record is not None:
                     self._session_ids.default(self._yielded, line, sink)
                     self._yielded += 1
@@ -84,7 +89,7 @@ class JsonlReader:
                 yield draft
         rules.check_no_records(self.rows, sink)
 
-    def _fast_single(self, obj: dict[str, Any], line: int) -> dict[str, Any] | None:
+    def _fast_single(self, obj: dict[str, Any], line: int, parameters_text: bytes | None) -> dict[str, Any] | None:
         """The canonical record of a single-turn line that passes every rule, built as build_record would
         build it from the line's Draft; None when any check might have something to say."""
         fields = rules.plain_single(obj)
@@ -93,14 +98,14 @@ class JsonlReader:
         prompt, system, answer, response, parameters = fields
         if parameters is None:
             parameters = {}
-        elif not is_clean_parameters(parameters):
+        elif not is_clean_parameters(parameters, parameters_text):
             return None
         target = clean_target(self.mode, answer, response, parameters)
         if target is None:
             return None
         user = {"role": "user", "content": prompt}
         messages = (
-            [{"role": "system", "content": system}, user, target] if system and system.strip() else [user, target]
+            [{"role": "system", "content": system}, user, target] if system and not system.isspace() else [user, target]
         )
         return {
             "session_id": self._yielded,
@@ -120,7 +125,7 @@ class JsonlReader:
                 prompt, system, answer, response, parameters = fields
                 user = {"role": "user", "content": prompt}
                 turns: list[dict[str, Any]] = (
-                    [{"role": "system", "content": system}, user] if system and system.strip() else [user]
+                    [{"role": "system", "content": system}, user] if system and not system.isspace() else [user]
                 )
                 return rules.line_draft(line, None, turns, answer, response, parameters, source, None)
         if self.format == "canonical":

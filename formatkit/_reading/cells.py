@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formatkit._core.codes import Code
+from formatkit._core.messages import Msg
 
 __all__ = [
     "NO_VALUE",
@@ -25,6 +26,7 @@ __all__ = [
     "StaleValue",
     "Unreadable",
     "column_letter",
+    "pick_sheet",
 ]
 
 #: Guards against zip bombs and absurd sheets (a stray cell at XFD1048576 would be 17 billion cells).
@@ -114,8 +116,8 @@ class StaleValue:
 class Unreadable(Exception):
     """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
 
-    def __init__(self, code: Code, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: Code, message: Msg) -> None:
+        super().__init__(message.render())
         self.code = code
         self.message = message
 
@@ -142,6 +144,20 @@ class SheetData:
     filtered: bool = False
     #: 1-based rows that are an Excel table's totals row.
     totals_rows: list[int] = field(default_factory=list)
+
+
+def pick_sheet(names: list[str], wanted: str | None, usable: list[bool]) -> int | None:
+    """The index of the sheet to read: the first usable one, or the one named ``wanted`` (exactly, else
+    ignoring case and surrounding spaces); :class:`Unreadable` naming the sheets when there is none."""
+    if wanted is None:
+        return next((i for i, ok in enumerate(usable) if ok), None)
+    folded = wanted.strip().casefold()
+    exact = [i for i, name in enumerate(names) if usable[i] and name == wanted]
+    loose = [i for i, name in enumerate(names) if usable[i] and name.strip().casefold() == folded]
+    if exact or loose:
+        return (exact or loose)[0]
+    shown = ", ".join(f'"{name}"' for name, ok in zip(names, usable, strict=False) if ok)
+    raise Unreadable("unreadable_file", Msg("unreadable_file.no_sheet", sheet=wanted, sheets=shown))
 
 
 def column_letter(index: int) -> str:

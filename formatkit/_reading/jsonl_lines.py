@@ -6,8 +6,11 @@ to find the duplicate keys that a fast parser silently merges. Memory holds one 
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,8 +19,13 @@ import orjson
 
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 
-__all__ = ["guess_encoding", "iter_json_lines"]
+__all__ = ["MAX_LINE_BYTES", "guess_encoding", "iter_json_lines"]
+
+#: The longest line read (bytes). A record past it (a 2 GB file with no line break) is one issue at its line,
+#: skipped in blocks of this size, instead of a MemoryError; 64 MiB holds a 128k-token context many times.
+MAX_LINE_BYTES = 64 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _INT_LIMIT = 2**63
@@ -68,7 +76,7 @@ def guess_encoding(data: bytes) -> str:
     return "Latin-1 or another single-byte encoding"
 
 
-def _may_have_duplicates(raw: bytes, value: Any) -> bool:
+def _may_have_duplicates(raw: bytes, value: Any, dumps: dict[str, bytes] | None = None) -> bool:
     """Cheap and sound: every key in the text is followed by exactly one ``:`` outside strings, and
     ``:`` inside strings is never escaped by orjson. So the text holds more colons than its compact
     re-serialisation exactly when it has keys (or values) the parsed data dropped — a duplicate —
@@ -77,16 +85,19 @@ def _may_have_duplicates(raw: bytes, value: Any) -> bool:
     colons = raw.count(b":")
     if colons == 0:
         return False
-    return colons != _dumped_colons(value) or b"\\u003" in raw
+    return colons != _dumped_colons(value, dumps) or b"\\u003" in raw
 
 
-def _dumped_colons(value: Any) -> int:
+def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
     """``orjson.dumps(value).count(b":")`` without serialising a line's long texts: one colon per key,
     plus the colons inside keys and values (orjson never escapes a colon; numbers, booleans and null
     hold none). Only nested objects and arrays, usually small, are serialised.
 
     -1 (never a count) when a number may lie at or beyond 2**63: orjson reads a longer integer as a float
-    (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line."""
+    (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line.
+
+    ``dumps``, when given, receives the compact JSON of each nested value serialised here, by key (the
+    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters)."""
     if type(value) is not dict:
         dumped = orjson.dumps(value)
         return -1 if _big_number(dumped) else dumped.count(b":")
@@ -102,6 +113,8 @@ def _dumped_colons(value: Any) -> int:
             if _big_number(dumped):
                 return -1
             count += dumped.count(b":")
+            if dumps is not None:
+                dumps[key] = dumped
         elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:
             return -1
     return count
@@ -117,22 +130,22 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     except _NonFinite as exc:
         sink.add(
             "non_finite_number",
-            f"{exc} is not valid JSON. Write null, or the number as a string if you need to keep it.",
+            Msg("non_finite_number", value=str(exc)),
             line=line,
         )
         return False, None
     except (ValueError, RecursionError) as exc:
         detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        where = f" at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
-        hint = " Each line must hold one whole JSON object; a record may not span lines."
+        where = Msg("frag.at_column", column=exc.colno) if isinstance(exc, json.JSONDecodeError) else ""
+        hint = Msg("frag.json_one_object")
         stripped = text.strip()
         if stripped.endswith(",") and _parses(stripped[:-1]):
-            hint = " A trailing comma after the object? Delete the comma at the end of the line."
+            hint = Msg("frag.json_trailing_comma_line")
         elif _TRAILING_COMMA.search(stripped):
-            hint = ' A trailing comma before "}" or "]"? JSON allows none; delete it.'
+            hint = Msg("frag.json_trailing_comma")
         elif stripped.endswith(",") or stripped.startswith(("[", "]")):
-            hint = " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line."
-        sink.add("invalid_json", f"Line is not valid JSON: {detail}{where}.{hint}", line=line)
+            hint = Msg("frag.json_array")
+        sink.add("invalid_json", Msg("invalid_json", detail=detail, where=where, hint=hint), line=line)
         return False, None
     problem = _unrepresentable(value, "")
     if problem is not None:
@@ -142,38 +155,34 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
     for key in dict.fromkeys(duplicates):
         sink.add(
             "duplicate_key",
-            f'Key "{key}" appears twice in one object; JSON readers keep only one of them. Remove one.',
+            Msg("duplicate_key", key=key),
             line=line,
             field=key,
         )
     return True, value
 
 
-def _unrepresentable(value: Any, path: str) -> tuple[Code, str, str] | None:
+def _unrepresentable(value: Any, path: str) -> tuple[Code, str, Msg] | None:
     """The first lone surrogate or out-of-range integer in a parsed line: (code, field, message)."""
     if type(value) is str:
         found = _SURROGATE.search(value)
         if found is None:
             return None
-        where = f'"{path}"' if path else "A string"
-        return (
-            "lone_surrogate",
-            path,
-            f"{where} holds the escape \\u{ord(found.group()):04x}, half of a UTF-16 surrogate pair with no other "
-            "half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the middle "
-            "of an emoji; remove the escape or complete the pair.",
+        escape = f"\\u{ord(found.group()):04x}"
+        message = (
+            Msg("lone_surrogate", field=path, escape=escape) if path else Msg("lone_surrogate.string", escape=escape)
         )
+        return "lone_surrogate", path, message
     if type(value) is int:
         if -_INT_LIMIT <= value < _INT_LIMIT:
             return None
         digits = len(str(abs(value)))
-        return (
-            "number_too_large",
-            path,
-            f'"{path or "The number"}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
-            "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, "
-            "or write it as a string.",
+        message = (
+            Msg("number_too_large", field=path, digits=digits)
+            if path
+            else Msg("number_too_large.number", digits=digits)
         )
+        return "number_too_large", path, message
     if type(value) is dict:
         for key, item in value.items():
             name = f"{path}.{key}" if path else key
@@ -194,9 +203,23 @@ def _blank_lines(first: int, count: int, sink: IssueSink) -> None:
     """One issue per blank line, kept up to the sink's limit and only counted beyond it."""
     kept = min(count, sink.room("blank_line"))
     for blank in range(first, first + kept):
-        sink.add("blank_line", "Blank line between records; delete it.", line=blank)
+        sink.add("blank_line", Msg("blank_line"), line=blank)
     if count > kept:
         sink.count("blank_line", count - kept)
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count >= 1 << 20 else f"{count >> 10} KiB"
+
+
+def _too_long(handle: Any, number: int, read: int, limit: int, sink: IssueSink) -> None:
+    """Skip the rest of a line longer than ``limit`` (a block at a time) and report it once."""
+    while True:
+        block = handle.readline(limit)
+        read += len(block)
+        if not block or block[-1:] == b"\n":
+            break
+    sink.add("line_too_long", Msg("line_too_long", size=read, limit=_size(limit)), line=number)
 
 
 _TRAILING_COMMA = re.compile(r",\s*[}\]]")
@@ -210,14 +233,27 @@ def _parses(text: str) -> bool:
     return True
 
 
-def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, value)`` for each line that parses; report every other line."""
+def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each line that parses; report every other line.
+
+    ``dumps``, when given, holds for the line just yielded the compact JSON (``orjson.dumps``) of nested
+    top-level values the duplicate-key check serialised, by key; a key may be missing (then serialise it
+    yourself). It is emptied before each line."""
     bad_encoding_line: int | None = None
     bad_encoding_count = 0
     blank_start = 0
     blank_count = 0
+    limit = MAX_LINE_BYTES
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        status = os.fstat(handle.fileno())
+        # A file smaller than the bound cannot hold a longer line: it is read by the file's own iterator
+        # (the bounded readline costs ~0.2 µs more a line); a larger file, or a pipe, by blocks of the bound.
+        small = stat.S_ISREG(status.st_mode) and status.st_size < limit
+        lines = handle if small else iter(functools.partial(handle.readline, limit), b"")
+        for number, raw in enumerate(lines, start=1):
+            if len(raw) >= limit and raw[-1:] != b"\n":
+                _too_long(handle, number, len(raw), limit, sink)
+                continue
             if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
                 # UTF-16 (Windows "Unicode"): every line break is two bytes, so reading it line by line
                 # as UTF-8 would add a bogus invalid_json per line. The one error is the encoding.
@@ -227,11 +263,10 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 raw = raw[len(_BOM) :]
                 sink.add(
                     "utf8_bom",
-                    "The file starts with a UTF-8 byte-order mark (Windows Notepad adds one). It is "
-                    "skipped here, but some platforms reject it: save the file as UTF-8 without BOM.",
+                    Msg("utf8_bom"),
                     line=1,
                 )
-            if raw[:1] != b"{" and not raw.strip():  # most lines start with "{": skip the copy
+            if (not raw or raw[0] != 0x7B) and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number
                 blank_count += 1
@@ -239,6 +274,8 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
             if blank_count:
                 _blank_lines(blank_start, blank_count, sink)
                 blank_count = 0
+            if dumps:
+                dumps.clear()
             try:
                 value = orjson.loads(raw)  # validates UTF-8 too
             except orjson.JSONDecodeError:
@@ -253,16 +290,18 @@ def iter_json_lines(path: Path, sink: IssueSink) -> Iterator[tuple[int, Any]]:
                 ok, value = _parse_slow(text, number, sink)
             else:
                 ok = True
-                if isinstance(value, (dict, list)) and _may_have_duplicates(raw, value):
+                kind = type(value)
+                if (kind is dict or kind is list) and _may_have_duplicates(raw, value, dumps):
                     ok, value = _parse_slow(raw.decode("utf-8"), number, sink)
+                    if dumps:
+                        dumps.clear()
             if ok:
                 yield number, value
     # Blank lines at the very end are common and harmless: only trailing whitespace, no warning.
     if bad_encoding_line is not None:
-        more = f" ({bad_encoding_count} lines in all)" if bad_encoding_count > 1 else ""
+        more = Msg("frag.lines_in_all", count=bad_encoding_count) if bad_encoding_count > 1 else ""
         sink.add(
             "not_utf8",
-            f"The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
-            f"`iconv -f {encoding.split()[0]} -t UTF-8 in.jsonl > out.jsonl`.",
+            Msg("not_utf8", encoding=encoding, more=more, iconv=encoding.split()[0]),
             line=bad_encoding_line,
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import SheetData, Unreadable
 
 __all__ = ["read_sheet"]
@@ -14,62 +15,47 @@ _ZIP = b"PK\x03\x04"
 _ZIP_EMPTY = b"PK\x05\x06"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")
-_RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
 
 
-def read_sheet(path: Path) -> SheetData:
-    """Read the first worksheet of ``path``; :class:`Unreadable` when the file is not a usable workbook."""
+def read_sheet(path: Path, sheet: str | None = None) -> SheetData:
+    """Read the first worksheet of ``path`` (or the one named ``sheet``); :class:`Unreadable` when the file
+    is not a usable workbook or has no such sheet."""
     try:
-        return _read_sheet(path)
+        return _read_sheet(path, sheet)
     except Unreadable:
         raise
     except (RecursionError, MemoryError):
-        raise Unreadable(
-            "unreadable_file", "The workbook is too large or too deeply nested to read. Split the data."
-        ) from None
+        raise Unreadable("unreadable_file", Msg("unreadable_file.too_large")) from None
     except Exception as exc:  # a damaged file can fail in ways no library documents: never a traceback
         raise Unreadable(
             "unreadable_file",
-            f"The workbook is damaged and could not be read ({type(exc).__name__}: {str(exc)[:120]}). Open "
-            "it in Excel and save it again.",
+            Msg("unreadable_file.damaged", error=f"{type(exc).__name__}: {str(exc)[:120]}"),
         ) from None
 
 
-def _read_sheet(path: Path) -> SheetData:
+def _read_sheet(path: Path, sheet: str | None) -> SheetData:
     try:
         with path.open("rb") as handle:
             head = handle.read(8)
     except OSError as exc:
-        raise Unreadable("unreadable_file", f"The file could not be opened: {exc.strerror or exc}.") from None
+        raise Unreadable("unreadable_file", Msg("unreadable_file.cannot_open", reason=exc.strerror or exc)) from None
     if not head:
-        raise Unreadable("empty_file", "The file is empty (0 bytes). Save the workbook from Excel again.")
+        raise Unreadable("empty_file", Msg("empty_file.workbook"))
     suffix = path.suffix.lower()
     if head.startswith((_ZIP, _ZIP_EMPTY)):
         if suffix == ".xls":
-            raise Unreadable(
-                "unreadable_file",
-                "The file is named .xls but is an .xlsx workbook inside (Excel 2007 or later). Rename it to .xlsx.",
-            )
+            raise Unreadable("unreadable_file", Msg("unreadable_file.xlsx_named_xls"))
         from formatkit._reading.xlsx import read_xlsx
 
-        return read_xlsx(path)
+        return read_xlsx(path, sheet)
     if head == _OLE:
         if _is_encrypted(path):
-            raise Unreadable(
-                "unreadable_file",
-                "The workbook is password-protected (encrypted), so its cells cannot be read. Open it in "
-                "Excel, remove the password (File → Info → Protect Workbook → Encrypt with Password, clear "
-                "it) and save it again.",
-            )
+            raise Unreadable("unreadable_file", Msg("unreadable_file.encrypted"))
         if suffix == ".xlsx":
-            raise Unreadable(
-                "unreadable_file",
-                "The file is named .xlsx but is an old .xls workbook inside (Excel 97-2003). Rename it to "
-                ".xls, or open it in Excel and save it again as .xlsx (Excel Workbook).",
-            )
+            raise Unreadable("unreadable_file", Msg("unreadable_file.xls_named_xlsx"))
         from formatkit._reading.xls import read_xls
 
-        return read_xls(path)
+        return read_xls(path, sheet)
     raise Unreadable("unreadable_file", _not_a_workbook(path, suffix))
 
 
@@ -84,24 +70,18 @@ def _is_encrypted(path: Path) -> bool:
     return _ENCRYPTED in data
 
 
-def _not_a_workbook(path: Path, suffix: str) -> str:
+def _not_a_workbook(path: Path, suffix: str) -> Msg:
     with path.open("rb") as handle:
         sample = handle.read(4096)
     text = sample.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     kind = suffix or "Excel"
     if text.startswith((b"<html", b"<!doctype html", b"<table", b"<meta")):
-        return (
-            f"The file is named {kind} but is a web page (HTML), as some systems export tables. "
-            f"{_RESAVE} (File → Save As → Excel Workbook)."
-        )
+        return Msg("unreadable_file.html", kind=kind)
     if text.startswith(b"<?xml"):
-        return f"The file is named {kind} but is an XML document (perhaps Excel 2003 XML). {_RESAVE}."
+        return Msg("unreadable_file.xml", kind=kind)
     if _looks_like_text(sample):
-        return f"The file is named {kind} but holds plain text (CSV or tab-separated?), not a workbook. {_RESAVE}."
-    return (
-        f"The file is named {kind} but is not an Excel workbook (its first bytes are "
-        f"{sample[:8].hex(' ')}); it may be damaged or of another kind. {_RESAVE}."
-    )
+        return Msg("unreadable_file.text", kind=kind)
+    return Msg("unreadable_file.other", kind=kind, head=sample[:8].hex(" "))
 
 
 def _looks_like_text(sample: bytes) -> bool:

@@ -10,7 +10,8 @@ import datetime
 from pathlib import Path
 from typing import Any
 
-from formatkit._reading.cells import CellError, SheetData, Unreadable
+from formatkit._core.messages import Msg
+from formatkit._reading.cells import CellError, SheetData, Unreadable, pick_sheet
 
 __all__ = ["read_xls"]
 
@@ -18,7 +19,7 @@ __all__ = ["read_xls"]
 _EMPTY, _TEXT, _NUMBER, _DATE, _BOOLEAN, _ERROR, _BLANK = range(7)
 
 
-def read_xls(path: Path) -> SheetData:
+def read_xls(path: Path, wanted: str | None = None) -> SheetData:
     import xlrd
 
     try:
@@ -33,32 +34,26 @@ def read_xls(path: Path) -> SheetData:
     except Exception as exc:
         text = str(exc)
         if "encrypt" in text.lower():
-            message = (
-                "The .xls workbook is password-protected (encrypted), so its cells cannot be read. Open it "
-                "in Excel, remove the password and save it again."
-            )
+            message = Msg("unreadable_file.xls_encrypted")
         else:
-            message = (
-                f"The .xls workbook is damaged or of an unsupported kind ({text[:120]}). Open it in Excel "
-                "and save it again, preferably as .xlsx."
-            )
+            message = Msg("unreadable_file.xls_damaged_kind", error=text[:120])
         raise Unreadable("unreadable_file", message) from None
     try:
         names = book.sheet_names()
         if not names:
-            raise Unreadable("empty_file", "The workbook has no worksheet. Put the table on a worksheet.")
-        sheet = book.sheet_by_index(0)
+            raise Unreadable("empty_file", Msg("empty_file.no_worksheet"))
+        index = pick_sheet(names, wanted, [True] * len(names)) or 0
+        sheet = book.sheet_by_index(index)
         rows = [_row(book, sheet, r) for r in range(sheet.nrows)]
         merged = [(rlo, clo, rhi - 1, chi - 1) for rlo, rhi, clo, chi in sheet.merged_cells]
-        extra = [names[i] for i in range(1, len(names)) if book.sheet_by_index(i).nrows > 0]
+        extra = [names[i] for i in range(1, len(names)) if book.sheet_by_index(i).nrows > 0] if wanted is None else []
         hidden = bool(getattr(sheet, "visibility", 0))  # 1 hidden, 2 very hidden
     except Unreadable:
         raise
     except Exception as exc:
         raise Unreadable(
             "unreadable_file",
-            f"The .xls workbook is damaged ({type(exc).__name__}: {str(exc)[:120]}). Open it in Excel and "
-            "save it again, preferably as .xlsx.",
+            Msg("unreadable_file.xls_damaged", error=f"{type(exc).__name__}: {str(exc)[:120]}"),
         ) from None
     finally:
         book.release_resources()
@@ -66,7 +61,7 @@ def read_xls(path: Path) -> SheetData:
     for row in rows:
         if len(row) < width:
             row.extend([""] * (width - len(row)))
-    return SheetData(name=names[0], rows=rows, merged=merged, extra_sheets=extra, hidden=hidden)
+    return SheetData(name=names[index], rows=rows, merged=merged, extra_sheets=extra, hidden=hidden)
 
 
 def _row(book: Any, sheet: Any, index: int) -> list[Any]:

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree import ElementTree
 
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import (
     BOMB_MIN_BYTES,
     DENSITY,
@@ -27,6 +28,7 @@ from formatkit._reading.cells import (
     StaleValue,
     Unreadable,
     column_letter,
+    pick_sheet,
 )
 from formatkit._reading.numfmt import general, render
 from formatkit._reading.xlsx_book import number_formats, recalculates_on_load, totals_rows
@@ -38,14 +40,13 @@ __all__ = ["read_xlsx"]
 _REL_NS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 
 
-def read_xlsx(path: Path) -> SheetData:
+def read_xlsx(path: Path, sheet: str | None = None) -> SheetData:
     try:
         archive = zipfile.ZipFile(path)
     except ZIP_ERRORS:
         raise Unreadable(
             "unreadable_file",
-            "The .xlsx file is damaged or truncated (it is not a complete zip archive), perhaps cut off "
-            "while downloading or copying. Get the file again, or open it in Excel and save it again.",
+            Msg("unreadable_file.zip_damaged"),
         ) from None
     with archive:
         _check_parts(archive)
@@ -53,7 +54,7 @@ def read_xlsx(path: Path) -> SheetData:
         guess = next((part for part in sheet_parts if part and "/worksheets/" in f"/{part}"), None)
         prescan = _Prescan(path, guess)
         try:
-            return _read(path, archive, sheet_parts, prescan, stale)
+            return _read(path, archive, sheet_parts, prescan, stale, sheet)
         finally:
             prescan.join()
 
@@ -62,24 +63,18 @@ def _check_parts(archive: zipfile.ZipFile) -> None:
     names = set(archive.namelist())
     if "xl/workbook.xml" not in names:
         if "word/document.xml" in names:
-            kind = "a Word document (.docx)"
+            kind = Msg("frag.zip_docx")
         elif "content.xml" in names:
-            kind = "an OpenDocument file (.ods/.odt)"
+            kind = Msg("frag.zip_ods")
         else:
-            kind = "a zip archive"
-        raise Unreadable(
-            "unreadable_file",
-            f"The file is named .xlsx but is {kind}, not an Excel workbook. Export the table from its "
-            "program as an Excel workbook (.xlsx).",
-        )
+            kind = Msg("frag.zip_other")
+        raise Unreadable("unreadable_file", Msg("unreadable_file.not_workbook_zip", kind=kind))
     for info in archive.infolist():
         ratio = info.file_size / max(info.compress_size, 1)
         if info.file_size > MAX_PART_BYTES or (info.file_size > BOMB_MIN_BYTES and ratio > MAX_RATIO):
             raise Unreadable(
                 "unreadable_file",
-                f'The workbook part "{info.filename}" would unpack to {info.file_size:,} bytes '
-                f"({ratio:,.0f} times its packed size); formatkit refuses it as too large or a zip bomb. "
-                "Split the data into smaller files.",
+                Msg("unreadable_file.zip_bomb", part=info.filename, size=info.file_size, ratio=ratio),
             )
 
 
@@ -147,19 +142,18 @@ class _Prescan:
         return self._scan
 
 
-def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan, stale: bool) -> SheetData:
+def _read(
+    path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan: _Prescan, stale: bool, wanted: str | None
+) -> SheetData:
     from python_calamine import CalamineWorkbook, PasswordError
 
     try:
         workbook = CalamineWorkbook.from_path(str(path))
         kinds = [str(m.typ) for m in workbook.sheets_metadata]
         names = list(workbook.sheet_names)
-        first = next((i for i, k in enumerate(kinds) if k.endswith("WorkSheet")), None)
+        first = pick_sheet(names, wanted, [k.endswith("WorkSheet") for k in kinds])
         if first is None:
-            raise Unreadable(
-                "empty_file",
-                "The workbook has no worksheet (only charts or macros). Put the table on a worksheet.",
-            )
+            raise Unreadable("empty_file", Msg("empty_file.only_charts"))
         part = parts[first] if first < len(parts) else None
         scan = prescan.result(archive, part) if part is not None else None
         if scan is not None and part is not None:
@@ -173,35 +167,43 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
                     other = scan_sheet(archive, name)
                     if _too_large(other):
                         _check_size(exact_extent(archive, name, other), names[first])
+        hidden = str(workbook.sheets_metadata[first].visible).endswith("Hidden")  # Hidden, VeryHidden
         sheet = workbook.get_sheet_by_index(first)
+        # The sheet holds its own copy of the cells: the workbook's (every shared string) goes before the
+        # grid is built, or the text would be in memory three times at the peak instead of twice.
+        del workbook
         rows: list[list[Any]] = sheet.to_python(skip_empty_area=False)
         merged = [(r0, c0, r1, c1) for (r0, c0), (r1, c1) in (sheet.merged_cell_ranges or [])]
+        del sheet
     except Unreadable:
         raise
     except PasswordError:
-        raise Unreadable("unreadable_file", "The workbook is password-protected; remove the password.") from None
+        raise Unreadable("unreadable_file", Msg("unreadable_file.encrypted_short")) from None
     except Exception as exc:  # calamine's errors: damaged XML or zip entries
         raise Unreadable(
             "unreadable_file",
-            f"The workbook is damaged and could not be read ({type(exc).__name__}: {_clip(str(exc))}). "
-            "Open it in Excel and save it again.",
+            Msg("unreadable_file.damaged", error=f"{type(exc).__name__}: {_clip(str(exc))}"),
         ) from None
     except BaseException as exc:  # a Rust panic surfaces as pyo3's PanicException (a BaseException)
         if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
             raise
         raise Unreadable(
             "unreadable_file",
-            "The workbook is damaged and could not be read. Open it in Excel and save it again.",
+            Msg("unreadable_file.damaged_plain"),
         ) from None
     details = Details()
     if scan is not None and part is not None and (scan.suspects or scan.hidden or scan.styled):
         details = find_details(archive, part, formats=prescan.formats if scan.styled else None, stale=stale)
         _apply(rows, details)
-    extra = [
-        names[i]
-        for i, kind in enumerate(kinds)
-        if i != first and kind.endswith("WorkSheet") and i < len(parts) and _has_values(archive, parts[i])
-    ]
+    extra = (
+        [
+            names[i]
+            for i, kind in enumerate(kinds)
+            if i != first and kind.endswith("WorkSheet") and i < len(parts) and _has_values(archive, parts[i])
+        ]
+        if wanted is None
+        else []
+    )  # a sheet chosen by name: the others are not a surprise
     return SheetData(
         name=names[first],
         rows=rows,
@@ -209,7 +211,7 @@ def _read(path: Path, archive: zipfile.ZipFile, parts: list[str | None], prescan
         extra_sheets=extra,
         skipped=names[:first],
         true_length=TrueLengths(path, part) if part is not None else None,
-        hidden=str(workbook.sheets_metadata[first].visible).endswith("Hidden"),  # Hidden, VeryHidden
+        hidden=hidden,
         hidden_rows=details.hidden_rows,
         hidden_cols=details.hidden_cols,
         filtered=details.filtered,
@@ -232,16 +234,17 @@ def _check_size(scan: SheetScan, name: str) -> None:
     rows, cols = scan.rows, scan.cols
     grid = rows * cols
     sparse = grid <= MAX_CELLS
-    why = (
-        f"but only {scan.cells:,} cells hold anything: stray cells far from the table"
-        if sparse
-        else f"more than formatkit reads ({MAX_CELLS:,})"
-    )
+    why = Msg("frag.sparse_sheet", cells=scan.cells) if sparse else Msg("frag.huge_sheet", limit=MAX_CELLS)
     raise Unreadable(
         "unreadable_file",
-        f'Sheet "{name}" reaches row {rows:,} and column {column_letter(max(cols, 1) - 1)}: {grid:,} cells, '
-        f"{why}. Delete stray cells far from the table (Ctrl+End jumps to the last used cell), or split the "
-        "data into smaller files.",
+        Msg(
+            "unreadable_file.sheet_too_large",
+            sheet=name,
+            rows=rows,
+            column=column_letter(max(cols, 1) - 1),
+            cells=grid,
+            why=why,
+        ),
     )
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import ValidationError
-
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
-from formatkit._core.models import Meta, Record, record_to_dict
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._rules.common import is_blank
 from formatkit._rules.parameters import check_parameters
@@ -37,43 +35,48 @@ def loc_to_path(loc: tuple[int | str, ...]) -> str:
 
 #: What a pydantic type error expected, in the words of the format (the raw message is a fallback).
 _EXPECTED = {
-    "string_type": "text (a JSON string)",
-    "int_type": "an integer",
-    "int_parsing": "an integer",
-    "int_from_float": "a whole number",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "list_type": "a list",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
+    "string_type": "json_string",
+    "int_type": "integer",
+    "int_parsing": "integer",
+    "int_from_float": "whole_number",
+    "float_type": "number",
+    "float_parsing": "number",
+    "bool_type": "boolean",
+    "bool_parsing": "boolean",
+    "list_type": "list",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
 }
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: Any) -> Msg | str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return f"{str(value).lower()}"
     if isinstance(value, (int, float)):
-        return f"the number {value}"
+        return Msg("frag.value.number", value=value)
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:39] + "…"
-        return f"the string {json.dumps(shown, ensure_ascii=False)}"
+        return Msg("frag.value.string", value=json.dumps(shown, ensure_ascii=False))
     if isinstance(value, list):
-        return "a list"
+        return Msg("frag.value.list")
     if isinstance(value, dict):
-        return "an object"
+        return Msg("frag.value.object")
     return type(value).__name__
 
 
-def _type_message(kind: str, field: str, error: Any) -> str:
+def _type_message(kind: str, field: str, error: Any) -> Msg:
     expected = _EXPECTED.get(kind)
     if expected is None:
-        return f'"{field}": {error["msg"]}.'
-    return f'"{field}" must be {expected}, not {_json_kind(error.get("input"))}.'
+        return Msg("invalid_type.pydantic", field=field, error=error["msg"])
+    return Msg(
+        "invalid_type.canonical",
+        field=field,
+        expected=Msg(f"frag.expect.{expected}"),
+        value=_json_kind(error.get("input")),
+    )
 
 
 def _translate_all(errors: list[Any], line: int, sink: IssueSink) -> None:
@@ -85,10 +88,13 @@ def _translate_all(errors: list[Any], line: int, sink: IssueSink) -> None:
     for field, group in by_field.items():
         kinds = [str(e["type"]) for e in group]
         if len(group) > 1 and all(k in _EXPECTED for k in kinds):
-            wanted = " or ".join(dict.fromkeys(_EXPECTED[k] for k in kinds))
+            wanted: Msg | None = None
+            for expected in dict.fromkeys(_EXPECTED[k] for k in kinds):
+                piece = Msg(f"frag.expect.{expected}")
+                wanted = piece if wanted is None else Msg("frag.or", first=wanted, second=piece)
             sink.add(
                 "invalid_type",
-                f'"{field}" must be {wanted}, not {_json_kind(group[0].get("input"))}.',
+                Msg("invalid_type.canonical", field=field, expected=wanted, value=_json_kind(group[0].get("input"))),
                 line=line,
                 field=field or None,
             )
@@ -107,18 +113,23 @@ def _translate(error: Any, line: int, sink: IssueSink) -> None:
     code: Code = _PYDANTIC_CODES.get(kind, "invalid_type")
     if code == "invalid_role" and not field.endswith("role"):
         code = "invalid_type"
-    messages = {
-        "missing_field": f'"{field}" is missing; the canonical record requires it.',
-        "unknown_key": f'"{field}" is not part of the canonical record; remove it or move it into "meta".',
-        "empty_messages": '"messages" needs at least one user turn and the target assistant turn.',
-        "invalid_role": f'"{field}" must be system, user or assistant.',
+    variants = {
+        "missing_field": "missing_field.canonical",
+        "unknown_key": "unknown_key.canonical",
+        "empty_messages": "empty_messages.canonical",
+        "invalid_role": "invalid_role.canonical",
     }
-    text = messages.get(code) or _type_message(kind, field, error)
+    variant = variants.get(code)
+    text = Msg(variant, field=field) if variant is not None else _type_message(kind, field, error)
     sink.add(code, text, line=line, field=field or None)
 
 
 def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: int) -> dict[str, Any] | None:
     """Validate one canonical record; return it as plain canonical data, or None if it is broken."""
+    from pydantic import ValidationError  # the models load only when a canonical file is read (start-up)
+
+    from formatkit._core.models import Record, record_to_dict
+
     try:
         record = Record.model_validate(obj)
     except ValidationError as exc:
@@ -130,15 +141,13 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
         if message.role == "system" and index != 0:
             sink.add(
                 "misplaced_system",
-                "A system message may only be the first message.",
+                Msg("misplaced_system.canonical"),
                 line=line,
                 field=f"{where}.role",
             )
             ok = False
         if message.role != "assistant" and is_blank(message.content):
-            sink.add(
-                "empty_text", f"The {message.role} message's content is empty.", line=line, field=f"{where}.content"
-            )
+            sink.add("empty_text", Msg("empty_text.canonical", role=message.role), line=line, field=f"{where}.content")
             ok = False
     # Every response's parameters obey the same table as Excel and jsonl inputs: the runner sends them
     # as they are, so a canonical file must not smuggle a temperature of 5 or a misspelt key past check.
@@ -153,8 +162,7 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
     if target.role != "assistant":
         sink.add(
             "target_not_assistant",
-            "The last message of a canonical record must be the target assistant turn holding "
-            '"reference_response" and "responses".',
+            Msg("target_not_assistant"),
             line=line,
             field=f"{last}.role",
         )
@@ -162,7 +170,7 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
     if mode != "infer-only" and is_blank(target.reference_response):
         sink.add(
             "missing_reference",
-            f"The target turn has no reference_response; {mode} mode scores against it.",
+            Msg("missing_reference.canonical", mode=mode),
             line=line,
             field=f"{last}.reference_response",
         )
@@ -170,8 +178,7 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
     if mode == "scored" and not any(r.content is not None for r in target.responses or []):
         sink.add(
             "missing_response",
-            "The target turn has no response with content; scored mode scores collected responses. "
-            "Run `formatkit run` first, or fill responses[].content.",
+            Msg("missing_response.canonical"),
             line=line,
             field=f"{last}.responses",
         )
@@ -182,6 +189,10 @@ def check_canonical(obj: dict[str, Any], mode: Mode, sink: IssueSink, *, line: i
 def check_meta(meta: dict[str, Any], sink: IssueSink, *, line: int) -> bool:
     """Whether a jsonl line's own ``meta`` fits the canonical record's (its labels are copied there, so a
     ``"source": "mine"`` would make convert write a record its own validator rejects); issues otherwise."""
+    from pydantic import ValidationError
+
+    from formatkit._core.models import Meta
+
     try:
         Meta.model_validate(meta)
     except ValidationError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from formatkit._core.draft import Draft
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._rules.results import has_outcome
 
@@ -25,30 +26,26 @@ def check_target(draft: Draft, mode: Mode, sink: IssueSink) -> None:
         if has_reference:
             sink.add(
                 "unused_reference",
-                "A reference answer is given, but infer-only mode does not score, so it will not be used. "
-                "Use --mode infer-eval to score against it, or leave it empty.",
+                Msg("unused_reference"),
                 **draft.reference_place,
             )
     elif not has_reference:
         sink.add(
             "missing_reference",
-            f"The reference answer is empty; {mode} mode scores against it. Fill it in, or use "
-            "--mode infer-only to run inference without scoring.",
+            Msg("missing_reference", mode=mode),
             **draft.reference_place,
         )
     if mode == "scored":
         if not has_response:
             sink.add(
                 "missing_response",
-                "The response is empty; scored mode scores responses already collected. Fill in the "
-                "model's answer, or use --mode infer-eval to have formatkit run the model.",
+                Msg("missing_response"),
                 **draft.response_place,
             )
     elif has_response:
         sink.add(
             "unexpected_response",
-            f"A response is already filled in, but {mode} mode generates it. Leave it empty, or use "
-            "--mode scored to score the responses you collected.",
+            Msg("unexpected_response", mode=mode),
             **draft.response_place,
         )
 

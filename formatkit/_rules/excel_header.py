@@ -11,21 +11,25 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.suggest import did_you_mean_later
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
-__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "read_header"]
+__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "HeaderMatch", "header_name", "read_header"]
 
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
 ALIASES = {"system": "system_prompt", "prompt": "query", "answer": "reference_response"}
-#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently).
+#: Header names users type in Chinese, and the column each one means (suggested, never accepted silently;
+#: ``formatkit fix`` renames them). Seed 001's own words for the columns are among them (对话标识符,
+#: 系统提示, 用户提示, 参考回复, 推理参数, 模型回答).
 CHINESE_NAMES = {
+    "对话标识符": "session_id",
     "对话id": "session_id",
     "会话id": "session_id",
     "对话编号": "session_id",
@@ -41,10 +45,13 @@ CHINESE_NAMES = {
     "输入": "query",
     "用户输入": "query",
     "题目": "query",
+    "用户提示": "query",
+    "用户问题": "query",
     "参考答案": "reference_response",
     "标准答案": "reference_response",
     "答案": "reference_response",
     "正确答案": "reference_response",
+    "参考回复": "reference_response",
     "参数": "parameters",
     "推理参数": "parameters",
     "回答": "response",
@@ -52,6 +59,7 @@ CHINESE_NAMES = {
     "模型回答": "response",
     "模型回复": "response",
     "输出": "response",
+    "模型输出": "response",
 }
 
 
@@ -99,8 +107,7 @@ def read_header(
             if j < len(has_data) and has_data[j]:
                 sink.add(
                     "missing_header",
-                    f"Column {letter} holds data but row 1 gives it no header. Name it (one of "
-                    f"{', '.join(COLUMNS)}) or delete the column.",
+                    Msg("missing_header", letter=letter, columns=", ".join(COLUMNS)),
                     **place,
                 )
             continue
@@ -111,8 +118,7 @@ def read_header(
             first = header.labels[header.index[name]]
             sink.add(
                 "duplicate_column",
-                f'Column {letter} is "{name}" again; {first} already is. Keep one of them and delete or '
-                "rename the other (only the first is read).",
+                Msg("duplicate_column", letter=letter, name=name, first=first),
                 **place,
             )
             continue
@@ -121,7 +127,7 @@ def read_header(
     return header
 
 
-def _header_below(rows: Sequence[Sequence[Any]]) -> str:
+def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:
     """A hint naming the first row under row 1 that names the known columns (2 or more), or ""."""
     for offset, row in enumerate(rows, start=2):
         names = []
@@ -132,7 +138,7 @@ def _header_below(rows: Sequence[Sequence[Any]]) -> str:
                 names.append(name)
         if len(names) >= 2 or "query" in names:
             shown = ", ".join(f'"{n}"' for n in names)
-            return f" Row {offset} looks like the header ({shown}): delete the rows above it so that it is row 1."
+            return Msg("frag.header_below", row=offset, names=shown)
     return ""
 
 
@@ -148,46 +154,64 @@ def _header_text(raw: Any) -> str:
     return str(raw)
 
 
-def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
-    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+#: How a header cell names a known column: exactly; as an output column; after trimming, case-folding or
+#: NFKC (a warning); through an alias (a warning); in Chinese (an error that suggests the name).
+HeaderMatch = Literal["exact", "output", "normalized", "alias", "chinese"]
+
+
+def header_name(text: str) -> tuple[str, HeaderMatch] | None:
+    """The known column a header text names, and how; None when it names none. The header rules and
+    ``formatkit fix`` (which renames the header) both read the columns through this one function."""
     if text in COLUMNS:
-        return text
+        return text, "exact"
     output = None if text.strip().casefold() in ALIASES else result_column(text)
     if output is not None:  # a known output column (score, analysis, usage, model, …): formatkit._rules.results
-        return output
+        return output, "output"
     # NFKC first: a header typed with a Chinese input method comes out full-width (ｑｕｅｒｙ), and a
     # copied one may carry no-break spaces; both name the column once normalised, like a case slip.
     folded = unicodedata.normalize("NFKC", text).strip().casefold()
-    name = folded if folded in COLUMNS else ALIASES.get(folded)
+    if folded in COLUMNS:
+        return folded, "normalized"
+    if folded in ALIASES:
+        return ALIASES[folded], "alias"
+    meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+    return None if meant is None else (meant, "chinese")
+
+
+def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
+    """The known column a header names, reporting warnings and errors; None for an unknown header."""
+    found = header_name(text)
+    if found is not None and found[1] in ("exact", "output"):
+        return found[0]
+    folded = unicodedata.normalize("NFKC", text).strip().casefold()
+    name = None if found is None or found[1] == "chinese" else found[0]
     if name is None:
-        meant = CHINESE_NAMES.get(folded.replace(" ", ""))
+        meant = found[0] if found is not None else None
         known = [*COLUMNS, *ALIASES, *RESULT_FIELDS[1:6], "endpoint_id"]
-        hint = f' Did you mean "{meant}"?' if meant else did_you_mean(text, known)
+        hint = Msg("frag.did_you_mean", name=meant) if meant else did_you_mean_later(text, known)
         sink.add(
             "unknown_column",
-            f'Unknown column "{text.strip()}" in row 1.'
-            + hint
-            + " Rename it, or delete the column if it is not part of the evaluation set.",
+            Msg("unknown_column", name=text.strip(), hint=hint),
             **place,
         )
         return None
     if folded in ALIASES:
         sink.add(
             "alias_column",
-            f'Header "{text.strip()}" is accepted as an alias of "{name}"; rename it to "{name}".',
+            Msg("alias_column", text=text.strip(), name=name),
             **place,
         )
     else:
         sink.add(
             "header_not_normalized",
-            f'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, half-width, no spaces).',
+            Msg("header_not_normalized", text=text, name=name),
             **place,
         )
     return name
 
 
-def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: str = "") -> None:
-    known = ", ".join(f'"{n}"' for n in header.index) or "none"
+def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hint: Msg | str = "") -> None:
+    known: Msg | str = ", ".join(f'"{n}"' for n in header.index) or Msg("frag.none")
     needed = ["query"]
     if mode != "infer-only":
         needed.append("reference_response")
@@ -197,16 +221,9 @@ def _check_required(header: Header, mode: Mode, sheet: str, sink: IssueSink, hin
         if name in header.index:
             continue
         header.missing.append(name)
-        why = {
-            "query": "every row needs the user's question",
-            "reference_response": f"{mode} mode scores every record against a reference answer (use "
-            "--mode infer-only to run inference without scoring)",
-            "response": "scored mode scores the responses already collected",
-        }[name]
         sink.add(
             "missing_column",
-            f'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
-            f"found: {known}).{hint}",
+            Msg("missing_column", name=name, why=Msg(f"frag.why.{name}", mode=mode), known=known, hint=hint),
             sheet=sheet,
             row=1,
         )

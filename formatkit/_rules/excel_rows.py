@@ -12,6 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import LongText, Shown, column_letter
 from formatkit._rules.excel_header import COLUMNS, Header
 from formatkit._rules.excel_values import MAX_CELL_CHARS, MAX_ID, session_id_value, text_value
@@ -91,7 +92,10 @@ def read_rows(
             _empty_rows(gap_start, number - 1, sheet, sink)
             gap_start = None
         if max_rows is not None and len(out) == max_rows:
-            _too_many(number, max_rows, sheet, sink)
+            # Only here, past the limit: how many data rows the sheet holds, so the user knows into how
+            # many files to split it (an empty row costs one test).
+            total = max_rows + sum(1 for rest in rows[r : end + 1] if not row_is_empty(rest))
+            _too_many(number, max_rows, total, sheet, sink)
             break  # the platform refuses the file: checking the rest would only cost time and memory
         sid, system, query, reference, parameters, response = cells(row)
         if not (
@@ -122,7 +126,7 @@ def read_rows(
         if has_query and (not query or query.isspace()):
             sink.add(
                 "empty_text",
-                "query is empty; every row needs the user's question. Fill it in, or delete the row.",
+                Msg("empty_text"),
                 sheet=sheet,
                 row=number,
                 column=header.label(columns[2]),
@@ -170,21 +174,20 @@ def _raw_values(row: list[Any], r: int, columns: list[int]) -> dict[str, float |
     return raw or None
 
 
-def _too_many(number: int, max_rows: int, sheet: str, sink: IssueSink) -> None:
+def _too_many(number: int, max_rows: int, total: int, sheet: str, sink: IssueSink) -> None:
+    files = -(-total // max_rows)
     sink.add(
         "too_many_rows",
-        f"Row {number} is data row {max_rows + 1:,}; the platform accepts at most {max_rows:,} rows per "
-        "file, so reading stopped here. Split the sheet into several files, or use --profile none for local work.",
+        Msg("too_many_rows", row=number, index=max_rows + 1, limit=max_rows, total=total, files=files),
         sheet=sheet,
         row=number,
     )
 
 
 def _empty_rows(first: int, last: int, sheet: str, sink: IssueSink) -> None:
-    span = f"Row {first} is empty" if first == last else f"Rows {first}-{last} are empty"
     sink.add(
         "empty_row",
-        f"{span} between data rows and skipped. Delete empty rows inside the table.",
+        Msg("empty_row", first=first) if first == last else Msg("empty_row.span", first=first, last=last),
         sheet=sheet,
         row=first,
     )

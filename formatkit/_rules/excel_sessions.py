@@ -4,6 +4,11 @@ A file is multi-turn when a ``session_id`` repeats (FORMATS.md). One refinement:
 an id carries its own reference answer, those rows read as separate records that share an id by mistake
 (``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on its
 last row only.
+
+A sheet with a ``dataset`` column (what ``export`` writes for results of several sets) numbers its sessions
+per dataset: a session is the rows sharing ``dataset`` and ``session_id``, so two sets that each count
+from 0 stay apart (a row with an empty dataset cell belongs to the next row of its id that names one).
+A sheet without that column keys sessions by ``session_id`` alone, as before.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from typing import Any
 
 from formatkit._core.draft import Draft, Place
 from formatkit._core.issues import Format, IssueSink
+from formatkit._core.messages import Msg
 from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
 
-__all__ = ["Context", "group_rows", "make_draft"]
+__all__ = ["Context", "SessionKey", "group_rows", "make_draft", "row_datasets", "session_key"]
 
 
 @dataclass(slots=True)
@@ -43,13 +49,53 @@ class Context:
         return {"sheet": self.sheet, "row": row, "column": label}
 
 
+#: A session's identity: the row's ``dataset`` (None without one) and its integer ``session_id``.
+SessionKey = tuple[str | None, int]
+
+
+def _dataset_cell(row: Row) -> str | None:
+    value = row.results.get("dataset") if row.results else None
+    if value is None:
+        return None
+    return (f"{value:g}" if isinstance(value, float) else str(value)).strip() or None
+
+
+def row_datasets(rows: list[Row]) -> dict[int, str | None]:
+    """Each row's dataset, by row number. A row without one takes the dataset of the next row of its
+    session_id that has one (a sheet that names the dataset on a session's last row only, as export did
+    before it wrote every row, keeps its sessions whole)."""
+    out: dict[int, str | None] = {}
+    waiting: dict[Any, list[Row]] = {}
+    for row in rows:
+        dataset = _dataset_cell(row)
+        out[row.number] = dataset
+        if type(row.sid) is not int:
+            continue
+        if dataset is None:
+            waiting.setdefault(row.sid, []).append(row)
+        else:
+            for earlier in waiting.pop(row.sid, []):
+                out[earlier.number] = dataset
+    return out
+
+
+def session_key(row: Row, datasets: dict[int, str | None]) -> SessionKey:
+    """(dataset, session_id) of a row whose session_id is an integer."""
+    return datasets.get(row.number), row.sid
+
+
+def _named(key: SessionKey) -> str:
+    dataset, sid = key
+    return str(sid) if dataset is None else f"{sid} (dataset {dataset})"
+
+
 def _blank(text: str | None) -> bool:
     return text is None or not text or text.isspace()
 
 
-def _rows_text(rows: list[Row]) -> str:
-    numbers = [str(r.number) for r in rows[:6]]
-    return ", ".join(numbers) + (", ..." if len(rows) > 6 else "")
+def _rows_text(rows: list[Row], shown: int = 6) -> str:
+    numbers = [str(r.number) for r in rows[:shown]]
+    return ", ".join(numbers) + (", ..." if len(rows) > shown else "")
 
 
 def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], list[Row]]:
@@ -58,20 +104,21 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
     belong to no record (which conversation they continue is anyone's guess).
     """
-    by_id: dict[int, list[Row]] = {}
+    datasets = row_datasets(rows)
+    by_id: dict[SessionKey, list[Row]] = {}
     for row in rows:
         if type(row.sid) is int:
-            by_id.setdefault(row.sid, []).append(row)
-    duplicates: set[int] = set()
-    sessions: set[int] = set()
-    for sid, members in by_id.items():
+            by_id.setdefault(session_key(row, datasets), []).append(row)
+    duplicates: set[SessionKey] = set()
+    sessions: set[SessionKey] = set()
+    for key, members in by_id.items():
         if len(members) > 1:
             if all(not _blank(r.reference) for r in members):
-                duplicates.add(sid)
+                duplicates.add(key)
             else:
-                sessions.add(sid)
-    for sid in sorted(duplicates, key=lambda s: by_id[s][0].number):
-        _report_duplicates(sid, by_id[sid], ctx)
+                sessions.add(key)
+    for key in sorted(duplicates, key=lambda k: by_id[k][0].number):
+        _report_duplicates(key, by_id[key], ctx)
     if not sessions:
         return "excel-single-turn", [[row] for row in rows], []
 
@@ -79,72 +126,82 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     if without:
         _report_missing_ids(without, sessions, by_id, ctx)
     groups: list[list[Row]] = []
-    open_groups: dict[int, list[Row]] = {}
+    open_groups: dict[SessionKey, list[Row]] = {}
     for row in rows:
         sid = row.sid
         if sid is None:
             continue
-        if type(sid) is int and sid in sessions:
-            group = open_groups.get(sid)
+        key = session_key(row, datasets)
+        if type(sid) is int and key in sessions:
+            group = open_groups.get(key)
             if group is None:
-                group = open_groups[sid] = []
+                group = open_groups[key] = []
                 groups.append(group)
             group.append(row)
         else:
             groups.append([row])
-    _check_consecutive(rows, sessions, ctx)
+    _check_consecutive(rows, sessions, datasets, ctx)
     return "excel-multi-turn", groups, without
 
 
-def _report_duplicates(sid: int, members: list[Row], ctx: Context) -> None:
+def _report_duplicates(key: SessionKey, members: list[Row], ctx: Context) -> None:
     for row in members[1:]:
         ctx.sink.add(
             "duplicate_session_id",
-            f"session_id {sid} is already used on row {members[0].number}, and both rows have their own "
-            "reference_response. If they are separate records, give each its own session_id (or leave "
-            "session_id empty); if they are one multi-turn conversation, keep the reference only on its "
-            "last row and put the earlier answers in response.",
+            Msg("duplicate_session_id", sid=_named(key), first=members[0].number),
             **ctx.place(row.number, "session_id"),
         )
 
 
-def _report_missing_ids(without: list[Row], sessions: set[int], by_id: dict[int, list[Row]], ctx: Context) -> None:
+def _report_missing_ids(
+    without: list[Row], sessions: set[SessionKey], by_id: dict[SessionKey, list[Row]], ctx: Context
+) -> None:
     example = min(sessions, key=lambda s: by_id[s][0].number)
     ctx.sink.add(
         "mixed_session_ids",
-        f"session_id {example} repeats (rows {_rows_text(by_id[example])}), so this is a multi-turn file, "
-        f"but {len(without)} row(s) have no session_id (rows {_rows_text(without)}). A file is either "
-        "single-turn (session_id optional and unique) or multi-turn (session_id on every row).",
+        Msg(
+            "mixed_session_ids",
+            sid=_named(example),
+            rows=_rows_text(by_id[example]),
+            count=len(without),
+            without=_rows_text(without),
+        ),
         **ctx.place(without[0].number, "session_id"),
     )
     for row in without:
         ctx.sink.add(
             "missing_session_id",
-            f"Row {row.number} has no session_id, but this file is multi-turn: every row needs the id of "
-            "its conversation. Write the id of the session it belongs to, or a new one.",
+            Msg("missing_session_id", row=row.number),
             **ctx.place(row.number, "session_id"),
         )
 
 
-def _check_consecutive(rows: list[Row], sessions: set[int], ctx: Context) -> None:
-    last_position: dict[int, int] = {}
-    reported: set[int] = set()
+def _check_consecutive(
+    rows: list[Row], sessions: set[SessionKey], datasets: dict[int, str | None], ctx: Context
+) -> None:
+    """One warning per session whose rows other rows separate, at its first row, naming all its rows: it
+    is the cause of what the session rules then say about those rows (a single-turn set whose ids repeat
+    by mistake reads as conversations, and every earlier reference is "misplaced"), so it comes first."""
+    last_position: dict[SessionKey, int] = {}
+    scattered: dict[SessionKey, None] = {}
+    members: dict[SessionKey, list[Row]] = {}
     placed = [row for row in rows if row.sid is not None]  # rows without an id are reported already
     for position, row in enumerate(placed):
-        sid = row.sid
-        if type(sid) is not int or sid not in sessions:
+        key = session_key(row, datasets)
+        if type(row.sid) is not int or key not in sessions:
             continue
-        before = last_position.get(sid)
-        if before is not None and before != position - 1 and sid not in reported:
-            reported.add(sid)
-            ctx.sink.add(
-                "session_not_consecutive",
-                f"Row {row.number} continues session {sid}, but other rows stand between it and the "
-                f"session's row {placed[before].number}. Its turns still follow sheet order; keep the rows "
-                "of a session together so the conversation reads top to bottom.",
-                **ctx.place(row.number, "session_id"),
-            )
-        last_position[sid] = position
+        members.setdefault(key, []).append(row)
+        before = last_position.get(key)
+        if before is not None and before != position - 1:
+            scattered[key] = None
+        last_position[key] = position
+    for key in scattered:
+        group = members[key]
+        ctx.sink.add(
+            "session_not_consecutive",
+            Msg("session_not_consecutive", sid=_named(key), count=len(group), rows=_rows_text(group, 12)),
+            **ctx.place(group[0].number, "session_id"),
+        )
 
 
 def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
@@ -199,33 +256,33 @@ def _session_rules(group: list[Row], ctx: Context) -> None:
         # One issue per session, naming its rows: a prompt written only on the first row is one mistake.
         numbers = ", ".join(str(row.number) for row in differing[:12]) + (" …" if len(differing) > 12 else "")
         empty = system is not None and all(_blank(row.system) for row in differing)
-        what = (
-            f"is filled only on row {first.number}, the session's first; row(s) {numbers} leave it empty"
+        message = (
+            Msg("system_prompt_mismatch", first=first.number, rows=numbers)
             if empty
-            else f"on row(s) {numbers} differs from row {first.number} of the same session "
-            f"({_describe(None if _blank(differing[0].system) else differing[0].system)} vs {_describe(system)})"
+            else Msg(
+                "system_prompt_mismatch.differs",
+                rows=numbers,
+                first=first.number,
+                found=_describe(None if _blank(differing[0].system) else differing[0].system),
+                expected=_describe(system),
+            )
         )
         sink.add(
             "system_prompt_mismatch",
-            f"system_prompt {what}. A conversation has one system prompt: write the same text on every row "
-            "of the session.",
+            message,
             **ctx.place(differing[0].number, "system_prompt"),
         )
     for row in group[:-1]:
         if not _blank(row.reference):
             sink.add(
                 "misplaced_reference",
-                f"reference_response is filled on row {row.number}, but only the session's last row (row "
-                f"{last.number}) is scored. Move an earlier reply to the response column (it then becomes "
-                "conversation history), or clear the cell.",
+                Msg("misplaced_reference", row=row.number, last=last.number),
                 **ctx.place(row.number, "reference_response"),
             )
         if not _blank(row.parameters) and not _same_parameters(row.parameters, last.parameters):
             sink.add(
                 "parameters_mismatch",
-                f"parameters on row {row.number} differ from the session's last row (row {last.number}), "
-                "which sets the parameters of the whole conversation. Leave earlier rows empty or make "
-                "them equal to the last row's.",
+                Msg("parameters_mismatch", row=row.number, last=last.number),
                 **ctx.place(row.number, "parameters"),
             )
 
@@ -239,7 +296,7 @@ def _same_parameters(earlier: str | None, last: str | None) -> bool:
     return a is not None and a == b
 
 
-def _describe(text: str | None) -> str:
+def _describe(text: str | None) -> Msg | str:
     if text is None:
-        return "empty"
+        return Msg("frag.empty")
     return f'"{text[:30]}…"' if len(text) > 30 else f'"{text}"'

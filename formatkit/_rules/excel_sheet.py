@@ -7,16 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import SheetData, column_letter
 from formatkit._rules.excel_header import Header
 
-__all__ = ["check_hidden", "spans"]
+__all__ = ["check_hidden", "merged_example", "spans"]
 
 _MAX_SPANS = 12
 
 
-def spans(numbers: Iterable[int], *, letters: bool = False) -> str:
-    """Sorted numbers as compact spans: ``3-5, 9, 12`` (column letters with ``letters``)."""
+def spans(numbers: Iterable[int], *, letters: bool = False) -> Msg | str:
+    """Sorted numbers as compact spans: ``3-5, 9, 12`` (column letters with ``letters``); past a dozen
+    spans, a message piece that says how many there are in all."""
     values = sorted(set(numbers))
     runs: list[tuple[int, int]] = []
     for value in values:
@@ -30,7 +32,7 @@ def spans(numbers: Iterable[int], *, letters: bool = False) -> str:
 
     parts = [name(a) if a == b else f"{name(a)}-{name(b)}" for a, b in runs[:_MAX_SPANS]]
     if len(runs) > _MAX_SPANS:
-        parts.append(f"… ({len(values):,} in all)")
+        return Msg("frag.spans_more", spans=", ".join(parts), count=len(values))
     return ", ".join(parts)
 
 
@@ -42,13 +44,10 @@ def check_hidden(data: SheetData, header: Header, last_row: int, sink: IssueSink
     rows = [r for r in data.hidden_rows if 1 <= r <= last_row and r not in skip]
     if rows:
         plural = len(rows) > 1
-        what = "filtered out by the AutoFilter or hidden" if data.filtered else "hidden"
+        what = Msg("frag.filtered" if data.filtered else "frag.hidden")
         sink.add(
             "hidden_rows",
-            f"Row{'s' if plural else ''} {spans(rows)} {'are' if plural else 'is'} {what} in Excel but "
-            f"{'are' if plural else 'is'} read like every other row. Unhide them (select all → right-click a "
-            "row number → Unhide; Data → Clear for a filter) and check them, or delete the rows you do not "
-            "want evaluated.",
+            Msg("hidden_rows.many" if plural else "hidden_rows", rows=spans(rows), what=what),
             sheet=sheet,
             row=rows[0],
         )
@@ -58,8 +57,7 @@ def check_hidden(data: SheetData, header: Header, last_row: int, sink: IssueSink
         names = ", ".join(header.labels[c] for c in cols[:_MAX_SPANS])
         sink.add(
             "hidden_columns",
-            f"Column{'s' if len(cols) > 1 else ''} {names} {'are' if len(cols) > 1 else 'is'} hidden in Excel "
-            "but read. Unhide (select all → right-click a column letter → Unhide) and check them.",
+            Msg("hidden_columns.many" if len(cols) > 1 else "hidden_columns", columns=names),
             sheet=sheet,
             row=1,
             column=header.labels[cols[0]],
@@ -67,9 +65,18 @@ def check_hidden(data: SheetData, header: Header, last_row: int, sink: IssueSink
     if totals:
         sink.add(
             "totals_row",
-            f"Row{'s' if len(totals) > 1 else ''} {spans(totals)} {'are' if len(totals) > 1 else 'is'} the "
-            "totals row of an Excel table and read as a record. Turn it off (Table Design → Total Row) or "
-            "delete it.",
+            Msg("totals_row.many" if len(totals) > 1 else "totals_row", rows=spans(totals)),
             sheet=sheet,
             row=totals[0],
         )
+
+
+def merged_example(row: int, column: int, header: Header) -> Msg:
+    """What to fill into the cells of a merged range starting at 0-based (row, column): the hint names
+    that column's own case (a session_id down a session, a system_prompt down a session, a header)."""
+    if row == 0:
+        return Msg("frag.merged_example.header")
+    for name in ("session_id", "system_prompt"):
+        if header.index.get(name) == column:
+            return Msg(f"frag.merged_example.{name}")
+    return Msg("frag.merged_example.column", column=header.label(column))

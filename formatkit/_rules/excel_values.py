@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 from formatkit._reading.cells import CellError, LongText, NoValue, Shown, StaleValue
 from formatkit._reading.numfmt import general
 
@@ -59,8 +60,7 @@ def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None
         shown = "TRUE" if value else "FALSE"
         sink.add(
             "boolean_cell",
-            f"The cell holds the logical value {shown}, not text. Type the text you mean; to keep the word "
-            f"{shown}, format the cell as Text first (or type '{shown}).",
+            Msg("boolean_cell", shown=shown),
             **place,
         )
         return shown
@@ -68,10 +68,10 @@ def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None
         return number_text(value)
     if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
         shown = value.isoformat() if not isinstance(value, datetime.timedelta) else str(value)
+        typed = _typed(value)
         sink.add(
             "date_cell",
-            f"The cell holds a date/time ({shown}), not text: Excel converted what was typed. Format the "
-            "cell as Text and type the text again.",
+            Msg("date_cell", shown=shown) if typed is None else Msg("date_cell.typed", shown=shown, typed=typed),
             **place,
         )
         return shown
@@ -84,6 +84,21 @@ def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None
     return str(value)
 
 
+def _typed(value: datetime.date | datetime.time | datetime.timedelta) -> str | None:
+    """What was most likely typed for Excel to make this date or time, in the short form Excel reads as one
+    (``1/2`` for January 2nd, ``12:30``): a fraction, a ratio or a score typed into a text column; None when
+    there is no such short form (a date with a time of day, a duration)."""
+    if isinstance(value, datetime.datetime):
+        if value.time() != datetime.time(0):
+            return None
+        value = value.date()
+    if isinstance(value, datetime.date):
+        return f"{value.month}/{value.day}"
+    if isinstance(value, datetime.time) and not value.second and not value.microsecond:
+        return f"{value.hour}:{value.minute:02d}"
+    return None
+
+
 def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int | _Invalid | None:
     """The integer session id of a cell; None when empty; INVALID_ID (reported) when not an integer."""
     if value is None or value == "":
@@ -94,22 +109,22 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
         stale_value(value, place, sink)
         return INVALID_ID
     if isinstance(value, bool):
-        problem = f"the logical value {'TRUE' if value else 'FALSE'}"
+        problem = Msg("frag.sid.boolean", value="TRUE" if value else "FALSE")
     elif isinstance(value, (int, float)) and (not math.isfinite(value) or abs(value) >= MAX_ID):
-        problem = f"{number_text(value)}, too large for an id"
+        problem = Msg("frag.sid.too_large", value=number_text(value))
     elif isinstance(value, int):
         return value
     elif isinstance(value, float):
         if value.is_integer():
             return int(value)
-        problem = f"{number_text(value)}, which has a fraction"
+        problem = Msg("frag.sid.fraction", value=number_text(value))
     elif isinstance(value, str):
         text = value.strip()
         if _INT_TEXT.fullmatch(text) and len(text) < 17 and abs(int(text)) < MAX_ID:
             return int(text)
         if not text:
             return None
-        problem = f'the text "{text[:40]}"'
+        problem = Msg("frag.sid.text", value=text[:40])
     elif isinstance(value, CellError):
         error_cell(value, place, sink)
         return INVALID_ID
@@ -117,11 +132,10 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
         formula_without_value(place, sink)
         return INVALID_ID
     else:
-        problem = f"a date/time ({value})"
+        problem = Msg("frag.sid.date", value=value)
     sink.add(
         "invalid_session_id",
-        f"session_id is {problem}; it must be a whole number (0, 1, 2, ...). Rows with the same number "
-        "form one multi-turn conversation.",
+        Msg("invalid_session_id", problem=problem),
         **place,
     )
     return INVALID_ID
@@ -130,8 +144,7 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
 def error_cell(value: CellError, place: dict[str, Any], sink: IssueSink) -> None:
     sink.add(
         "error_cell",
-        f"The cell shows the Excel error {value.text}, usually a broken formula or reference. Fix the "
-        "formula or replace it with its value (Copy, then Paste Special → Values).",
+        Msg("error_cell", error=value.text),
         **place,
     )
 
@@ -139,9 +152,7 @@ def error_cell(value: CellError, place: dict[str, Any], sink: IssueSink) -> None
 def formula_without_value(place: dict[str, Any], sink: IssueSink) -> None:
     sink.add(
         "formula_without_value",
-        "The cell holds a formula whose result was never saved (the file was written by a program, not "
-        "Excel), so there is no value to read. Open the file in Excel and save it, or write the value "
-        "instead of the formula.",
+        Msg("formula_without_value"),
         **place,
     )
 
@@ -151,10 +162,7 @@ def stale_value(value: StaleValue, place: dict[str, Any], sink: IssueSink) -> No
     shown = general(cached) if isinstance(cached, (int, float)) and not isinstance(cached, bool) else str(cached)
     sink.add(
         "stale_formula_value",
-        f'The cell holds a formula whose saved value ("{shown}") the workbook itself marks as out of date '
-        "(it asks Excel to recalculate everything on opening: pandas and xlsxwriter write a placeholder 0). "
-        "Open the file in Excel and save it, or write the value instead of the formula. Text that starts "
-        'with "=" must be typed with a leading apostrophe.',
+        Msg("stale_formula_value", shown=shown),
         **place,
     )
 
@@ -164,17 +172,13 @@ def _shown(value: Shown, place: dict[str, Any], sink: IssueSink) -> None:
     if not value.rendered:
         sink.add(
             "number_format",
-            f'The cell stores {stored} under the number format "{value.code}", which formatkit cannot render; '
-            f"it is read as {stored}. If Excel shows something else, type the text you mean (format the cell "
-            "as Text first).",
+            Msg("number_format.unrendered", stored=stored, format=value.code),
             **place,
         )
         return
     sink.add(
         "number_format",
-        f'The cell shows "{value}" (number format "{value.code}") but stores {stored}; the shown text is '
-        f"used, as Excel displays it, and {stored} is kept in meta.raw_values. If the stored value is meant, "
-        "set the cell's format to General (or Text and type it).",
+        Msg("number_format", shown=str(value), format=value.code, stored=stored),
         **place,
     )
 
@@ -182,7 +186,6 @@ def _shown(value: Shown, place: dict[str, Any], sink: IssueSink) -> None:
 def _too_long(length: int, place: dict[str, Any], sink: IssueSink) -> None:
     sink.add(
         "cell_too_long",
-        f"The cell holds {length:,} characters, more than Excel's limit of {MAX_CELL_CHARS:,}; Excel "
-        "would cut it. Shorten the text, or keep such records in a jsonl file.",
+        Msg("cell_too_long", length=length, limit=MAX_CELL_CHARS),
         **place,
     )

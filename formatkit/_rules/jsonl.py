@@ -13,7 +13,8 @@ from typing import Any
 
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
-from formatkit._core.suggest import did_you_mean
+from formatkit._core.messages import Msg
+from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
 from formatkit._rules.results import JSONL_RESULT_KEYS
@@ -94,8 +95,7 @@ def check_line_count(rows: int, max_rows: int | None, line: int, sink: IssueSink
     if max_rows is not None and rows > max_rows:
         sink.add(
             "too_many_rows",
-            f"The file has more than {max_rows} lines, the platform's limit per file; reading stopped at this "
-            "line. Split it into several files, or use --profile none for local work.",
+            Msg("too_many_rows.jsonl", limit=max_rows),
             line=line,
         )
         return False
@@ -108,7 +108,7 @@ def check_object(value: Any, line: int, sink: IssueSink) -> bool:
         return True
     sink.add(
         "line_not_object",
-        f'Line holds a JSON {json_type(value)}, but each line must be one object ({{"prompt": ..., "answer": ...}}).',
+        Msg("line_not_object", type=json_type_name(value)),
         line=line,
     )
     return False
@@ -120,8 +120,7 @@ def check_shape(shape: Format, file_format: Format, line: int, sink: IssueSink) 
         return True
     sink.add(
         "mixed_shapes",
-        f"Line is {SHAPE_NAMES[shape]} but the file started as {SHAPE_NAMES[file_format]}. "
-        "Put each shape in a file of its own.",
+        Msg("mixed_shapes", shape=Msg(f"frag.shape.{shape}"), first=Msg(f"frag.shape.{file_format}")),
         line=line,
     )
     return False
@@ -130,7 +129,7 @@ def check_shape(shape: Format, file_format: Format, line: int, sink: IssueSink) 
 def check_no_records(rows: int, sink: IssueSink) -> None:
     """A file of only blank lines holds no record."""
     if rows == 0 and sink.errors == 0:
-        sink.add("no_records", "The file has no records: only blank lines.", line=None)
+        sink.add("no_records", Msg("no_records.blank_lines"), line=None)
 
 
 def map_keys(
@@ -145,22 +144,26 @@ def map_keys(
             if name in obj:
                 sink.add(
                     "duplicate_key",
-                    f'Both "{key}" and "{name}" are given; they mean the same field. Keep "{name}".',
+                    Msg("duplicate_key.alias", key=key, name=name),
                     line=line,
                     field=key,
                 )
                 continue
             sink.add(
                 "alias_key",
-                f'"{key}" is accepted as an alias of "{name}"; rename it to "{name}".',
+                Msg("alias_key", key=key, name=name),
                 line=line,
                 field=key,
             )
         elif key not in allowed:
             sink.add(
                 "unknown_key",
-                f'Unknown key "{key}" for a {SHAPE_NAMES[file_format or "jsonl-single-turn"]} line.'
-                + did_you_mean(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
+                Msg(
+                    "unknown_key",
+                    key=key,
+                    shape=Msg(f"frag.shape.{file_format or 'jsonl-single-turn'}"),
+                    hint=did_you_mean_later(key, [*allowed, *(a for a, n in ALIASES.items() if n in allowed)]),
+                ),
                 line=line,
                 field=key,
             )
@@ -176,7 +179,7 @@ def session_id_field(session_id: Any, line: int, sink: IssueSink) -> int | str |
     if isinstance(session_id, bool) or not isinstance(session_id, (int, str)):
         sink.add(
             "invalid_session_id",
-            f"session_id must be an integer or a string, not a JSON {json_type(session_id)}.",
+            Msg("invalid_session_id.jsonl", type=json_type_name(session_id)),
             line=line,
             field="session_id",
         )
@@ -203,10 +206,11 @@ class SessionIds:
             return
         first = self._first.get((dataset, session_id))
         if first is not None:
-            where = f' in dataset "{dataset}"' if dataset is not None else ""
             sink.add(
                 "duplicate_session_id",
-                f"session_id {session_id!r} is already used{where} on line {first}; each record needs its own.",
+                Msg("duplicate_session_id.jsonl", sid=session_id, first=first)
+                if dataset is None
+                else Msg("duplicate_session_id.dataset", sid=session_id, dataset=dataset, first=first),
                 line=line,
                 field="session_id",
             )
@@ -241,9 +245,7 @@ class SessionIds:
 def _mixed(session_id: int, without: int, given: int, sink: IssueSink, *, at: int | None = None) -> None:
     sink.add(
         "mixed_session_ids",
-        f"session_id {session_id} is given on line {given}, and a line without a session_id (line {without} or "
-        f"the run it starts) also becomes record {session_id}, which takes its position as its id: two records "
-        "would share it. Give every line a session_id, or none.",
+        Msg("mixed_session_ids.jsonl", sid=session_id, given=given, without=without),
         line=given if at is None else at,
         field="session_id" if at is None else None,
     )
@@ -254,7 +256,7 @@ def check_meta_field(meta: Any, line: int, sink: IssueSink) -> dict[str, Any] | 
     if meta is None:
         return None
     if not isinstance(meta, dict):
-        report_type(line, "meta", "an object of labels", meta, sink)
+        report_type(line, "meta", Msg("frag.expect.labels"), meta, sink)
         return None
     if not check_meta(meta, sink, line=line):
         return None
@@ -266,7 +268,7 @@ def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
     if parameters is not None and not isinstance(parameters, dict):
         sink.add(
             "invalid_parameters",
-            f'"parameters" must be a JSON object such as {{"temperature": 0.7}}, not a JSON {json_type(parameters)}.',
+            Msg("invalid_parameters.jsonl", type=json_type_name(parameters)),
             line=line,
             field="parameters",
         )
@@ -292,19 +294,19 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
     if "messages" not in fields:
         sink.add(
             "missing_field",
-            'The line has no "messages": give the conversation as a list of {"role", "content"}.',
+            Msg("missing_field.messages"),
             line=line,
             field="messages",
         )
         return None
     messages = fields["messages"]
     if not isinstance(messages, list):
-        report_type(line, "messages", "a list of messages", messages, sink)
+        report_type(line, "messages", Msg("frag.expect.messages"), messages, sink)
         return None
     if not messages:
         sink.add(
             "empty_messages",
-            '"messages" is empty; it needs at least one {"role": "user", "content": ...}.',
+            Msg("empty_messages"),
             line=line,
             field="messages",
         )
@@ -314,27 +316,27 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
     for index, item in enumerate(messages):
         path = f"messages[{index}]"
         if not isinstance(item, dict):
-            report_type(line, path, 'an object {"role": ..., "content": ...}', item, sink)
+            report_type(line, path, Msg("frag.expect.message"), item, sink)
             ok = False
             continue
         for key in item:
             if key not in MESSAGE_KEYS:
                 sink.add(
                     "unknown_key",
-                    f'Unknown key "{key}" in a message; a message holds only "role" and "content".'
-                    + did_you_mean(key, MESSAGE_KEYS),
+                    Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
                     line=line,
                     field=f"{path}.{key}",
                 )
         role = item.get("role")
         if role not in ROLES:
             if role is None:
-                sink.add("missing_field", 'The message has no "role".', line=line, field=f"{path}.role")
+                sink.add("missing_field", Msg("missing_field.role"), line=line, field=f"{path}.role")
             else:
                 sink.add(
                     "invalid_role",
-                    f'Role "{role}" is not one of system, user, assistant.'
-                    + (did_you_mean(role, ROLES) if isinstance(role, str) else ""),
+                    Msg(
+                        "invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""
+                    ),
                     line=line,
                     field=f"{path}.role",
                 )
@@ -343,23 +345,22 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
         if role == "system" and index != 0:
             sink.add(
                 "misplaced_system",
-                "A system message may only be the first message; move it to the front or merge it "
-                "into the first system message.",
+                Msg("misplaced_system"),
                 line=line,
                 field=f"{path}.role",
             )
             ok = False
         content = item.get("content")
         if "content" not in item:
-            sink.add("missing_field", 'The message has no "content".', line=line, field=f"{path}.content")
+            sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
             ok = False
         elif not isinstance(content, str):
-            report_type(line, f"{path}.content", "text", content, sink)
+            report_type(line, f"{path}.content", Msg("frag.expect.text"), content, sink)
             ok = False
         elif is_blank(content):
             sink.add(
                 "empty_text",
-                f"The {role} message's content is empty; write the text of the turn.",
+                Msg("empty_text.message", role=role),
                 line=line,
                 field=f"{path}.content",
             )
@@ -369,15 +370,10 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
     # A missing or unknown role already has its own issue at .role; only a known non-user role
     # here means the conversation ends on the wrong turn.
     if last_role in ("assistant", "system"):
-        fix = (
-            'Move the final assistant reply to "answer".'
-            if last_role == "assistant"
-            else "Add the user's question after it."
-        )
+        fix = Msg("frag.move_reply_to_answer" if last_role == "assistant" else "frag.add_question")
         sink.add(
             "last_message_not_user",
-            f'The last message is "{last_role}", but the conversation must end with the user\'s turn '
-            f"that the model answers. {fix}",
+            Msg("last_message_not_user", role=last_role, fix=fix),
             line=line,
             field=f"messages[{len(messages) - 1}]",
         )
@@ -392,28 +388,32 @@ def check_text(fields: dict[str, Any], name: str, line: int, sink: IssueSink, *,
         if required:
             sink.add(
                 "missing_field",
-                f'The line has no "{name}"; it is required.',
+                Msg("missing_field", name=name),
                 line=line,
                 field=name,
             )
         return None
     if not isinstance(value, str):
-        report_type(line, name, "text (a JSON string)", value, sink)
+        report_type(line, name, Msg("frag.expect.json_string"), value, sink)
         # The value is there, only mistyped: stand in its JSON text so the mode rules do not
         # also call it missing. The file is invalid either way.
         return None if required else json.dumps(value, ensure_ascii=False)
     if required and is_blank(value):
-        sink.add("empty_text", f'"{name}" is empty; write the text of the turn.', line=line, field=name)
+        sink.add("empty_text", Msg("empty_text.field", name=name), line=line, field=name)
         return None
     return value
 
 
-def report_type(line: int, field: str, expected: str, value: Any, sink: IssueSink) -> None:
-    """A field holds a value of the wrong JSON type."""
-    hint = f' (write "{value}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+def report_type(line: int, field: str, expected: Msg, value: Any, sink: IssueSink) -> None:
+    """A field holds a value of the wrong JSON type (``expected``: a ``frag.expect.*`` message)."""
+    hint = (
+        Msg("frag.write_as_string", value=value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+        else ""
+    )
     sink.add(
         "invalid_type",
-        f'"{field}" must be {expected}, not a JSON {json_type(value)}{hint}.',
+        Msg("invalid_type", field=field, expected=expected, type=json_type_name(value), hint=hint),
         line=line,
         field=field,
     )
@@ -444,6 +444,11 @@ def line_draft(
     )
 
 
+def json_type_name(value: Any) -> Msg:
+    """The JSON name of a parsed value's type, as a message piece (``frag.json.*``)."""
+    return Msg(f"frag.json.{json_type(value)}")
+
+
 def json_type(value: Any) -> str:
     """The JSON name of a parsed value's type, for messages."""
     if value is None:
@@ -472,7 +477,8 @@ def plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str 
     parameters = obj.get("parameters")
     if (
         type(prompt) is not str
-        or not prompt.strip()
+        or not prompt
+        or prompt.isspace()  # as `not prompt.strip()`, without copying a long prompt
         or (system is not None and type(system) is not str)
         or (answer is not None and type(answer) is not str)
         or (response is not None and type(response) is not str)

@@ -5,7 +5,8 @@ Seed 001 names ``response``, ``score``, ``analysis``, ``usage``, ``error`` and `
 ``model`` is the name formatkit writes). ``formatkit export`` also writes the scores-as-data fields
 (``metric``, ``extracted_answer`` — the response's ``answer``, renamed because ``answer`` is the reference's
 alias —, ``settled``, ``unsettled_reason``), the judge's verdicts (``judge``, JSON), the
-``endpoint``, a later sample's columns with a suffix (``response_2``, ``score_2``, …), and the record's
+``endpoint``, the reply's ``reasoning_content`` and ``finish_reason``, its other keys as ``extra``
+(JSON), a later sample's columns with a suffix (``response_2``, ``score_2``, …), and the record's
 ``dataset`` and ``meta`` (JSON); Excel accepts all of them. In jsonl, ``answer`` is the reference, so only
 the seed's result keys are accepted there.
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
+from formatkit._core.messages import Msg
 
 __all__ = [
     "JSONL_RESULT_KEYS",
@@ -48,13 +50,16 @@ RESULT_FIELDS = (
     "settled",
     "unsettled_reason",
     "judge",
+    "reasoning_content",
+    "finish_reason",
+    "extra",
 )
 #: Seed 001's name for the model that answered.
 ENDPOINT_ID = "endpoint_id"
 RECORD_COLUMNS = ("dataset", "meta")
 JSONL_RESULT_KEYS = ("score", "analysis", "usage", "error", "model", ENDPOINT_ID)
 _SUFFIXED = re.compile(r"(?P<field>[a-z_]+?)_(?P<n>[2-9]|[1-9][0-9]+)")
-_JSON_OBJECTS = ("usage", "judge", "meta")
+_JSON_OBJECTS = ("usage", "judge", "meta", "extra")
 
 
 def result_column(text: str) -> str | None:
@@ -77,23 +82,23 @@ def _split(name: str) -> tuple[str, int]:
     return ("model" if field == ENDPOINT_ID else field), n
 
 
-def _bad(sink: IssueSink, place: Place, name: str, expected: str, value: Any) -> None:
+def _bad(sink: IssueSink, place: Place, name: str, expected: Msg, value: Any) -> None:
     shown = repr(value) if not isinstance(value, str) else f'"{value[:40]}"'
-    sink.add("invalid_type", f"{name} must be {expected}, not {shown}. Fix the value or clear it.", **place)
+    sink.add("invalid_type", Msg("invalid_type.result", name=name, expected=expected, value=shown), **place)
 
 
 def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -> tuple[bool, Any]:
     """(ok, value) for one cell or key; a wrong type is reported and (False, None) returned."""
     if field == "score":
         if isinstance(value, bool):
-            _bad(sink, place, name, "a number", value)
+            _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None
         if isinstance(value, int | float):
             return True, float(value)
         try:
             return True, float(str(value).strip())
         except ValueError:
-            _bad(sink, place, name, "a number", value)
+            _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None
     if field in _JSON_OBJECTS:
         if isinstance(value, dict):
@@ -103,7 +108,7 @@ def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -
         except ValueError:
             parsed = None
         if not isinstance(parsed, dict):
-            _bad(sink, place, name, 'a JSON object ({"total_tokens": 12})', value)
+            _bad(sink, place, name, Msg("frag.expect.usage"), value)
             return False, None
         return True, parsed
     if field == "settled":
@@ -112,13 +117,13 @@ def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -
         text = str(value).strip().casefold()
         if text in ("true", "false"):
             return True, text == "true"
-        _bad(sink, place, name, "true or false", value)
+        _bad(sink, place, name, Msg("frag.expect.boolean"), value)
         return False, None
     if isinstance(value, str):
         return True, value
     if isinstance(value, int | float) and not isinstance(value, bool):
         return True, f"{value:g}" if isinstance(value, float) else str(value)
-    _bad(sink, place, name, "text", value)
+    _bad(sink, place, name, Msg("frag.expect.text"), value)
     return False, None
 
 
@@ -159,6 +164,10 @@ def apply_results(
         key = {"response": "content", "extracted_answer": "answer"}.get(field, field)
         if field == "model" and "model" in responses[n - 1]:
             continue  # both model and endpoint_id given: model, the name formatkit writes, wins
+        if field == "extra":  # the response's other keys (latency, logprobs, …), each back in its place
+            for extra_key, extra_value in value.items():
+                responses[n - 1].setdefault(extra_key, extra_value)
+            continue
         responses[n - 1][key] = value
     if scored:
         for response in responses:

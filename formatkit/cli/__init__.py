@@ -21,7 +21,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_COMMAND_MODULES = ("validate", "convert", "schema", "export", "run", "score", "report", "eval")
+_COMMAND_MODULES = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"formatkit.cli.{_name}").register(app)
@@ -30,11 +30,14 @@ for _name in _COMMAND_MODULES:
 def main() -> None:
     """The ``formatkit`` command. Bad input is reported by each command; what is left here is the
     machine refusing (a full disk, a read-only or missing directory, a path that is a file): one line
-    and exit 1, never a traceback."""
-    from formatkit._core.errors import FormatkitError
+    and exit 1, never a traceback; an output another command is writing: one line and exit 2, as ``run``."""
+    from formatkit._core.errors import FormatkitError, OutputBusyError
 
     try:
         app()
+    except OutputBusyError as exc:
+        typer.echo(f"formatkit: error: {exc}; nothing was written", err=True)
+        raise SystemExit(2) from None
     except (FormatkitError, OSError) as exc:
         typer.echo(f"formatkit: error: {exc}", err=True)
         raise SystemExit(1) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from enum import Enum
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
@@ -18,8 +18,8 @@ __all__ = [
     "ModeOption",
     "ProfileOption",
     "fail_usage",
+    "lang_option",
     "print_report",
-    "shown_issues",
     "terminate_cleanly",
 ]
 
@@ -45,9 +45,26 @@ def fail_usage(message: str) -> NoReturn:
     raise typer.Exit(EXIT_USAGE)
 
 
-def shown_issues(max_issues: int, show_all: bool) -> int | None:
-    """How many issues of each code to list: ``--max-issues N``, or all of them with ``--all``."""
-    return None if show_all else max_issues
+def lang_option() -> Any:
+    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change)."""
+    return typer.Option(
+        None,
+        "--lang",
+        metavar="en|zh",
+        callback=_check_lang,
+        help="Language of the messages (default: the locale, LC_ALL / LC_MESSAGES / LANG).",
+    )
+
+
+def _check_lang(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from formatkit._core.messages import languages, resolve_lang
+
+    lang = resolve_lang(value)
+    if lang is None:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(languages())}")
+    return lang
 
 
 def terminate_cleanly() -> None:
@@ -74,7 +91,12 @@ def output_or_fail(output: str | os.PathLike[str]) -> None:
         fail_usage(f"{output}: is a directory; give -o the path of the file to write, not its folder")
 
 
-def paths_or_fail(paths: Sequence[str]) -> list[str]:
+def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> list[str]:
+    """The paths, or exit 2 on the first that cannot be read. ``read_twice``: the command's name when it
+    reads its input more than once (validate first, then work): a named pipe, readable once, is refused
+    with what to do instead of being found empty the second time."""
+    import stat
+
     from formatkit._api.validate import check_path
     from formatkit._core.errors import UnreadablePathError
 
@@ -83,4 +105,10 @@ def paths_or_fail(paths: Sequence[str]) -> list[str]:
             check_path(path)
         except UnreadablePathError as exc:
             fail_usage(str(exc))
+        if read_twice is not None and not stat.S_ISREG(os.stat(path).st_mode):
+            fail_usage(
+                f"{path}: is a pipe, not a file; `formatkit {read_twice}` reads its input twice (it checks it "
+                f"first): save it to a file, e.g. `cat {path} > set.jsonl`, or use `formatkit validate`/`convert`, "
+                "which read once"
+            )
     return list(paths)

@@ -5,7 +5,8 @@ its first places (``--all`` lists every kept issue; ``--json`` always does). Err
 and problems that decide the whole file (too many rows, an unreadable file, a missing column) before the
 per-cell ones. Control characters from the files (terminal escapes in a key, a role or a cell) are
 printed escaped, so a crafted file cannot fake or hide a line. Colour only on a terminal (and never with
-NO_COLOR); long lines wrap to the terminal's width there.
+NO_COLOR); long lines wrap to the terminal's width there, by display width (:mod:`formatkit.cli._wrap`).
+Every word is a template of the message catalogue, in the language asked for (``--lang``, else the locale).
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import os
 import re
 import shutil
 import sys
-import textwrap
 from collections.abc import Sequence
 from typing import TextIO
 
 from formatkit._core.codes import describe
-from formatkit._core.issues import FileReport, Issue, Report
+from formatkit._core.issues import CAUSES, FileReport, Issue, Report
+from formatkit._core.messages import Msg, locale_lang, ui
+from formatkit.cli._wrap import display_width, wrap
 
 __all__ = ["DEFAULT_SHOWN", "escape_controls", "print_report"]
 
@@ -57,24 +59,32 @@ def _escape(char: str) -> str:
 
 
 class _Style:
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, lang: str) -> None:
         tty = hasattr(out, "isatty") and out.isatty()
         self.colour = tty and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         self.width = shutil.get_terminal_size((100, 24)).columns if tty else 0
+        self.lang = lang
 
     def paint(self, text: str, code: str) -> str:
         return f"\x1b[{code}m{text}\x1b[0m" if self.colour else text
 
     def emit(self, line: str, out: TextIO, indent: int) -> None:
-        if self.width and len(line) > self.width > indent + 20:
-            line = textwrap.fill(
-                line, width=self.width, subsequent_indent=" " * indent, break_long_words=False, break_on_hyphens=False
-            )
+        if self.width and self.width > indent + 20 and display_width(line) > self.width:
+            line = "\n".join(wrap(line, self.width, indent))
         print(line, file=out)
+
+    def text(self, key: str, **params: object) -> str:
+        return ui(key, self.lang, **params)
 
 
 def _label(severity: str, style: _Style) -> str:
-    return style.paint("error  ", "1;31") if severity == "error" else style.paint("warning", "33")
+    if severity == "error":
+        return style.paint(_pad(style.text("error"), 7), "1;31")
+    return style.paint(_pad(style.text("warning"), 7), "33")
+
+
+def _pad(text: str, columns: int) -> str:
+    return text + " " * max(0, columns - display_width(text))
 
 
 def _groups(issues: Sequence[Issue]) -> list[tuple[str, list[Issue]]]:
@@ -83,9 +93,12 @@ def _groups(issues: Sequence[Issue]) -> list[tuple[str, list[Issue]]]:
         by_code.setdefault(issue.code, []).append(issue)
 
     def order(item: tuple[str, list[Issue]]) -> tuple[int, int, int]:
+        # Problems of the whole file first, then causes (a warning that explains errors), then the rest.
         code, _ = item
         level = FILE_LEVEL.index(code) if code in FILE_LEVEL else len(FILE_LEVEL)
-        return (0 if describe(code)[0] == "error" else 1, level, list(by_code).index(code))
+        error = describe(code)[0] == "error"
+        rank = 0 if error and code in FILE_LEVEL else 1 if code in CAUSES else 2 if error else 3
+        return (rank, level, list(by_code).index(code))
 
     return sorted(by_code.items(), key=order)
 
@@ -98,18 +111,18 @@ def _print_issues(
         label = _label(group[0].severity, style)
         if total == 1:
             issue = group[0]
-            line = f"  {label} {escape_controls(issue.place)}: {escape_controls(issue.message)} [{code}]"
+            line = f"  {label} {escape_controls(issue.place_in(style.lang))}: {escape_controls(issue.message)} [{code}]"
             style.emit(line, out, 10)
             continue
-        summary = describe(code)[1]
+        summary = Msg(f"summary.{code}").render(style.lang)
         style.emit(f"  {label} {style.paint(code, '1')} ×{total:,}: {summary}", out, 10)
         limit = len(group) if shown is None else min(shown, len(group))
         for issue in group[:limit]:
-            style.emit(f"      {escape_controls(issue.place)}: {escape_controls(issue.message)}", out, 8)
+            style.emit(f"      {escape_controls(issue.place_in(style.lang))}: {escape_controls(issue.message)}", out, 8)
         rest = total - limit
         if rest > 0:
-            hint = "--all lists every one" if limit < len(group) else "only the first are kept; --json has the counts"
-            style.emit(f"      … and {rest:,} more ({hint})", out, 8)
+            more = style.text("more_all" if limit < len(group) else "more_kept", count=rest)
+            style.emit(f"      {more}", out, 8)
 
 
 def print_report(
@@ -118,11 +131,15 @@ def print_report(
     err: bool = False,
     quiet_valid: bool = False,
     shown: int | None = DEFAULT_SHOWN,
+    lang: str | None = None,
 ) -> None:
     """The report for a person: per file its verdict line, then its issues grouped by code, each code with
-    its count and its first ``shown`` places (None: every kept issue); then a one-line summary."""
+    its count and its first ``shown`` places (None: every kept issue); then a one-line summary. ``lang``:
+    the language of every message (None: the locale's, see :func:`formatkit._core.messages.locale_lang`)."""
     out = sys.stderr if err else sys.stdout
-    style = _Style(out)
+    lang = lang or locale_lang()
+    report = report.translated(lang)
+    style = _Style(out, lang)
     counts: dict[str, int] = {}
     for issue in report.issues:
         counts[issue.code] = counts.get(issue.code, 0) + 1
@@ -131,14 +148,26 @@ def print_report(
         if file.valid and not file.issues and quiet_valid:
             continue
         _print_file(file, out, style, shown)
-    verdict = "valid" if report.valid else "invalid"
-    line = f"{len(report.files)} file(s) {verdict}: {report.errors} error(s), {report.warnings} warning(s)"
-    print(style.paint(line, "1;32" if report.valid else "1;31"), file=out)
+    line = style.text(
+        "verdict_valid" if report.valid else "verdict_invalid",
+        files=len(report.files),
+        errors=report.errors,
+        warnings=report.warnings,
+    )
+    style.emit(style.paint(line, "1;32" if report.valid else "1;31"), out, 2)
 
 
 def _print_file(file: FileReport, out: TextIO, style: _Style, shown: int | None) -> None:
-    fmt = file.format or "unknown format"
-    status = style.paint("ok", "32") if file.valid else style.paint("INVALID", "1;31")
-    head = f"{escape_controls(file.path)}: {status} ({fmt}, {file.records} records, {file.errors} errors, "
-    print(head + f"{file.warnings} warnings)", file=out)
+    fmt = file.format or style.text("unknown_format")
+    status = style.paint(style.text("ok"), "32") if file.valid else style.paint(style.text("invalid_file"), "1;31")
+    head = style.text(
+        "file_head",
+        path=escape_controls(file.path),
+        status=status,
+        format=fmt,
+        records=file.records,
+        errors=file.errors,
+        warnings=file.warnings,
+    )
+    style.emit(head, out, 2)
     _print_issues(file.issues, file.counts, out, style, shown)

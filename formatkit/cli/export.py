@@ -9,6 +9,7 @@ from formatkit.cli._common import (
     EXIT_OK,
     ModeOption,
     fail_usage,
+    lang_option,
     output_or_fail,
     paths_or_fail,
     print_report,
@@ -23,9 +24,14 @@ scores again after an edit (formatkit score OUT.xlsx). Text is never a formula; 
 text that looks like Excel's _x0041_ escape read back as written.
 
 The input is read in the mode it needs (scored when responses are filled in, else infer-eval when
-references are, else infer-only); --mode reads it in the one you name.
+references are — results where some inference failed read so —, else infer-only); --mode reads it in
+the one you name. Results of several sets (eval's) keep their session ids: a dataset column stands on
+every row and a session is the rows sharing dataset and session_id. An id a sheet cannot hold (text, or
+used twice in a dataset) becomes a free number, the original kept in meta. The sheet is read back in the
+same mode before it is written: export never writes a sheet that validate or score would refuse.
 
-Exit codes: 0 written; 1 the input has errors (nothing written); 2 bad usage or an unreadable path.
+Exit codes: 0 written; 1 the input has errors, or the sheet would not read back (nothing written); 2 bad
+usage or an unreadable path.
 """
 
 _AUTO_ORDER = ("scored", "infer-eval", "infer-only")
@@ -37,15 +43,16 @@ def export(
     mode: ModeOption | None = typer.Option(
         None, "--mode", help="Read the input in this mode (default: the mode it needs)."
     ),
+    lang: str | None = lang_option(),
 ) -> None:
-    from formatkit._api.export import export_excel
+    from formatkit._api.export import SheetReadBackError, export_excel
     from formatkit._api.validate import iter_dicts, validate_file
-    from formatkit._core.errors import InvalidFileError
+    from formatkit._core.errors import InvalidFileError, OutputBusyError, OutputError
     from formatkit._core.issues import Report
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
-    [source] = paths_or_fail([path])
+    [source] = paths_or_fail([path], read_twice="export")
     output_or_fail(output)
     modes = (mode.value,) if mode is not None else _AUTO_ORDER
     for chosen in modes:
@@ -53,14 +60,39 @@ def export(
         if report.valid:
             break
     if not report.valid:
-        print_report(Report.build([report]), err=True)
+        print_report(Report.build([report]), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
+    notes: list[str] = []
     try:
-        rows = export_excel(iter_dicts(source, mode=chosen), output)  # type: ignore[arg-type]
-    except (InvalidFileError, OSError) as exc:
-        fail_usage(str(exc))
-    typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode)", err=True)
+        rows = export_excel(iter_dicts(source, mode=chosen), output, check=True, notes=notes)  # type: ignore[arg-type]
+    except SheetReadBackError as exc:
+        print_report(Report.build([exc.report]), err=True, lang=lang)
+        typer.echo(
+            f"formatkit export: the sheet for {output} would be refused when read back in {exc.mode} "
+            "mode (the issues above), so nothing was written. Records with neither a reply nor an error "
+            "have not run yet: finish the run first (rerun the same `formatkit run` or `eval` to resume).",
+            err=True,
+        )
+        raise typer.Exit(EXIT_ERRORS) from None
+    except OutputBusyError as exc:
+        fail_usage(f"{exc}; nothing was written")
+    except InvalidFileError as exc:
+        print_report(Report.build([exc.report]), err=True, lang=lang)
+        raise typer.Exit(EXIT_ERRORS) from None
+    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
+        typer.echo(f"formatkit export: {exc}; nothing was written", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
+    for note in notes:
+        typer.echo(f"formatkit export: {note}", err=True)
+    why = "" if mode is not None or chosen == _AUTO_ORDER[0] else f" ({_WHY[chosen]})"
+    typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode{why})", err=True)
     raise typer.Exit(EXIT_OK)
+
+
+_WHY = {
+    "infer-eval": "not every target turn has a reply: some inference failed or has not run",
+    "infer-only": "some target turns have no reference",
+}
 
 
 def register(app: typer.Typer) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from enum import Enum
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
+from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
 
@@ -22,10 +24,17 @@ dimension's score is the mean of its datasets; overall is the mean of the dimens
 pairwise dataset shows its own scale (mean ×100 on −100..100, win/tie/loss) and enters its dimension as a
 0–100 win rate (win 1, tie ½, loss 0).
 
-Every score carries a 95 % interval: Wilson when every record scored 0 or 1, else a bootstrap over
-records (1000 resamples, fixed seed). Two models that answered the same records get their paired
+Every score carries a 95 % interval: Wilson when every record of a dataset scored 0 or 1, else a
+smoothed Bayesian bootstrap over records (1000 resamples, fixed seed) that stays wide for small or
+all-right strata. Two models that answered the same records get their paired
 difference with its interval ("within noise" when it holds 0). Several samples per record add pass@k
 and majority vote (over the extracted answers).
+
+A judge reply from which no verdict could be read is a void verdict: left out of the mean (which can
+raise a score), so it is counted and shown beside the score ("1 of 2 records scored, 1 void verdict").
+--void-as-zero counts each void verdict as the lowest score instead (0; pairwise a loss): use it for a
+leaderboard, where a judge failing on a model's answers must not help that model. A dataset of fewer
+than 30 scored records is flagged "small".
 
 Formats: text (tables sized to the terminal), md (Markdown), json (machine-readable: today's keys for the
 first model, plus "models", "comparisons" and "intervals"), html (one offline page with charts and a
@@ -43,40 +52,45 @@ class ReportFormat(str, Enum):
     xlsx = "xlsx"
 
 
-def _dimensions(path: Path | None) -> dict[str, str] | None:
-    if path is None:
-        return None
-    import orjson
-
-    from formatkit._core.smallfile import SmallFileError, read_small_file
-
-    try:
-        data = orjson.loads(read_small_file(path))
-    except SmallFileError as exc:
-        fail_usage(f"--dimensions {exc}")
-    except orjson.JSONDecodeError as exc:
-        fail_usage(f'{path}: not JSON ({exc}); write {{"dataset": "dimension", ...}}')
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        fail_usage(f'{path}: expected a JSON object of dataset names to dimension names, {{"gsm8k": "推理数学"}}')
-    return dict(data)
-
-
+@takes(grouping=ReportArgs, verdicts=VerdictArgs)
 def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
-    dimensions: Path | None = typer.Option(None, "--dimensions", help='JSON file: {"dataset": "dimension"}.'),
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
+    *,
+    grouping: ReportArgs,
+    verdicts: VerdictArgs,
 ) -> None:
-    from scoring._pipeline.report_file import ResultsFileError, collect_results, render_report, save_report
+    from formatkit._core.writers import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:
         output_or_fail(output)
-    mapping = _dimensions(dimensions)
+    mapping = grouping.mapping()
+    paths = paths_or_fail(paths)
+    with contextlib.ExitStack() as stack:
+        if output is not None:  # one writer per output, held while the results are read
+            stack.enter_context(output_lock(output))
+        _report(paths, mapping, fmt, output, verdicts)
+
+
+def _report(
+    paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
+) -> None:
+    from scoring._pipeline.report_file import (
+        SAMPLE_FORMATS,
+        ResultsFileError,
+        collect_results,
+        render_report,
+        save_report,
+    )
+
     try:
-        collected = collect_results(paths_or_fail(paths), dimensions=mapping, samples=fmt.value == "html")
+        collected = collect_results(
+            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
+        )
     except ResultsFileError as exc:
         fail_usage(str(exc))
     for name in collected.unscored:

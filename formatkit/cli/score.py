@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -12,23 +11,19 @@ from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
     fail_usage,
+    lang_option,
     output_or_fail,
     paths_or_fail,
     print_report,
     terminate_cleanly,
 )
+from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
 from scoring._metrics.registry import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
     from scoring._errors import JudgeUnavailableError
     from scoring._judges.options import JudgeOptions
     from scoring._pipeline.score_file import FileScoreOutcome
-
-
-class JudgeLangOption(str, Enum):
-    auto = "auto"
-    en = "en"
-    zh = "zh"
 
 
 _HELP = """Score the responses already present in IN and write every record, in input order, to OUT.
@@ -42,6 +37,10 @@ Metrics (--metric): auto picks choice, exact or math for each record from its re
 dataset's, and leaves free text for a judge (saying why; with --judge-base-url and --judge-model, the
 judge scores it); {metrics}; or module:function, your own rule
 metric (a function (reply, item) -> ItemScore, a number in [0, 1], a bool, or None).
+
+A judge reply with no readable verdict is a void verdict: its response keeps `score: null`, and the
+summary counts it beside the score ("1 of 2 records scored, 1 void verdict"); --void-as-zero counts it
+as the lowest score in the summary instead.
 
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
@@ -83,6 +82,7 @@ def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
     raise typer.Exit(EXIT_OK)
 
 
+@takes(judge=JudgeArgs, scoring=ScoreArgs, verdicts=VerdictArgs)
 def score(
     path: str = typer.Argument(..., help="Canonical jsonl, or an Excel/jsonl file in scored mode.", metavar="IN"),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the scored records (jsonl)."),
@@ -91,13 +91,6 @@ def score(
     model_name: str | None = typer.Option(
         None, "--model-name", help="The model that answered, for responses that name none (collected elsewhere)."
     ),
-    math_timeout: float = typer.Option(2.0, "--math-timeout", help="Per-item time limit for sympy (seconds)."),
-    judge_base_url: str | None = typer.Option(None, "--judge-base-url", help="OpenAI-compatible judge endpoint."),
-    judge_model: str | None = typer.Option(None, "--judge-model", help="Judge model name."),
-    judge_api_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-api-key-env", help="Env var with the key."),
-    judge_scale: str = typer.Option("0-2", "--judge-scale", help="Absolute judge scale, e.g. 0-2 or 1-10."),
-    judge_lang: JudgeLangOption = typer.Option(JudgeLangOption.auto, "--judge-lang", help="Judge prompt language."),
-    judge_template: Path | None = typer.Option(None, "--judge-template", help="Your own judge prompt file."),
     against: Path | None = typer.Option(None, "--against", help="pairwise: another model's results file."),
     judge_fallback: bool = typer.Option(
         False, "--judge-fallback", help="With --metric math: send only unsettled items to the math judge."
@@ -105,29 +98,27 @@ def score(
     concurrency: int = typer.Option(8, "--concurrency", min=1, help="Judge requests in flight."),
     max_retries: int = typer.Option(5, "--max-retries", min=0, help="Retries per judge request."),
     timeout: float = typer.Option(120.0, "--timeout", help="Judge request timeout (seconds)."),
+    lang: str | None = lang_option(),
+    *,
+    judge: JudgeArgs,
+    scoring: ScoreArgs,
+    verdicts: VerdictArgs,
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
     from scoring._errors import JudgeUnavailableError, RunInterrupted
     from scoring._judges import JudgeSetupError
-    from scoring._judges.options import JudgeOptions
     from scoring._metrics.registry import MetricError
     from scoring._pipeline.score_file import score_file
     from scoring._runner.progress import make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
-    (path,) = paths_or_fail([path])
+    (path,) = paths_or_fail([path], read_twice="score")
     output_or_fail(output)
     if judge_fallback and metric != "math":
         fail_usage("--judge-fallback goes with --metric math")
-    options = JudgeOptions(
+    options = judge.judge_options(
         journal_path=Path(str(output) + ".journal"),
-        judge_base_url=judge_base_url,
-        judge_model=judge_model,
-        judge_api_key_env=judge_api_key_env,
-        judge_scale=judge_scale,
-        judge_lang=judge_lang.value,
-        judge_template=judge_template,
         against=against,
         judge_fallback=judge_fallback,
         concurrency=concurrency,
@@ -141,15 +132,16 @@ def score(
             path,
             output,
             metric=metric,
-            math_timeout=math_timeout,
+            math_timeout=scoring.math_timeout,
             judge=options,
             progress=progress,
             model_name=model_name,
+            void_as_zero=verdicts.void_as_zero,
         )
     except MetricError as exc:
         fail_usage(str(exc))
     except InvalidFileError as exc:
-        print_report(Report.build([exc.report], []), err=True)
+        print_report(Report.build([exc.report], []), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS) from None
     except JudgeSetupError as exc:  # bad judge options, template or --against file: nothing was sent
         fail_usage(str(exc))
@@ -160,8 +152,9 @@ def score(
         how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
         typer.echo(f"formatkit score: {how}; {kept}rerun the same command to resume.", err=True)
         raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
-    for name, pick in outcome.judge_needed.items():
-        typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
+    if not judge.given:  # with a judge endpoint, auto's free text was judged
+        for name, pick in outcome.judge_needed.items():
+            typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
     _finish(outcome, as_json)
 
 

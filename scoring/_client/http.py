@@ -440,10 +440,10 @@ class ChatClient:
         if not (isinstance(exc, StreamError) or (isinstance(exc, RetryableStatusError) and exc.status >= 500)):
             return False  # a network failure, a rate limit, a malformed body: not the streaming path's
         probe = self._plain_probe
+        if probe is None and not self.health.repeats(exc):
+            return False  # one failure may be chance: the second alike asks
         if probe is not None:  # asked already, or being asked: its answer decides for this request too
             return await asyncio.shield(probe) is not None and not self.stream
-        if not self.health.repeats(exc):
-            return False
         probe = self._plain_probe = asyncio.get_running_loop().create_future()
         plain = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
         results: list[ChatResult] | None = None
@@ -456,7 +456,8 @@ class ChatClient:
         self.stream = False
         note = (
             f"streamed requests failed ({self.scrub(describe(exc))[:160]}) while a plain request worked: "
-            "requests are not streamed from now on (--timeout then bounds the wait for a whole reply)"
+            "requests are not streamed from now on (--timeout then bounds the wait for a whole reply; "
+            "for this endpoint, try --no-stream from the start)"
         )
         self.notes.append(note)
         self.on_notice(note)

@@ -13,7 +13,11 @@ the whole prompt, the judged response included, so the response cannot contain i
 
 - when the reply holds tags with the request's nonce, only they count: a verdict the response planted and
   the judge quoted, paraphrased or re-serialised is never inside one. Tagged verdicts that disagree are
-  refused (the judge contradicted itself), not picked from;
+  refused (the judge contradicted itself), not picked from. A tag opened with the nonce closes only with
+  it (or, when the judge leaves the nonce out of its close, at its last bare close): a judged answer
+  ending in ``</verdict>`` that the judge quotes inside its verdict does not cut the verdict in two;
+- a verdict's own nested objects (a rubric's per-criterion ``{"score": …}``) are parts of it: only the
+  outermost object with the key is a verdict;
 - when it holds none (the judge ignored the nonce, or a ``--judge-template`` without ``{{nonce}}``), every
   verdict-shaped candidate counts (JSON objects with the key, tags with any or no nonce), minus the ones
   copied word for word out of the judged text. They must **all agree**: a reply with two different
@@ -25,8 +29,8 @@ the whole prompt, the judged response included, so the response cannot contain i
 - only when there is no well-formed candidate at all, the verdict field is read from a ``{...}`` that is
   not valid JSON (an unescaped quote in the analysis), never from prose;
 - a score outside the scale is clamped to it (and the verdict says so);
-- the judge's own leading reasoning (``<think>…</think>`` at the start) is set aside first
-  (:mod:`scoring._judges.reasoning`); a ``</think>`` the judge mentions later is text;
+- the judge's own leading reasoning (``<think>…</think>`` at the start, up to its last ``</think>``) is
+  set aside first (:mod:`scoring._judges.reasoning`);
 - a reply with no verdict raises :class:`UnparseableReply` with the reason; it never becomes a 0.
 """
 
@@ -113,15 +117,18 @@ class Extraction:
 # Helpers
 
 
-def _dicts(value: Any) -> Iterator[dict[str, Any]]:
-    """``value`` and every dict nested in it, outermost first."""
+def _verdict_dicts(value: Any, keys: frozenset[str]) -> Iterator[dict[str, Any]]:
+    """The outermost dicts in ``value`` holding one of ``keys``: a verdict's own nested objects (a rubric's
+    per-criterion ``{"score": …}``) are parts of it, not verdicts competing with its top-level score."""
     if isinstance(value, dict):
-        yield value
+        if _has(value, keys):
+            yield value
+            return
         for item in value.values():
-            yield from _dicts(item)
+            yield from _verdict_dicts(item, keys)
     elif isinstance(value, list):
         for item in value:
-            yield from _dicts(item)
+            yield from _verdict_dicts(item, keys)
 
 
 def _key(key: object) -> str:
@@ -255,6 +262,40 @@ def _tags(body: str, tag: str, nonce: str | None) -> list[re.Match[str]]:
     return list(_tag_pattern(tag, nonce).finditer(body))
 
 
+@dataclass(frozen=True)
+class _Tag:
+    """One tag opened with the request's nonce: where it opens and where its content lies."""
+
+    at: int
+    start: int
+    end: int
+
+
+def _open_pattern(tag: str, nonce: str) -> re.Pattern[str]:
+    return re.compile(rf"<\s*{re.escape(tag)}-{re.escape(nonce)}\s*>", re.IGNORECASE)
+
+
+def _nonce_tags(body: str, tag: str, nonce: str) -> list[_Tag]:
+    """The tags opened with the request's nonce. Such a tag closes only with that nonce
+    (``</tag-NONCE>``): a bare ``</tag>`` inside it may be the judged text's, quoted by the judge (an
+    answer ending in ``</verdict>``), and closing there would cut the verdict in two. A judge that leaves
+    the nonce out of its closing tag gets its last bare ``</tag>`` before the next nonce tag (what it quotes
+    comes before its own close; a close with another nonce is never its own); a tag never closed runs to
+    the next nonce tag, or the end of the reply."""
+    opens = list(_open_pattern(tag, nonce).finditer(body))
+    own_close = re.compile(rf"<\s*/\s*{re.escape(tag)}-{re.escape(nonce)}\s*>", re.IGNORECASE)
+    short_close = re.compile(rf"<\s*/\s*{re.escape(tag)}\s*>", re.IGNORECASE)
+    found: list[_Tag] = []
+    for i, opening in enumerate(opens):
+        limit = opens[i + 1].start() if i + 1 < len(opens) else len(body)
+        close = own_close.search(body, opening.end(), limit)
+        if close is None:
+            closes = list(short_close.finditer(body, opening.end(), limit))
+            close = closes[-1] if closes else None
+        found.append(_Tag(opening.start(), opening.end(), close.start() if close else limit))
+    return found
+
+
 _SALVAGE_SCORE = re.compile(
     r'"\s*(?:score|分数|得分|评分|final[ _]score|最终得分)\s*"\s*[:：]\s*("?\s*-?\d+(?:\.\d+)?\s*"?)', re.IGNORECASE
 )
@@ -306,9 +347,7 @@ def _from_text(
         return found
     for start, end, parsed in json_objects(text):
         copied = text[start:end] in quoted
-        for obj in _dicts(parsed):
-            if not _has(obj, kind.keys):
-                continue
+        for obj in _verdict_dicts(parsed, kind.keys):
             raw = _get(obj, kind.keys)
             value = kind.read(raw)
             if value is None:
@@ -357,18 +396,18 @@ def _read(kind: _Kind[V], reply: str, nonce: str | None, quoted: Sequence[str]) 
     seen = _Quoted(quoted)
     bad: list[str] = []
     if nonce:
-        tagged = _tags(body, kind.tag, nonce)
+        tagged = _nonce_tags(body, kind.tag, nonce)
         if tagged:
             found: list[_Candidate[V]] = []
-            for match in tagged:
-                span, at = match.span(1), match.start()
+            for tag in tagged:
+                span, at, inner = (tag.start, tag.end), tag.at, body[tag.start : tag.end]
                 within = _from_text(kind, body, span, at, _Quoted(()), bad)
                 if not within and kind.keys is not None:
                     within = _salvaged(kind, body, span, at, _Quoted(()))
                     if not within:  # a bare value inside the tag: <verdict-…>2</verdict-…>
-                        value = kind.read(match.group(1).strip())
+                        value = kind.read(inner.strip())
                         if value is not None:
-                            within = [_Candidate(value, match.group(1).strip(), None, body, at, False)]
+                            within = [_Candidate(value, inner.strip(), None, body, at, False)]
                 found += within
             if found:
                 return _decide(kind, found, f"in its <{kind.tag}-{nonce}> tags"), True

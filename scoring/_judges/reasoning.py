@@ -2,8 +2,13 @@
 
 Only reasoning the judge wrote *first* is removed: a ``<think>…</think>`` block at the very start of the
 reply (servers with a reasoning parser send it apart, as ``reasoning_content``, and the reply has none).
-A ``</think>`` anywhere else is text: a judge that mentions the response's ``</think>`` in its analysis,
-before or after its verdict, keeps every word of its reply.
+That block ends at the reply's **last** ``</think>``: inside its reasoning the judge quotes the response,
+and a response holding ``</think>`` (a reasoning model's answer often does) would otherwise end the
+judge's reasoning early and put the rest of it (its drafts, the response's planted verdict) where the
+verdict is read. The prompts ask for nothing after the verdict; a judge that still mentions ``</think>``
+after it loses that verdict (a counted void, never a wrong score). Without a leading ``<think>``, a
+``</think>`` anywhere is text: a judge that mentions the response's ``</think>`` in its analysis, before or
+after its verdict, keeps every word of its reply.
 
 Not removed: a head-less block (a chat template that opens ``<think>`` in the prompt, so the reply
 starts inside it and only a ``</think>`` ends it). Telling that close from a mention of the response's
@@ -36,7 +41,7 @@ def judge_text(reply: str) -> JudgeText:
     leading = _LEADING.match(reply)
     if leading is None:
         return JudgeText(body=reply)
-    close = _CLOSE.search(reply, leading.end())
-    if close is None:
+    closes = list(_CLOSE.finditer(reply, leading.end()))
+    if not closes:
         return JudgeText(body="", cut_off=True)
-    return JudgeText(body=reply[close.end() :])
+    return JudgeText(body=reply[closes[-1].end() :])

@@ -114,7 +114,7 @@ def _check_writable(path: Path) -> None:
 
 
 #: The result fields a scorer writes (as scoring._pipeline writes them): replaced, never left stale.
-_RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed")
+_RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by")
 
 
 def _result_fields(judged: Judged, metric: str) -> dict[str, Any]:

@@ -169,7 +169,10 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
             f"{fallback.get('settled_by_rules', 0)} settled by the rules"
         )
     causes = [
-        (summary.get("unparseable", 0), "judge reply with no verdict (the raw reply is kept in the judge field)"),
+        (
+            summary.get("unparseable", 0),
+            "void verdict(s): judge reply with no readable verdict (the raw reply is kept in the judge field)",
+        ),
         (summary.get("request_failed", 0), "judge request failed"),
         (summary.get("not_judged", 0), "not judged (no content, reference or opponent)"),
     ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.numeric import reference_number
+from scoring._metrics.normalize import DATE_OR_RANGE
 from scoring._metrics.registry import JUDGE_NEEDED
 
 __all__ = ["JUDGE_NEEDED", "AutoTally", "MetricChoice", "choose_metric", "reference_kind"]
@@ -57,6 +58,8 @@ def reference_kind(item: Item) -> str:
         return "choice"
     if reference_number(ref) is not None:
         return "number"
+    if DATE_OR_RANGE.fullmatch(ref):
+        return "short"  # 2023/01/05 is a date, not a division: exact, not math for the whole dataset
     cjk = len(_CJK.findall(ref))
     if _STRONG_MATH.search(ref) and cjk <= 40 and len(_WORD.findall(ref)) <= 2 * MAX_SHORT_WORDS:
         return "math"

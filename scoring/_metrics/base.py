@@ -24,8 +24,9 @@ class ItemScore:
     The fields a program reads: ``extracted`` is the answer read from the reply (None or "" when none was
     found; written as the response's ``answer``); ``settled`` is False when the comparison could not be
     decided (a math time limit, an unparseable answer), with ``unsettled_reason``; ``guessed`` is True when
-    the answer was taken from the reply's last sentence with no explicit commitment. ``--judge-fallback``
-    and the report read these, never ``analysis``.
+    the answer was taken from the reply's last sentence with no explicit commitment; ``matched_by`` names the
+    rule that decided an exact score (``containment`` when a short reference was found inside the reply).
+    ``--judge-fallback`` and the report read these, never ``analysis``.
     """
 
     score: float | None
@@ -34,6 +35,8 @@ class ItemScore:
     settled: bool = True
     unsettled_reason: str | None = None
     guessed: bool = False
+    #: Which rule decided an exact score: "number", "value", "normalised match" or "containment".
+    matched_by: str | None = None
 
 
 def item_from_record(record: dict[str, Any]) -> Item:

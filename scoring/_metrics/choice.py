@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator, Mapping
+
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.extract.choice import (
     LETTERS,
@@ -13,7 +16,6 @@ from scoring._metrics.extract.choice import (
     parse_choice_reference,
     parse_yes_no,
     reference_letters,
-    restated_option,
 )
 
 __all__ = ["ChoiceKey", "choice_key", "score_choice"]
@@ -55,13 +57,30 @@ def _unscorable(item: Item) -> ItemScore:
     return ItemScore(None, f"choice: the reference {reference!r} is not an option letter or yes/no")
 
 
+class _Options(Mapping[str, str]):
+    """The item's option texts, read only when extraction needs them (most replies name their letter)."""
+
+    def __init__(self, item: Item) -> None:
+        self._item = item
+
+    @functools.cached_property
+    def _texts(self) -> dict[str, str]:
+        return option_texts(self._item.question, _choices(self._item))
+
+    def __getitem__(self, key: str) -> str:
+        return self._texts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
 def _extract(content: str, item: Item, valid: str) -> ChoiceExtraction:
-    found = extract_choice(content, valid)
-    if found.found or found.hedged or not content:
-        return found
-    # No letter: a final answer that restates one option's text is that option (options read only now).
-    restated = restated_option(content, valid, option_texts(item.question, _choices(item)))
-    return found if restated is None else restated
+    # The options' texts let a conclusion that names an option by its text, or a final answer that restates
+    # it, count as that option.
+    return extract_choice(content, valid, _Options(item))
 
 
 def score_choice(content: str, item: Item, key: ChoiceKey | None = None) -> ItemScore:

@@ -7,10 +7,15 @@ import re
 import orjson
 
 from scoring._metrics.base import Item, ItemScore
+from scoring._metrics.containment import contained_answer
+from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
-from scoring._metrics.normalize import normalize_text, reply_body
+from scoring._metrics.math.budget import TimeLimit, budget
+from scoring._metrics.math.equal import answers_equal
+from scoring._metrics.math.score import ITEM_LIMIT, score_math
+from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize_text, parse_number, reply_body
 
-__all__ = ["accepted_answers", "exact_match", "score_exact"]
+__all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
 
 def accepted_answers(item: Item) -> list[str]:
@@ -87,38 +92,170 @@ def _fmt(value: float) -> str:
     return repr(value)
 
 
+def _marked_value(content: str) -> tuple[str, float | None, str] | None:
+    """The reply's marked answer (text, its plain number or None, how found), or None when it marks none."""
+    body = nfkc(reply_body(content)[0])
+    marked = marked_answer(body)
+    if marked is None:
+        return None
+    text = sentence_of(marked.text).strip()
+    if "=" in text and parse_number(text.rsplit("=", 1)[1]) is not None:
+        text = text.rsplit("=", 1)[1].strip()  # "解方程得到n=8", "x = 3": the value it names
+    value = parse_number(text)
+    if value is None:
+        m = _LEADING_NUMBER.match(text)
+        if m is not None and not _LATEX_AFTER.match(text, m.end()):
+            value = parse_number(m.group(1).replace(" ", ""))  # "42 apples", "18元", "$18."
+    return text, value, marked.how
+
+
+_LEADING_NUMBER = re.compile(r"[$¥€£]?\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,/])")
+# A number that is only the start of an expression: "2\sqrt{3}", "3^2", "1/2 + x".
+_LATEX_AFTER = re.compile(r"\s*(?:[\\^_{*+]|[-/]\s*\d|[a-z]\w*\s*[=(])")
+
+
+def _value_equal(text: str, reference: str) -> bool:
+    """``text`` (a marked answer) and ``reference`` are the same value, as the math metric compares them."""
+    try:
+        with budget(ITEM_LIMIT):
+            return answers_equal(text, reference).equal
+    except (TimeLimit, RecursionError):
+        return False
+
+
+def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> ItemScore:
+    """A numeric reference: the marked answer's value, else the last number in the reply."""
+    first = answers[0].rsplit("####", 1)[-1].strip()
+    shown = first if _SCIENTIFIC.match(first) or "/" in first else _fmt(numbers[0])
+    marked = _marked_value(content)
+    if marked is not None:
+        text, value, how = marked
+        if value is not None:
+            right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
+            verdict = "correct" if right else "wrong"
+            return ItemScore(
+                float(right),
+                f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
+                _fmt(value),
+                matched_by="number",
+            )
+        if _VALUE_LIKE.search(text):
+            # "答案是 \frac{1}{2}": the marked answer is a value written in LaTeX — compared by value, and it
+            # wins over "the last number in the reply" (which would read «2» here).
+            refs = [a.rsplit("####", 1)[-1].strip() for a in answers]
+            right = any(_value_equal(text, r) for r in refs)
+            verdict = "correct" if right else "wrong"
+            return ItemScore(
+                float(right),
+                f"exact: extracted «{text[:80]}» via {how}, compared by value; reference «{shown}»; {verdict}",
+                text[:200],
+                matched_by="value",
+            )
+    value, how = extract_number(content)
+    if value is None:
+        return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", None)
+    right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
+    verdict = "correct" if right else "wrong"
+    return ItemScore(
+        float(right),
+        f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
+        _fmt(value),
+        matched_by="number",
+    )
+
+
+#: A marked answer that is a value (a digit, LaTeX, a root, π), not words.
+_VALUE_LIKE = re.compile(r"\d|\\(?:d?frac|sqrt|pi)|√|π")
+
+
+def is_math_reference(reference: str) -> bool:
+    """A reference written as math (LaTeX, a root, π, a power, an expression such as ``2/3π``) that is not
+    a plain number: compared by value, as the math metric does, in any dataset."""
+    ref = reference.strip()
+    if not ref or len(ref) > 120 or reference_number(ref) is not None:
+        return False
+    if _CJK.search(ref) and not _STRONG_MATH.search(ref):
+        return False
+    if DATE_OR_RANGE.fullmatch(ref):
+        return False  # "1879-03-14", "1990-2000", "2023/01/05" are words here, not 1862 or -10
+    return bool(_STRONG_MATH.search(ref) or _EXPRESSION.fullmatch(ref))
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_STRONG_MATH = re.compile(r"\\(?:d?frac|tfrac|sqrt|pi|cdot|times|infty|left|right|le|ge|neq|pm)|\$|\^|√|π|∞|[≤≥≠±]")
+# "2/3", "-1/2", "3x+1", "x=5", "(1, 2)": digits and operators only, no words.
+_EXPRESSION = re.compile(r"[-+]?[\d.]+\s*/\s*[\d.]+|[\dxyzabn+\-*/^().,=\s]*\d[\dxyzabn+\-*/^().,=\s]*")
+
+
+def _score_math_reference(content: str, item: Item, answers: list[str]) -> ItemScore:
+    """A math reference (``\\frac{1}{2}``, ``$\\frac14$``): scored by the math metric's extraction and
+    equivalence (no sympy: exact stays fast), full marks only."""
+    best: ItemScore | None = None
+    for answer in answers:
+        result = score_math(content, Item(item.question, answer, item.meta))
+        if best is None or (result.score or 0.0) > (best.score or 0.0):
+            best = result
+        if result.score == 1.0:
+            break
+    assert best is not None
+    analysis = best.analysis.replace("math:", "exact: compared by value as in math:", 1)
+    if best.score is None:
+        return ItemScore(None, analysis, best.extracted, best.settled, best.unsettled_reason, matched_by="value")
+    right = best.score >= 1.0
+    verdict = "" if best.score in (0.0, 1.0) else f"; exact gives full marks only: {'correct' if right else 'wrong'}"
+    return ItemScore(
+        float(right), analysis + verdict, best.extracted, best.settled, best.unsettled_reason, matched_by="value"
+    )
+
+
 def score_exact(content: str, item: Item) -> ItemScore:
-    """1 or 0. A numeric reference (``42``, ``#### 42``) compares with the reply's answer number."""
+    """1 or 0. A numeric reference (``42``, ``#### 42``) compares with the reply's answer number; a math
+    reference (``\\frac{1}{2}``) by value; a short text answer after normalisation, else by containment."""
     answers = accepted_answers(item)
     if not answers:
         return ItemScore(None, "exact: no reference answer")
+    raw = content
+    if "<" in content:
+        content = END_TOKEN.sub("\n", content)  # "【答案】$\\frac{1}{2}$<eoa>": the token is no part of the answer
     numeric = [(a, n) for a, n in ((a, reference_number(a)) for a in answers) if n is not None]
     if numeric and len(numeric) < len(answers):
         # Some accepted answers are numbers, some words ("12", "twelve"): the words match as text, else
         # the reply's number is compared with the numbers.
         hit = exact_match(content, answers)
         if hit is not None:
-            return ItemScore(1.0, f"exact: reply matches «{hit}» after normalisation; correct", normalize_text(hit))
+            return _matched(hit)
         answers = [a for a, _ in numeric]
     numbers = [n for _, n in numeric]
     if numbers and len(numbers) == len(answers):
-        value, how = extract_number(content)
-        if value is None:
-            return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", None)
-        right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
-        verdict = "correct" if right else "wrong"
-        shown = answers[0].strip() if _SCIENTIFIC.match(answers[0]) else _fmt(numbers[0])
-        return ItemScore(
-            float(right),
-            f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
-            _fmt(value),
-        )
+        return _score_numbers(content, answers, numbers)
+    if all(is_math_reference(a) for a in answers):
+        return _score_math_reference(content, item, answers)
     hit = exact_match(content, answers)
     shown = " | ".join(answers[:5])
     if hit is not None:
-        return ItemScore(1.0, f"exact: reply matches «{hit}» after normalisation; correct", normalize_text(hit))
+        return _matched(hit)
+    contained = contained_answer(reply_body(raw)[0], answers)  # it reads where end tokens cut the reply
+    if contained is not None:
+        return ItemScore(
+            1.0,
+            f"exact: «{contained.answer}» stands as the answer in the reply's {contained.where} "
+            f"«{contained.scope}» (rule: containment); correct",
+            normalize_text(contained.answer),
+            matched_by="containment",
+        )
     return ItemScore(
         0.0,
-        f"exact: reply matches none of «{shown}» after normalisation; wrong",
+        f"exact: reply matches none of «{shown}» after normalisation, nor holds one as its answer "
+        "(rule: containment); wrong",
         normalize_text(_candidates(content)[-1])[:200],
+        matched_by="normalised match",
+    )
+
+
+def _matched(hit: str) -> ItemScore:
+    return ItemScore(
+        1.0,
+        f"exact: reply matches «{hit}» after normalisation; correct",
+        normalize_text(hit),
+        matched_by="normalised match",
     )

@@ -7,6 +7,8 @@ import re
 import unicodedata
 
 __all__ = [
+    "DATE_OR_RANGE",
+    "END_TOKEN",
     "nfkc",
     "normalize_text",
     "parse_number",
@@ -14,6 +16,10 @@ __all__ = [
     "strip_think",
 ]
 
+#: Tokens that end a model's turn, answer or explanation ("【答案】B<eoa>", "…<eoe>", "B</s>", "<|im_end|>").
+END_TOKEN = re.compile(r"<(?:eoa|eoe|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
+#: A date or a range written with digits ("1879-03-14", "1990-2000", "2023/01/05"): words, not arithmetic.
+DATE_OR_RANGE = re.compile(r"\d+(?:\s*[-–.]\s*\d+)+|\d+(?:/\d+){2,}")
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 _SPACES = re.compile(r"\s+")
 _THINK_CLOSE = re.compile(r"</think\s*>", re.IGNORECASE)

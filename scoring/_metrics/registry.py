@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from scoring._metrics.base import Item, ItemScore
@@ -120,12 +123,32 @@ def rule_function(name: str, guard: SympyGuard | None = None) -> RuleFunction:
     raise MetricError(f"{spec.name} is scored by an LLM judge, not by a rule")
 
 
+def _import_user_module(module_name: str) -> ModuleType:
+    """The user's metric module: importable as installed, or a file in the current folder (``mymetrics.py``
+    beside the data, as ``python -m`` would find it; the ``formatkit`` console script does not put the current
+    folder on the path). The folder is added after the installed packages, so it never shadows one of them."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        if exc.name != module_name.split(".")[0] or here in sys.path or "" in sys.path:
+            raise
+        sys.path.append(here)  # kept: the module may import its neighbours when it is called
+        importlib.invalidate_caches()
+        return importlib.import_module(module_name)
+
+
 def _custom(name: str) -> RuleFunction:
     module_name, _, attribute = name.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _import_user_module(module_name)
     except Exception as exc:  # any import failure is the user's module, not ours: say which and why
-        raise MetricError(f"--metric {name}: cannot import {module_name!r} ({type(exc).__name__}: {exc})") from exc
+        where = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.split(".")[0]:
+            where = f"; looked in the installed packages and in the current folder {os.getcwd()}"
+        raise MetricError(
+            f"--metric {name}: cannot import {module_name!r} ({type(exc).__name__}: {exc}{where})"
+        ) from exc
     function = getattr(module, attribute, None)
     if not callable(function):
         raise MetricError(f"--metric {name}: {module_name!r} has no function {attribute!r}")

@@ -6,7 +6,7 @@ Everything goes into one directory::
     DIR/answered.jsonl    the model's responses (journaled: a rerun sends only what is unfinished)
     DIR/scored.jsonl      every response scored by auto; with a judge endpoint, free text is judged
                           (journaled too: a rerun buys no verdict twice)
-    DIR/report.{txt,json,html}
+    DIR/report.{txt,json,html,xlsx}
 
 Each stage reads only the file the stage before it wrote, so a user can stop after any stage, look at
 the jsonl, and go on with the single commands (``run``, ``score``, ``report``) as well.
@@ -24,6 +24,7 @@ from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
+from formatkit._core.writers import output_lock
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, score_file
@@ -35,7 +36,7 @@ from scoring._runner.run_file import EndpointOptions, run_file
 __all__ = ["EvalOutcome", "EvalPaths", "evaluate"]
 
 #: The report formats written into the directory.
-REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html"}
+REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html", "xlsx": "report.xlsx"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,20 @@ class EvalOutcome:
         )
 
 
+def _count(path: Path, limit: int | None) -> int:
+    """How many records the run will go through: every record, or the first ``limit`` of each dataset.
+    (Read without the rules: convert has just written and checked the file.)"""
+    import orjson
+
+    counts: dict[str, int] = {}
+    with path.open("rb") as handle:
+        for line in handle:
+            if line.strip():
+                name = dataset_of(orjson.loads(line), path.stem)
+                counts[name] = counts.get(name, 0) + 1
+    return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
+
+
 def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[dict[str, Any]]]:
     """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
 
@@ -108,6 +123,10 @@ def evaluate(
     profile: Profile = "platform",
     defaults: dict[str, Any] | None = None,
     restart: bool = False,
+    retry_empty: int = 0,
+    math_timeout: float = 2.0,
+    dimensions: dict[str, str] | None = None,
+    void_as_zero: bool = False,
     run_progress: Progress | None = None,
     judge_progress: Progress | None = None,
     started: Callable[[RunJob], None] | None = None,
@@ -115,14 +134,43 @@ def evaluate(
     """Validate and convert ``sets``, run the pending turns against ``endpoint``, score the responses
     (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
     all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
+    ``retry_empty``: ask an empty reply again up to N times (as ``run_file``); ``math_timeout``: the math
+    metric's per-item time limit; ``dimensions``: dataset -> capability dimension, for the reports;
+    ``void_as_zero``: a void judge verdict counts as the lowest score in the summary and the reports.
 
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
     ``KeyboardInterrupt``/``RunInterrupted`` (journal kept),
-    :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept). Rerunning the same call resumes.
+    :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept), ``OutputBusyError`` (another evaluation
+    is writing ``directory``: nothing was done). Rerunning the same call resumes.
     """
     paths = EvalPaths(Path(directory))
     paths.directory.mkdir(parents=True, exist_ok=True)
+    with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
+        return _evaluate(
+            sets, paths, endpoint, judge, limit, mode, profile, defaults, restart, retry_empty, math_timeout,
+            dimensions, void_as_zero, run_progress, judge_progress, started,
+        )  # fmt: skip
+
+
+def _evaluate(
+    sets: Sequence[str | os.PathLike[str]],
+    paths: EvalPaths,
+    endpoint: EndpointOptions,
+    judge: JudgeOptions | None,
+    limit: int | None,
+    mode: Mode,
+    profile: Profile,
+    defaults: dict[str, Any] | None,
+    restart: bool,
+    retry_empty: int,
+    math_timeout: float,
+    dimensions: dict[str, str] | None,
+    void_as_zero: bool,
+    run_progress: Progress | None,
+    judge_progress: Progress | None,
+    started: Callable[[RunJob], None] | None,
+) -> EvalOutcome:
     validation = convert(list(sets), paths.canonical, mode=mode, profile=profile)
     outcome = EvalOutcome(paths, validation)
     if not validation.valid:
@@ -134,15 +182,24 @@ def evaluate(
         endpoint,
         defaults=defaults,
         restart=restart,
+        retry_empty=retry_empty,
         mode="infer-eval",
         progress=run_progress,
+        total=_count(paths.canonical, limit),
         started=started,
     )
     judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
     outcome.score = score_file(
-        paths.answered, paths.scored, metric="auto", judge=judge_options, progress=judge_progress
+        paths.answered,
+        paths.scored,
+        metric="auto",
+        math_timeout=math_timeout,
+        judge=judge_options,
+        progress=judge_progress,
+        void_as_zero=void_as_zero,
     )
-    collected = collect_results([paths.scored], samples=True)  # read once, written in every format
+    # read once, written in every format
+    collected = collect_results([paths.scored], dimensions=dimensions, samples=True, void_as_zero=void_as_zero)
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))

@@ -24,6 +24,7 @@ from scoring._report.models import ModelsAggregator
 
 __all__ = [
     "FORMATS",
+    "SAMPLE_FORMATS",
     "CollectedResults",
     "ResultsFileError",
     "collect_results",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 FORMATS = ("text", "json", "md", "html", "xlsx")
+#: The formats that show the records question by question (collect_results(samples=True) for them).
+SAMPLE_FORMATS = ("html", "xlsx")
 
 
 class ResultsFileError(ValueError):
@@ -80,10 +83,12 @@ def collect_results(
     *,
     dimensions: Mapping[str, str] | None = None,
     samples: bool = False,
+    void_as_zero: bool = False,
 ) -> CollectedResults:
     """Read scored results files (a dataset is ``meta.dataset``, else the file's name) into a comparison
-    of models; ``samples`` keeps the per-sample rows of the HTML browser too."""
-    aggregator = ModelsAggregator()
+    of models; ``samples`` keeps the per-sample rows of the HTML browser too; ``void_as_zero`` counts a
+    void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean."""
+    aggregator = ModelsAggregator(void_as_zero=void_as_zero)
     collector = SampleCollector() if samples else None
     scored: set[str] = set()
     # Parsed records are plain acyclic dicts: the cyclic collector would rescan every live object again
@@ -107,7 +112,7 @@ def collect_results(
 
 
 def render_report(collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None) -> str:
-    """The report as text (``text``, ``md``, ``json``, ``html``); html needs ``samples=True`` results."""
+    """The report as text (``text``, ``md``, ``json``, ``html``); html (and xlsx) need ``samples=True`` results."""
     if fmt == "html":
         return render_html(collected.comparison, collected.samples)
     return render_comparison(collected.comparison, fmt, color=color, width=width)
@@ -121,7 +126,7 @@ def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt
     if fmt == "xlsx":
         from scoring._report.workbook import write_report_xlsx
 
-        write_report_xlsx(collected.comparison, out)
+        write_report_xlsx(collected.comparison, out, collected.samples)
         return
     with atomic_writer(out) as handle:
         handle.write(render_report(collected, fmt).encode("utf-8"))
@@ -133,10 +138,11 @@ def write_report(
     fmt: str,
     *,
     dimensions: Mapping[str, str] | None = None,
+    void_as_zero: bool = False,
 ) -> CollectedResults:
     """Read ``paths`` and write the report in ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    collected = collect_results(paths, dimensions=dimensions, samples=fmt == "html")
+    collected = collect_results(paths, dimensions=dimensions, samples=fmt in SAMPLE_FORMATS, void_as_zero=void_as_zero)
     save_report(collected, output, fmt)
     return collected

@@ -33,13 +33,13 @@ __all__ = [
 RULE_METRICS = tuple(metric_names("rule"))
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
-RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed")
+RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by")
 
 
 def write_result(response: dict[str, Any], result: ItemScore, metric: str) -> None:
     """Write ``result`` into ``response`` as data: ``score``, ``analysis`` (for people), and the fields
     programs read — ``metric``, ``answer`` (None when nothing was extracted), ``settled`` and, only when
-    they apply, ``unsettled_reason`` and ``guessed``."""
+    they apply, ``unsettled_reason``, ``guessed`` and ``matched_by`` (the rule that decided an exact score)."""
     for key in RESULT_FIELDS:
         response.pop(key, None)
     response["score"] = result.score
@@ -51,6 +51,8 @@ def write_result(response: dict[str, Any], result: ItemScore, metric: str) -> No
         response["unsettled_reason"] = result.unsettled_reason or "not settled"
     if result.guessed:
         response["guessed"] = True
+    if result.matched_by is not None:
+        response["matched_by"] = result.matched_by
 
 
 def score_response(content: str | None, item: Item, metric: str, guard: SympyGuard | None = None) -> ItemScore:

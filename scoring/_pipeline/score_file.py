@@ -17,7 +17,7 @@ from typing import Any
 from formatkit._api.validate import StrPath, iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
-from formatkit._core.writers import atomic_writer, dumps_line
+from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
 from scoring._metrics.auto import MetricChoice
@@ -62,6 +62,7 @@ def score_file(
     judge: JudgeOptions | None = None,
     progress: Progress | None = None,
     model_name: str | None = None,
+    void_as_zero: bool = False,
 ) -> FileScoreOutcome:
     """Score every response of ``path`` with ``metric`` and write every record, in input order, to ``output``.
 
@@ -71,12 +72,14 @@ def score_file(
     ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
     name one (responses collected elsewhere; the runner writes its own). With ``auto`` and a judge
     endpoint in ``judge``, the records auto leaves for a judge (free text) are judged (``judge``) instead of
-    left unscored.
+    left unscored. ``void_as_zero``: the summary counts a void judge verdict (no readable verdict) as the
+    lowest score instead of leaving it out (the written records keep their null score either way).
 
     Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
     :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
     :class:`~scoring._judges.JudgeSetupError` and :class:`~scoring._errors.JudgeUnavailableError` from
-    the judges; in every case ``output`` is not written.
+    the judges; in every case ``output`` is not written. :class:`~formatkit.OutputError`
+    (``OutputBusyError``) at once when another command is writing ``output``.
     """
     out = Path(output)
     if metric != AUTO:
@@ -86,14 +89,15 @@ def score_file(
         options = replace(options, journal_path=Path(str(out) + ".journal"))
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
-    try:
-        return _score(path, out, metric, "scored", math_timeout, options, progress, model_name)
-    except InvalidFileError as exc:
-        if not _only_failed_inference(exc):
-            raise
-    # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
-    # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-    return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name)
+    with output_lock(out):  # one writer per output, from before the first verdict is bought
+        try:
+            return _score(path, out, metric, "scored", math_timeout, options, progress, model_name, void_as_zero)
+        except InvalidFileError as exc:
+            if not _only_failed_inference(exc):
+                raise
+        # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
+        # so those responses are kept and counted unscorable (nothing was written by the first attempt).
+        return _score(path, out, metric, "infer-eval", math_timeout, options, progress, model_name, void_as_zero)
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:
@@ -112,6 +116,7 @@ def _score(
     options: JudgeOptions,
     progress: Progress | None,
     model_name: str | None,
+    void_as_zero: bool = False,
 ) -> FileScoreOutcome:
     default_dataset = Path(path).stem
 
@@ -126,7 +131,8 @@ def _score(
         judged = judge_records(list(records()), metric=metric, options=options, progress=progress)
         _write(out, judged.records)
         names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
-        agg = aggregate(judged.records, default_dataset=default_dataset, metrics=dict.fromkeys(names, metric))
+        metrics = dict.fromkeys(names, metric)
+        agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
         chosen = {name: MetricChoice(metric, "chosen with --metric") for name in names}
         return FileScoreOutcome(out, agg, chosen, dict(judged.summary))
 
@@ -136,13 +142,13 @@ def _score(
         if metric == AUTO:
             scorer.prepare(records())
         if metric == AUTO and options.judge_base_url:
-            return _auto_with_judge(scorer, records(), out, options, progress)
+            return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]
             judged = judge_records(scored, metric="math-judge", options=options, progress=progress)
             _write(out, judged.records)
             metrics = dict.fromkeys(scorer.stats, "math")
-            agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics)
+            agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
             return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
         _write(out, (scorer.score_record(record) for record in records()))
         return FileScoreOutcome(out, scorer.result(), scorer.metrics)
@@ -156,6 +162,7 @@ def _auto_with_judge(
     out: Path,
     options: JudgeOptions,
     progress: Progress | None,
+    void_as_zero: bool = False,
 ) -> FileScoreOutcome:
     """``auto`` with a judge endpoint: the records auto leaves for a judge (free text) go to the absolute
     judge; the rest keep their rule metric's score."""
@@ -169,9 +176,14 @@ def _auto_with_judge(
         summary = dict(judged.summary)
     _write(out, scored)
     default = scorer.default_dataset
-    agg = aggregate(scored, default_dataset=default, metrics={n: c.metric for n, c in scorer.metrics.items()})
+    metrics = {n: c.metric for n, c in scorer.metrics.items()}
+    agg = aggregate(scored, default_dataset=default, metrics=metrics, void_as_zero=void_as_zero)
     chosen = {
-        name: MetricChoice(pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")) if needy else pick
+        name: MetricChoice(
+            "judge" if pick.metric == JUDGE_NEEDED else pick.metric, pick.reason.replace(JUDGE_NEEDED, "judge")
+        )
+        if needy
+        else pick
         for name, pick in scorer.metrics.items()
     }
     return FileScoreOutcome(out, agg, chosen, summary)

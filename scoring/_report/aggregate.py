@@ -7,7 +7,14 @@
   so without any mapping ``overall`` is the mean of the datasets.
 - With several samples per record: ``pass_at_k`` (some sample scores 1.0) and ``majority`` (the most
   frequent extracted answer's score), k being the samples per record.
-- Every aggregate counts records, unscorable responses and token usage.
+- Every aggregate counts records, unscorable responses and token usage, and apart from the unscorable
+  responses the **void verdicts**: a judge replied, but no verdict could be read from its reply. A void
+  verdict is left out of the mean, which can raise a score (a wrong answer whose verdict is void no
+  longer pulls it down): it is counted and shown beside the score ("1 of 2 records scored, 1 void
+  verdict"), never silently. ``void_as_zero`` (``--void-as-zero``, for leaderboards) counts each void
+  verdict as the lowest score instead (0; pairwise: a loss, −1).
+- A dataset of fewer than :data:`~scoring._report.intervals.SMALL_N` scored records is flagged ``small``:
+  its interval is wide, and one record moves its score by 100/n points.
 """
 
 from __future__ import annotations
@@ -18,7 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring._judges.verdicts import count_pairwise
-from scoring._report.intervals import Interval, bootstrap_means, is_binary, percentile_interval, seed_for, wilson
+from scoring._report.intervals import (
+    SMALL_N,
+    Interval,
+    bootstrap_means,
+    is_binary,
+    percentile_interval,
+    seed_for,
+    wilson,
+)
 
 __all__ = [
     "Aggregate",
@@ -28,6 +43,7 @@ __all__ = [
     "aggregate",
     "dataset_of",
     "finish",
+    "is_void",
     "metric_of",
     "model_of",
     "record_key",
@@ -112,6 +128,20 @@ def record_score(record: Mapping[str, Any]) -> float | None:
     return sum(scores) / len(scores) if scores else None
 
 
+def is_void(judge: Any, score: Any) -> bool:
+    """A void verdict: the judge replied, but no verdict could be read from its reply (and no rule score
+    stands in for it, as the math judge fallback keeps)."""
+    return isinstance(judge, dict) and judge.get("status") == "unparseable" and not _is_number(score)
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) is float or type(value) is int
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _pct(num: float, den: int) -> float | None:
     return round(100.0 * num / den, 2) if den else None
 
@@ -137,6 +167,10 @@ class DatasetStats:
     pass_hits: int = 0
     majority_sum: float = 0.0
     unsettled: int = 0
+    #: Responses whose judge replied without a readable verdict (see :func:`is_void`).
+    void: int = 0
+    #: Count a void verdict as the lowest score (0; pairwise a loss) instead of leaving it out.
+    void_as_zero: bool = False
     #: Pairwise verdicts: win / tie / loss, pairs judged in both orders, and how many of those disagreed.
     pairwise: dict[str, int] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=lambda: dict.fromkeys(USAGE_KEYS, 0))
@@ -166,9 +200,17 @@ class DatasetStats:
             judge = response.get("judge")
             if judge is not None:
                 score = _judged_fraction(judge, score, self.judge_usage)
-                if isinstance(judge, dict) and judge.get("metric") == "pairwise":
-                    count_pairwise(judge, self.pairwise)
-                    if type(score) is float or type(score) is int:
+                pairwise = isinstance(judge, dict) and judge.get("metric") == "pairwise"
+                if is_void(judge, score):
+                    self.void += 1
+                    if self.void_as_zero:
+                        score = -1.0 if pairwise else 0.0
+                if pairwise:
+                    if _is_number(score) and judge.get("status") != "scored":
+                        self.pairwise["loss"] = self.pairwise.get("loss", 0) + 1  # a void counted as a loss
+                    else:
+                        count_pairwise(judge, self.pairwise)
+                    if _is_number(score):
                         wins.append(_win_value(response, float(score)))
             if type(score) is float or type(score) is int:
                 scores.append(float(score))
@@ -211,6 +253,24 @@ class DatasetStats:
         return _pct(self.record_score_sum, self.scored_records)
 
     @property
+    def small(self) -> bool:
+        """Fewer than :data:`SMALL_N` scored records: the score moves by 100/n points per record."""
+        return 0 < self.scored_records < SMALL_N
+
+    def coverage(self) -> str | None:
+        """What the score is made of, when it is not every response: ``1 of 2 records scored, 1 void
+        verdict`` (None when every response was scored and no void verdict was counted as 0)."""
+        if not self.unscorable and not self.void:
+            return None
+        parts = [f"{self.scored_records} of {_plural(self.records, 'record')} scored"]
+        if self.void:
+            parts.append(_plural(self.void, "void verdict") + (" counted as 0" if self.void_as_zero else ""))
+        other = self.unscorable - (0 if self.void_as_zero else self.void)
+        if other:
+            parts.append(f"{_plural(other, 'other response')} unscorable")
+        return ", ".join(parts)
+
+    @property
     def is_pairwise(self) -> bool:
         return bool(self.win_values)
 
@@ -226,10 +286,12 @@ class DatasetStats:
         return self.win_values if self.is_pairwise else self.values
 
     def compute_intervals(self) -> None:
-        """The 95 % interval of the score (Wilson for 0/1 records, else bootstrap over records)."""
-        self.interval = _interval(self.values, self.name)
+        """The 95 % interval of the score (Wilson for 0/1 records, else the smoothed Bayesian bootstrap over
+        records; a pairwise score's values run −1..1)."""
+        bounds = (-1.0, 1.0) if self.is_pairwise else (0.0, 1.0)
+        self.interval = _interval(self.values, self.name, bounds, self.score)
         if self.is_pairwise:
-            self.win_interval = _interval(self.win_values, self.name)
+            self.win_interval = _interval(self.win_values, self.name, point=self.dimension_score)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -245,7 +307,11 @@ class DatasetStats:
             "loose": self.score,
             "dimension": self.dimension,
             "usage": dict(self.usage),
+            "void": self.void,
+            "small": self.small,
         }
+        if self.void_as_zero:
+            out["void_as_zero"] = True
         if self.interval is not None:
             out["ci"] = self.interval.as_list()
             out["interval"] = self.interval.method
@@ -310,6 +376,22 @@ class Aggregate:
         """The judges' token usage, counted apart from the model's."""
         return _sum_usage(stats.judge_usage for stats in self.datasets.values())
 
+    @property
+    def void(self) -> int:
+        """Void verdicts over every dataset."""
+        return sum(stats.void for stats in self.datasets.values())
+
+    @property
+    def void_as_zero(self) -> bool:
+        return any(stats.void_as_zero for stats in self.datasets.values())
+
+    def void_note(self) -> str | None:
+        """``1 void verdict (left out of the scores)`` for the overall line; None without one."""
+        if not self.void:
+            return None
+        how = "counted as 0" if self.void_as_zero else "left out of the scores; --void-as-zero counts them as 0"
+        return f"{_plural(self.void, 'void verdict')} ({how})"
+
     def weights(self) -> dict[str, float]:
         """Each dataset's weight in ``overall`` (a mean of dimension means of dataset means)."""
         out: dict[str, float] = {}
@@ -330,6 +412,8 @@ class Aggregate:
             "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
             "records": sum(s.records for s in self.datasets.values()),
             "errors": sum(s.unscorable for s in self.datasets.values()),
+            "void": self.void,
+            "void_as_zero": self.void_as_zero,
             "usage": self.usage,
             "judge_usage": self.judge_usage,
         }
@@ -362,28 +446,33 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
     return score_fraction({"score": score, "judge": judge})
 
 
-def _interval(values: list[float], name: str) -> Interval | None:
-    """Wilson for 0/1 values, else a bootstrap over them (seeded by the dataset's name)."""
+def _interval(
+    values: list[float], name: str, bounds: tuple[float, float] = (0.0, 1.0), point: float | None = None
+) -> Interval | None:
+    """Wilson for 0/1 values on a 0–1 scale, else the smoothed Bayesian bootstrap over them (seeded by the
+    dataset's name), holding ``point`` (the score, 0–100). Pairwise values run −1..1: a record's 0 is a tie
+    there, not a wrong answer, so Wilson's proportion does not apply."""
     if not values:
         return None
-    if is_binary(values):
+    if bounds == (0.0, 1.0) and is_binary(values):
         return wilson(sum(values), len(values))
-    return percentile_interval(bootstrap_means(values, seed_for(name)))
+    return percentile_interval(bootstrap_means(values, seed_for(name), bounds), point=point)
 
 
-def combined_interval(parts: list[tuple[float, list[float], str]]) -> Interval | None:
+def combined_interval(parts: list[tuple[float, list[float], str]], point: float | None = None) -> Interval | None:
     """The interval of ``sum(weight * mean(values))`` over datasets: one dataset keeps its own interval;
-    several are bootstrapped inside each dataset (stratified) and combined resample by resample."""
+    several are resampled inside each dataset (stratified) and combined resample by resample. Every
+    stratum keeps its own uncertainty, an all-right one too (see :mod:`scoring._report.intervals`)."""
     parts = [p for p in parts if p[1]]
     if not parts:
         return None
     if len(parts) == 1:
-        return _interval(parts[0][1], parts[0][2])
+        return _interval(parts[0][1], parts[0][2], point=point)
     weight, values, name = parts[0]
     total = weight * bootstrap_means(values, seed_for(name))
     for weight, values, name in parts[1:]:
         total = total + weight * bootstrap_means(values, seed_for(name))
-    return percentile_interval(total / sum(w for w, _, _ in parts))
+    return percentile_interval(total / sum(w for w, _, _ in parts), point=point)
 
 
 def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | None = None) -> Aggregate:
@@ -401,12 +490,14 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
     for dim, names in groups.items():
         scored = [datasets[n] for n in names if datasets[n].dimension_score is not None]
         scores = [s.dimension_score for s in scored if s.dimension_score is not None]
-        interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored])
-        dims[dim] = DimensionStats(dim, names, round(sum(scores) / len(scores), 2) if scores else None, interval)
+        score = round(sum(scores) / len(scores), 2) if scores else None
+        interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored], score)
+        dims[dim] = DimensionStats(dim, names, score, interval)
     dim_scores = [d.score for d in dims.values() if d.score is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
     agg = Aggregate(datasets, dims, overall)
-    agg.overall_interval = combined_interval([(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()])
+    parts = [(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()]
+    agg.overall_interval = combined_interval(parts, overall)
     return agg
 
 
@@ -417,15 +508,18 @@ class Aggregator:
     The metric is the one named in ``metrics``, else read off the responses' analysis.
     """
 
-    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+    def __init__(self, metrics: Mapping[str, str] | None = None, *, void_as_zero: bool = False) -> None:
         self.metrics = dict(metrics or {})
+        self.void_as_zero = void_as_zero
         self.datasets: dict[str, DatasetStats] = {}
 
     def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> None:
         name = dataset_of(record, default_dataset)
         stats = self.datasets.get(name)
         if stats is None:
-            stats = self.datasets[name] = DatasetStats(name, metric=self.metrics.get(name))
+            stats = self.datasets[name] = DatasetStats(
+                name, metric=self.metrics.get(name), void_as_zero=self.void_as_zero
+            )
         if stats.dimension is None:
             meta = record.get("meta")
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
@@ -448,9 +542,11 @@ def aggregate(
     default_dataset: str = "dataset",
     dimensions: Mapping[str, str] | None = None,
     metrics: Mapping[str, str] | None = None,
+    void_as_zero: bool = False,
 ) -> Aggregate:
-    """Aggregate scored canonical records (plain dicts) into datasets, dimensions and overall."""
-    aggregator = Aggregator(metrics)
+    """Aggregate scored canonical records (plain dicts) into datasets, dimensions and overall
+    (``void_as_zero``: a void judge verdict counts as the lowest score instead of being left out)."""
+    aggregator = Aggregator(metrics, void_as_zero=void_as_zero)
     for record in records:
         aggregator.add(record, default_dataset)
     return aggregator.finish(dimensions)

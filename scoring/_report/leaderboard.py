@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from scoring._report.aggregate import Aggregate, DatasetStats
-from scoring._report.intervals import Interval
+from scoring._report.intervals import SMALL_N, Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
 from scoring._report.render import _pairwise_note
 
@@ -22,7 +22,10 @@ __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_ce
 
 LEGEND = (
     "cells: score on 0–100 with its 95 % interval in brackets; a pairwise dataset shows its win rate (what "
-    "enters the dimension) here and its mean ×100 (−100..100) and win/tie/loss in the details; — = no scored record"
+    "enters the dimension) here and its mean ×100 (−100..100) and win/tie/loss in the details; — = no scored record; "
+    f"(n=…, small): fewer than {SMALL_N} scored records, one record moves the score by 100/n points; "
+    "'k of n records scored, v void verdicts': not every response has a score (a void verdict is a judge reply "
+    "with no readable verdict, left out of the mean unless --void-as-zero)"
 )
 
 
@@ -48,12 +51,27 @@ def score_cell(score: float | None, interval: Interval | None) -> str:
     return "—" if score is None else f"{score:.2f}{_ci(interval)}"
 
 
+def flags(stats: DatasetStats) -> str:
+    """What a reader must know beside a dataset's score: a small n, responses without a score."""
+    out = f" (n={stats.scored_records}, small)" if stats.small else ""
+    coverage = stats.coverage()
+    return out + (f"; {coverage}" if coverage else "")
+
+
 def _dataset_cell(stats: DatasetStats | None) -> str:
     if stats is None:
         return ""
     if stats.is_pairwise:
-        return f"{score_cell(stats.dimension_score, stats.win_interval)} win rate"
-    return score_cell(stats.score, stats.interval)
+        return f"{score_cell(stats.dimension_score, stats.win_interval)} win rate{flags(stats)}"
+    return score_cell(stats.score, stats.interval) + flags(stats)
+
+
+def _overall_cell(agg: Aggregate) -> str:
+    cell = score_cell(agg.overall, agg.overall_interval)
+    if agg.void:
+        cell += f"; {agg.void} void verdict" + ("" if agg.void == 1 else "s")
+        cell += " counted as 0" if agg.void_as_zero else ""
+    return cell
 
 
 def _pairwise_cell(stats: DatasetStats) -> str:
@@ -68,21 +86,24 @@ def _pairwise_cell(stats: DatasetStats) -> str:
 
 
 def _leaderboard(comp: Comparison) -> Table:
+    """Each dimension heads its datasets (one that is its own dataset has its dataset row only)."""
     names = comp.names
     rows: list[list[str]] = []
+    by_dim: dict[str, list[str]] = {}
     for dim, dataset in comp.dataset_names():
-        first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
-        metric = (first.metric if first else None) or "?"
-        rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
-    for dim in comp.dimension_names():
-        if all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim))):
-            continue  # a dataset that is its own dimension: its row already says it
-        cells = []
-        for model in names:
-            d = comp.models[model].dimensions.get(dim)
-            cells.append(score_cell(d.score, d.interval) if d else "")
-        rows.append([dim, "(dimension)", "", *cells])
-    rows.append(["overall", "", "", *(score_cell(a.overall, a.overall_interval) for a in comp.models.values())])
+        by_dim.setdefault(dim, []).append(dataset)
+    for dim, datasets in by_dim.items():
+        if not all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim))):
+            cells = []
+            for model in names:
+                d = comp.models[model].dimensions.get(dim)
+                cells.append(score_cell(d.score, d.interval) if d else "")
+            rows.append([dim, "(dimension)", "", *cells])
+        for dataset in datasets:
+            first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
+            metric = (first.metric if first else None) or "?"
+            rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
+    rows.append(["overall", "", "", *(_overall_cell(a) for a in comp.models.values())])
     return Table(
         "Leaderboard (0–100, 95 % interval)",
         ["dimension", "dataset", "metric", *names],
@@ -96,17 +117,22 @@ _DETAIL_HEAD = [
     "dataset",
     "metric",
     "records",
-    "scored",
-    "unscorable",
+    "scored records",
+    "responses",
+    "unscorable responses",
+    "void verdicts",
     "strict",
     "pass@k",
     "majority",
     "tokens",
     "interval",
+    "pairwise",
 ]
 
 
 def _details(comp: Comparison) -> Table:
+    """Records and responses in columns of their own (with n samples a record holds n responses):
+    scored records ≤ records, unscorable responses ≤ responses, void verdicts among the unscorable."""
     rows: list[list[str]] = []
     for model, agg in comp.models.items():
         for name, s in agg.datasets.items():
@@ -118,7 +144,9 @@ def _details(comp: Comparison) -> Table:
                     s.metric or "?",
                     str(s.records),
                     str(s.scored_records),
+                    str(s.responses),
                     str(s.unscorable),
+                    str(s.void) + (" (as 0)" if s.void and s.void_as_zero else ""),
                     _num(d["strict"]),
                     f"{_num(d['pass_at_k'])} (k={d['samples']})" if "pass_at_k" in d else "—",
                     _num(d.get("majority")),
@@ -127,7 +155,7 @@ def _details(comp: Comparison) -> Table:
                     _pairwise_cell(s),
                 ]
             )
-    return Table("Details per model and dataset", list(_DETAIL_HEAD), rows, {3, 4, 5, 6, 7, 8, 9})
+    return Table("Details per model and dataset", list(_DETAIL_HEAD), rows, set(range(3, 12)))
 
 
 def _difference_row(d: Difference) -> list[str]:
@@ -171,6 +199,9 @@ def notes(comp: Comparison) -> list[str]:
         out.append(PAIRWISE_NOTE)
     for model, agg in comp.models.items():
         out += _tokens(model, agg)
+        void = agg.void_note()
+        if void:
+            out.append(f"{model}: {void}")
         for name, s in agg.datasets.items():
             if s.note:
                 out.append(f"{model} / {name}: {s.metric} — {s.note}")

@@ -14,8 +14,9 @@ from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstra
 __all__ = ["INTERVAL_NOTE", "PAIRWISE_NOTE", "Comparison", "Difference", "ModelsAggregator", "compare"]
 
 INTERVAL_NOTE = (
-    f"intervals: {LEVEL:.0%} confidence; Wilson score interval when every record scored 0 or 1, else a "
-    f"percentile bootstrap over records ({RESAMPLES} resamples, seed {SEED}, stratified by dataset for "
+    f"intervals: {LEVEL:.0%} confidence; Wilson score interval when every record of a dataset scored 0 or 1, "
+    f"else a smoothed Bayesian bootstrap over records ({RESAMPLES} resamples, seed {SEED}; half a pseudo-record "
+    "at each end of the scale, so a small or all-right dataset keeps an honest width; stratified by dataset for "
     "dimensions and overall); a paired difference resamples the records both models answered"
 )
 PAIRWISE_NOTE = (
@@ -91,8 +92,9 @@ class Comparison:
 class ModelsAggregator:
     """Streams records into one :class:`Aggregator` per model (``model_of`` each record)."""
 
-    def __init__(self, metrics: Mapping[str, str] | None = None) -> None:
+    def __init__(self, metrics: Mapping[str, str] | None = None, *, void_as_zero: bool = False) -> None:
         self.metrics = metrics
+        self.void_as_zero = void_as_zero
         self.by_model: dict[str, Aggregator] = {}
 
     def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> str:
@@ -100,7 +102,7 @@ class ModelsAggregator:
         model = model_of(record)
         aggregator = self.by_model.get(model)
         if aggregator is None:
-            aggregator = self.by_model[model] = Aggregator(self.metrics)
+            aggregator = self.by_model[model] = Aggregator(self.metrics, void_as_zero=self.void_as_zero)
         aggregator.add(record, default_dataset)
         return model
 
@@ -133,6 +135,10 @@ def _occurrences(keys: Iterable[int]) -> list[tuple[int, int]]:
     return out
 
 
+#: The scale of a per-record difference of two 0–1 values: its pseudo-records sit at −1 and 1.
+_DIFF = (-1.0, 1.0)
+
+
 def compare(models: Mapping[str, Aggregate]) -> list[Difference]:
     """Paired differences for every two models: per shared dataset, and overall over the shared datasets
     (weighted as model ``a``'s overall weighs them)."""
@@ -146,23 +152,24 @@ def compare(models: Mapping[str, Aggregate]) -> list[Difference]:
             diffs = _paired(a, b, dataset)
             if not diffs:
                 continue
-            interval = percentile_interval(bootstrap_means(diffs, seed_for(dataset)))
             point = round(100 * sum(diffs) / len(diffs), 2)
+            interval = percentile_interval(bootstrap_means(diffs, seed_for(dataset), _DIFF), point=point)
             out.append(Difference(name_a, name_b, dataset, len(diffs), point, interval))
             if dataset in weights:
                 parts.append((weights[dataset], diffs, dataset))
         if len(parts) > 1:
             total_w = sum(w for w, _, _ in parts)
             point = sum(w * sum(d) / len(d) for w, d, _ in parts) / total_w
-            resampled = sum(w * bootstrap_means(d, seed_for(n)) for w, d, n in parts) / total_w
+            resampled = sum(w * bootstrap_means(d, seed_for(n), _DIFF) for w, d, n in parts) / total_w
+            overall = round(100 * point, 2)
             out.append(
                 Difference(
                     name_a,
                     name_b,
                     "overall",
                     sum(len(d) for _, d, _ in parts),
-                    round(100 * point, 2),
-                    percentile_interval(resampled),  # type: ignore[arg-type]
+                    overall,
+                    percentile_interval(resampled, point=overall),  # type: ignore[arg-type]
                 )
             )
     return out

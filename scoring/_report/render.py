@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 
 from scoring._report.aggregate import Aggregate, DatasetStats
+from scoring._report.intervals import SMALL_N
 
 __all__ = ["FORMATS", "render", "write_xlsx"]
 
@@ -21,8 +22,10 @@ _HEAD = (
     "score",
     "strict",
     "records",
-    "scored",
-    "unscorable",
+    "scored records",
+    "responses",
+    "unscorable responses",
+    "void verdicts",
     "pass@k",
     "majority",
     "tokens",
@@ -31,6 +34,17 @@ _HEAD = (
 
 def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
+
+
+def _score_cell(s: DatasetStats) -> str:
+    """The score, its 95 % interval, and what a reader must know beside it (small n, unscored responses)."""
+    cell = _num(s.score)
+    if s.score is not None and s.interval is not None:
+        cell += f" [{s.interval.low:.1f}, {s.interval.high:.1f}]"
+    if s.small:
+        cell += f" (n={s.scored_records}, small)"
+    coverage = s.coverage()
+    return cell + (f"; {coverage}" if coverage else "")
 
 
 def _rows(agg: Aggregate) -> list[tuple[str, ...]]:
@@ -44,11 +58,13 @@ def _rows(agg: Aggregate) -> list[tuple[str, ...]]:
                     dim.name,
                     name,
                     s.metric or "?",
-                    _num(s.score),
+                    _score_cell(s),
                     _num(d["strict"]),
                     str(s.records),
                     str(s.scored_records),
+                    str(s.responses),
                     str(s.unscorable),
+                    str(s.void) + (" (as 0)" if s.void and s.void_as_zero else ""),
                     f"{_num(d['pass_at_k'])} (k={d['samples']})" if "pass_at_k" in d else "—",
                     _num(d.get("majority")),
                     str(s.usage["total_tokens"]),
@@ -62,8 +78,11 @@ def _dimension_rows(agg: Aggregate) -> list[tuple[str, str, str]]:
 
 
 _LEGEND = (
-    "score: mean score, 0–100 (math's loose accuracy); strict: share of responses scoring 1.0 (math's strict "
-    "accuracy); records count records, unscorable counts responses that could not be scored"
+    "score: mean score, 0–100 (math's loose accuracy), with its 95 % interval; strict: share of responses "
+    "scoring 1.0 (math's strict accuracy); records and scored records count records, responses and unscorable "
+    "responses count responses (a record holds one per sample); void verdicts: judge replies with no readable "
+    f"verdict, among the unscorable (left out of the mean unless --void-as-zero); small: under {SMALL_N} "
+    "scored records"
 )
 
 
@@ -81,6 +100,16 @@ def _pairwise_note(name: str, stats: DatasetStats) -> str | None:
             f"({pairwise['disagreement_rate'] * 100:.1f}%, the judge's position bias)"
         )
     return note
+
+
+def _overall(agg: Aggregate) -> str:
+    """``Overall: 50.00 [..] (mean of 1 dimension(s), 0–100; 1 void verdict (…))``."""
+    interval = agg.overall_interval
+    ci = f" [{interval.low:.1f}, {interval.high:.1f}]" if agg.overall is not None and interval else ""
+    void = agg.void_note()
+    return f"{_num(agg.overall)}{ci} (mean of {len(agg.dimensions)} dimension(s), 0–100" + (
+        f"; {void})" if void else ")"
+    )
 
 
 def _notes(agg: Aggregate) -> list[str]:
@@ -107,7 +136,7 @@ def _markdown(agg: Aggregate) -> str:
     out += [f"| {a} | {b} | {c} |" for a, b, c in _dimension_rows(agg)]
     out += [
         "",
-        f"**Overall: {_num(agg.overall)}** (mean of {len(agg.dimensions)} dimension(s), 0–100)",
+        f"**Overall: {_overall(agg)}**",
         "",
         *_token_lines(agg),
     ]
@@ -138,7 +167,7 @@ def _text(agg: Aggregate) -> str:
     for row in _dimension_rows(agg):
         dims.add_row(*row)
     console.print(dims)
-    console.print(f"Overall: {_num(agg.overall)} (mean of {len(agg.dimensions)} dimension(s))")
+    console.print(f"Overall: {_overall(agg)}")
     for line in _token_lines(agg):
         console.print(line)
     for note in _notes(agg):
@@ -161,7 +190,7 @@ def _html(agg: Aggregate) -> str:
         "<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}td:nth-child(-n+3){text-align:left}</style>"
         "</head><body>\n<h1>Evaluation report</h1>\n"
-        f"<p><strong>Overall: {_num(agg.overall)}</strong> (mean of {len(agg.dimensions)} dimension(s), 0–100)</p>\n"
+        f"<p><strong>Overall: {escape(_overall(agg))}</strong></p>\n"
         f"<h2>Datasets</h2>\n{table(_HEAD, _rows(agg))}\n"
         f"<h2>Capability dimensions</h2>\n{table(('dimension', 'score', 'datasets'), _dimension_rows(agg))}\n"
         f"{tokens}" + (f"<ul>{notes}</ul>\n" if notes else "") + "</body></html>\n"
@@ -187,7 +216,9 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
                 d["strict"],
                 stats.records,
                 stats.scored_records,
+                stats.responses,
                 stats.unscorable,
+                stats.void,
                 d.get("pass_at_k"),
                 d.get("majority"),
                 stats.usage["total_tokens"],

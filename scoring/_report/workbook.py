@@ -1,6 +1,9 @@
 """The report as a workbook: a leaderboard (models as columns, numbers as numbers, each score's interval in
-two columns of its own), per-model details, paired differences and the notes; every sheet readable
-(:mod:`formatkit._api.xlsx_style`: bold frozen header, autofilter, widths, text never a formula)."""
+two columns of its own, each dimension after its datasets, the row's best model in green, every model's
+difference from the first), the questions side by side (one row per question: the question, the
+reference, then each model's answer, extracted answer and score), per-model details, paired differences
+and the notes; every sheet readable (:mod:`formatkit._api.xlsx_style`: bold frozen header, autofilter,
+widths, text never a formula)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._api.xlsx_style import Fill, Sheet, write_sheet
-from formatkit._core.writers import atomic_writer
+from formatkit._core.writers import save_workbook
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
+from scoring._report.questions import Answer, SampleCollector, outcome_of
 
 __all__ = ["write_report_xlsx"]
 
@@ -20,36 +24,49 @@ def _triple(score: float | None, interval: Interval | None) -> list[Any]:
     return [score, interval.low if interval else None, interval.high if interval else None]
 
 
+def _stats_triple(comp: Comparison, model: str, dataset: str) -> tuple[list[Any], str | None]:
+    stats = comp.models[model].datasets.get(dataset)
+    if stats is None:
+        return [None, None, None], None
+    if stats.is_pairwise:
+        return _triple(stats.dimension_score, stats.win_interval), "pairwise (win rate)"
+    return _triple(stats.score, stats.interval), stats.metric
+
+
 def _leaderboard(comp: Comparison) -> Sheet:
+    names = comp.names
     head = ["dimension", "dataset", "metric"]
-    for model in comp.names:
+    for model in names:
         head += [model, f"{model} low", f"{model} high"]
-    sheet = Sheet("Leaderboard", head, decimals=set(head[3:]))
+    deltas = [f"Δ {model} − {names[0]}" for model in names[1:]]
+    sheet = Sheet("Leaderboard", head + deltas, decimals=set(head[3:]) | set(deltas))
+    by_dim: dict[str, list[str]] = {}
     for dim, dataset in comp.dataset_names():
-        row: list[Any] = [dim, dataset, None]
-        for model in comp.names:
-            stats = comp.models[model].datasets.get(dataset)
-            if stats is None:
-                row += [None, None, None]
-                continue
-            row[2] = row[2] or stats.metric
-            if stats.is_pairwise:
-                row += _triple(stats.dimension_score, stats.win_interval)
-                row[2] = "pairwise (win rate)"
-            else:
-                row += _triple(stats.score, stats.interval)
-        sheet.rows.append(row)
-    for dim in comp.dimension_names():
-        row = [dim, "(dimension)", None]
-        for model in comp.names:
+        by_dim.setdefault(dim, []).append(dataset)
+    for dim, datasets in by_dim.items():  # each dimension, then its datasets
+        row: list[Any] = [dim, "(dimension)", None]
+        for model in names:
             d = comp.models[model].dimensions.get(dim)
             row += _triple(d.score, d.interval) if d else [None, None, None]
         sheet.rows.append(row)
+        for dataset in datasets:
+            row = [dim, dataset, None]
+            for model in names:
+                cells, metric = _stats_triple(comp, model, dataset)
+                row[2] = row[2] or metric
+                row += cells
+            sheet.rows.append(row)
     overall: list[Any] = ["overall", None, None]
     for agg in comp.models.values():
         overall += _triple(agg.overall, agg.overall_interval)
     sheet.rows.append(overall)
-    sheet.fills = [_best(row, len(comp.names)) for row in sheet.rows]
+    for row in sheet.rows:
+        first = row[3]
+        row += [
+            None if first is None or row[3 + 3 * i] is None else round(row[3 + 3 * i] - first, 4)
+            for i in range(1, len(names))
+        ]
+    sheet.fills = [_best(row, len(names)) for row in sheet.rows]
     return sheet
 
 
@@ -87,6 +104,8 @@ def _details(comp: Comparison) -> Sheet:
         "completion tokens",
         "total tokens",
         "judge tokens",
+        "void verdicts",
+        "small",
     ]
     sheet = Sheet("Details", head, decimals={"score", "low", "high", "strict", "pass@k", "majority", "win rate"})
     for model, agg in comp.models.items():
@@ -115,8 +134,62 @@ def _details(comp: Comparison) -> Sheet:
                     s.usage["completion_tokens"],
                     s.usage["total_tokens"],
                     s.judge_usage["total_tokens"],
+                    s.void,
+                    s.small,
                 ]
             )
+    return sheet
+
+
+def _mean(values: list[Any]) -> float | None:
+    numbers = [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return sum(numbers) / len(numbers) if numbers else None
+
+
+def _answer_cells(collector: SampleCollector, answer: Answer | None) -> tuple[list[Any], Fill | None]:
+    """A model's reply (its first sample), extracted answer(s) and score (the mean over samples)."""
+    if answer is None:
+        return [None, None, None], None
+    text = collector.strings
+    replies = [text[r["content"]] or text[r["error"]] for r in answer.responses]
+    extracted = [text[r["answer"]] for r in answer.responses if text[r["answer"]]]
+    reply = replies[0] if replies else None
+    if len(replies) > 1:
+        reply = f"{reply}\n[+{len(replies) - 1} more sample(s): the HTML report and `formatkit export` show every one]"
+    score = _mean([r["score"] for r in answer.responses])
+    outcome = outcome_of([r["fraction"] for r in answer.responses])
+    fill = {"right": "right", "wrong": "wrong", "partial": "partial"}.get(outcome)
+    return [reply, " | ".join(extracted) or None, score], fill
+
+
+def _questions(collector: SampleCollector) -> Sheet:
+    """One row per question: the question and reference, then each model's answer, extracted answer and
+    score (coloured right / partial / wrong), and whether the models' outcomes differ."""
+    models = collector.models
+    head = ["dataset", "session_id", "question", "reference"]
+    for model in models:
+        head += [f"{model} answer", f"{model} extracted", f"{model} score"]
+    if len(models) > 1:
+        head.append("models disagree")
+    sheet = Sheet("Questions", head, decimals={f"{m} score" for m in models})
+    text = collector.strings
+    for question in collector.questions:
+        row: list[Any] = [
+            text[question.dataset],
+            question.session_id,
+            text[question.question],
+            text[question.reference],
+        ]
+        fills: list[Fill | None] = [None] * 4
+        for number in range(len(models)):
+            cells, fill = _answer_cells(collector, question.answers.get(number))
+            row += cells
+            fills += [None, None, fill]
+        if len(models) > 1:
+            row.append(question.disagree)
+            fills.append(None)
+        sheet.rows.append(row)
+        sheet.fills.append(fills)
     return sheet
 
 
@@ -128,14 +201,22 @@ def _differences(comp: Comparison) -> Sheet:
     return sheet
 
 
-def write_report_xlsx(comp: Comparison, path: Path) -> None:
-    """Write the workbook to ``path`` atomically."""
+def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | None = None) -> None:
+    """Write the workbook to ``path`` atomically; ``samples`` (collected records) add the Questions sheet."""
     from openpyxl import Workbook
 
     workbook = Workbook(write_only=True)
-    for sheet in (_leaderboard(comp), _details(comp), _differences(comp)):
+    sheets = [_leaderboard(comp)]
+    if samples is not None and samples.questions:
+        sheets.append(_questions(samples))
+    for sheet in (*sheets, _details(comp), _differences(comp)):
         write_sheet(workbook, sheet)
-    note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in notes(comp)])
+    lines = notes(comp)
+    if samples is not None and samples.left_out:
+        lines.append(
+            f"Questions lists the first {len(samples.questions)} questions; {samples.left_out} more record(s) "
+            "are counted in the scores but not listed"
+        )
+    note_sheet = Sheet("Notes", ["note"], rows=[[n] for n in lines])
     write_sheet(workbook, note_sheet)
-    with atomic_writer(path) as handle:
-        workbook.save(handle)
+    save_workbook(workbook, path)

@@ -11,13 +11,12 @@ ends in any way (``kill -9`` included), so a stale lock file never blocks a late
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
 from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from formatkit._core.writers import open_no_follow
+from formatkit._core.errors import OutputBusyError
+from formatkit._core.writers import hold_lock_file
 from scoring._errors import OutputLockedError
 
 __all__ = ["OutputLock", "lock_path"]
@@ -35,26 +34,15 @@ class OutputLock:
         self._handle: IO[bytes] | None = None
 
     def acquire(self) -> OutputLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open_no_follow(self.path, "a+b")
         try:
-            _lock(handle)
-        except OSError:
-            handle.seek(0)
-            text = handle.read(32).decode("ascii", "replace").strip()
-            handle.close()
-            pid = int(text) if text.isdigit() else None
-            who = f"process {pid}" if pid is not None else "another process"
+            self._handle = hold_lock_file(self.path, self.path)
+        except OutputBusyError as exc:
+            who = f"process {exc.pid}" if exc.pid is not None else "another process"
             raise OutputLockedError(
                 f"{self.path.name.removesuffix('.journal.lock')} is being written by another run ({who} holds "
                 f"{self.path}); wait for it to finish or stop it",
-                pid=pid,
+                pid=exc.pid,
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()).encode())
-        handle.flush()
-        self._handle = handle
         return self
 
     def release(self) -> None:
@@ -72,16 +60,3 @@ class OutputLock:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
-
-
-def _lock(handle: IO[bytes]) -> None:
-    """Exclusive, non-blocking; OSError when another process holds it."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import msvcrt
-
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

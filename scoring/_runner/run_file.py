@@ -36,7 +36,11 @@ Records = Callable[[], Iterable[dict[str, Any]]]
 
 @dataclass
 class EndpointOptions:
-    """Where and how requests go (see :class:`~scoring._client.http.ChatClient` for each option)."""
+    """Where and how requests go (see :class:`~scoring._client.http.ChatClient` for each option).
+
+    The API key is ``api_key`` when given, else read from the environment variable ``api_key_env``
+    (``OPENAI_API_KEY`` by default, as ``formatkit run --api-key-env`` and ``JudgeOptions`` do; cleaned of the
+    ``\\r`` a CRLF ``.env`` leaves) when the client is made; ``api_key_env=None`` sends no key."""
 
     base_url: str
     model: str
@@ -53,12 +57,21 @@ class EndpointOptions:
     backoff_base: float = 0.5
     unavailable_after: int = 3
     rate_limit_window: float = 60.0
+    api_key_env: str | None = "OPENAI_API_KEY"
+
+    def key(self) -> str | None:
+        """The key sent: ``api_key``, else the one in ``$api_key_env`` (None: none)."""
+        if self.api_key is not None or not self.api_key_env:
+            return self.api_key
+        from scoring._client.http import clean_api_key
+
+        return clean_api_key(os.environ.get(self.api_key_env))[0]
 
     def client(self) -> ChatClient:
         return ChatClient(
             self.base_url,
             self.model,
-            api_key=self.api_key,
+            api_key=self.key(),
             concurrency=self.concurrency,
             rpm=self.rpm,
             timeout=self.timeout,

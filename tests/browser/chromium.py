@@ -45,8 +45,9 @@ def find_chromium() -> str | None:
 class Browser:
     """One headless chromium with one page; use as a context manager."""
 
-    def __init__(self, executable: str, *, width: int = 1280, height: int = 900) -> None:
+    def __init__(self, executable: str, *, width: int = 1280, height: int = 900, load_timeout: float = 30) -> None:
         self.executable = executable
+        self.load_timeout = load_timeout
         self.size = (width, height)
         self._profile = tempfile.mkdtemp(prefix="formatkit-chromium-")
         self._id = 0
@@ -115,7 +116,7 @@ class Browser:
             page=True,
         )
         self.call("Page.navigate", {"url": path.resolve().as_uri()}, page=True)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + self.load_timeout
         while self.evaluate("document.readyState") != "complete":
             if time.monotonic() > deadline:
                 raise RuntimeError("the page did not finish loading")

@@ -88,7 +88,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "duplicate_session_id.xls", "infer-eval", "duplicate_session_id", at(4, ID)),
     (X + "mixed_session_ids.xlsx", "infer-eval", "mixed_session_ids", at(5, ID)),
     (X + "missing_session_id.xlsx", "infer-eval", "missing_session_id", at(3, ID)),
-    (X + "session_not_consecutive.xlsx", "infer-eval", "session_not_consecutive", at(4, ID)),
+    (X + "session_not_consecutive.xlsx", "infer-eval", "session_not_consecutive", at(2, ID)),
     (X + "system_prompt_mismatch.xlsx", "infer-eval", "system_prompt_mismatch", at(4, SYSTEM)),
     (X + "misplaced_reference.xlsx", "infer-eval", "misplaced_reference", at(2, REF)),
     (X + "parameters_mismatch.xlsx", "infer-eval", "parameters_mismatch", at(2, PARAMS)),
@@ -103,6 +103,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     # parameters
     (X + "invalid_parameters.xlsx", "infer-eval", "invalid_parameters", at(3, PARAMS)),
     (X + "unknown_parameter.xlsx", "infer-eval", "unknown_parameter", at(2, PARAMS)),
+    (X + "engine_parameter.xlsx", "infer-eval", "engine_parameter", at(2, PARAMS)),
     (X + "invalid_parameter_type.xlsx", "infer-eval", "invalid_parameter_type", at(2, PARAMS)),
     (X + "parameter_out_of_range.xlsx", "infer-eval", "parameter_out_of_range", at(2, PARAMS)),
 ]

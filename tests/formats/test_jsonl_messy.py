@@ -37,6 +37,15 @@ def test_utf16_file_is_one_encoding_error(tmp_path: Path, bom: str) -> None:
     assert "UTF-16" in issues[0].message
 
 
+def test_a_file_of_only_a_byte_order_mark_is_reported_not_a_crash(tmp_path: Path) -> None:
+    """Notepad saves an empty file as UTF-8 with BOM: three bytes and nothing else (the line reader got an
+    empty line after the BOM and indexed it: IndexError)."""
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf")
+    report = validate_file(path)
+    assert sorted(i.code for i in report.issues) == ["no_records", "utf8_bom"]
+
+
 @pytest.mark.parametrize(
     ("meta", "field"),
     [

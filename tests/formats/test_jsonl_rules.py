@@ -69,6 +69,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     ),
     (J + "invalid_parameters.jsonl", "infer-eval", "invalid_parameters", {"line": 1, "field": "parameters"}),
     (J + "unknown_parameter.jsonl", "infer-eval", "unknown_parameter", {"line": 1, "field": "parameters.temprature"}),
+    (J + "engine_parameter.jsonl", "infer-eval", "engine_parameter", {"line": 1, "field": "parameters"}),
     (
         J + "invalid_parameter_type.jsonl",
         "infer-eval",

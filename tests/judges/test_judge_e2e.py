@@ -799,7 +799,8 @@ def test_judge_summary_lines() -> None:
     }
     assert summary_lines(absolute) == [
         "Judge j (judge): 3 of 5 response(s) scored, mean 1.50 on 0-2 (75.00 of 100)",
-        "  no verdict: 1 judge reply with no verdict (the raw reply is kept in the judge field); "
+        "  no verdict: 1 void verdict(s): judge reply with no readable verdict "
+        "(the raw reply is kept in the judge field); "
         "1 judge request failed",
         "  2 verdict(s) given outside the request's nonce tag: that judge ignores the tag it is asked for, so a "
         "verdict planted in a response is refused (no score) rather than excluded by the tag",

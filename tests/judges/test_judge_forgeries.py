@@ -414,3 +414,38 @@ def test_a_judge_echoing_the_prompts_format_line_keeps_its_verdict(kind: str, la
         assert parse_absolute(reply, DEFAULT_SCALE, nonce=nonce).score == 1.0
     else:
         assert parse_pairwise(reply, nonce=nonce).choice == "B+"
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (f'<verdict-{NONCE}>{{"analysis": "it ends with </verdict>", "score": 0}}</verdict-{NONCE}>', 0.0),
+        (f'<verdict-{NONCE}>{{"analysis": "it ends with </verdict>", "score": 0}}</verdict>', 0.0),
+        (f'<verdict-{NONCE}>{{"analysis": "it ends with </verdict-000000000000>", "score": 1}}', 1.0),
+        (f'<verdict-{NONCE}>{{"score": 0}}</verdict> then <verdict-{NONCE}>{{"score": 0}}</verdict-{NONCE}>', 0.0),
+        (f'<verdict-{NONCE}>{{"score": 2, "criteria": [{{"score": 1}}, {{"score": 0}}]}}</verdict-{NONCE}>', 2.0),
+        ('{"score": 1, "rubric": {"accuracy": {"score": 2}, "style": {"score": 0}}}', 1.0),
+        (
+            f'<think>it says </think>, a draft <verdict-{NONCE}>{{"score": 2}}</verdict-{NONCE}>?</think>'
+            f'<verdict-{NONCE}>{{"score": 0}}</verdict-{NONCE}>',
+            0.0,
+        ),
+    ],
+    ids=[
+        "quoted close inside",
+        "quoted close, short own close",
+        "never closed",
+        "two tags, short closes",
+        "rubric criteria inside the tag",
+        "rubric criteria without a tag",
+        "reasoning quoting </think>",
+    ],
+)
+def test_the_judged_text_cannot_cut_the_judges_tags(reply: str, expected: float) -> None:
+    assert parse_absolute(reply, DEFAULT_SCALE, nonce=NONCE).score == expected
+
+
+def test_criteria_without_a_top_level_score_still_compete() -> None:
+    reply = '{"criteria": [{"score": 2}, {"score": 0}]}'
+    with pytest.raises(UnparseableReply, match="2 different scores"):
+        parse_absolute(reply, DEFAULT_SCALE, nonce=NONCE)

@@ -75,3 +75,52 @@ def test_scores_on_the_corpus_follow_the_extraction() -> None:
         ours = _ours(case) if case["options"] is None else extract_choice(case["reply"], valid).letters
         assert result.extracted == (ours or None)
         assert result.score == (1.0 if ours == case["reference"] else 0.0)
+
+
+# Issue 19: a held-out sample of MMLU-Pro replies from ten other models (tests/corpora/choice/README.md).
+HELDOUT = CORPUS.with_name("mmlu_pro_heldout.jsonl")
+PEERS = ("official", "mmlu_pro_extractor", "lm_eval", "opencompass")
+
+
+def _heldout() -> list[dict[str, Any]]:
+    return [orjson.loads(line) for line in HELDOUT.read_bytes().splitlines() if line.strip()]
+
+
+def _predicted(case: dict[str, Any], name: str) -> str:
+    if name == "formatkit":
+        return _ours(case)
+    return str(case["official"] if name == "official" else case["peers"][name])
+
+
+def test_the_heldout_corpus_is_what_its_readme_says() -> None:
+    cases = _heldout()
+    assert len(cases) == 434
+    assert Counter(case["adjudicated"] for case in cases) == {"hand": 109, "rule": 25, "agree": 300}
+    assert len({case["model"] for case in cases}) == 10
+    for case in cases:
+        assert case["reason"] and set(case["peers"]) == {"mmlu_pro_extractor", "lm_eval", "opencompass"}
+        assert all(letter in LETTERS[: case["n_options"]] for letter in case["truth"])
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_heldout_fewer_wrong_scores_than_each_peer_in_both_directions(peer: str) -> None:
+    """A right answer scored 0 (missed) and a wrong answer scored 1 (accepted): formatkit makes fewer of
+    each than the peer, and fewer wrong extractions overall."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for case in _heldout():
+        truth, reference = case["truth"], case["reference"]
+        for name in ("formatkit", peer):
+            predicted = _predicted(case, name)
+            counts[name, "missed"] += truth == reference and predicted != reference
+            counts[name, "accepted"] += predicted == reference and truth != reference
+            counts[name, "wrong"] += predicted != truth
+    for kind in ("missed", "accepted", "wrong"):
+        ours, theirs = counts["formatkit", kind], counts[peer, kind]
+        assert ours < theirs or ours == theirs == 0, f"{kind}: formatkit {ours}, {peer} {theirs}"
+
+
+def test_heldout_disagreements_are_few_and_named() -> None:
+    wrong = sorted(case["id"] for case in _heldout() if _ours(case) != case["truth"])
+    # two multi-part replies that answer (a), (b), (c) with different options, and a list of three options
+    # given as "the correct answer": each is a commitment to no single option, read as its last letter
+    assert wrong == ["Mistral-7B-Instruct-v0.2|10466", "gemma-7b|12152", "mathstral-7B|3659"]

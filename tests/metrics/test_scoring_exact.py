@@ -110,6 +110,13 @@ SCORES = [
     case("exact-text-fullwidth-marker", "答案：巴黎", "巴黎", {}, 1.0),
     case("exact-text-cjk-brackets", "「北京」", "北京", {}, 1.0),
     case("exact-text-not-a-substring", "北京市", "北京", {}, 0.0),
+    case("exact-latex-after-marker", "答案是 \\frac{1}{2}", "1/2", {}, 1.0),
+    case("exact-math-reference-by-value", "The answer is 0.5.", "\\frac{1}{2}", {}, 1.0),
+    case("exact-range-is-not-an-expression", "-10", "1990-2000", {}, 0.0),
+    case("exact-date-is-not-an-expression", "The treaty was signed in 1862.", "1879-03-14", {}, 0.0),
+    case("exact-date-contained", "He was born on 1879-03-14.", "1879-03-14", {}, 1.0),
+    case("exact-contained-zh", "中国的首都是北京。", "北京", {}, 1.0),
+    case("exact-contained-negated", "中国的首都不是北京。", "北京", {}, 0.0),
 ]
 
 

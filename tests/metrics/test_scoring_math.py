@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -489,25 +490,25 @@ def test_worker_killed_on_hard_timeout_then_restarted() -> None:
         proc = g._proc
         assert proc is not None
         proc.kill()  # a worker that died (or hung and was killed) is replaced on the next call
-        proc.join(2)
+        proc.wait(2)
         assert g.equal("x+x", "2*x") in (True, None)
         assert g.equal("x*3", "3*x") is True
     finally:
         g.close()
 
 
-def _hanging_worker(conn: Any) -> None:
-    """A worker stuck in C code: it never answers and no alarm reaches it."""
-    import time
-
-    conn.recv()
-    time.sleep(120)
+#: A worker stuck in C code: it starts, reads the item, never answers, and no alarm reaches it.
+_HANGING_WORKER = [
+    sys.executable,
+    "-c",
+    "import sys, time; print('ready', flush=True); sys.stdin.readline(); time.sleep(120)",
+]
 
 
 def test_a_hung_worker_is_killed_at_the_time_limit() -> None:
     import time
 
-    g = SympyGuard(timeout=0.3, startup_allowance=3.0, worker=_hanging_worker)
+    g = SympyGuard(timeout=0.3, startup_allowance=3.0, command=_HANGING_WORKER)
     try:
         start = time.monotonic()
         assert g.equal("x", "y") is None

@@ -105,7 +105,7 @@ def test_xlsx_report(scored: list[Path], tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", *map(str, scored), "--format", "xlsx", "-o", str(out)])
     assert result.exit_code == 0, result.output
     wb = load_workbook(out)
-    assert wb.sheetnames == ["Leaderboard", "Details", "Differences", "Notes"]
+    assert wb.sheetnames == ["Leaderboard", "Questions", "Details", "Differences", "Notes"]
     rows = list(wb["Leaderboard"].iter_rows(values_only=True))
     assert rows[0] == (
         "dimension",

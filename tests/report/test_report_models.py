@@ -172,20 +172,34 @@ def test_xlsx_report_is_readable_and_never_a_formula(two: tuple[Path, Path], tmp
     hostile = [c for c in sheet["B"] if c.value == HOSTILE]
     assert hostile and all(c.data_type == "s" for c in hostile)
     header = [c.value for c in sheet[1]]
-    assert header[3:] == ["model-a", "model-a low", "model-a high", "model-b", "model-b low", "model-b high"]
+    assert header[3:] == [
+        "model-a",
+        "model-a low",
+        "model-a high",
+        "model-b",
+        "model-b low",
+        "model-b high",
+        "Δ model-b − model-a",
+    ]
     overall = [c.value for c in sheet[sheet.max_row]]
-    assert overall[0] == "overall" and all(isinstance(v, float) for v in overall[3:])
+    assert overall[0] == "overall" and all(isinstance(v, int | float) for v in overall[3:])  # 74.0 reads as 74
 
 
 def test_html_report_escapes_everything_and_needs_no_network(two: tuple[Path, Path], tmp_path: Path) -> None:
     out = tmp_path / "r.html"
     assert runner.invoke(app, ["report", *map(str, two), "--format", "html", "-o", str(out)]).exit_code == 0
     page = out.read_text(encoding="utf-8")
-    assert "<script>window.pwned" not in page and "&lt;script&gt;window.pwned=1&lt;/script&gt;" in page
+    # Replies travel as JSON with no "<" at all (never "</script>"); the script puts them in as text.
+    assert "<script>window.pwned" not in page and "\\u003cscript>window.pwned=1\\u003c/script>" in page
     assert "<script>alert(1)" not in page
     assert not re.search(r"""(src|href)\\s*=\\s*["']?(https?:)?//""", page)  # no CDN, nothing remote
-    assert page.count("<script>") == 1  # the filter script, inline
-    assert page.count('class="sample ') == 2 * (66 + 1 + 5)
+    assert page.count("<script>") == 1  # the browser's script, inline
+    data = re.search(
+        r'<script type="application/json" id="report-data" data-encoding="json">(.*?)</script>', page, re.S
+    )
+    assert data is not None
+    questions = json.loads(data.group(1))["questions"]
+    assert len(questions) == 66 + 1 + 5 and all(len(q["a"]) == 2 for q in questions)
 
 
 def test_aggregate_api_groups_by_model() -> None:

@@ -112,7 +112,7 @@ _MARKER_WORDS = (
     r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
 )
 _MARKER_TAIL = (
-    r"[ \t]*(?:\*\*|__)?[ \t]*[\]】]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
+    r"[ \t]*(?:\*\*|__)?[ \t]*[\]】\}]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
     r"(?:[:：]|->|=>|→|-(?![A-Za-z]))?"
 )
 # Lower-case letters only where they cannot be words: in brackets after a marker ("the answer is (c)"), or
@@ -140,8 +140,8 @@ _BOXED = re.compile(
 # interpretation is (D)", "the most likely etiologic agent is (J)", "The only remaining option is (A)".
 # A bracketed letter may be followed by anything; a bare one must end its clause ("is C. If…", "is D.").
 _PROSE = re.compile(
-    r"(?:(?i:closest|correct|right|best|(?:most|least)[ \t]+[a-z]+|only[ \t]+remaining)"
-    r"(?:[ \t]+[a-z][a-z-]*){0,8}?"
+    r"(?:(?i:closest|correct|right|best|only[ \t]+remaining)(?:[ \t]+[a-z][a-z-]*){0,8}?"
+    r"|(?i:most|least)[ \t]+[a-z]+(?:[ \t]+(?:[a-z][a-z-]*|[A-Z][a-z]+)(?:['’]s)?){0,14}?"
     r"|(?i:option|choice|answer|statement|proposition|one)[ \t]+(?i:that|which)(?:[ \t]+[A-Za-z][A-Za-z-]*){1,12}?"
     r"|(?i:not[ \t]+true|untrue|exception))"
     r"[ \t]*,?[ \t]*(?i:is|are|would[ \t]+be|will[ \t]+be|=)[ \t]*(?:[:：])?"
@@ -157,7 +157,8 @@ _CORRESPONDS = re.compile(
 _TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")
 # "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
 _TAIL_OPTION = re.compile(
-    r"(?:(?i:option|choice|except)|(?i:which|this|that)[ \t]+(?i:is))"
+    r"(?:(?i:option|choice)|(?<!(?i:any|all)[ \t]option[ \t])(?<!(?i:every)[ \t]option[ \t])(?i:except)"
+    r"|(?i:which|this|that)[ \t]+(?i:is))"
     r"[ \t]*[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?[ \t]*[\)）]?[ \t]*[.。!]?\s*\Z"
 )
 # "The answer is $63.33 or (C).": a value restated as its option letter — "or" here joins no two options.
@@ -181,7 +182,14 @@ _END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|
 
 
 # A line opening another question ("Question:", "问题：", "题目："): what follows was invented after the answer.
-_NEW_QUESTION = re.compile(r"\n[ \t]*(?:#+[ \t]*)?(?:Question|问题|题目)[ \t]*\d*[ \t]*[:：]")
+_NEW_QUESTION = re.compile(
+    r"\n[ \t]*(?:#+[ \t]*)?(?:Question|问题|题目)[ \t]*\d*[ \t]*[:：]"
+    # "Now, let's summarize all the answers:" / "let's combine all the answers" / "让我们总结以上答案": a recap of
+    # the prompt's worked examples (Qwen1.5-72B-Chat does this), not this question's answer
+    r"|\n[ \t]*(?:(?i:now)[ \t]*,?[ \t]*)?(?:(?i:let'?s|let[ \t]+us)[ \t]*)?"
+    r"(?:(?i:summari[sz](?:e|ing)|combin(?:e|ing)|recap|list(?:ing)?|review(?:ing)?)[ \t]+"
+    r"(?i:all[ \t]+)?(?i:the[ \t]+)?(?i:answers)|总结(?:所有|以上)?(?:的)?答案)"
+)
 
 
 @dataclass(frozen=True)
@@ -514,7 +522,68 @@ def restated_option(text: str, valid: str, options: Mapping[str, str]) -> Choice
         ]
         if len(same) == 1:
             return ChoiceExtraction(same[0], f'the final answer restates option {same[0]}\'s text "{shown[:40]}"')
+    if answer is not None:
+        valued = _value_option(answer, valid, options)
+        if valued is not None:
+            return valued
     return _letter_with_its_text(body, valid, options)
+
+
+# Numbers in an answer: "\frac{1}{3}", "1/3", "0.25", "-2".
+_ANSWER_NUMBER = re.compile(
+    r"\\d?frac\{(-?\d+)\}\{(\d+)\}|(-?\d+(?:\.\d+)?)[ \t]*/[ \t]*(\d+)(?![\d.])|(-?\d+(?:\.\d+)?)"
+)
+# An option that is only numbers: "24", "[0.333, 0.25]", "$1,200", "-0.5%".
+_NUMERIC_OPTION = re.compile(r"[\s\d.,\-+\[\]()$%]*\d[\s\d.,\-+\[\]()$%]*")
+_OPTION_NUMBER = re.compile(r"-?\d+(?:\.(\d+))?")
+
+
+def _answer_numbers(text: str) -> list[float]:
+    out: list[float] = []
+    for m in _ANSWER_NUMBER.finditer(text.replace(",", "")):
+        if m.group(1) is not None:
+            out.append(int(m.group(1)) / int(m.group(2)) if int(m.group(2)) else float("nan"))
+        elif m.group(3) is not None:
+            out.append(float(m.group(3)) / float(m.group(4)) if float(m.group(4)) else float("nan"))
+        else:
+            out.append(float(m.group(5)))
+    return out
+
+
+def _value_option(answer: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
+    """``The answer is ⌈190/8⌉ = 24.`` with option G ``24``; ``The answer is $[1/3, 1/4]$.`` with option I
+    ``[0.333, 0.25]``: the final answer's value (after its last ``=``) is exactly one numeric option's, at
+    the precision the option is written to (a whole number must be equal)."""
+    text = sentence_of_answer(answer).rsplit("=", 1)[-1]
+    if len(text) > 80:
+        return None
+    values = _answer_numbers(text)
+    if not values or len(values) > 4:
+        return None
+    hits: list[str] = []
+    for letter, option in options.items():
+        if letter not in valid or not _NUMERIC_OPTION.fullmatch(option.replace(",", "")):
+            continue
+        written = list(_OPTION_NUMBER.finditer(option.replace(",", "")))
+        if len(written) != len(values):
+            continue
+        same = True
+        for value, m in zip(values, written, strict=True):
+            decimals = len(m.group(1) or "")
+            target = float(m.group(0))
+            tolerance = 0.5 * 10.0**-decimals if decimals >= 2 else 1e-9 * max(1.0, abs(target))
+            same = same and abs(value - target) <= tolerance + 1e-12
+        if same:
+            hits.append(letter)
+    if len(hits) != 1:
+        return None
+    return ChoiceExtraction(hits[0], f"the final answer's value is option {hits[0]}'s \"{options[hits[0]][:40]}\"")
+
+
+def sentence_of_answer(answer: str) -> str:
+    """The final answer up to the end of its sentence (a decimal point is no sentence end)."""
+    m = re.search(r"[。！？]|[.!?](?=\s|$)", answer)
+    return (answer if m is None else answer[: m.start()]).replace("$", "").strip()
 
 
 _LETTER_THEN_TEXT = re.compile(r"(?<![A-Za-z])\(?[A-Z][.):：][ \t]*\S")
@@ -544,12 +613,147 @@ def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> 
     return ChoiceExtraction(named[0], f"the reply names option {named[0]} with its text")
 
 
+# A sentence that rejects what it names: "(A) Democrat is unlikely", "rather than Green", "B is incorrect".
+_REJECT = re.compile(
+    r"(?i)\b(?:not|incorrect|wrong|false|invalid|unlikely|less[ \t]+likely|eliminat\w*|rul(?:e|es|ed)[ \t]+out"
+    r"|rather[ \t]+than|instead[ \t]+of|unlike|except|neither|nor|cannot|can't|isn't|doesn't|aren't|wouldn't"
+    r"|however|but|although|while|whereas|if|unless)\b|不|错误|排除"
+)
+# What dismisses an option named at a reply's start: "(B) Republican is not right, since…".
+_DISMISSED = re.compile(
+    r"(?i)\b(?:not|incorrect|wrong|false|invalid|unlikely|eliminat\w*|rul(?:e|es|ed)[ \t]+out|isn't|can't|cannot)\b"
+)
+# A sentence that concludes: "Therefore, …", "the answer …", "… would most likely identify as …".
+_CUE = re.compile(
+    r"(?i)\b(?:therefore|thus|hence|so|in[ \t]+conclusion|overall|answer|correct|best|most[ \t]+likely"
+    r"|would[ \t]+be|identify[ \t]+as|choose|select)\b|因此|所以|故|答案|综上|正确"
+)
+_ENDS_SENTENCE = re.compile(r"[.!?。！？][ \t*_\"'”)\]]*\Z")
+_WORDY = re.compile(r"[^\W\d_]{3}")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])[ \t]+(?=[A-Z(\[（【\u3400-\u9fff])|\n+")
+_CUE_WORDS = (
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "conclusion",
+    "overall",
+    "answer",
+    "correct",
+    "best",
+    "likely",
+    "would be",
+    "identify",
+    "choose",
+    "select",
+    "因此",
+    "所以",
+    "故",
+    "答案",
+    "综上",
+    "正确",
+)
+_SENTENCE_ENDS = (". ", "! ", "? ", ".\n", "!\n", "?\n", "\n", "。", "！", "？")
+
+
+def _last_sentence(text: str) -> str:
+    """The last sentence of ``text`` (a few string searches from its end, no regex over the paragraph)."""
+    body = text.rstrip()
+    head = body[:-1]
+    cut = max(head.rfind(end) + len(end) for end in _SENTENCE_ENDS)
+    return body[max(cut, 0) :].strip()
+
+
+_OPTION_LINE_START = re.compile(r"^[ \t]*(?:\(?[A-Z][.)：:]|\([A-Z]\))[ \t]*\S", re.MULTILINE)
+
+
+def _option_named(folded: str, letter: str, text: str) -> bool:
+    """``folded`` (case-folded, spaces collapsed) writes ``letter`` with the start of its own option text."""
+    low = letter.lower()
+    for form in (f"({low}) {text}", f"({low}). {text}", f"({low}): {text}", f"{low}. {text}", f"{low}) {text}"):
+        pos = folded.find(form)
+        while pos > 0 and folded[pos - 1].isalnum():
+            pos = folded.find(form, pos + 1)
+        if pos >= 0:
+            return True
+    return False
+
+
+def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
+    """An option the reply's conclusion names without an answer marker (SCORING.md, "choice"):
+
+    - written as a letter with its own text in the last paragraph, in a sentence that does not reject it
+      ("…would most likely identify as (B) Republican.", "…is (I). The separation of powers…"), when that
+      paragraph names exactly one option so and is not itself a list of options;
+    - named by its text alone in a concluding final sentence ("Therefore, the voter is a Republican."),
+      when exactly one option's text stands there and the sentence rejects nothing.
+    """
+    tail = body.rstrip()[-2000:]
+    cut = max(tail.rfind("\n\n"), tail.rfind("\n \n"), tail.rfind("\n\t\n"))
+    last = tail[cut + 1 :].strip() if cut >= 0 else tail.strip()
+    if not last:
+        return None
+    final = _last_sentence(last)
+    lowered = final.lower()
+    concludes = (
+        _ENDS_SENTENCE.search(final) is not None
+        and any(word in lowered for word in _CUE_WORDS)
+        and _CUE.search(final) is not None
+    )
+    texts = {
+        letter: " ".join(option.split()).casefold()
+        for letter, option in options.items()
+        if letter in valid and len(option.strip()) >= 2
+    }
+    # options whose text the last paragraph holds: only those are looked for written with their letter
+    folded_last = " ".join(last.split()).casefold()
+    marked = {letter for letter, text in texts.items() if text[:24] in folded_last}
+    if not marked and not concludes:
+        return None
+    sentences = [s for s in _SENTENCE_BREAK.split(last) if s.strip()] if marked else [final]
+    if marked and len(_OPTION_LINE_START.findall(last)) < 2:
+        named: set[str] = set()
+        for sentence in sentences:
+            folded = " ".join(sentence.split()).casefold()
+            hits = {letter for letter in marked if _option_named(folded, letter, texts[letter][:24])}
+            if hits and _REJECT.search(sentence) is None:
+                named |= hits
+            elif hits and len(sentences) > 1 and sentence is sentences[-1]:
+                return None  # the conclusion rejects an option it names: nothing to credit
+        if len(named) == 1:
+            (letter,) = named
+            return ChoiceExtraction(letter, f"the conclusion names option {letter} with its text")
+    if not concludes or _REJECT.search(final) is not None:
+        return None  # a reply cut off mid-sentence, or a conclusion that rejects, names no answer
+    folded = " " + " ".join(re.sub(r"[^\w\s'-]", " ", final).split()).casefold() + " "
+    # only options written in words: a number or a formula ("0.1", "$2\pi$") turns up in any working
+    found = [letter for letter, text in texts.items() if _WORDY.search(text) and f" {_words(text)} " in folded]
+    # "Republican" inside the hit "Republican Party" is one option named, not two
+    found = [h for h in found if not any(h != o and _words(texts[h]) in _words(texts[o]) for o in found)]
+    if len(found) != 1:
+        return None
+    return ChoiceExtraction(found[0], f'the conclusion names option {found[0]}\'s text "{options[found[0]][:40]}"')
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s'-]", " ", text).split())
+
+
 def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
     found = _last_commitment(body, valid)
     if found is not None and (found.found or found.hedged):
         return found
     bare = _bare(body, valid)
+    short_bare = bare is not None and len(body.strip().split("\n", 1)[0].strip()) <= 24
+    if bare is not None and (bare.found or bare.hedged or found is None) and (short_bare or not options):
+        return bare
+    if options:
+        concluding = _concluding_option(body, valid, options)
+        if concluding is not None:
+            return concluding
     if bare is not None and (bare.found or bare.hedged or found is None):
+        if bare.found and _DISMISSED.search(body.strip().split("\n", 1)[0]) is not None:
+            return None  # "(B) Republican is not right here…": an option named to be rejected
         return bare
     suffix = _suffix_commitment(body, valid)
     if suffix is not None:
@@ -584,7 +788,7 @@ def extract_choice(
             if found is not None and (found.found or found.hedged):
                 return found
         body = _END_TOKEN.sub("\n", body)
-    if "Question" in body or "问题" in body or "题目" in body:
+    if "Question" in body or "问题" in body or "题目" in body or "answers" in body or "总结" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)
         if len(parts) > 1 and parts[0].strip():

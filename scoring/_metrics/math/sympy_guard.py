@@ -1,8 +1,10 @@
 """Algebraic equality with sympy in a guarded worker process.
 
 sympy can hang in C-level loops or on huge integer powers; a signal alarm cannot stop those and does not
-work outside the main thread. So sympy runs in one worker process (``spawn`` start method, safe from any
-thread): each comparison waits at most ``timeout`` seconds, after which the worker is killed and a fresh
+work outside the main thread. So sympy runs in one worker process, its own program
+(:mod:`scoring._metrics.math.sympy_worker`, started with :mod:`subprocess`: never a ``multiprocessing``
+spawn, which re-imports the caller's ``__main__`` and so re-ran a user's script without a ``__main__``
+guard): each comparison waits at most ``timeout`` seconds, after which the worker is killed and a fresh
 one started for the next item. Inputs are screened first (:func:`sympy_safe`): only plain expressions of
 digits, letters and ``+ - * / ( ) ,`` reach sympy's parser (no names with underscores, no quotes, no
 attribute access), and towers like ``9**9**9**9`` or huge literals never do.
@@ -13,17 +15,26 @@ Only items the fast paths cannot settle get here, so one worker is enough; resul
 from __future__ import annotations
 
 import atexit
-import multiprocessing
+import json
+import os
 import re
+import select
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
-from multiprocessing.connection import Connection
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
 
 from scoring._metrics.math.budget import extend
 
-__all__ = ["SympyGuard", "default_guard", "sympy_safe"]
+__all__ = ["WORKER", "SympyGuard", "default_guard", "sympy_safe"]
+
+#: The worker program's arguments after the interpreter.
+WORKER = ("-m", "scoring._metrics.math.sympy_worker")
+#: The folder the worker starts in: the one holding the ``scoring`` package, so that ``-m`` (which puts the
+#: current folder first on the path) finds this very package and never a user's file named like a module.
+_HOME = str(Path(__file__).resolve().parents[3])
 
 _ALLOWED = re.compile(r"^[0-9a-zA-Z+\-*/().,= ]+$")
 _TOWER = re.compile(r"\*\*[^+\-*/]*\*\*|\*\*\(?[^()]*\*\*")
@@ -68,45 +79,6 @@ def sympy_safe(expr: str) -> bool:
     return ".(" not in expr and not re.search(r"[a-zA-Z)]\.", expr)
 
 
-def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
-    import signal
-
-    from sympy import simplify
-    from sympy.parsing.sympy_parser import (
-        convert_xor,
-        implicit_multiplication_application,
-        parse_expr,
-        standard_transformations,
-    )
-
-    transformations = (*standard_transformations, implicit_multiplication_application, convert_xor)
-    local = {"ln": __import__("sympy").log}
-
-    def _alarm(signum: int, frame: Any) -> None:
-        raise TimeoutError
-
-    signal.signal(signal.SIGALRM, _alarm)
-    while True:
-        try:
-            a, b, timeout = conn.recv()
-        except EOFError:
-            return
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-        try:
-            ea = parse_expr(a, local_dict=local, transformations=transformations, evaluate=True)
-            eb = parse_expr(b, local_dict=local, transformations=transformations, evaluate=True)
-            diff = simplify(ea - eb)
-            result: bool | None = bool(diff == 0)
-            if not result:
-                eq = ea.equals(eb)
-                result = bool(eq) if eq is not None else False
-        except BaseException:
-            result = None
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        conn.send(result)
-
-
 class SympyGuard:
     """One sympy worker with a hard per-item time limit; restarts itself after a timeout or crash."""
 
@@ -115,42 +87,65 @@ class SympyGuard:
         timeout: float = 2.0,
         *,
         startup_allowance: float = 30.0,
-        worker: Callable[[Connection], None] | None = None,
+        command: Sequence[str] | None = None,
     ) -> None:
         """``timeout``: per-item limit (seconds). ``startup_allowance``: extra wait for a new worker's first
-        answer (it imports sympy). ``worker``: the worker's main function (tests replace it)."""
+        answer (it imports sympy). ``command``: the worker program's argv (tests replace it)."""
         self.timeout = timeout
         self.startup_allowance = startup_allowance
-        self._worker = worker or _serve
+        self._command = list(command) if command is not None else [sys.executable, *WORKER]
         self._lock = threading.Lock()
-        self._proc: Any = None
-        self._conn: Connection | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
         self._cache: dict[tuple[str, str], bool | None] = {}
         self._fresh = True
         self.timeouts = 0
         self.calls = 0
 
-    def _start(self) -> Connection:
-        if self._conn is not None and self._proc is not None and self._proc.is_alive():
-            return self._conn
+    def _start(self) -> subprocess.Popen[bytes]:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            return proc
         self._stop()
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe()
-        proc = ctx.Process(target=self._worker, args=(child,), daemon=True, name="formatkit-sympy")
-        proc.start()
-        child.close()
-        self._proc, self._conn = proc, parent
+        proc = subprocess.Popen(
+            self._command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=_HOME,
+            close_fds=True,
+        )
+        self._proc, self._buffer = proc, b""
         self._fresh = True
-        return parent
+        return proc
+
+    def _read_line(self, proc: subprocess.Popen[bytes], seconds: float) -> bytes | None:
+        """The worker's next line, or None when none comes within ``seconds`` (or the worker ended)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
 
     def _stop(self) -> None:
-        proc, conn = self._proc, self._conn
-        self._proc = self._conn = None
-        if conn is not None:
-            conn.close()
-        if proc is not None and proc.is_alive():
+        proc = self._proc
+        self._proc = None
+        if proc is None:
+            return
+        if proc.poll() is None:
             proc.kill()
-            proc.join(1)
+        proc.wait(1)
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
     def close(self) -> None:
         with self._lock:
@@ -170,25 +165,29 @@ class SympyGuard:
             return None
         with self._lock:
             self.calls += 1
-            conn = self._start()
-            # The first call to a new worker also pays its start-up (importing sympy): allow for it.
-            fresh = self._fresh
-            budget = limit + (self.startup_allowance if fresh else 0.5)
-            started = time.monotonic()
+            result: bool | None = None
             try:
-                conn.send((a, b, limit))
-                if conn.poll(budget):
-                    result: bool | None = conn.recv()
+                proc = self._start()
+                assert proc.stdin is not None
+                if self._fresh:
+                    # A new worker first imports sympy, then says "ready": that is not the item's time.
+                    started = time.monotonic()
+                    ready = self._read_line(proc, self.startup_allowance)
+                    extend(time.monotonic() - started)
+                    if ready != b"ready":
+                        raise OSError("the sympy worker did not start")
                     self._fresh = False
-                else:
+                proc.stdin.write(json.dumps([a, b, limit]).encode() + b"\n")
+                proc.stdin.flush()
+                line = self._read_line(proc, limit + 0.5)
+                if line is None:
                     self.timeouts += 1
-                    result = None
                     self._stop()
-            except (EOFError, OSError, BrokenPipeError):
-                result = None
+                else:
+                    answer = json.loads(line)
+                    result = answer if isinstance(answer, bool) else None
+            except (OSError, ValueError):
                 self._stop()
-            if fresh:
-                extend(time.monotonic() - started)  # the worker's start-up is not the item's time
         if len(self._cache) >= 50_000:
             self._cache.clear()
         if result is not None or limit >= self.timeout:

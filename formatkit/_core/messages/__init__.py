@@ -1,0 +1,162 @@
+"""Every message formatkit prints about a file is a template, filled from the issue's data.
+
+One catalogue per language: a module of this package (``en.py``, ``zh.py``, …) holding ``MESSAGES``, a dict
+from a key to a :meth:`str.format` template. A third language is one more file; nothing else changes.
+
+Keys:
+
+- ``<code>`` or ``<code>.<variant>`` — the message of an issue of that code (one code may say different
+  things in different situations, e.g. ``number_format`` and ``number_format.unrendered``);
+- ``summary.<code>`` — the one-line summary of a code, printed above a group of its issues;
+- ``frag.<name>`` — a piece that fills a field of another template (a type name, a hint);
+- ``ui.<name>`` — the words of the printed report around the issues (the verdict line, …);
+- ``fix.<name>`` — a change ``formatkit fix`` made (its list of changes is printed like the issues).
+
+A rule builds a :class:`Msg` (key and fields) where it finds a problem; the English text is rendered once,
+when the issue is kept (never per row), and the Msg stays on the issue, so the same issue is rendered
+in another language at print time (:meth:`formatkit._core.issues.Issue.translated`). A field's value is
+printed as it is, except a Msg, which is rendered in the same language (a translated piece), a list
+of Msgs, rendered and joined with the language's ``frag.list_sep``, and a :class:`Later`, computed only
+when the message is rendered (a "did you mean" costs ~40 µs: an issue counted past the number kept per
+code never pays it).
+
+tests/formats/test_messages.py keeps the catalogues complete: every code has a message and a summary in
+every language, and the templates of one key name the same fields in every language.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+__all__ = ["DEFAULT_LANG", "Later", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"]
+
+DEFAULT_LANG = "en"
+
+
+class Msg:
+    """A message not yet rendered: the key of its template and the values of its fields."""
+
+    __slots__ = ("key", "params")
+
+    def __init__(self, key: str, /, **params: Any) -> None:
+        self.key = key
+        self.params = params
+
+    def render(self, lang: str = DEFAULT_LANG) -> str:
+        """The text in ``lang`` (English when the language lacks this key: never an exception)."""
+        template = catalogue(lang).get(self.key)
+        if template is None:
+            template = catalogue(DEFAULT_LANG)[self.key]
+        params = self.params
+        if params:
+            for value in params.values():
+                if (
+                    type(value) is Msg
+                    or type(value) is Later
+                    or (type(value) is list and value and type(value[0]) is Msg)
+                ):
+                    params = {k: _fill(v, lang) for k, v in params.items()}
+                    break
+        return template.format_map(params)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        fields = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        return f"Msg({self.key!r}{fields})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Msg) and other.key == self.key and other.params == self.params
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (self.key, self.params))
+
+
+class Later:
+    """A field's value computed when the message is first rendered, then kept: ``Later(fn, *args)``."""
+
+    __slots__ = ("args", "fn", "result")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+        self.result: Any = _UNSET
+
+    def value(self) -> Any:
+        if self.result is _UNSET:
+            self.result = self.fn(*self.args)
+        return self.result
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_constant, (self.value(),))
+
+
+_UNSET = object()
+
+
+def _constant(value: Any) -> Any:
+    return value
+
+
+def _fill(value: Any, lang: str) -> Any:
+    if type(value) is Later:
+        value = value.value()
+    if type(value) is Msg:
+        return value.render(lang)
+    if type(value) is list and value and type(value[0]) is Msg:
+        return Msg("frag.list_sep").render(lang).join(str(_fill(item, lang)) for item in value)
+    return value
+
+
+def _rebuild(key: str, params: dict[str, Any]) -> Msg:
+    return Msg(key, **params)
+
+
+def languages() -> tuple[str, ...]:
+    """The languages with a catalogue (the modules of this package), English first."""
+    found = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    return (DEFAULT_LANG, *(name for name in found if name != DEFAULT_LANG))
+
+
+@cache
+def catalogue(lang: str) -> Mapping[str, str]:
+    """The templates of ``lang`` by key (an unknown language: English)."""
+    if lang not in languages():
+        lang = DEFAULT_LANG
+    module = importlib.import_module(f"{__name__}.{lang}")
+    messages: Mapping[str, str] = module.MESSAGES
+    return messages
+
+
+def ui(key: str, lang: str = DEFAULT_LANG, /, **params: Any) -> str:
+    """A ``ui.<key>`` text of the printed report, filled."""
+    return Msg(f"ui.{key}", **params).render(lang)
+
+
+def locale_lang(environ: Mapping[str, str] | None = None) -> str:
+    """The language the locale asks for: the first of LC_ALL, LC_MESSAGES, LANG that is set (POSIX
+    precedence), when a catalogue exists for it (``zh_CN.UTF-8`` → ``zh``); else English."""
+    env = os.environ if environ is None else environ
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            return resolve_lang(value) or DEFAULT_LANG
+    return DEFAULT_LANG
+
+
+def resolve_lang(value: str | None) -> str | None:
+    """A language name as users write it (``zh``, ``zh_CN.UTF-8``, ``zh-Hans``, ``EN``) → a catalogue's
+    name, or None when there is none for it."""
+    if not value:
+        return None
+    base = value.strip().split(".")[0].split("@")[0].replace("-", "_").split("_")[0].lower()
+    return base if base in languages() else None

@@ -1,0 +1,354 @@
+"""English: the catalogue every other language follows (see :mod:`formatkit._core.messages`).
+
+``{name}`` fills a field; ``{{`` and ``}}`` are literal braces. Keep every key's fields in every language.
+"""
+
+from __future__ import annotations
+
+from formatkit._core.codes import CODES
+
+_RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
+
+MESSAGES: dict[str, str] = {
+    # --- files and uploads -------------------------------------------------------------------------
+    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads .xlsx, .xls and .jsonl. {fix}',
+    "frag.extension_less": "extension-less",
+    "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
+    "frag.convert_format": "Convert it to one of those formats.",
+    "too_many_files": "{count} files given; the platform accepts at most {limit} per upload. Upload them "
+    "in batches, or use --profile none for local work.",
+    "too_many_rows": "Row {row} is data row {index:,}; the platform accepts at most {limit:,} rows per "
+    "file, so reading stopped here. The sheet holds {total:,} data rows: split it into {files:,} files of at "
+    "most {limit:,} rows, or use --profile none for local work.",
+    "too_many_rows.jsonl": "The file has more than {limit} lines, the platform's limit per file; reading "
+    "stopped at this line. Split it into several files, or use --profile none for local work.",
+    "empty_file.jsonl": "The file is empty. Add one JSON object per line.",
+    "empty_file.workbook": "The file is empty (0 bytes). Save the workbook from Excel again.",
+    "empty_file.no_worksheet": "The workbook has no worksheet. Put the table on a worksheet.",
+    "empty_file.only_charts": "The workbook has no worksheet (only charts or macros). Put the table on a worksheet.",
+    "empty_file.sheet": "The workbook holds no data: its first sheet is empty. Put the header in row 1 "
+    "(session_id, system_prompt, query, reference_response, parameters, response) and one record per row.",
+    "empty_file.named_sheet": 'The workbook holds no data on sheet "{sheet}". Put the header in row 1 '
+    "(session_id, system_prompt, query, reference_response, parameters, response) and one record per row.",
+    "no_records.header_only": 'Sheet "{sheet}" has a header row but no data rows. Add one row per record '
+    "from row 2 on.",
+    "no_records.first_sheet_empty": 'The first sheet "{sheet}" is empty and only the first sheet is read; the '
+    'data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left), or read it with '
+    '--sheet "{other}".',
+    "no_records.blank_lines": "The file has no records: only blank lines.",
+    "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
+    "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
+    "and save it again.",
+    "unreadable_file.damaged_plain": "The workbook is damaged and could not be read. Open it in Excel and "
+    "save it again.",
+    "unreadable_file.cannot_open": "The file could not be opened: {reason}.",
+    "unreadable_file.xlsx_named_xls": "The file is named .xls but is an .xlsx workbook inside (Excel 2007 or "
+    "later). Rename it to .xlsx.",
+    "unreadable_file.encrypted": "The workbook is password-protected (encrypted), so its cells cannot be read. "
+    "Open it in Excel, remove the password (File → Info → Protect Workbook → Encrypt with Password, clear it) "
+    "and save it again.",
+    "unreadable_file.encrypted_short": "The workbook is password-protected; remove the password.",
+    "unreadable_file.xls_encrypted": "The .xls workbook is password-protected (encrypted), so its cells cannot "
+    "be read. Open it in Excel, remove the password and save it again.",
+    "unreadable_file.xls_named_xlsx": "The file is named .xlsx but is an old .xls workbook inside (Excel "
+    "97-2003). Rename it to .xls, or open it in Excel and save it again as .xlsx (Excel Workbook).",
+    "unreadable_file.html": "The file is named {kind} but is a web page (HTML), as some systems export tables. "
+    + _RESAVE
+    + " (File → Save As → Excel Workbook).",
+    "unreadable_file.xml": "The file is named {kind} but is an XML document (perhaps Excel 2003 XML). " + _RESAVE + ".",
+    "unreadable_file.text": "The file is named {kind} but holds plain text (CSV or tab-separated?), not a "
+    "workbook. " + _RESAVE + ".",
+    "unreadable_file.other": "The file is named {kind} but is not an Excel workbook (its first bytes are "
+    "{head}); it may be damaged or of another kind. " + _RESAVE + ".",
+    "unreadable_file.xls_damaged_kind": "The .xls workbook is damaged or of an unsupported kind ({error}). "
+    "Open it in Excel and save it again, preferably as .xlsx.",
+    "unreadable_file.xls_damaged": "The .xls workbook is damaged ({error}). Open it in Excel and save it "
+    "again, preferably as .xlsx.",
+    "unreadable_file.zip_damaged": "The .xlsx file is damaged or truncated (it is not a complete zip archive), "
+    "perhaps cut off while downloading or copying. Get the file again, or open it in Excel and save it again.",
+    "unreadable_file.not_workbook_zip": "The file is named .xlsx but is {kind}, not an Excel workbook. Export "
+    "the table from its program as an Excel workbook (.xlsx).",
+    "frag.zip_docx": "a Word document (.docx)",
+    "frag.zip_ods": "an OpenDocument file (.ods/.odt)",
+    "frag.zip_other": "a zip archive",
+    "unreadable_file.zip_bomb": 'The workbook part "{part}" would unpack to {size:,} bytes ({ratio:,.0f} times '
+    "its packed size); formatkit refuses it as too large or a zip bomb. Split the data into smaller files.",
+    "unreadable_file.sheet_too_large": 'Sheet "{sheet}" reaches row {rows:,} and column {column}: {cells:,} '
+    "cells, {why}. Delete stray cells far from the table (Ctrl+End jumps to the last used cell), or split "
+    "the data into smaller files.",
+    "frag.sparse_sheet": "but only {cells:,} cells hold anything: stray cells far from the table",
+    "frag.huge_sheet": "more than formatkit reads ({limit:,})",
+    "unreadable_file.no_sheet": 'The workbook has no sheet named "{sheet}"; its sheets are {sheets}. '
+    "Give --sheet one of those names.",
+    # --- Excel: workbook and sheet -------------------------------------------------------------------
+    "extra_sheet": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. Move the records '
+    'onto the first sheet, save them as a file of their own, or read that sheet with --sheet "{sheet}".',
+    "frag.first_sheet": '"{sheet}"',
+    "frag.first_sheet_hidden": '"{sheet}", which is hidden: right-click a sheet tab → Unhide to see it',
+    "merged_cells": "Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
+    "Merge & Center → Unmerge Cells) and fill the value into every cell, {example}.",
+    "frag.merged_example.session_id": "e.g. the session_id on each row of a session",
+    "frag.merged_example.system_prompt": "e.g. the same system_prompt on each row of a session",
+    "frag.merged_example.column": "so that each row of {column} holds its own value",
+    "frag.merged_example.header": "each header in its own cell of row 1",
+    "formula_without_value": "The cell holds a formula whose result was never saved (the file was written by "
+    "a program, not Excel), so there is no value to read. Open the file in Excel and save it, or write the "
+    "value instead of the formula.",
+    "missing_column": 'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
+    "found: {known}).{hint}",
+    "frag.why.query": "every row needs the user's question",
+    "frag.why.reference_response": "{mode} mode scores every record against a reference answer (use --mode "
+    "infer-only to run inference without scoring)",
+    "frag.why.response": "scored mode scores the responses already collected",
+    "frag.none": "none",
+    "frag.header_below": " Row {row} looks like the header ({names}): delete the rows above it so that it is row 1.",
+    "unknown_column": 'Unknown column "{name}" in row 1.{hint} Rename it, or delete the column if it is not '
+    "part of the evaluation set.",
+    "duplicate_column": 'Column {letter} is "{name}" again; {first} already is. Keep one of them and delete or '
+    "rename the other (only the first is read).",
+    "missing_header": "Column {letter} holds data but row 1 gives it no header. Name it (one of {columns}) or "
+    "delete the column.",
+    "header_not_normalized": 'Header "{text}" is read as "{name}"; write it exactly "{name}" (lower case, '
+    "half-width, no spaces).",
+    "alias_column": 'Header "{text}" is accepted as an alias of "{name}"; rename it to "{name}".',
+    "empty_row": "Row {first} is empty between data rows and skipped. Delete empty rows inside the table.",
+    "empty_row.span": "Rows {first}-{last} are empty between data rows and skipped. Delete empty rows inside "
+    "the table.",
+    "date_cell": "The cell holds a date/time ({shown}), not text: Excel converted what was typed. Format the "
+    "cell as Text and type the text again.",
+    "date_cell.typed": "The cell holds the date {shown}, not text: Excel turns what is typed as {typed} into "
+    "a date (and shows it as one). If {typed} was meant (a fraction, a ratio, a score), format the cell as Text "
+    "and type {typed} again.",
+    "boolean_cell": "The cell holds the logical value {shown}, not text. Type the text you mean; to keep the "
+    "word {shown}, format the cell as Text first (or type '{shown}).",
+    "error_cell": "The cell shows the Excel error {error}, usually a broken formula or reference. Fix the "
+    "formula or replace it with its value (Copy, then Paste Special → Values).",
+    "cell_too_long": "The cell holds {length:,} characters, more than Excel's limit of {limit:,}; Excel would "
+    "cut it. Shorten the text, or keep such records in a jsonl file.",
+    "number_format": 'The cell shows "{shown}" (number format "{format}") but stores {stored}; the shown text '
+    "is used, as Excel displays it, and {stored} is kept in meta.raw_values. If the stored value is meant, "
+    "set the cell's format to General (or Text and type it).",
+    "number_format.unrendered": 'The cell stores {stored} under the number format "{format}", which formatkit '
+    "cannot render; it is read as {stored}. If Excel shows something else, type the text you mean (format "
+    "the cell as Text first).",
+    "stale_formula_value": 'The cell holds a formula whose saved value ("{shown}") the workbook itself marks '
+    "as out of date (it asks Excel to recalculate everything on opening: pandas and xlsxwriter write a "
+    "placeholder 0). Open the file in Excel and save it, or write the value instead of the formula. Text "
+    'that starts with "=" must be typed with a leading apostrophe.',
+    "hidden_rows": "Row {rows} is {what} in Excel but is read like every other row. Unhide them (select all → "
+    "right-click a row number → Unhide; Data → Clear for a filter) and check them, or delete the rows you do "
+    "not want evaluated.",
+    "hidden_rows.many": "Rows {rows} are {what} in Excel but are read like every other row. Unhide them "
+    "(select all → right-click a row number → Unhide; Data → Clear for a filter) and check them, or delete "
+    "the rows you do not want evaluated.",
+    "frag.hidden": "hidden",
+    "frag.filtered": "filtered out by the AutoFilter or hidden",
+    "frag.spans_more": "{spans}, … ({count:,} in all)",
+    "hidden_columns": "Column {columns} is hidden in Excel but read. Unhide (select all → right-click a column "
+    "letter → Unhide) and check them.",
+    "hidden_columns.many": "Columns {columns} are hidden in Excel but read. Unhide (select all → right-click a "
+    "column letter → Unhide) and check them.",
+    "totals_row": "Row {rows} is the totals row of an Excel table and read as a record. Turn it off (Table "
+    "Design → Total Row) or delete it.",
+    "totals_row.many": "Rows {rows} are the totals row of an Excel table and read as a record. Turn it off "
+    "(Table Design → Total Row) or delete it.",
+    # --- jsonl: lines --------------------------------------------------------------------------------
+    "not_utf8": "The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
+    "`iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`.",
+    "frag.lines_in_all": " ({count} lines in all)",
+    "utf8_bom": "The file starts with a UTF-8 byte-order mark (Windows Notepad adds one). It is skipped here, "
+    "but some platforms reject it: save the file as UTF-8 without BOM.",
+    "blank_line": "Blank line between records; delete it.",
+    "invalid_json": "Line is not valid JSON: {detail}{where}.{hint}",
+    "frag.at_column": " at column {column}",
+    "frag.json_one_object": " Each line must hold one whole JSON object; a record may not span lines.",
+    "frag.json_trailing_comma_line": " A trailing comma after the object? Delete the comma at the end of the line.",
+    "frag.json_trailing_comma": ' A trailing comma before "}}" or "]"? JSON allows none; delete it.',
+    "frag.json_array": " This looks like a JSON array or pretty-printed JSON; jsonl needs one object per line.",
+    "line_not_object": 'Line holds a JSON {type}, but each line must be one object ({{"prompt": ..., "answer": ...}}).',
+    "non_finite_number": "{value} is not valid JSON. Write null, or the number as a string if you need to keep it.",
+    "duplicate_key": 'Key "{key}" appears twice in one object; JSON readers keep only one of them. Remove one.',
+    "duplicate_key.alias": 'Both "{key}" and "{name}" are given; they mean the same field. Keep "{name}".',
+    "lone_surrogate": '"{field}" holds the escape {escape}, half of a UTF-16 surrogate pair with no other half: '
+    "it is not a character, and no UTF-8 file can hold it. The text was probably cut in the middle of an "
+    "emoji; remove the escape or complete the pair.",
+    "lone_surrogate.string": "A string holds the escape {escape}, half of a UTF-16 surrogate pair with no "
+    "other half: it is not a character, and no UTF-8 file can hold it. The text was probably cut in the "
+    "middle of an emoji; remove the escape or complete the pair.",
+    "line_too_long": "The line holds {size:,} bytes, more than the {limit} a record may take; it was skipped. "
+    "A file with no line breaks, or a JSON array on one line? jsonl needs one object per line.",
+    "number_too_large": '"{field}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
+    "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, or "
+    "write it as a string.",
+    "number_too_large.number": '"The number" is an integer of {digits} digits, beyond the 64-bit range '
+    "(±9.2e18) that JSON readers keep exactly; it would silently become an approximate number. Use a smaller "
+    "number, or write it as a string.",
+    "mixed_shapes": "Line is {shape} but the file started as {first}. Put each shape in a file of its own.",
+    "frag.shape.jsonl-single-turn": 'single-turn ({{"prompt": ..., "answer": ...}})',
+    "frag.shape.jsonl-multi-turn": 'multi-turn ({{"messages": [...], "answer": ...}})',
+    "frag.shape.canonical": 'canonical ({{"session_id": ..., "messages": [..., {{"role": "assistant", ...}}]}})',
+    "unknown_key": 'Unknown key "{key}" for a {shape} line.{hint}',
+    "unknown_key.message": 'Unknown key "{key}" in a message; a message holds only "role" and "content".{hint}',
+    "unknown_key.canonical": '"{field}" is not part of the canonical record; remove it or move it into "meta".',
+    "alias_key": '"{key}" is accepted as an alias of "{name}"; rename it to "{name}".',
+    "missing_field": 'The line has no "{name}"; it is required.',
+    "missing_field.messages": 'The line has no "messages": give the conversation as a list of {{"role", "content"}}.',
+    "missing_field.role": 'The message has no "role".',
+    "missing_field.content": 'The message has no "content".',
+    "missing_field.canonical": '"{field}" is missing; the canonical record requires it.',
+    "invalid_type": '"{field}" must be {expected}, not a JSON {type}{hint}.',
+    "frag.write_as_string": ' (write "{value}")',
+    "invalid_type.canonical": '"{field}" must be {expected}, not {value}.',
+    "invalid_type.pydantic": '"{field}": {error}.',
+    "invalid_type.result": "{name} must be {expected}, not {value}. Fix the value or clear it.",
+    # what a field must hold (invalid_type's {expected})
+    "frag.expect.text": "text",
+    "frag.expect.json_string": "text (a JSON string)",
+    "frag.expect.labels": "an object of labels",
+    "frag.expect.usage": 'a JSON object ({{"total_tokens": 12}})',
+    "frag.expect.messages": "a list of messages",
+    "frag.expect.message": 'an object {{"role": ..., "content": ...}}',
+    "frag.expect.integer": "an integer",
+    "frag.expect.whole_number": "a whole number",
+    "frag.expect.number": "a number",
+    "frag.expect.boolean": "true or false",
+    "frag.expect.list": "a list",
+    "frag.expect.object": "an object",
+    "frag.expect.string_or_list": "a string or a list of strings",
+    "frag.expect.string_list_4": "a list of at most 4 strings",
+    "frag.expect.int64": "an integer within 64 bits (±9,223,372,036,854,775,807)",
+    "frag.expect.at_least": "at least {minimum:g}",
+    "frag.expect.between": "from {minimum:g} to {maximum:g}",
+    "frag.expect.greater_than": "greater than {minimum:g}",
+    "frag.expect.either": "{value} or {other}",
+    "frag.expect.object_example": 'an object such as {{"enable_thinking": false}}',
+    "frag.or": "{first} or {second}",
+    # a value as found (invalid_type's {value} and {type})
+    "frag.json.null": "null",
+    "frag.json.boolean": "boolean",
+    "frag.json.number": "number",
+    "frag.json.string": "string",
+    "frag.json.array": "array",
+    "frag.json.object": "object",
+    "frag.value.number": "the number {value}",
+    "frag.value.string": "the string {value}",
+    "frag.value.list": "a list",
+    "frag.value.object": "an object",
+    # --- conversations -------------------------------------------------------------------------------
+    "empty_text": "query is empty; every row needs the user's question. Fill it in, or delete the row.",
+    "empty_text.field": '"{name}" is empty; write the text of the turn.',
+    "empty_text.message": "The {role} message's content is empty; write the text of the turn.",
+    "empty_text.canonical": "The {role} message's content is empty.",
+    "empty_messages": '"messages" is empty; it needs at least one {{"role": "user", "content": ...}}.',
+    "empty_messages.canonical": '"messages" needs at least one user turn and the target assistant turn.',
+    "invalid_role": 'Role "{role}" is not one of system, user, assistant.{hint}',
+    "invalid_role.canonical": '"{field}" must be system, user or assistant.',
+    "misplaced_system": "A system message may only be the first message; move it to the front or merge it "
+    "into the first system message.",
+    "misplaced_system.canonical": "A system message may only be the first message.",
+    "last_message_not_user": 'The last message is "{role}", but the conversation must end with the user\'s '
+    "turn that the model answers. {fix}",
+    "frag.move_reply_to_answer": 'Move the final assistant reply to "answer".',
+    "frag.add_question": "Add the user's question after it.",
+    "target_not_assistant": "The last message of a canonical record must be the target assistant turn holding "
+    '"reference_response" and "responses".',
+    # --- session ids ---------------------------------------------------------------------------------
+    "invalid_session_id": "session_id is {problem}; it must be a whole number (0, 1, 2, ...). Rows with the "
+    "same number form one multi-turn conversation.",
+    "frag.sid.boolean": "the logical value {value}",
+    "frag.sid.too_large": "{value}, too large for an id",
+    "frag.sid.fraction": "{value}, which has a fraction",
+    "frag.sid.text": 'the text "{value}"',
+    "frag.sid.date": "a date/time ({value})",
+    "invalid_session_id.jsonl": "session_id must be an integer or a string, not a JSON {type}.",
+    "missing_session_id": "Row {row} has no session_id, but this file is multi-turn: every row needs the id of "
+    "its conversation. Write the id of the session it belongs to, or a new one.",
+    "duplicate_session_id": "session_id {sid} is already used on row {first}, and both rows have their own "
+    "reference_response. If they are separate records, give each its own session_id (or leave session_id "
+    "empty); if they are one multi-turn conversation, keep the reference only on its last row and put the "
+    "earlier answers in response.",
+    "duplicate_session_id.jsonl": "session_id {sid!r} is already used on line {first}; each record needs its own.",
+    "duplicate_session_id.dataset": 'session_id {sid!r} is already used in dataset "{dataset}" on line {first}; '
+    "each record needs its own.",
+    "duplicate_session_id.files": 'session_id {sid!r} of dataset "{dataset}" is already used by {first}. Both go '
+    "into one dataset (a dataset is named after its file, or by meta.dataset), where each record needs its own "
+    "id: if one file is a copy of the other, leave it out; else rename one file, give its records their own "
+    "meta.dataset, or renumber its session_ids.",
+    "duplicate_session_id.files_no_meta": "session_id {sid!r} is already used by {first}. Without meta "
+    "(--no-meta) the output names no dataset, so each record needs an id of its own in the whole output: keep "
+    "meta, or renumber the session_ids.",
+    "frag.place.line": "{file} line {line}",
+    "frag.place.row": "{file}, {sheet} row {row}",
+    "mixed_session_ids": "session_id {sid} repeats (rows {rows}), so this is a multi-turn file, but {count} "
+    "row(s) have no session_id (rows {without}). A file is either single-turn (session_id optional and "
+    "unique) or multi-turn (session_id on every row).",
+    "mixed_session_ids.jsonl": "session_id {sid} is given on line {given}, and a line without a session_id "
+    "(line {without} or the run it starts) also becomes record {sid}, which takes its position as its id: two "
+    "records would share it. Give every line a session_id, or none.",
+    "session_not_consecutive": "session_id {sid} is on {count} rows that other rows separate: {rows}. A "
+    "repeated id makes the file multi-turn and these rows one conversation, in sheet order: any session issue "
+    "on these rows follows from that. If this is a single-turn set, ids must be unique (or leave session_id empty); if "
+    "it is one conversation, keep its rows together so it reads top to bottom.",
+    "system_prompt_mismatch": "system_prompt is filled only on row {first}, the session's first; row(s) "
+    "{rows} leave it empty. A conversation has one system prompt: write the same text on every row of the "
+    "session.",
+    "system_prompt_mismatch.differs": "system_prompt on row(s) {rows} differs from row {first} of the same "
+    "session ({found} vs {expected}). A conversation has one system prompt: write the same text on every row "
+    "of the session.",
+    "frag.empty": "empty",
+    "parameters_mismatch": "parameters on row {row} differ from the session's last row (row {last}), which "
+    "sets the parameters of the whole conversation. Leave earlier rows empty or make them equal to the last "
+    "row's.",
+    # --- references and responses by mode ------------------------------------------------------------
+    "missing_reference": "The reference answer is empty; {mode} mode scores against it. Fill it in, or use "
+    "--mode infer-only to run inference without scoring.",
+    "missing_reference.canonical": "The target turn has no reference_response; {mode} mode scores against it.",
+    "unused_reference": "A reference answer is given, but infer-only mode does not score, so it will not be "
+    "used. Use --mode infer-eval to score against it, or leave it empty.",
+    "misplaced_reference": "reference_response is filled on row {row}, but only the session's last row (row "
+    "{last}) is scored. Move an earlier reply to the response column (it then becomes conversation history), "
+    "or clear the cell.",
+    "unexpected_response": "A response is already filled in, but {mode} mode generates it. Leave it empty, or "
+    "use --mode scored to score the responses you collected.",
+    "missing_response": "The response is empty; scored mode scores responses already collected. Fill in the "
+    "model's answer, or use --mode infer-eval to have formatkit run the model.",
+    "missing_response.canonical": "The target turn has no response with content; scored mode scores collected "
+    "responses. Run `formatkit run` first, or fill responses[].content.",
+    # --- parameters ----------------------------------------------------------------------------------
+    "invalid_parameters": "parameters is not a dict: {text!r}.{hint} Write it as JSON "
+    '({{"temperature": 0.7, "max_tokens": 1024}}) or as a Python dict ({{\'temperature\': 0.7}}).',
+    "frag.full_width": " It holds full-width punctuation from a Chinese input method: {found}.",
+    "frag.full_width_char": "{char} (write {plain})",
+    "invalid_parameters.type": "parameters must be an object of inference parameters, not {type}.",
+    "invalid_parameters.jsonl": '"parameters" must be a JSON object such as {{"temperature": 0.7}}, not a JSON {type}.',
+    "unknown_parameter": 'parameters has an unknown key "{key}".{hint}',
+    "invalid_parameter_type": 'parameters "{key}" must be {expected}, not {value}.',
+    "parameter_out_of_range": 'parameters "{key}" is {value}, out of range: it must be {allowed}.',
+    "engine_parameter": (
+        "parameters {names}: not part of OpenAI's API. vLLM and SGLang accept such keys and formatkit sends "
+        "them as written; OpenAI's own API refuses a request that carries them, so keep them only for an "
+        "endpoint that serves them."
+    ),
+    "frag.list_sep": ", ",
+    # --- suggestions -----------------------------------------------------------------------------------
+    "frag.did_you_mean": ' Did you mean "{name}"?',
+    "frag.nested_parameter": ' For vLLM and SGLang it goes inside "{parent}": {{"{parent}": {{"{key}": false}}}}.',
+    "frag.known_names": " Known names: {names}.",
+    # --- the printed report ----------------------------------------------------------------------------
+    "ui.place_row": "row {row}",
+    "ui.place_line": "line {line}",
+    "ui.error": "error  ",
+    "ui.warning": "warning",
+    "ui.more_all": "… and {count:,} more (--all lists every one)",
+    "ui.more_kept": "… and {count:,} more (only the first are kept; --json has the counts)",
+    "ui.file_head": "{path}: {status} ({format}, {records} records, {errors} errors, {warnings} warnings)",
+    "ui.ok": "ok",
+    "ui.invalid_file": "INVALID",
+    "ui.unknown_format": "unknown format",
+    "ui.verdict_valid": "{files} file(s) valid: {errors} error(s), {warnings} warning(s)",
+    "ui.verdict_invalid": "{files} file(s) invalid: {errors} error(s), {warnings} warning(s)",
+    "ui.wrote_records": "wrote {records} records to {output}",
+    "ui.nothing_written": "nothing written to {output}: fix the errors above",
+}
+
+MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})

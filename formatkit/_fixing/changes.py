@@ -1,0 +1,48 @@
+"""A change ``formatkit fix`` made: its code, its data (what the message templates are filled from) and its
+place, located like an Issue (sheet/row/column or line/field)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from formatkit._core.issues import Issue
+from formatkit._fixing.messages import ChangeCode, Lang, render
+
+__all__ = ["Change", "shown"]
+
+
+class Change(BaseModel):
+    """One repair, at an exact place; ``message(lang)`` says it in words."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: ChangeCode
+    data: dict[str, Any] = Field(default_factory=dict, description="The values the message is filled from.")
+    file: str | None = None
+    sheet: str | None = None
+    row: int | None = None
+    column: str | None = None
+    line: int | None = None
+    field: str | None = None
+
+    def message(self, lang: Lang = "en") -> str:
+        return render(self.code, self.data, lang)
+
+    @property
+    def place(self) -> str:
+        """The place as a person reads it, written exactly as an Issue's (``Sheet1!C1 (问题)``, ``line 3``)."""
+        fields = {name: getattr(self, name) for name in ("file", "sheet", "row", "column", "line", "field")}
+        return Issue.model_construct(severity="warning", code=self.code, message="", **fields).place
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """A cell or field value as the messages show it: text in quotes (cut when long), numbers as they are."""
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= limit else text[: limit - 2] + '…"'
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value, ensure_ascii=False, default=str)

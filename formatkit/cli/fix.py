@@ -1,0 +1,81 @@
+"""``formatkit fix IN -o OUT [--dry-run] [--lang en|zh] [--mode M] [--profile P] [--json]``"""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from formatkit.cli._common import (
+    EXIT_ERRORS,
+    EXIT_OK,
+    ModeOption,
+    ProfileOption,
+    fail_usage,
+    lang_option,
+    paths_or_fail,
+    print_report,
+    terminate_cleanly,
+)
+from formatkit.cli._options import IssueArgs, takes
+from formatkit.cli._printing import escape_controls
+
+
+@takes(issues=IssueArgs)
+def fix(
+    path: str = typer.Argument(..., help="The set to repair (.xlsx, .xls, .jsonl); never written.", metavar="IN"),
+    output: str = typer.Option(..., "-o", "--output", help="The repaired copy (.xlsx for a workbook, .jsonl)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List the changes and validate the result; write nothing."),
+    lang: str | None = lang_option(),
+    mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the file is for."),
+    profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits to apply."),
+    as_json: bool = typer.Option(False, "--json", help="Print the changes and the copy's report as JSON."),
+    *,
+    issues: IssueArgs,
+) -> None:
+    """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
+    Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
+    from formatkit._api.fix import fix_file
+    from formatkit._core.errors import OutputError, UnreadablePathError
+    from formatkit._core.issues import Report
+    from formatkit._core.messages import locale_lang
+    from formatkit._fixing.messages import LINES, Lang
+
+    terminate_cleanly()
+    language: Lang = "zh" if (lang or locale_lang()) == "zh" else "en"
+    [source] = paths_or_fail([path])
+    try:
+        result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
+    except (UnreadablePathError, OutputError, OSError) as exc:
+        fail_usage(str(exc))
+    if as_json:
+        data = result.model_dump(mode="json")
+        for key in ("changes", "notes"):
+            for item, change in zip(data[key], getattr(result, key), strict=True):
+                item["message"] = change.message(language)
+        data["valid"] = result.valid
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
+    lines = LINES[language]
+    fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
+    if not result.readable:  # the input could not be read: its own report follows
+        typer.echo(lines["unread"].format(**fill))
+    elif not result.changes:
+        typer.echo(lines["none_dry" if dry_run else "none"].format(**fill))
+    else:
+        typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
+    for change in [*result.changes, *result.notes]:
+        place = escape_controls(change.place) or fill["source"]
+        typer.echo(f"  {place}: {escape_controls(change.message(language))}")
+    unread = not result.readable
+    typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
+    print_report(Report.build([result.report]), shown=issues.shown, lang=language)
+    if result.valid:
+        raise typer.Exit(EXIT_OK)
+    if not unread:
+        typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
+    raise typer.Exit(EXIT_ERRORS)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fix")(fix)

@@ -1,0 +1,110 @@
+"""A short answer's marked form (SCORING.md, "exact"): the text the reply commits to as its answer.
+
+The last of these, by position, wins: an answer keyword (``#### 42``, ``The answer is``, ``Final answer:``,
+``答案是``, ``答案：``, ``答案为``), a ``\\boxed{…}``, a short ``**bold**`` span that ends the reply's answer,
+and, when the reply marks nothing else, a final ``= value`` ending it. The text is cut at the end of its
+sentence or line and shed of ``$``/``\\(…\\)`` delimiters, so ``答案是 $\\frac{1}{2}$。`` gives
+``\\frac{1}{2}``. Nothing here decides what the text is worth: the metrics compare it (as a number, a value, or words).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Marked", "marked_answer", "sentence_of"]
+
+
+@dataclass(frozen=True)
+class Marked:
+    """The answer a reply marks, where it starts in the body, and how it was found (for the analysis)."""
+
+    text: str
+    start: int
+    how: str
+
+
+_KEYWORD = re.compile(
+    r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)(?:[ \t]+(?i:is))?[ \t]*[:：]?"
+    r"|(?i:answer[ \t]+(?:is|would[ \t]+be)|answer[ \t]*[:：]))[ \t]*[:：]?"
+    r"|(?:最终)?答案[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
+    r"[ \t]*(?:\r?\n[ \t]*)?(?P<rest>[^\n]*)"
+)
+_BOXED = "\\boxed"
+_BOLD = re.compile(r"\*\*(?P<rest>[^*\n]{1,60})\*\*")
+# The reply's last line ends "… = value": "1/3 + 1/6 = 1/2", "x = \frac{1}{2}."
+_FINAL_EQUALS = re.compile(r"=(?P<rest>[^=\n]{1,60})\s*\Z")
+# The end of the answer's sentence: CJK terminators anywhere, ASCII ones before a space or the end ("3.5" stays).
+_SENTENCE_END = re.compile(
+    r"[。！？；]|[.!?;](?=\s|$|[\u3400-\u9fff])|[,，](?=\s*(?:because|since|as|so|which|因为|所以|由于))"
+)
+_DELIMITERS = re.compile(r"^\s*(?:\$\$?|\\\(|\\\[)\s*|\s*(?:\$\$?|\\\)|\\\])\s*$")
+
+
+def sentence_of(text: str) -> str:
+    """``text`` up to the end of its first sentence (``"北京。因为…"`` → ``"北京"``)."""
+    m = _SENTENCE_END.search(text)
+    return text if m is None else text[: m.start()]
+
+
+def _braced(text: str, open_at: int) -> str | None:
+    """The contents of the brace group opening at ``open_at`` (nested braces kept), or None if unclosed."""
+    depth = 0
+    for k in range(open_at, len(text)):
+        ch = text[k]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[open_at + 1 : k]
+    return None
+
+
+def _clean(text: str) -> str:
+    text = text.replace("**", "").strip()
+    previous = None
+    while previous != text:
+        previous = text
+        text = _DELIMITERS.sub("", text).strip()
+    return text.strip(" \t*_`\"'“”「」")
+
+
+def marked_answer(body: str) -> Marked | None:
+    """The reply's last marked answer, or None when the reply marks none (``body``: reasoning already
+    dropped)."""
+    best: Marked | None = None
+    last_keyword = None
+    lowered = body.lower() if body.isascii() else body
+    if "####" in body or "answer" in lowered or "ANSWER" in body or "Answer" in body or "答案" in body:
+        # GSM8K's "#### 42" ends the reply: only what follows the last one can hold a later marker
+        for m in _KEYWORD.finditer(body, max(body.rfind("####"), 0)):
+            last_keyword = m
+    if last_keyword is not None:
+        text = _clean(sentence_of(last_keyword.group("rest")))
+        if text:
+            keyword = " ".join(body[last_keyword.start() : last_keyword.start("rest")].split())
+            best = Marked(text, last_keyword.start(), f'marker "{keyword} {text[:40]}"')
+    box = body.rfind(_BOXED)
+    if box >= 0 and (best is None or box > best.start):
+        brace = body.find("{", box)
+        inner = _braced(body, brace) if brace >= 0 and not body[box + len(_BOXED) : brace].strip() else None
+        if inner is not None and inner.strip():
+            best = Marked(_clean(inner), box, f'"\\boxed{{{inner.strip()[:40]}}}"')
+    tail = body.rstrip()
+    bold = None
+    if "**" in tail:
+        for m in _BOLD.finditer(tail, max(0, len(tail) - 400)):
+            bold = m
+    if bold is not None and (best is None or bold.start() > best.start):
+        text = _clean(bold.group("rest"))
+        after = tail[bold.end() :].strip()
+        # the bold span is the answer when little follows it on its line ("**18**." / "**北京**。")
+        if text and len(after.split("\n", 1)[0]) <= 3:
+            best = Marked(text, bold.start(), f'bold "**{text[:40]}**"')
+    equals = _FINAL_EQUALS.search(tail, max(0, len(tail) - 80)) if best is None else None
+    if equals is not None:
+        text = _clean(equals.group("rest").rstrip("。.!！"))
+        if text:
+            best = Marked(text, equals.start(), f'final "= {text[:40]}"')
+    return best

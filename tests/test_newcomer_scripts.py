@@ -1,0 +1,181 @@
+"""The library used as a newcomer uses it: a script in a fresh folder, with no ``if __name__ == "__main__":``
+guard, run as its own process against the loopback server (issue 18 item 2, issue 20 item 6).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeOpenAI, last_user
+
+
+def run_script(folder: Path, source: str, server: FakeOpenAI, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python script.py`` in ``folder`` (its own folder, as a user runs it), ``$URL`` naming the server."""
+    script = folder / "script.py"
+    script.write_text(textwrap.dedent(source), encoding="utf-8")
+    environment = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "PYTHONPATH")}
+    environment.update(URL=server.base_url, **env)
+    return subprocess.run(
+        [sys.executable, "script.py"], cwd=folder, env=environment, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_scoring_math_never_runs_the_callers_script_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """The math metric's sympy worker was a multiprocessing spawn, which re-imports ``__main__``: this script
+    ran 11 times and bought 110 requests for 10 records (24 s); now once, 10 requests."""
+    with (tmp_path / "set.jsonl").open("w", encoding="utf-8") as handle:
+        for i in range(10):  # binomial(...) is beyond the fast paths: sympy decides it
+            handle.write(json.dumps({"prompt": f"binomial({i + 5},2)", "answer": str(math.comb(i + 5, 2))}) + "\n")
+    fake_openai.responder = lambda body: "\\boxed{" + last_user(body) + "}"
+    result = run_script(
+        tmp_path,
+        """
+        import os, time
+        from scoring import EndpointOptions, run_file, score_file
+
+        with open("runs.log", "a") as log:
+            log.write("ran\\n")
+        out = f"out-{time.time_ns()}.jsonl"  # a name per run, as people write them
+        summary = run_file("set.jsonl", out, EndpointOptions(os.environ["URL"], "my-model"), limit=10)
+        done = score_file(out, "scored.jsonl", metric="math")
+        print(summary.to_dict()["records"], done.scored_responses)
+        """,
+        fake_openai,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "runs.log").read_text() == "ran\n"
+    assert fake_openai.requests == 10
+    assert result.stdout.split() == ["10", "10"] and "Traceback" not in result.stderr
+    scored = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    responses = [r["messages"][-1]["responses"][0] for r in scored]
+    assert all(r["score"] == 1.0 and "sympy" in r["analysis"] for r in responses)
+
+
+README = Path(__file__).parents[1] / "README.md"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+#: The files the README's examples name, as a newcomer would have them beside the script.
+EXAMPLE_FILES = {
+    "set.xlsx": FIXTURES / "seed" / "seed_excel_single_turn.xlsx",
+    "set.jsonl": FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl",
+    "a.xlsx": FIXTURES / "seed" / "seed_excel_multi_turn.xlsx",
+    "b.jsonl": FIXTURES / "seed" / "seed_jsonl_multi_turn.jsonl",
+    "answered.jsonl": FIXTURES / "responses" / "mmlu_pro.jsonl",
+}
+README_URL = "http://127.0.0.1:8000/v1"
+
+
+def readme_blocks(language: str) -> list[str]:
+    blocks = re.findall(rf"^```{language}\n(.*?)^```", README.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+    assert blocks, language
+    return blocks
+
+
+def newcomer_folder(tmp_path: Path) -> Path:
+    for name, source in EXAMPLE_FILES.items():
+        shutil.copyfile(source, tmp_path / name)
+    return tmp_path
+
+
+@pytest.mark.parametrize("index", range(len(readme_blocks("python"))))
+def test_every_readme_python_example_runs_as_a_script(fake_openai: FakeOpenAI, tmp_path: Path, index: int) -> None:
+    """Each ```python block of the README, saved as it is (a module named in its first comment is saved
+    under that name), against a server that demands the key in $OPENAI_API_KEY: the run_file example got a
+    401 (EndpointOptions read no key), the ChatClient one was a SyntaxError (``async with`` outside a
+    function), the Python API one a NameError (``records``)."""
+    source = readme_blocks("python")[index]
+    folder = newcomer_folder(tmp_path)
+    fake_openai.api_key = "sk-newcomer-0123456789"
+    module = re.match(r"# (\w+)\.py\n", source)
+    if module:  # a module for the command line: it must import, and the CLI example using it runs below
+        (folder / f"{module.group(1)}.py").write_text(source, encoding="utf-8")
+        source = f"import {module.group(1)}\n"
+    result = run_script(
+        folder, source.replace(README_URL, fake_openai.base_url), fake_openai, OPENAI_API_KEY=fake_openai.api_key
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_metric_module_in_the_current_folder_works_from_the_console_script(tmp_path: Path) -> None:
+    """``formatkit score ... --metric mymetrics:fn`` with mymetrics.py in the current folder, as the README
+    shows it: the console script does not put the current folder on the path (it was exit 2, 'cannot import')."""
+    [module] = [b for b in readme_blocks("python") if b.startswith("# mymetrics.py")]
+    folder = newcomer_folder(tmp_path)
+    (folder / "mymetrics.py").write_text(module, encoding="utf-8")
+    [command] = [line for b in readme_blocks("bash") for line in b.splitlines() if "mymetrics:" in line]
+    console_script = Path(sys.executable).with_name("formatkit")
+    args = [str(console_script), *shlex.split(command)[1:]]
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(args, cwd=folder, env=environment, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    scored = [json.loads(line) for line in (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    metrics = {r["messages"][-1]["responses"][0]["metric"] for r in scored}
+    assert metrics == {"mymetrics:mentions_reference"}
+
+
+def test_a_metric_module_missing_everywhere_says_where_it_looked(tmp_path: Path) -> None:
+    console_script = Path(sys.executable).with_name("formatkit")
+    source = newcomer_folder(tmp_path) / "answered.jsonl"
+    args = [str(console_script), "score", str(source), "-o", "s.jsonl", "--metric", "nosuchmodule:f"]
+    result = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert f"in the current folder {tmp_path}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_endpoint_options_read_the_key_as_the_cli_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from scoring import EndpointOptions
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env\r")  # a CRLF .env
+    monkeypatch.setenv("MY_KEY", "sk-mine")
+    assert EndpointOptions("http://h/v1", "m").key() == "sk-from-env"
+    assert EndpointOptions("http://h/v1", "m", api_key_env="MY_KEY").key() == "sk-mine"
+    assert EndpointOptions("http://h/v1", "m", api_key="sk-given").key() == "sk-given"
+    assert EndpointOptions("http://h/v1", "m", api_key_env=None).key() is None
+    monkeypatch.delenv("MY_KEY")
+    assert EndpointOptions("http://h/v1", "m", api_key_env="MY_KEY").key() is None
+
+
+def readme_commands() -> list[str]:
+    """The README's ``formatkit`` command lines in order (continuations joined, optional ``[...]`` parts left
+    out), without the ones that only show a synopsis (``...``)."""
+    commands = []
+    for block in readme_blocks("bash"):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\s*\[[^\]]*\]", "", line.split("  #")[0]).strip()
+            if line.startswith("formatkit ") and "..." not in line:
+                commands.append(" ".join(line.split()))
+    return commands
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_as_written(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """Each `formatkit ...` line of the README, in order, in a fresh folder holding the fixtures, the README's
+    endpoint being the loopback server (a metric module the README shows beside the data)."""
+    (tmp_path / "fixtures").symlink_to(FIXTURES)
+    [module] = [b for b in readme_blocks("python") if b.startswith("# mymetrics.py")]
+    (tmp_path / "mymetrics.py").write_text(module, encoding="utf-8")
+    console_script = Path(sys.executable).with_name("formatkit")
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "OPENAI_API_KEY")}
+    ran = []
+    for command in readme_commands():
+        args = shlex.split(command.replace(README_URL, fake_openai.base_url))
+        if not (tmp_path / args[2]).exists():
+            continue  # a synopsis naming your own files (gpt4o.scored.jsonl, results.jsonl)
+        ran.append(args[1])
+        result = subprocess.run(
+            [str(console_script), *args[1:]], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120
+        )
+        expected = 1 if "invalid" in command else 0  # the README shows validate finding an error
+        assert result.returncode == expected, f"{command}\n{result.stderr}"
+        assert "Traceback" not in result.stderr, command
+    assert ran == ["convert", "run", "score", "score", "report", "eval", "score"]

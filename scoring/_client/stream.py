@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -135,77 +134,32 @@ async def fold_stream(
     folder: StreamFolder | None = None,
 ) -> list[ChatResult]:
     """Read an SSE body (byte blocks, any split) up to ``[DONE]`` and fold it (see the module docstring);
-    ``folder`` (optional) is where the pieces go, for a caller that may keep a complete reply on a deadline."""
+    ``folder`` (optional) is where the pieces go, for a caller that may keep a complete reply on a deadline.
+
+    ``silence`` is checked as blocks come (one clock read per block, no timer): a stream that sends nothing
+    at all is the transport's read timeout (the client sets it to the same ``silence``); one that sends only
+    comments is caught here, at the first comment past the limit."""
     folder = folder if folder is not None else StreamFolder()
     lines = LineSplitter(max_line)
-    quiet = _Silence(silence)
-    try:
-        with quiet:
-            async for block in blocks:
-                for line in lines.feed(block):
-                    if folder.feed_line(line):
-                        quiet.heard()
-                    if folder.done:
-                        return folder.results()
-    except asyncio.CancelledError:
-        if not quiet.fired:
-            raise
-        _uncancel()
-        if folder.complete():
-            return folder.results()
-        raise httpx.ReadTimeout(
-            f"no reply for {silence:g} s (--timeout: the longest silence allowed); keep-alive comments are not a reply"
-        ) from None
+    clock = asyncio.get_running_loop().time
+    last = clock()
+    async for block in blocks:
+        heard = False
+        for line in lines.feed(block):
+            heard = folder.feed_line(line) or heard
+            if folder.done:
+                return folder.results()
+        now = clock()
+        if heard:
+            last = now
+        elif silence is not None and now - last > silence:
+            if folder.complete():
+                return folder.results()
+            raise httpx.ReadTimeout(
+                f"no reply for {silence:g} s (--timeout: the longest silence allowed); "
+                "keep-alive comments are not a reply"
+            )
     rest = lines.rest()
     if rest:
         folder.feed_line(rest)
     return folder.results()
-
-
-class _Silence:
-    """Cancels the current task when :meth:`heard` has not been called for ``seconds`` (one timer,
-    moved only when it fires: hearing a piece costs one clock read)."""
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self.fired = False
-        self._handle: asyncio.TimerHandle | None = None
-        self._last = 0.0
-
-    def __enter__(self) -> _Silence:
-        if self.seconds is not None:
-            self._loop = asyncio.get_running_loop()
-            self._task = asyncio.current_task()
-            self._last = self._loop.time()
-            self._handle = self._loop.call_at(self._last + self.seconds, self._check)
-        return self
-
-    def heard(self) -> None:
-        if self._handle is not None:
-            self._last = self._loop.time()
-
-    def _check(self) -> None:
-        assert self.seconds is not None
-        due = self._last + self.seconds
-        if self._loop.time() < due:
-            self._handle = self._loop.call_at(due, self._check)
-            return
-        self._handle = None
-        self.fired = True
-        if self._task is not None:
-            self._task.cancel()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._handle is not None:
-            self._handle.cancel()
-            self._handle = None
-
-
-def _uncancel() -> None:
-    """Forget the cancellation this module asked for (Python 3.11+ counts them)."""
-    task = asyncio.current_task()
-    uncancel = getattr(task, "uncancel", None)
-    if uncancel is not None:
-        uncancel()

@@ -344,7 +344,7 @@ class ChatClient:
             pause = self._resume_at - time.monotonic()
             if pause > 0:  # another request was told to wait: so is this one
                 await asyncio.sleep(pause)
-            await self._wait_for_proof()
+            await self._wait_for_proof(bool(body.get("stream")))
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             if self._stopping:
                 raise RequestNotSent("not sent: the run is stopping")
@@ -363,10 +363,14 @@ class ChatClient:
         finally:
             self._idle.put_nowait(client)
 
-    async def _wait_for_proof(self) -> None:
+    async def _wait_for_proof(self, streamed: bool) -> None:
         """Before anything has succeeded and after a failure that may prove the endpoint down, start no
-        request until those in flight have settled (one succeeded, or the proof is complete)."""
-        while self.health.doubtful() and self.in_flight > 0 and not self._stopping:
+        request until those in flight have settled (one succeeded, or the proof is complete); no streamed
+        one while the plain request of :meth:`_plain_works` decides whether to stream at all."""
+        while not self._stopping and (
+            (self.health.doubtful() and self.in_flight > 0)
+            or (streamed and self._plain_probe is not None and not self._plain_probe.done())
+        ):
             if self._settled is None:
                 self._settled = asyncio.Event()
             self._settled.clear()
@@ -453,6 +457,8 @@ class ChatClient:
             return False  # plain requests fail too: the endpoint's failure, judged as before
         finally:
             probe.set_result(results)
+            if self._settled is not None:
+                self._settled.set()  # the requests held at the gate for its answer
         self.stream = False
         note = (
             f"streamed requests failed ({self.scrub(describe(exc))[:160]}) while a plain request worked: "

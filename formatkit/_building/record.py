@@ -30,8 +30,10 @@ def target_turn(mode: Mode, reference: str | None, response: str | None, paramet
         target["responses"] = [{"parameters": parameters, "content": response}]
     else:
         samples = parameters.get("n", 1)
-        samples = samples if isinstance(samples, int) else 1
-        target["responses"] = [{"parameters": parameters} for _ in range(max(1, samples))]
+        if type(samples) is int and samples > 1:  # bool is an int: n=True is one sample, as before
+            target["responses"] = [{"parameters": parameters} for _ in range(samples)]
+        else:
+            target["responses"] = [{"parameters": parameters}]
     return target
 
 

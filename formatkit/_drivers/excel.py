@@ -21,7 +21,7 @@ from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._reading.cells import SheetData, Unreadable, column_letter
 from formatkit._reading.workbook import read_sheet
-from formatkit._rules.excel_header import Header, read_header
+from formatkit._rules.excel_header import Header, names_a_column, read_header
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
 from formatkit._rules.excel_sheet import check_hidden, merged_example
@@ -96,6 +96,16 @@ class ExcelReader:
         end = last_data_row(rows)
         if end < 0:
             self._empty(data)
+            return None
+        if self.sheet is None and data.extra_sheets and not any(names_a_column(row) for row in rows[:6]):
+            # An instruction sheet before the data: the cause, said once; its header and rows are no set's
+            # (a title row above a header is not one: the missing-column error says which row to move up)
+            self.sink.add(
+                "no_records",
+                Msg("no_records.first_sheet_not_data", sheet=sheet, other=data.extra_sheets[0]),
+                sheet=sheet,
+                row=1,
+            )
             return None
         header = read_header(
             rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]

@@ -54,24 +54,47 @@ class JsonlReader:
             return
         fast = self.fast
         dumps: dict[str, bytes] = {}  # the reader's compact JSON of the line's nested values
+        # The fast path's names, looked up once: it runs for every line of a clean file.
+        plain_single, is_clean, build_target = rules.plain_single, is_clean_parameters, clean_target
+        default_id, max_rows, mode = self._session_ids.default, self.max_rows, self.mode
+        dataset, name = self._stem, self._name
         for line, value in iter_json_lines(self.path, sink, dumps):
             self.rows += 1
             if (
                 fast
                 and self.format == "jsonl-single-turn"
                 and type(value) is dict
-                and "messages" not in value
-                and "message" not in value
-                and (self.max_rows is None or self.rows <= self.max_rows)
+                and (max_rows is None or self.rows <= max_rows)
             ):
-                # The line is of the file's shape (detect_shape would say so); most lines then pass
-                # every rule and become a record here, the rest go on to the full checks below.
-                record = self._fast_single(value, line, dumps.get("parameters"))
-                if record is not None:
-                    self._session_ids.default(self._yielded, line, sink)
-                    self._yielded += 1
-                    yield record
-                    continue
+                # The line is of the file's shape (a line with "messages" fails plain_single and takes
+                # the full checks, where detect_shape sees it). A line that passes every rule on cheap
+                # checks becomes its canonical record here, built as build_record builds it from the
+                # line's Draft (the same bytes; fast=False compares); anything else goes on below.
+                fields = plain_single(value)
+                if fields is not None:
+                    prompt, system, answer, response, parameters = fields
+                    if parameters is None:
+                        parameters = {}
+                        clean = True
+                    else:
+                        clean = is_clean(parameters, dumps.get("parameters"))
+                    target = build_target(mode, answer, response, parameters) if clean else None
+                    if target is not None:
+                        user = {"role": "user", "content": prompt}
+                        position = self._yielded
+                        default_id(position, line, sink)
+                        self._yielded = position + 1
+                        yield {
+                            "session_id": position,
+                            "messages": [{"role": "system", "content": system}, user, target]
+                            if system and not system.isspace()
+                            else [user, target],
+                            "meta": {
+                                "dataset": dataset,
+                                "source": {"file": name, "format": "jsonl-single-turn", "line": line},
+                            },
+                        }
+                        continue
             if not rules.check_line_count(self.rows, self.max_rows, line, sink):
                 break  # the platform refuses the file: reading on would only cost time and memory
             if not rules.check_object(value, line, sink):
@@ -88,30 +111,6 @@ class JsonlReader:
                 self._yielded += 1
                 yield draft
         rules.check_no_records(self.rows, sink)
-
-    def _fast_single(self, obj: dict[str, Any], line: int, parameters_text: bytes | None) -> dict[str, Any] | None:
-        """The canonical record of a single-turn line that passes every rule, built as build_record would
-        build it from the line's Draft; None when any check might have something to say."""
-        fields = rules.plain_single(obj)
-        if fields is None:
-            return None
-        prompt, system, answer, response, parameters = fields
-        if parameters is None:
-            parameters = {}
-        elif not is_clean_parameters(parameters, parameters_text):
-            return None
-        target = clean_target(self.mode, answer, response, parameters)
-        if target is None:
-            return None
-        user = {"role": "user", "content": prompt}
-        messages = (
-            [{"role": "system", "content": system}, user, target] if system and not system.isspace() else [user, target]
-        )
-        return {
-            "session_id": self._yielded,
-            "messages": messages,
-            "meta": {"dataset": self._stem, "source": {"file": self._name, "format": self.format, "line": line}},
-        }
 
     def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
         """One line through every rule of its shape: its Draft, or None when no record can be built."""

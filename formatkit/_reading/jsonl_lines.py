@@ -85,7 +85,8 @@ def _may_have_duplicates(raw: bytes, value: Any, dumps: dict[str, bytes] | None 
     colons = raw.count(b":")
     if colons == 0:
         return False
-    return colons != _dumped_colons(value, dumps) or b"\\u003" in raw
+    # The escape search only where there is an escape at all (a one-byte search is a fast memchr).
+    return colons != _dumped_colons(value, dumps) or (b"\\" in raw and b"\\u003" in raw)
 
 
 def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
@@ -107,17 +108,50 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
             count += key.count(":")
         kind = type(item)
         if kind is str:
-            count += item.count(":")
+            if ":" in item:  # a fast search; counting walks the whole text (Chinese uses "：" anyway)
+                count += item.count(":")
         elif kind is dict or kind is list:
             dumped = orjson.dumps(item)
-            if _big_number(dumped):
+            nested = _nested_colons(dumped)
+            if nested < 0:
                 return -1
-            count += dumped.count(b":")
+            count += nested
             if dumps is not None:
                 dumps[key] = dumped
         elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:
             return -1
     return count
+
+
+#: :func:`_nested_colons` of small nested values already screened, by their compact JSON: a set repeats
+#: one parameters object on every line, so its screen becomes one lookup. Bounded in entries and size.
+_NESTED: dict[bytes, int] = {}
+_NESTED_LIMIT = 4096
+_NESTED_SIZE = 512
+
+
+def _nested_colons(dumped: bytes) -> int:
+    """``dumped.count(b":")``, or -1 when :func:`_big_number` says it may hold a number beyond 64 bits."""
+    known = _NESTED.get(dumped)
+    if known is None:
+        known = -1 if _big_number(dumped) else dumped.count(b":")
+        if len(dumped) <= _NESTED_SIZE and len(_NESTED) < _NESTED_LIMIT:
+            _NESTED[dumped] = known
+    return known
+
+
+# Python's JSON decoder messages (json.decoder, json.scanner) → their frag.json_error.* keys.
+_DECODER_MESSAGES = {
+    "Expecting value": "value",
+    "Expecting property name enclosed in double quotes": "property_name",
+    "Expecting ',' delimiter": "comma",
+    "Expecting ':' delimiter": "colon",
+    "Extra data": "extra_data",
+    "Unterminated string starting at": "unterminated_string",
+    "Invalid control character at": "control_character",
+    "Invalid \\escape": "escape",
+    "Invalid \\uXXXX escape": "unicode_escape",
+}
 
 
 def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
@@ -135,7 +169,11 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
         )
         return False, None
     except (ValueError, RecursionError) as exc:
-        detail = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        detail: str | Msg = str(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            # the decoder's words, as a template of their own so they are translated too
+            known = _DECODER_MESSAGES.get(exc.msg)
+            detail = Msg(f"frag.json_error.{known}") if known else exc.msg
         where = Msg("frag.at_column", column=exc.colno) if isinstance(exc, json.JSONDecodeError) else ""
         hint = Msg("frag.json_one_object")
         stripped = text.strip()

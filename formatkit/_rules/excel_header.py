@@ -20,7 +20,16 @@ from formatkit._core.suggest import did_you_mean_later
 from formatkit._reading.cells import CellError, NoValue, column_letter
 from formatkit._rules.results import RESULT_FIELDS, result_column
 
-__all__ = ["ALIASES", "CHINESE_NAMES", "COLUMNS", "Header", "HeaderMatch", "header_name", "read_header"]
+__all__ = [
+    "ALIASES",
+    "CHINESE_NAMES",
+    "COLUMNS",
+    "Header",
+    "HeaderMatch",
+    "header_name",
+    "names_a_column",
+    "read_header",
+]
 
 COLUMNS = ("session_id", "system_prompt", "query", "reference_response", "parameters", "response")
 #: Accepted aliases from the seed's common field table.
@@ -125,6 +134,12 @@ def read_header(
         header.index[name] = j
     _check_required(header, mode, sheet, sink, _header_below(below))
     return header
+
+
+def names_a_column(cells: Sequence[Any]) -> bool:
+    """Whether a row names any column of an evaluation set (exactly, as an alias, in Chinese, or an output
+    column): a first row that names none (an instruction sheet's "请在“数据”工作表中填写") is no header."""
+    return any(header_name(text) is not None for text in map(_header_text, cells) if text.strip())
 
 
 def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:

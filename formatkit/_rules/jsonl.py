@@ -58,7 +58,8 @@ ALIASES = {
     "reference_response": "answer",
     "message": "messages",
 }
-_SINGLE_NAMES = frozenset(_INPUT_KEYS)  # the fast path: a line with result keys takes the full one
+#: The fast path's keys: a line with result keys, a session_id or meta takes the full checks.
+_PLAIN_NAMES = frozenset(_INPUT_KEYS) - {"session_id", "meta"}
 MESSAGE_KEYS = ("role", "content")
 ROLES = ("system", "user", "assistant")
 
@@ -468,7 +469,7 @@ def plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str 
     """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
     (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
     None for anything else. A filter for the common case only: every rule lives in the full path."""
-    if not obj.keys() <= _SINGLE_NAMES or "session_id" in obj or "meta" in obj:
+    if not obj.keys() <= _PLAIN_NAMES:
         return None
     prompt = obj.get("prompt")
     system = obj.get("system")

@@ -35,6 +35,8 @@ def choice_key(item: Item) -> ChoiceKey | None:
         return None
     valid = option_letters(item.question, _choices(item))
     letters = parse_choice_reference(item.reference, valid or LETTERS)
+    if letters is not None and not valid and len(letters) > 1 and not _key_like(item.reference):
+        letters = None  # "DNA", "CPU", "ATP" with no options in sight are words, not three option letters
     if letters is not None:
         if not valid:
             # No options visible: accept A–J, and up to the reference's letter for longer lists.
@@ -44,6 +46,12 @@ def choice_key(item: Item) -> ChoiceKey | None:
     if yes_no is not None and len(item.reference.strip()) <= 12:
         return ("yes-no", "", yes_no)
     return None
+
+
+def _key_like(reference: str) -> bool:
+    """Several letters an answer key could hold with no options in sight: all within A–J (``ACD``, ``A,C``),
+    the most options a benchmark gives (MMLU-Pro); ``DNA``, ``CPU``, ``ATP`` reach beyond."""
+    return all(c <= "J" for c in reference.upper() if "A" <= c <= "Z")
 
 
 def _unscorable(item: Item) -> ItemScore:

@@ -25,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from scoring._metrics.extract.marked import marked_answer
-from scoring._metrics.normalize import normalize_text
+from scoring._metrics.normalize import END_TOKEN, normalize_text
 
 __all__ = ["MAX_CONTAINED_CJK", "MAX_CONTAINED_WORDS", "Contained", "contained_answer", "is_short_answer"]
 
@@ -34,7 +34,6 @@ MAX_CONTAINED_CJK = 16
 MAX_CONTAINED_WORDS = 6
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
 # Sentence ends (the reply's final sentence) and clause breaks (the scope of a negation or a list).
 _SENTENCES = re.compile(r"[。！？!?\n]+|[.;；](?=\s|$)")
 _CLAUSES = re.compile(r"[，,：:。！？!?\n]|[.](?=\s|$)")
@@ -52,7 +51,19 @@ _NEGATION_EN = re.compile(
 # A candidate among others: a joiner right before or after the answer, or a hedge earlier in the clause.
 _JOINER_BEFORE = re.compile(r"(?:或者|或|还是|、|和|与|及|以及|/|[;；]|(?i:\bor|\band|\beither|\bvs\.?))\s*$")
 _JOINER_AFTER = re.compile(r"\s*(?:或者|或|还是|、|和|与|及|以及|/|[;；]|(?i:or\b|and\b|vs\b))")
-_HEDGE = re.compile(r"可能|也许|或许|大概|不确定|(?i:\b(?:maybe|perhaps|possibly|probably|might|either)\b)")
+_HEDGE = re.compile(
+    r"可能|也许|或许|大概|不确定|如果|假如|假设|要是|若是|(?i:\b(?:maybe|perhaps|possibly|probably|might|either|if|unless)\b)"
+)
+_NEGATED_AFTER_EN = re.compile(
+    r"(?i)\s*(?:(?:is|was|are|were)(?:\s+not|n't|\s+never)|\s*never|\s*(?:does|did)(?:\s+not|n't))\b"
+)
+_NEGATION_AFTER_ZH = re.compile(r"没|未|从未|从没|并未")
+_CONTRAST = re.compile(r"但是|但|其实|实际上|不过|而是|(?i:\b(?:but|actually|in\s+fact|however)\b)")
+# Someone else's (mistaken) belief: 以为 says the belief is wrong; 认为 alone ("我认为是北京") commits.
+_OTHERS_BELIEF = re.compile(
+    r"以为|误认|误以为|误将|错认|(?i:\b(?:many|some|others|people|most)\s+(?:people\s+)?"
+    r"(?:say|think|believe|assume|claim)|\bmistaken(?:ly)?\b|\bcommonly\s+(?:thought|believed))"
+)
 
 
 @dataclass(frozen=True)
@@ -76,8 +87,20 @@ def is_short_answer(text: str) -> bool:
 
 
 def _final_sentence(body: str) -> str:
-    pieces = [p for p in _SENTENCES.split(body.strip()) if normalize_text(p)]
-    return pieces[-1] if pieces else ""
+    """The reply's last sentence, or "" when it is a question ("Is it Paris?", "难道是北京？"): a question
+    commits to nothing."""
+    text = body.strip()
+    start, end = 0, len(text)
+    for m in reversed(list(_SENTENCES.finditer(text))):
+        if normalize_text(text[m.end() : end]):
+            start = m.end()
+            break
+        end = m.start()
+    piece = text[start:end]
+    return "" if not normalize_text(piece) or _ASKS.match(text, end) else piece
+
+
+_ASKS = re.compile(r"[ \t]*[?？]")
 
 
 # A labelled answer line: "类别：交通事故", "[罪名]盗窃", "Capital: Paris" (a label of a few words, a short value).
@@ -115,7 +138,10 @@ def _bounded(text: str, start: int, end: int, cjk: bool) -> bool:
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     if not cjk:
-        return not (before.isalnum() or after.isalnum())
+        # "水的化学式是H2O": a Chinese character next to a Latin answer bounds it as it bounds a Chinese one
+        ok_before = not before.isalnum() or (_CJK.match(before) is not None and before in _BEFORE)
+        ok_after = not after.isalnum() or (_CJK.match(after) is not None and after in _AFTER)
+        return ok_before and ok_after
     ok_before = not before or not (before.isalnum()) or before in _BEFORE
     ok_after = not after or not (after.isalnum()) or after in _AFTER or text.startswith(("类型", "类别"), end)
     # a Latin letter or digit next to a Chinese answer ("北京2号线") also extends it
@@ -127,8 +153,12 @@ def _committed(text: str, start: int, end: int) -> bool:
     near = _NOT_NEGATIONS.sub("", before[-8:])[-4:]
     if _NEGATION_ZH.search(near) or after.startswith(("不", "并非", "并不", "非")):
         return False  # 不是北京 / 北京不是
-    if _NEGATION_EN.search(before[-30:]) or re.match(r"\s*(?:is|was|are)\s+not\b", after, re.IGNORECASE):
-        return False  # not Paris / Paris is not
+    if _NEGATION_EN.search(before[-30:]) or _NEGATED_AFTER_EN.match(after):
+        return False  # not Paris / Paris is not / Paris isn't / Paris was never
+    if _NEGATION_AFTER_ZH.match(after):
+        return False  # 李白没写过 / 李白从未
+    if _OTHERS_BELIEF.search(_CONTRAST.split(before)[-1]):
+        return False  # 很多人以为是北京 / 误认为是北京 / many say Paris: what others think, not the answer
     if _JOINER_BEFORE.search(before) or _JOINER_AFTER.match(after):
         return False  # 北京或上海 / 上海、北京 / Paris or Lyon
     return _HEDGE.search(before) is None  # 可能是北京 / maybe Paris
@@ -166,9 +196,9 @@ def _find(scope: str, answer: str) -> bool:
 def contained_answer(body: str, answers: list[str]) -> Contained | None:
     """The first short accepted answer that stands as a whole, committed answer in the reply's marked
     answer or final sentence (``body``: the reply with its reasoning dropped); None otherwise."""
-    if "<" in body and _END_TOKEN.search(body) is not None:
-        head = _END_TOKEN.split(body, maxsplit=1)[0]
-        body = head if normalize_text(head) else _END_TOKEN.sub("\n", body)
+    if "<" in body and END_TOKEN.search(body) is not None:
+        head = END_TOKEN.split(body, maxsplit=1)[0]
+        body = head if normalize_text(head) else END_TOKEN.sub("\n", body)
     short = [a for a in answers if is_short_answer(a)]
     if not short:
         return None

@@ -10,6 +10,7 @@ from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.containment import contained_answer
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
@@ -37,27 +38,15 @@ def accepted_answers(item: Item) -> list[str]:
     return out
 
 
-_MARKER = re.compile(
-    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?|答案[是为]?[:：]?)[ \t]*(?P<rest>[^\n]+)"
-)
-
-
-# The end of the answer's sentence: CJK terminators anywhere, ASCII ones before a space or the end ("3.5" stays).
-_SENTENCE_END = re.compile(r"[。！？；]|[.!?;](?=\s|$)")
-
-
 def _candidates(content: str) -> list[str]:
+    """What a reply could be answering with: all of it, its marked answer (the last, not rejected or
+    withdrawn: see ``marked_answer``), its first and its last line."""
     body = reply_body(content)[0].replace("**", "")
     out = [body]
-    last = None
-    for m in _MARKER.finditer(body):
-        last = m
-    if last is not None:
-        rest = last.group("rest")
-        out.append(rest)
-        sentence = _SENTENCE_END.split(rest, maxsplit=1)[0]
-        if sentence != rest:
-            out.append(sentence)  # "答案：北京。因为它是首都" → "北京"
+    body = after_retraction(body)  # "答案是北京。不对，应该是上海。": what came before the correction is no answer
+    marked = marked_answer(body)
+    if marked is not None:
+        out.append(marked.text)  # "答案：北京。因为它是首都" → "北京"; "答案是北京。最终答案是上海。" → "上海"
     lines = [line for line in body.strip().splitlines() if line.strip()]
     if lines:
         out.extend((lines[0], lines[-1]))
@@ -99,17 +88,35 @@ def _marked_value(content: str) -> tuple[str, float | None, str] | None:
     if marked is None:
         return None
     text = sentence_of(marked.text).strip()
+    if _CANDIDATES.search(text):
+        return text, None, marked.how  # "12 或 13", "x = 2 or x = 3", "3 (or maybe 4)": no one value
     if "=" in text and parse_number(text.rsplit("=", 1)[1]) is not None:
         text = text.rsplit("=", 1)[1].strip()  # "解方程得到n=8", "x = 3": the value it names
     value = parse_number(text)
     if value is None:
-        m = _LEADING_NUMBER.match(text)
+        about = _ABOUT.match(text)  # "approximately 12", "约 18 元": words that do not change the value
+        m = _LEADING_NUMBER.match(text, about.end() if about is not None else 0)
         if m is not None and not _LATEX_AFTER.match(text, m.end()):
-            value = parse_number(m.group(1).replace(" ", ""))  # "42 apples", "18元", "$18."
+            value = parse_number(m.group(1))  # "42 apples", "18元", "$18.", "1 1/2 cups"
+            if value is None:
+                value = parse_number(m.group(1).replace(" ", ""))
     return text, value, marked.how
 
 
-_LEADING_NUMBER = re.compile(r"[$¥€£]?\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)(?![\d.,/])")
+_LEADING_NUMBER = re.compile(
+    r"[$¥€£]?\s*([-+]?(?:\d+(?:[ \t]+|又)\d+\s*/\s*\d+|\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?)"
+    r"(?![\d.]|,\d|\s*/\s*\d)"  # "12, not 13" is 12; "1,000" and "3/4" stay whole
+)
+# Words before the number that do not change it: "approximately 12", "约 18 元", "a total of 7".
+_ABOUT = re.compile(
+    r"(?i:(?:approximately|approx\.|about|around|roughly|exactly|only|just|a[ \t]+total[ \t]+of)[ \t]+)?"
+    r"(?:大约|大概是|约为|约|共计|总共|一共|共|总计|合计)?"
+)
+# Two values offered: "12 或 13", "12 or 13", "12 和 13", "12, 13", "x = 2 or x = 3", "3 (or maybe 4)".
+_CANDIDATES = re.compile(
+    r"\d[^\d\n]{0,12}?(?:[ \t(（]+(?i:or|and)[ \t]+|或者|或|还是|和|与|以及|、|，[ \t]*|,[ \t]+(?=[-+$¥]?\d))"
+    r"(?:(?i:maybe|perhaps|possibly)[ \t]+|可能是?)?[^\d\n]{0,8}?[-+$¥]?\d"
+)
 # A number that is only the start of an expression: "2\sqrt{3}", "3^2", "1/2 + x".
 _LATEX_AFTER = re.compile(r"\s*(?:[\\^_{*+]|[-/]\s*\d|[a-z]\w*\s*[=(])")
 
@@ -131,12 +138,12 @@ def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> It
     if marked is not None:
         text, value, how = marked
         if value is not None:
-            right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
-            verdict = "correct" if right else "wrong"
+            return _number_score(value, how, answers, numbers, shown)
+        if _CANDIDATES.search(text):
             return ItemScore(
-                float(right),
-                f"exact: extracted «{_fmt(value)}» via {how}; reference «{shown}»; {verdict}",
-                _fmt(value),
+                0.0,
+                f"exact: the marked answer «{text[:80]}» via {how} offers several values; reference «{shown}»; wrong",
+                text[:200],
                 matched_by="number",
             )
         if _VALUE_LIKE.search(text):
@@ -154,6 +161,11 @@ def _score_numbers(content: str, answers: list[str], numbers: list[float]) -> It
     value, how = extract_number(content)
     if value is None:
         return ItemScore(0.0, f"exact: {how}; reference «{_fmt(numbers[0])}»; wrong", None)
+    return _number_score(value, how, answers, numbers, shown)
+
+
+def _number_score(value: float, how: str, answers: list[str], numbers: list[float], shown: str) -> ItemScore:
+    """The reply's number (found ``how``) against the accepted numbers, each at its reference's precision."""
     right = any(abs(value - n) <= _tolerance(a, n) for a, n in zip(answers, numbers, strict=True))
     verdict = "correct" if right else "wrong"
     return ItemScore(

@@ -136,10 +136,12 @@ _NUMBER = re.compile(
     re.VERBOSE,
 )
 _FRACTION = re.compile(r"^([-+]?\d+)\s*/\s*(\d+)$")
+# A mixed number: "1 1/2", "1又1/2" (a whole part, then a proper fraction).
+_MIXED = re.compile(r"^([-+]?)(\d+)(?:[ \t]+|又)(\d+)\s*/\s*(\d+)$")
 
 
 def parse_number(text: str) -> float | None:
-    """A plain number (``1,000``, ``-3.5``, ``1e3``, ``3/4``) as a float, or None.
+    """A plain number (``1,000``, ``-3.5``, ``1e3``, ``3/4``, ``1 1/2``) as a float, or None.
 
     Currency signs, a trailing period and surrounding spaces are ignored: ``$18.`` → 18.
     """
@@ -156,4 +158,8 @@ def parse_number(text: str) -> float | None:
     m = _FRACTION.match(s)
     if m and int(m.group(2)) != 0:
         return int(m.group(1)) / int(m.group(2))
+    m = _MIXED.match(s)
+    if m and 0 < int(m.group(3)) < int(m.group(4)):
+        whole = int(m.group(2)) + int(m.group(3)) / int(m.group(4))
+        return -whole if m.group(1) == "-" else whole
     return None

@@ -281,6 +281,14 @@ class DatasetStats:
             return _pct(sum(self.win_values), len(self.win_values))
         return self.score
 
+    @property
+    def dimension_mean(self) -> float | None:
+        """:attr:`dimension_score` unrounded, so a dimension and the overall are means of exact scores
+        (33.333… and 100 average to 66.67, not the 66.66 of rounded parts)."""
+        if self.is_pairwise:
+            return 100.0 * sum(self.win_values) / len(self.win_values) if self.win_values else None
+        return 100.0 * self.record_score_sum / self.scored_records if self.scored_records else None
+
     def dimension_values(self) -> list[float]:
         """Per-record values on 0–1 that make :attr:`dimension_score`."""
         return self.win_values if self.is_pairwise else self.values
@@ -487,13 +495,16 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
         groups.setdefault(dim, []).append(name)
         stats.compute_intervals()
     dims: dict[str, DimensionStats] = {}
+    means: dict[str, float | None] = {}  # unrounded, for the overall
     for dim, names in groups.items():
         scored = [datasets[n] for n in names if datasets[n].dimension_score is not None]
-        scores = [s.dimension_score for s in scored if s.dimension_score is not None]
-        score = round(sum(scores) / len(scores), 2) if scores else None
+        scores = [s.dimension_mean for s in scored if s.dimension_mean is not None]
+        exact = sum(scores) / len(scores) if scores else None
+        means[dim] = exact
+        score = round(exact, 2) if exact is not None else None
         interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored], score)
         dims[dim] = DimensionStats(dim, names, score, interval)
-    dim_scores = [d.score for d in dims.values() if d.score is not None]
+    dim_scores = [m for m in means.values() if m is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
     agg = Aggregate(datasets, dims, overall)
     parts = [(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()]

@@ -66,8 +66,30 @@ def _leaderboard(comp: Comparison) -> Sheet:
             None if first is None or row[3 + 3 * i] is None else round(row[3 + 3 * i] - first, 4)
             for i in range(1, len(names))
         ]
+    _void_columns(comp, sheet)
     sheet.fills = [_best(row, len(names)) for row in sheet.rows]
     return sheet
+
+
+def _void_columns(comp: Comparison, sheet: Sheet) -> None:
+    """When any judge verdict was void, each model's void verdicts on every row (left out of its score, or
+    counted as 0 with --void-as-zero): the leaderboard says what changed the number it shows."""
+    if not any(agg.void for agg in comp.models.values()):
+        return
+    zero = any(agg.void_as_zero for agg in comp.models.values())
+    label = " (counted as 0)" if zero else " (left out)"
+    sheet.header = [*sheet.header, *(f"{model} void verdicts{label}" for model in comp.names)]
+    for row in sheet.rows:
+        for model in comp.names:
+            agg = comp.models[model]
+            if row[0] == "overall" and row[1] is None:
+                row.append(agg.void)
+            elif row[1] == "(dimension)":
+                d = agg.dimensions.get(row[0])
+                row.append(sum(agg.datasets[n].void for n in d.datasets if n in agg.datasets) if d else None)
+            else:
+                stats = agg.datasets.get(row[1])
+                row.append(stats.void if stats is not None else None)
 
 
 def _best(row: list[Any], models: int) -> list[Fill | None]:

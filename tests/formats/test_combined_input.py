@@ -123,3 +123,21 @@ def test_eval_of_two_copies_sends_nothing_and_names_the_cause(fake_openai: FakeO
     assert fake_openai.requests == 0  # was 51 requests (two 30-record copies), then a stop naming no cause
     assert 'session_id 0 of dataset "set" is already used by' in result.output
     assert not (out / "answered.jsonl").exists() and not (out / "canonical.jsonl").exists()
+
+
+def test_one_file_with_meta_is_not_held_in_memory_for_the_cross_file_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With one file and meta kept the cross-file check cannot fire (see convert): it is skipped, so a
+    one-file convert remembers no ids and its memory stays flat however many lines it has."""
+    from formatkit._rules.combined import CombinedIds
+
+    def refuse(*args: object, **kwargs: object) -> bool:
+        raise AssertionError("a one-file convert with meta consulted the cross-file check")
+
+    monkeypatch.setattr(CombinedIds, "check", refuse)
+    report = convert([_set(tmp_path / "set.jsonl")], tmp_path / "out.jsonl", profile="none")
+    assert report.valid and report.files[0].records == 30
+    # validate of one file too (``formatkit validate one.jsonl`` goes through validate_files)
+    checked = validate_files([tmp_path / "set.jsonl"], profile="none")
+    assert checked.valid and checked.files[0].records == 30

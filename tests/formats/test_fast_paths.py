@@ -219,3 +219,26 @@ def test_colon_count_without_serialising_matches_orjson(value: Any) -> None:
         assert _big_number(dumped)
     else:
         assert result == dumped.count(b":")
+
+
+def test_a_repeated_nested_value_is_screened_on_every_line(tmp_path: Path) -> None:
+    """The screen remembers a nested value's colon count by its compact JSON; a later line whose parameters
+    read back the same (a duplicate key merged away, an escaped colon) still goes to the exact parse."""
+    path = tmp_path / "repeat.jsonl"
+    clean = '{"prompt": "q", "answer": "a", "parameters": {"top_p": 0.5, "stop": ["a:b"]}}'
+    lines = [clean, clean]
+    lines.append('{"prompt": "q", "answer": "a", "parameters": {"top_p": 0.5, "top_p": 0.5, "stop": ["a:b"]}}')
+    lines.append(clean)
+    # a duplicate key and an escaped colon: the colon counts agree, the escape sends the line on
+    lines.append('{"prompt": "q", "prompt": "q", "answer": "a", "parameters": {"top_p": 0.5, "stop": ["a\\u003ab"]}}')
+    lines.append(
+        '{"prompt": "q", "answer": "a", "parameters": {"top_p": 0.5, "stop": ["a:b"], "seed": 9223372036854775808}}'
+    )
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = validate_file(path, profile="none")
+    found = [(i.code, i.line) for i in report.issues]
+    assert ("duplicate_key", 3) in found
+    assert ("duplicate_key", 5) in found
+    assert ("number_too_large", 6) in found
+    for mode in MODES:
+        _same_both_ways([path], tmp_path, mode, "none")

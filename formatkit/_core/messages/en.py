@@ -35,6 +35,10 @@ MESSAGES: dict[str, str] = {
     "no_records.first_sheet_empty": 'The first sheet "{sheet}" is empty and only the first sheet is read; the '
     'data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left), or read it with '
     '--sheet "{other}".',
+    "no_records.first_sheet_not_data": 'Row 1 of the first sheet "{sheet}" names no column of an evaluation set '
+    '(session_id, query, reference_response, …), and only the first sheet is read; the data on "{other}" is '
+    'ignored. If "{other}" holds the records, move it to the front (drag its tab to the left), or read it with '
+    '--sheet "{other}".',
     "no_records.blank_lines": "The file has no records: only blank lines.",
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
@@ -160,6 +164,15 @@ MESSAGES: dict[str, str] = {
     "but some platforms reject it: save the file as UTF-8 without BOM.",
     "blank_line": "Blank line between records; delete it.",
     "invalid_json": "Line is not valid JSON: {detail}{where}.{hint}",
+    "frag.json_error.value": "Expecting value",
+    "frag.json_error.property_name": "Expecting property name enclosed in double quotes",
+    "frag.json_error.comma": "Expecting ',' delimiter",
+    "frag.json_error.colon": "Expecting ':' delimiter",
+    "frag.json_error.extra_data": "Extra data",
+    "frag.json_error.unterminated_string": "Unterminated string starting at",
+    "frag.json_error.control_character": "Invalid control character at",
+    "frag.json_error.escape": "Invalid \\escape",
+    "frag.json_error.unicode_escape": "Invalid \\uXXXX escape",
     "frag.at_column": " at column {column}",
     "frag.json_one_object": " Each line must hold one whole JSON object; a record may not span lines.",
     "frag.json_trailing_comma_line": " A trailing comma after the object? Delete the comma at the end of the line.",

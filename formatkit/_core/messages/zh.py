@@ -31,6 +31,9 @@ MESSAGES: dict[str, str] = {
     "no_records.header_only": "工作表“{sheet}”只有表头，没有数据行。请从第 2 行起每条记录写一行。",
     "no_records.first_sheet_empty": "第一个工作表“{sheet}”是空的，而只读取第一个工作表；“{other}”上的数据被忽略。"
     '请把那个工作表移到最前面（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
+    "no_records.first_sheet_not_data": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
+    "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
+    '（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",
@@ -86,7 +89,8 @@ MESSAGES: dict[str, str] = {
     "frag.none": "无",
     "frag.header_below": "第 {row} 行看起来才是表头（{names}）：请删除它上面的行，让它成为第 1 行。",
     "unknown_column": "第 1 行中的列“{name}”无法识别。{hint}请改名；如果它不属于评测集，请删除该列。",
-    "duplicate_column": "第 {letter} 列又是“{name}”；{first} 已经是这一列。请保留其中一列，删除或改名另一列（只读取第一列）。",
+    "duplicate_column": "第 {letter} 列的表头也是“{name}”，与 {first} 列重复。请保留其中一列，删除或改名另一列（只读取靠前的"
+    "那一列）。",
     "missing_header": "第 {letter} 列有数据，但第 1 行没有表头。请命名（{columns} 之一）或删除该列。",
     "header_not_normalized": "表头“{text}”被读作“{name}”；请准确写成“{name}”（小写、半角、无空格）。",
     "alias_column": "表头“{text}”作为“{name}”的别名被接受；请改名为“{name}”。",
@@ -99,7 +103,8 @@ MESSAGES: dict[str, str] = {
     "{typed}（分数、比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
     "boolean_cell": "单元格中是逻辑值 {shown}，不是文本。请输入你想要的文本；若要保留单词 {shown}，请先把单元格格式设为文本"
     "（" + _AS_TEXT + "），或输入 '{shown}。",
-    "error_cell": "单元格显示 Excel 错误值 {error}，通常是公式或引用出错。请修正公式，或把它替换成值（复制，然后 选择性粘贴 → 数值）。",
+    "error_cell": "单元格显示 Excel 错误值 {error}，通常是公式或引用出错。请修正公式，或把它替换成值（复制该单元格，再右键单击 → "
+    "选择性粘贴 → 数值）。",
     "cell_too_long": "单元格有 {length:,} 个字符，超过 Excel 的上限 {limit:,}；Excel 会截断它。请缩短文本，或把这类记录放在 "
     "jsonl 文件中。",
     "number_format": "单元格显示“{shown}”（数字格式“{format}”），但存储的是 {stored}；按 Excel 显示的文本读取，{stored} "
@@ -122,14 +127,23 @@ MESSAGES: dict[str, str] = {
     "totals_row.many": "第 {rows} 行是 Excel 表格的汇总行，会被当作记录读取。请关闭汇总行（表设计 → 汇总行；WPS：表格工具 → "
     "汇总行）或删除它们。",
     # --- jsonl：行 ------------------------------------------------------------------------------------
-    "not_utf8": "文件不是 UTF-8 编码；看起来是 {encoding}{more}。请另存为 UTF-8，例如 "
-    "`iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`。",
+    "not_utf8": "文件不是 UTF-8 编码；看起来是 {encoding}{more}。请另存为 UTF-8（记事本：文件 → 另存为 → 编码 选“UTF-8”），"
+    "或用命令 `iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`。",
     "frag.lines_in_all": "（共 {count} 行）",
-    "utf8_bom": "文件以 UTF-8 字节顺序标记（BOM）开头（Windows 记事本会加上）。这里已跳过它，但有些平台会拒收：请另存为"
-    "“UTF-8（无 BOM）”。",
+    "utf8_bom": "文件以 UTF-8 字节顺序标记（BOM）开头（Windows 记事本会加上）。这里已跳过它，但有些平台会拒收：请另存为不带 "
+    "BOM 的 UTF-8（记事本：文件 → 另存为 → 编码 选“UTF-8”，不要选“带有 BOM 的 UTF-8”）。",
     "blank_line": "记录之间有空行；请删除。",
-    "invalid_json": "该行不是合法的 JSON：{detail}{where}。{hint}",
-    "frag.at_column": "（第 {column} 列）",
+    "invalid_json": "该行不是合法的 JSON：{where}{detail}。{hint}",
+    "frag.json_error.value": "应当是一个值（字符串要加双引号；true、false、null 要小写）",
+    "frag.json_error.property_name": "应当是用双引号括起的键名（单引号或不加引号都不行）",
+    "frag.json_error.comma": "缺少逗号",
+    "frag.json_error.colon": "缺少冒号（键名后要有冒号）",
+    "frag.json_error.extra_data": "起还有多余的内容（前面的对象已经结束）",
+    "frag.json_error.unterminated_string": "开始的字符串缺少结尾的双引号",
+    "frag.json_error.control_character": "有未转义的控制字符（换行或制表符请写成 \\n、\\t）",
+    "frag.json_error.escape": "有无效的转义（反斜杠 \\ 要写成 \\\\）",
+    "frag.json_error.unicode_escape": "有无效的 \\uXXXX 转义",
+    "frag.at_column": "第 {column} 列",
     "frag.json_one_object": "每行必须是一个完整的 JSON 对象；一条记录不能跨行。",
     "frag.json_trailing_comma_line": "对象后面多了逗号？请删除行尾的逗号。",
     "frag.json_trailing_comma": "“}}”或“]”前面多了逗号？JSON 不允许，请删除。",
@@ -238,9 +252,9 @@ MESSAGES: dict[str, str] = {
     "{without} 行）。文件要么是单轮（session_id 可选且唯一），要么是多轮（每一行都有 session_id）。",
     "mixed_session_ids.jsonl": "第 {given} 行给出了 session_id {sid}，而没有 session_id 的一行（第 {without} 行或它开始的一段）"
     "也会成为记录 {sid}（以位置作编号）：两条记录会共用这个编号。请给每一行都写 session_id，或都不写。",
-    "session_not_consecutive": "session_id {sid} 出现在 {count} 行，且被其他行隔开：第 {rows} 行。重复的编号使文件成为"
-    "多轮文件，这些行按表格顺序组成一段对话：这些行上有关会话的问题都由此而来。如果这是单轮评测集，编号必须唯一（或留空 "
-    "session_id）；如果它们确实是一段对话，请把这些行放在一起，让对话从上到下读通。",
+    "session_not_consecutive": "session_id {sid} 出现在 {count} 行，且被其他行隔开：第 {rows} 行。编号重复会让文件被当作"
+    "多轮文件，这些行按表格顺序组成一段对话；这些行上与会话有关的其他问题都源于此。如果这是单轮评测集，编号必须唯一（或留空 "
+    "session_id）；如果它们确实是一段对话，请把这些行挪到一起，按对话顺序从上到下排列。",
     "system_prompt_mismatch": "system_prompt 只在会话的第一行（第 {first} 行）填写；第 {rows} 行为空。一段对话只有一个系统提示："
     "请在会话的每一行写相同的文本。",
     "system_prompt_mismatch.differs": "第 {rows} 行的 system_prompt 与同一会话第 {first} 行的不同（{found} 与 {expected}）。"

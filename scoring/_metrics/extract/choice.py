@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from scoring._metrics.normalize import nfkc, normalize_text, reply_body
+from scoring._metrics.extract.retraction import after_retraction
+from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, reply_body
 
 __all__ = [
     "ChoiceExtraction",
@@ -178,7 +179,6 @@ _BARE = re.compile(
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
 # is not the reply's answer (models go on inventing questions); they never stand next to a letter as text.
-_END_TOKEN = re.compile(r"<(?:eoa|eoh|eom|eos|eod|/s|\|im_end\||\|endoftext\||\|eot_id\||\|end\|)>", re.IGNORECASE)
 
 
 # A line opening another question ("Question:", "问题：", "题目："): what follows was invented after the answer.
@@ -603,14 +603,27 @@ def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> 
         low = letter.lower()
         for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
             pos = folded.find(form)
-            while pos > 0 and folded[pos - 1].isalnum():
+            while pos > 0 and (folded[pos - 1].isalnum() or _rejected_before(folded, pos)):
                 pos = folded.find(form, pos + 1)
-            if pos >= 0:
+            if pos == 0 or (pos > 0 and not _rejected_before(folded, pos)):
                 named.append(letter)
                 break
     if len(named) != 1:
         return None
     return ChoiceExtraction(named[0], f"the reply names option {named[0]} with its text")
+
+
+def _rejected_before(folded: str, pos: int) -> bool:
+    """The sentence holding ``pos`` rejects what it names there: "…would not identify as (A) Democrat"."""
+    start = max(folded.rfind(". ", 0, pos), folded.rfind("。", 0, pos), folded.rfind("\n", 0, pos), pos - 40) + 1
+    return _NEGATED.search(folded, max(start, 0), pos) is not None
+
+
+# A negation close before an option named with its text ("would not identify as (A) …", "rather than (B) …").
+_NEGATED = re.compile(
+    r"(?i)\b(?:not|never|rather[ \t]+than|instead[ \t]+of|unlike|except|neither|nor|cannot|can't|isn't|doesn't"
+    r"|aren't|wouldn't|won't)\b|不|排除|而非"
+)
 
 
 # A sentence that rejects what it names: "(A) Democrat is unlikely", "rather than Green", "B is incorrect".
@@ -781,13 +794,13 @@ def extract_choice(
         return ChoiceExtraction("", "empty reply")
     raw, cut = reply_body(text)
     body = _clean(raw)
-    if "<" in body and _END_TOKEN.search(body) is not None:
+    if "<" in body and END_TOKEN.search(body) is not None:
         # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
-        for segment in _END_TOKEN.split(body):
+        for segment in END_TOKEN.split(body):
             found = _extract(segment, valid, options) if segment.strip() else None
             if found is not None and (found.found or found.hedged):
                 return found
-        body = _END_TOKEN.sub("\n", body)
+        body = END_TOKEN.sub("\n", body)
     if "Question" in body or "问题" in body or "题目" in body or "answers" in body or "总结" in body:
         # "…option (D).\nQuestion:\n…": the model went on to invent the next question; its answer is the first.
         parts = _NEW_QUESTION.split(body)
@@ -795,6 +808,15 @@ def extract_choice(
             found = _extract(parts[0], valid, options)
             if found is not None and (found.found or found.hedged):
                 return found
+    tail = after_retraction(body)
+    if tail is not body:
+        # "答案是B。不对，应该是C。": the reply corrected itself; only the correction is its answer
+        found = _extract(tail, valid, options) or _bare(_CORRECTED.sub("", tail), valid)
+        if found is not None and (found.found or found.hedged):
+            return found
+        head = _extract(body[: len(body) - len(tail)], valid, options)
+        if head is not None and head.found:
+            return ChoiceExtraction("", f"the reply withdraws its answer «{head.letters}» and names no other")
     found = _extract(body, valid, options)
     if found is not None:
         return found
@@ -802,6 +824,12 @@ def extract_choice(
         return ChoiceExtraction("", _CUT_OFF)
     return ChoiceExtraction("", "no answer marker or commitment, and the reply is not a bare letter")
 
+
+# What opens a correction: "，应该是C。", ", it's C.", ": the answer is (D)."
+_CORRECTED = re.compile(
+    r"^[\s,，:：。.!！]*"
+    r"(?:(?:应该|应当)?(?:是|为|选)|(?i:it(?:'s|[ \t]+is|[ \t]+should[ \t]+be)|should[ \t]+be))?[ \t]*"
+)
 
 _CUT_OFF = "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
 

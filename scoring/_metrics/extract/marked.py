@@ -4,13 +4,16 @@ The last of these, by position, wins: an answer keyword (``#### 42``, ``The answ
 ``答案是``, ``答案：``, ``答案为``), a ``\\boxed{…}``, a short ``**bold**`` span that ends the reply's answer,
 and, when the reply marks nothing else, a final ``= value`` ending it. The text is cut at the end of its
 sentence or line and shed of ``$``/``\\(…\\)`` delimiters, so ``答案是 $\\frac{1}{2}$。`` gives
-``\\frac{1}{2}``. Nothing here decides what the text is worth: the metrics compare it (as a number, a value, or words).
+``\\frac{1}{2}``. A mark the reply withdraws (``不对，…``, ``Wait, no, …``) is none (see ``retraction``).
+Nothing here decides what the text is worth: the metrics compare it (as a number, a value, or words).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from scoring._metrics.extract.retraction import after_retraction
 
 __all__ = ["Marked", "marked_answer", "sentence_of"]
 
@@ -28,8 +31,10 @@ _KEYWORD = re.compile(
     r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)(?:[ \t]+(?i:is))?[ \t]*[:：]?"
     r"|(?i:answer[ \t]+(?:is|would[ \t]+be)|answer[ \t]*[:：]))[ \t]*[:：]?"
     r"|(?:最终)?答案[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
-    r"[ \t]*(?:\r?\n[ \t]*)?(?P<rest>[^\n]*)"
+    r"[ \t]*(?:\r?\n[ \t]*)?(?=(?P<rest>[^\n]*))"  # a lookahead: a later keyword on the line is found too
 )
+# "错误答案是北京", "the wrong answer would be Paris": an answer named to be rejected is no mark.
+_REJECTED = re.compile(r"(?:错误的?|不正确的?|错的|(?i:(?:and[ \t]+)?(?:the[ \t]+)?(?:wrong|incorrect|false)))[ \t]*\Z")
 _BOXED = "\\boxed"
 _BOLD = re.compile(r"\*\*(?P<rest>[^*\n]{1,60})\*\*")
 # The reply's last line ends "… = value": "1/3 + 1/6 = 1/2", "x = \frac{1}{2}."
@@ -38,6 +43,8 @@ _FINAL_EQUALS = re.compile(r"=(?P<rest>[^=\n]{1,60})\s*\Z")
 _SENTENCE_END = re.compile(
     r"[。！？；]|[.!?;](?=\s|$|[\u3400-\u9fff])|[,，](?=\s*(?:because|since|as|so|which|因为|所以|由于))"
 )
+# Two values on the last line, joined: "x = 2 and x = 3", "x=1 或 x=2", "a = 1, b = 2".
+_TWO_VALUES = re.compile(r"=[^=\n]*?(?:(?i:\bor\b|\band\b)|或|和|以及|[,，;；])[^=\n]*=")
 _DELIMITERS = re.compile(r"^\s*(?:\$\$?|\\\(|\\\[)\s*|\s*(?:\$\$?|\\\)|\\\])\s*$")
 
 
@@ -72,16 +79,24 @@ def _clean(text: str) -> str:
 
 def marked_answer(body: str) -> Marked | None:
     """The reply's last marked answer, or None when the reply marks none (``body``: reasoning already
-    dropped)."""
+    dropped). An answer the reply then corrects (``答案是 3。不对，应该是 4。``) is not read: only what
+    follows its last retraction is."""
+    body = after_retraction(body)
     best: Marked | None = None
     last_keyword = None
     lowered = body.lower() if body.isascii() else body
     if "####" in body or "answer" in lowered or "ANSWER" in body or "Answer" in body or "答案" in body:
         # GSM8K's "#### 42" ends the reply: only what follows the last one can hold a later marker
         for m in _KEYWORD.finditer(body, max(body.rfind("####"), 0)):
-            last_keyword = m
+            if _REJECTED.search(body, max(0, m.start() - 12), m.start()) is None:
+                last_keyword = m
     if last_keyword is not None:
-        text = _clean(sentence_of(last_keyword.group("rest")))
+        rest = last_keyword.group("rest")
+        later = _KEYWORD.search(body, last_keyword.end(), last_keyword.end() + len(rest))
+        if later is not None:
+            # "正确答案是上海，错误答案是北京": the answer ends where a rejected one is named
+            rest = _REJECTED.sub("", rest[: later.start() - last_keyword.end()]).rstrip(" \t,，;；")
+        text = _clean(sentence_of(rest))
         if text:
             keyword = " ".join(body[last_keyword.start() : last_keyword.start("rest")].split())
             best = Marked(text, last_keyword.start(), f'marker "{keyword} {text[:40]}"')
@@ -103,6 +118,8 @@ def marked_answer(body: str) -> Marked | None:
         if text and len(after.split("\n", 1)[0]) <= 3:
             best = Marked(text, bold.start(), f'bold "**{text[:40]}**"')
     equals = _FINAL_EQUALS.search(tail, max(0, len(tail) - 80)) if best is None else None
+    if equals is not None and _TWO_VALUES.search(tail, max(0, tail.rfind("\n", 0, equals.start()))) is not None:
+        equals = None  # "The roots are x = 2 and x = 3.": two values, no one answer
     if equals is not None:
         text = _clean(equals.group("rest").rstrip("。.!！"))
         if text:

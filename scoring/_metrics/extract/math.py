@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from scoring._metrics.extract.math_text import blanks, has_math, isolate, reply_text
+from scoring._metrics.extract.retraction import after_retraction
 
 __all__ = ["boxed_contents", "boxed_spans", "extract_math_answer"]
 
@@ -345,7 +346,7 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
     if not text or not text.strip():
         return "", "empty reply"
     raw, cut = reply_text(text)
-    body = raw.replace("**", "")
+    body = after_retraction(raw.replace("**", ""))  # "答案是 3。不对，应该是 4。": only the correction counts
     boxed = _final_boxes(body, parts)
     if boxed is not None:
         answer, how, end = boxed

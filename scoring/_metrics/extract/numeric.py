@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import nfkc, parse_number, reply_body
 
 __all__ = ["extract_number", "reference_number"]
 
 # Thousands written with commas or with (thin) spaces — NFKC turns those into plain ones: "1,000", "1 000".
 _NUM = (
-    r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"[-+]?(?:\d+(?:[ \t]+|又)\d+[ \t]*/[ \t]*\d+(?![\d.])"  # a mixed number: "1 1/2", "1又1/2"
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
 )
 _NUM_RE = re.compile(r"(?<![A-Za-z0-9_.])\$?\s*(" + _NUM + r")(?!\.\d)")
@@ -22,7 +24,8 @@ _MARKER = re.compile(
 
 
 def _value(raw: str) -> float | None:
-    return parse_number(raw.replace(" ", ""))
+    value = parse_number(raw)  # "1 1/2" is one and a half, not 11/2
+    return value if value is not None else parse_number(raw.replace(" ", ""))
 
 
 def extract_number(text: str | None) -> tuple[float | None, str]:
@@ -32,7 +35,7 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     raw, cut = reply_body(text)
     body = nfkc(raw).replace("**", "")
     last_marker: re.Match[str] | None = None
-    for m in _MARKER.finditer(body):
+    for m in _MARKER.finditer(after_retraction(body)):  # "答案是 3。不对，应该是 4。": 3 was withdrawn
         last_marker = m
     if last_marker is not None:
         value = _value(last_marker.group(1))

@@ -82,9 +82,14 @@ def _named_value(s: str) -> str:
         eq = s.find("=")
         if eq <= 0 or not (_is_name(s[:eq]) or _computation(s[:eq])):
             return s
+        if _JOINED.search(s, eq, s.rfind("=")):
+            return s  # "x = 2 or x = 3": two values offered, not a chain that ends in its value
         value = s[s.rfind("=") + 1 :].strip()
     approx = _APPROX.search(value)
     return value[: approx.start()].strip() if approx else value
+
+
+_JOINED = re.compile(r"(?i:\bor\b|\band\b)|或|和|以及")
 
 
 def _approximated(s: str) -> str:

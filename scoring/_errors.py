@@ -6,6 +6,9 @@ ClientError                      base of every error the client raises on purpos
 │   ├── RetryableStatusError     429, 408, 409, 425 or 5xx; ``.status``, ``.message``, ``.retry_after``
 │   ├── MalformedResponseError   a 2xx whose body is not a chat completion (not JSON, truncated, no choices)
 │   └── StreamError              a stream that reported an error in the middle (``data: {"error": ...}``)
+├── ReplyTooLargeError           a reply (unpacked), an SSE line or an error body past its bound: not retried
+│                                (the next attempt would be as large); ``.limit`` in bytes
+├── RequestNotSent               the run is stopping (Ctrl-C, SIGTERM): this request was never sent
 ├── RetriesExhaustedError        every attempt failed; ``.cause`` is the last failure, ``.attempts`` how many
 ├── EndpointUnavailableError     the endpoint cannot serve: stop. The first requests of the run all failed the
 │                                same way (a wrong model or key, a dead backend behind a gateway), or, after it
@@ -31,6 +34,8 @@ __all__ = [
     "MalformedResponseError",
     "OutputLockedError",
     "PermanentRequestError",
+    "ReplyTooLargeError",
+    "RequestNotSent",
     "RetriesExhaustedError",
     "RetryableStatusError",
     "RunInterrupted",
@@ -60,10 +65,12 @@ class TransientError(ClientError):
 class RetryableStatusError(TransientError):
     """An HTTP status worth retrying (rate limited, server error)."""
 
-    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, status: int, message: str, retry_after: float | None = None, said: str | None = None) -> None:
         self.status = status
         self.message = message
+        #: Seconds the server asked to wait (None: not said, or 0 or less), and the header that said it.
         self.retry_after = retry_after
+        self.said = said
         super().__init__(f"HTTP {status}: {message}")
 
 
@@ -73,6 +80,18 @@ class MalformedResponseError(TransientError):
 
 class StreamError(TransientError):
     """A streamed reply that reported an error after it began (the server's message)."""
+
+
+class ReplyTooLargeError(ClientError):
+    """A reply past the client's bound on bytes (see :mod:`scoring._client.body`); the record's error."""
+
+    def __init__(self, message: str, *, limit: int) -> None:
+        self.limit = limit
+        super().__init__(message)
+
+
+class RequestNotSent(ClientError):
+    """The run is stopping: the request was not sent (its response stays open, without an error)."""
 
 
 class RetriesExhaustedError(ClientError):
@@ -145,6 +164,8 @@ def error_kind(exc: BaseException) -> str:
         return "malformed"
     if isinstance(exc, StreamError):
         return "stream_error"
+    if isinstance(exc, ReplyTooLargeError):
+        return "too_large"
     if isinstance(exc, EndpointUnavailableError):
         return "unavailable"
     if isinstance(exc, httpx.TimeoutException):

@@ -36,6 +36,15 @@ script a success between faults). ``retry_after_ms`` sends a
 stream starts, then says nothing for ``delay`` seconds before going on), ``"stream_error"`` (a
 ``data: {"error": ...}`` chunk after the first piece), ``"cut"`` (the connection closed mid-stream).
 
+Byte-level faults (a gateway or proxy that misbehaves below the JSON): ``"ping"`` (the stream starts, then
+only SSE keep-alive comments ``: ping`` every ``delay`` seconds, as a gateway sends while its upstream is
+stuck; the connection is dropped after ``size`` seconds, 60 by default), ``"after_done"`` (a complete
+stream, then more ``data:`` lines and comments after ``data: [DONE]`` and the connection never ended),
+``"gzip"`` (a 200 sent with ``Content-Encoding: gzip`` whose body unpacks to ``size`` bytes: the reply
+padded with JSON whitespace, a compression bomb), ``"long_line"`` (a stream whose one content chunk is a
+single SSE line of ``size`` bytes, written 64 KiB at a time), ``"big_error"`` (a 500 whose body is ``size``
+bytes; ``server.bytes_sent`` says how much of it the client let through before hanging up).
+
 Run ``python tests/fakeserver.py`` to serve in the foreground (the benchmark does, in its own process);
 it prints the base URL on its first line of output.
 """
@@ -49,6 +58,7 @@ import contextlib
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +95,7 @@ class Fault:
     message: str | None = None
     retry_after_ms: float | None = None
     headers: dict[str, str] | None = None
+    size: int = 0
 
 
 def last_user(body: dict[str, Any]) -> str:
@@ -134,6 +145,7 @@ class FakeOpenAI:
             self.headers: list[dict[str, str]] = []
             self.paths: list[str] = []
             self.faults_served: list[str] = []
+            self.bytes_sent = 0
             self._faults.clear()
 
     def inject(self, faults: list[Fault]) -> None:
@@ -299,8 +311,12 @@ class FakeOpenAI:
                 return await self._stream(writer, body)
             await _send(writer, 200, self._reply(body))
             return True
-        if kind in ("trickle", "stall", "stream_error", "cut"):
+        if kind in ("trickle", "stall", "stream_error", "cut", "ping", "after_done", "long_line"):
             return await self._stream(writer, body, fault)
+        if kind == "gzip":
+            return await self._gzip_bomb(writer, body, fault.size or 1 << 30)
+        if kind == "big_error":
+            return await self._big_error(writer, fault.size or 200 << 20)
         if kind == "close":
             return False
         if kind == "slow":
@@ -360,7 +376,11 @@ class FakeOpenAI:
             events.append(
                 {"id": reply.get("id"), "object": "chat.completion.chunk", "choices": [], "usage": reply["usage"]}
             )
+        if kind == "long_line":
+            return await self._long_line(writer, events, fault.size if fault is not None else 0)
         for number, event in enumerate(events):
+            if number == 1 and kind == "ping":
+                return await self._keep_alive_only(writer, fault)
             if number == 1 and kind == "stream_error":
                 await _chunk(writer, {"error": {"message": "the model server failed mid-stream", "code": 500}})
                 await _chunk_end(writer)
@@ -373,7 +393,75 @@ class FakeOpenAI:
             if gap:
                 await asyncio.sleep(gap)
         writer.write(_chunked(b"data: [DONE]\n\n"))
+        if kind == "after_done":  # a proxy that forgets to end the response: data and comments go on
+            assert fault is not None
+            for _ in range(int(60 / (fault.delay or 0.2))):
+                writer.write(_chunked(b'data: {"choices": []}\n\n: ping\n\n'))
+                await writer.drain()
+                await asyncio.sleep(fault.delay or 0.2)
+            return False
         await _chunk_end(writer)
+        return True
+
+    async def _keep_alive_only(self, writer: asyncio.StreamWriter, fault: Fault | None) -> bool:
+        """``: ping`` comments every ``delay`` seconds and nothing else, for ``size`` seconds (60 by default)."""
+        gap = (fault.delay if fault is not None else 0.0) or 0.2
+        until = time.monotonic() + ((fault.size if fault is not None else 0) or 60)
+        while time.monotonic() < until:
+            writer.write(_chunked(b": ping\n\n"))
+            await writer.drain()
+            await asyncio.sleep(gap)
+        return False
+
+    async def _long_line(self, writer: asyncio.StreamWriter, events: list[dict[str, Any]], size: int) -> bool:
+        """The first event, then one ``data:`` line of ``size`` bytes (one huge content piece), then the end."""
+        await _chunk(writer, events[0])
+        base = {k: v for k, v in events[0].items() if k != "choices"}
+        head = orjson.dumps({**base, "choices": [{"index": 0, "delta": {"content": ""}}]})
+        cut = head.index(b'"content":""') + len(b'"content":"')
+        prefix, suffix = b"data: " + head[:cut], head[cut:] + b"\n\n"
+        block = b"x" * 65536
+        writer.write(_chunked(prefix))
+        left = max(0, size - len(prefix) - len(suffix))
+        while left > 0:
+            piece = block[: min(left, len(block))]
+            writer.write(_chunked(piece))
+            left -= len(piece)
+            await writer.drain()
+        writer.write(_chunked(suffix))
+        for event in events[1:]:
+            if event["choices"] and event["choices"][0].get("finish_reason"):
+                await _chunk(writer, event)
+        writer.write(_chunked(b"data: [DONE]\n\n"))
+        await _chunk_end(writer)
+        return True
+
+    async def _gzip_bomb(self, writer: asyncio.StreamWriter, body: dict[str, Any], size: int) -> bool:
+        """A 200 whose gzip body unpacks to ``size`` bytes: JSON whitespace, then the reply."""
+        data = _bomb(orjson.dumps(self._reply(body)), size)
+        writer.write(_head(200, len(data), {"Content-Encoding": "gzip"}) + data)
+        await writer.drain()
+        return True
+
+    async def _big_error(self, writer: asyncio.StreamWriter, size: int) -> bool:
+        """A 500 with a ``size``-byte body, written 1 MiB at a time while the client keeps reading."""
+        head = b'{"error": {"message": "fake server says 500", "padding": "'
+        tail = b'"}}'
+        writer.write(_head(500, size, {}) + head)
+        block = b"x" * (1 << 20)
+        left = size - len(head) - len(tail)
+        try:
+            while left > 0:
+                piece = block[: min(left, len(block))]
+                writer.write(piece)
+                await writer.drain()
+                left -= len(piece)
+                with self._lock:
+                    self.bytes_sent += len(piece)
+            writer.write(tail)
+            await writer.drain()
+        except ConnectionError:
+            return False
         return True
 
     def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -443,6 +531,29 @@ def _events(reply: dict[str, Any], pieces: int) -> list[dict[str, Any]]:
             {**base, "choices": [{"index": index, "delta": {}, "finish_reason": choice.get("finish_reason")}]}
         )
     return events
+
+
+_BLOCK = 1 << 20
+_PACKED_BLOCK: list[bytes] = []
+
+
+def _bomb(reply: bytes, size: int) -> bytes:
+    """gzip of about ``size`` bytes of spaces then ``reply``, built from one packed MiB of spaces repeated
+    (a full flush makes each packed MiB identical and independent), so a GiB costs no compression time."""
+    if not _PACKED_BLOCK:
+        packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+        _PACKED_BLOCK.append(packer.compress(b" " * _BLOCK) + packer.flush(zlib.Z_FULL_FLUSH))
+    blocks = max(0, size - len(reply)) // _BLOCK
+    tail = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    last = tail.compress(reply) + tail.flush()
+    crc = 0
+    spaces = b" " * _BLOCK
+    for _ in range(blocks):
+        crc = zlib.crc32(spaces, crc)
+    crc = zlib.crc32(reply, crc)
+    length = (blocks * _BLOCK + len(reply)) & 0xFFFFFFFF
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+    return header + _PACKED_BLOCK[0] * blocks + last + crc.to_bytes(4, "little") + length.to_bytes(4, "little")
 
 
 def _chunked(data: bytes) -> bytes:

@@ -2,9 +2,10 @@
 
 The command validates IN, then hands it to :func:`scoring._runner.run_file.run_file`, which journals each
 finished record to ``OUT.journal`` and writes OUT atomically at the end. Rerunning resumes.
-Exit codes: 0 every record finished with content, 1 some ended in error (or the run stopped because the
-endpoint cannot serve), 2 bad usage (or OUT is being written by another run), 130 interrupted by Ctrl-C,
-143 stopped by SIGTERM; the journal keeps what finished in every case and no temporary file is left.
+Exit codes: 0 every record finished with content, 1 some ended in error or with an empty reply (or the
+run stopped because the endpoint cannot serve), 2 bad usage (or OUT is being written by another run),
+130 interrupted by Ctrl-C, 143 stopped by SIGTERM; the journal keeps what finished in every case and no
+temporary file is left.
 """
 
 from __future__ import annotations
@@ -215,7 +216,7 @@ def run(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     for line in summary_lines(summary, output):
         typer.echo(line, err=True)
-    raise typer.Exit(EXIT_OK if summary.with_errors == 0 else EXIT_ERRORS)
+    raise typer.Exit(EXIT_OK if summary.all_content else EXIT_ERRORS)
 
 
 def _kept(jobs: list[RunJob], journal: Path) -> str:

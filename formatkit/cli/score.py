@@ -109,7 +109,7 @@ def score(
 ) -> None:
     from formatkit._core.errors import InvalidFileError
     from formatkit._core.issues import Report
-    from scoring._errors import JudgeUnavailableError
+    from scoring._errors import JudgeUnavailableError, RunInterrupted
     from scoring._judges import JudgeSetupError
     from scoring._metrics.registry import MetricError
     from scoring._pipeline.score_file import score_file
@@ -155,10 +155,11 @@ def score(
     except ScoringWorkerError as exc:
         typer.echo(f"formatkit score: {exc}\nnothing was written.", err=True)
         raise typer.Exit(EXIT_ERRORS) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RunInterrupted) as exc:
         kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""
-        typer.echo(f"formatkit score: interrupted; {kept}rerun the same command to resume.", err=True)
-        raise typer.Exit(130) from None
+        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
+        typer.echo(f"formatkit score: {how}; {kept}rerun the same command to resume.", err=True)
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
             typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)

@@ -9,6 +9,14 @@
    record's own (400, 422, a 500) stays that record's error; the run stops only after
    ``unavailable_after`` requests in a row, each after its retries, failed an endpoint-wide way:
    connections refused, 502/503/504, a gateway's 500 saying its backend is unreachable, 401 or 404.
+
+What the endpoint has shown counts, not only what happened first in this process: a run resuming a
+journal that holds replies of this model from this endpoint calls :meth:`EndpointHealth.has_served`, and
+until a request of this run succeeds, rule 1 then counts only failures that never depend on the record
+(a key or model refused, a wrong URL, no connection, a dead backend). Records that failed on their own
+before (a prompt longer than the model's context, a parameter one model refuses), sent again first, cannot
+stop the resumed run; a key or model name that is wrong now still stops it within a handful of requests.
+A prompt longer than the model's context is always the record's own problem (:func:`too_long_for_context`).
 """
 
 from __future__ import annotations
@@ -21,11 +29,12 @@ from scoring._errors import (
     EndpointUnavailableError,
     MalformedResponseError,
     PermanentRequestError,
+    ReplyTooLargeError,
     RetryableStatusError,
     StreamError,
 )
 
-__all__ = ["EndpointHealth", "backend_unreachable", "diagnose"]
+__all__ = ["EndpointHealth", "backend_unreachable", "diagnose", "too_long_for_context"]
 
 #: Statuses that, still there after every retry, mean no server is behind a gateway or load balancer.
 DOWN_STATUS = frozenset({502, 503, 504})
@@ -42,7 +51,24 @@ _UNREACHABLE = re.compile(
     re.IGNORECASE,
 )
 
+#: Kinds of failure (:func:`diagnose`) that no record can cause.
+_NEVER_THE_RECORD = frozenset({"connect", "backend", "key", "model", "url", "down"})
+
 _DIGITS = re.compile(r"\d+")
+
+#: What servers say when the prompt (with the tokens asked for) does not fit the model's context (OpenAI,
+#: vLLM, LiteLLM's ContextWindowExceededError, TGI, llama.cpp, Anthropic).
+_CONTEXT = re.compile(
+    r"context length|context window|context_length_exceeded|contextwindowexceeded|maximum model length"
+    r"|prompt is too long|exceeds the available context|input is too long|too many input tokens"
+    r"|inputs` tokens \+ `max_new_tokens`",
+    re.IGNORECASE,
+)
+
+
+def too_long_for_context(exc: BaseException) -> bool:
+    """A refusal saying the prompt does not fit the model's context: the record's own problem."""
+    return isinstance(exc, (PermanentRequestError, RetryableStatusError)) and bool(_CONTEXT.search(exc.message))
 
 
 def backend_unreachable(exc: BaseException) -> bool:
@@ -54,12 +80,12 @@ def signature(exc: BaseException) -> str | None:
     """How an attempt failed, comparable across requests; None for failures that say "wait" (429,
     408, timeouts), which never count as the endpoint being unable to serve."""
     if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
-        if exc.status in (408, 425, 429):
+        if exc.status in (408, 425, 429) or too_long_for_context(exc):
             return None
         return f"{exc.status} {_DIGITS.sub('#', exc.message)[:300]}"
     if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
         return None
-    if isinstance(exc, (MalformedResponseError, StreamError)):
+    if isinstance(exc, (MalformedResponseError, StreamError, ReplyTooLargeError)):
         return f"{type(exc).__name__} {_DIGITS.sub('#', str(exc))[:300]}"
     if isinstance(exc, httpx.TransportError):
         return type(exc).__name__
@@ -113,6 +139,7 @@ class EndpointHealth:
         self.where = where
         self.unavailable_after = max(1, unavailable_after)
         self.served = False
+        self.proven = False
         self.down: EndpointUnavailableError | None = None
         self._first: str | None = None
         self._first_count = 0
@@ -122,12 +149,24 @@ class EndpointHealth:
         self.served = True
         self._bad_in_a_row = 0
 
+    def has_served(self) -> None:
+        """The endpoint is known to have answered these requests before (a resumed journal holds its replies)."""
+        self.proven = True
+
+    def repeats(self, exc: BaseException) -> bool:
+        """Nothing has succeeded and ``exc`` fails the way the previous counted failure did."""
+        return not self.served and self.down is None and self._first is not None and signature(exc) == self._first
+
+    def doubtful(self) -> bool:
+        """Nothing has succeeded yet and a failure that may prove the endpoint unable to serve was seen."""
+        return not self.served and self.down is None and self._first_count > 0
+
     def attempt_failed(self, exc: BaseException) -> EndpointUnavailableError | None:
         """Rule 1, per attempt; the stop error when the run must stop."""
         if self.served or self.down is not None:
             return self.down
         sig = signature(exc)
-        if sig is None:
+        if sig is None or (self.proven and diagnose(exc)[0] not in _NEVER_THE_RECORD):
             return None
         if sig == self._first:
             self._first_count += 1

@@ -4,7 +4,9 @@
   allowed (connect, or between two pieces of the reply), so a long generation at any speed completes;
   ``max_time`` optionally caps an attempt as a whole. A server that refuses streaming (a 400/422 naming
   ``stream``) is asked again without it, and the client stays non-streaming; a server that ignores
-  ``stream`` and answers plain JSON is read as such.
+  ``stream`` and answers plain JSON is read as such. When streamed requests fail alike (a 5xx, a broken
+  stream) before anything has succeeded, one plain request is tried: if it works, the server's streaming
+  path is what is broken, and the client stops streaming (a note says so).
 - At most ``concurrency`` requests in flight (a free list of single-connection httpx clients: the cost
   per request does not grow with concurrency), optionally at most ``rpm`` request starts a minute.
 - Retries on 429, 408/409/425, 5xx, timeouts, dropped connections and malformed bodies. Rate limits
@@ -12,7 +14,17 @@
   ``llm_provider-retry-after[-ms]``, ``x-ratelimit-reset-requests/-tokens`` such as ``1m30s``), every
   request pauses meanwhile, the backoff without a header is longer than for 5xx, and a rate-limited
   request is never given up before the server's window (its stated wait, at least ``rate_limit_window``)
-  has passed, whatever ``max_retries`` says.
+  has passed, whatever ``max_retries`` says. A server wait of ``notice_wait`` seconds or more is said at
+  once (``on_notice``); one beyond ``retry_after_cap`` (a daily quota) stops the run with
+  :class:`EndpointUnavailableError` (kind ``quota``) instead of sleeping; a wait of 0 or less, or a date
+  in the past, counts as not said (the client's own backoff, never a hot loop).
+- Every body is bounded (:mod:`scoring._client.body`): a reply at ``max_reply_bytes`` unpacked (a
+  compression bomb is stopped there, using little memory), an SSE line likewise, an error body read only
+  up to ``max_error_bytes`` (its message is all that is wanted). Past the bound the request fails with
+  :class:`ReplyTooLargeError`, the record's error; nothing is retried.
+- Before anything has succeeded, once a request has failed in a way that could prove the endpoint
+  unable to serve, new requests wait for those in flight to settle: the proof needs the same handful of
+  requests whatever the concurrency and however the replies interleave.
 - When the endpoint as a whole cannot serve, :class:`EndpointUnavailableError` is raised (with the
   cause and a hint) and every later call fails fast: see :mod:`scoring._client.health`.
 - The API key and any credentials in the URL never appear in an error (:meth:`ChatClient.scrub`).
@@ -31,28 +43,34 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import random
+import re
 import ssl
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
 import httpx
 import orjson
 
+from scoring._client.body import MIB, decoded_blocks, read_body
 from scoring._client.health import EndpointHealth, describe
-from scoring._client.pacing import RateLimiter, backoff_delay, rate_limit_delay, server_wait
+from scoring._client.pacing import RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
-from scoring._client.stream import fold_stream
+from scoring._client.stream import StreamFolder, fold_stream
 from scoring._client.url import endpoint_url, public_url, url_secrets
 from scoring._errors import (
     ClientError,
     EndpointUnavailableError,
     PermanentRequestError,
+    ReplyTooLargeError,
+    RequestNotSent,
     RetriesExhaustedError,
     RetryableStatusError,
+    StreamError,
     TransientError,
 )
 
@@ -65,6 +83,11 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 CLIENT_OWNED = frozenset({"stream", "stream_options"})
 
 _MAX_MESSAGE = 500
+
+_log = logging.getLogger("scoring")
+
+#: An error body's ``"message": "..."`` when the body as a whole cannot be read as JSON.
+_MESSAGE_FIELD = re.compile(rb'"message"\s*:\s*"((?:[^"\\]|\\.){0,2000})"')
 
 
 def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
@@ -104,9 +127,13 @@ class ChatClient:
         rate_limit_base: float = 2.0,
         rate_limit_cap: float = 60.0,
         rate_limit_window: float = 60.0,
-        retry_after_cap: float = 900.0,
+        retry_after_cap: float = 600.0,
+        notice_wait: float = 10.0,
         unavailable_after: int = 3,
         seed: int | None = None,
+        max_reply_bytes: int = 64 * MIB,
+        max_error_bytes: int = 64 * 1024,
+        on_notice: Callable[[str], None] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -128,6 +155,11 @@ class ChatClient:
         self.rate_limit_cap = rate_limit_cap
         self.rate_limit_window = rate_limit_window
         self.retry_after_cap = retry_after_cap
+        self.notice_wait = notice_wait
+        self.max_reply_bytes = max_reply_bytes
+        self.max_error_bytes = max_error_bytes
+        #: Called with a sentence a user should hear now (a long wait the server asked for); logged by default.
+        self.on_notice: Callable[[str], None] = on_notice or _log.warning
         self.rename_params = dict(rename_params or {})
         self.drop_params = frozenset(drop_params)
         self._api_key, self.key_warning = clean_api_key(api_key)
@@ -135,7 +167,11 @@ class ChatClient:
         self.health = EndpointHealth(public_url(self.url), unavailable_after)
         #: Things the client decided on its own that a user should hear (streaming refused, ...).
         self.notes: list[str] = []
-        sent_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        sent_headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Accept-Encoding": "gzip, deflate",  # the encodings scoring._client.body unpacks with a bound
+        }
         if self._api_key:
             sent_headers["Authorization"] = f"Bearer {self._api_key}"
         sent_headers.update(headers or {})
@@ -151,6 +187,11 @@ class ChatClient:
         self._rng = random.Random(seed)
         self._resume_at = 0.0  # monotonic time before which no attempt starts (a rate limit's pause)
         self.requests_sent = 0
+        self.in_flight = 0
+        self._stopping = False
+        #: The one plain request asked when streaming alone fails (_plain_works): its results, None if it failed.
+        self._plain_probe: asyncio.Future[list[ChatResult] | None] | None = None
+        self._settled: asyncio.Event | None = None  # set whenever an attempt ends (see _wait_for_proof)
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -207,6 +248,8 @@ class ChatClient:
     async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[ChatResult]:
         """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
         self._fail_if_down()
+        if self._stopping:
+            raise RequestNotSent("not sent: the run is stopping")
         attempt = 0
         limited_since: float | None = None  # when this request was first rate limited
         window = self.rate_limit_window
@@ -214,8 +257,8 @@ class ChatClient:
             body = self.request_body(messages, params)
             try:
                 results = await self._attempt(body)
-            except PermanentRequestError as exc:
-                if self._refuses_streaming(exc, body):
+            except (PermanentRequestError, ReplyTooLargeError) as exc:
+                if isinstance(exc, PermanentRequestError) and self._refuses_streaming(exc, body):
                     continue  # asked again at once, without streaming (not a retry)
                 down = self.health.attempt_failed(exc) or self.health.request_failed(exc, attempt + 1)
                 if down is not None:
@@ -223,14 +266,19 @@ class ChatClient:
                 raise
             except (TransientError, httpx.TransportError) as exc:
                 self._scrub_exception(exc)
+                plain = await self._plain_works(body, exc)
+                if plain is True:
+                    continue  # streaming was just given up: asked again at once, plain (not a retry)
+                if plain:
+                    return plain
                 down = self.health.attempt_failed(exc)
                 if down is not None:
                     raise down from exc
                 limited = isinstance(exc, RetryableStatusError) and exc.status == 429
                 in_window = False
-                wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None
-                if wait is not None:
-                    wait = min(wait, self.retry_after_cap)
+                wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None  # None: not said
+                if isinstance(exc, RetryableStatusError) and wait is not None and wait > self.retry_after_cap:
+                    raise self._too_long(exc, wait) from exc
                 if limited:
                     now = time.monotonic()
                     limited_since = now if limited_since is None else limited_since
@@ -243,6 +291,8 @@ class ChatClient:
                             attempt, base=self.rate_limit_base, cap=self.rate_limit_cap, rng=self._rng
                         )
                     )
+                    if isinstance(exc, RetryableStatusError) and wait >= self.notice_wait:
+                        self._say_wait(exc, wait, now + wait)
                     self._resume_at = max(self._resume_at, now + wait)
                 elif wait is None:
                     wait = backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
@@ -254,6 +304,17 @@ class ChatClient:
                 continue
             self.health.succeeded()
             return results
+
+    @property
+    def stopping(self) -> bool:
+        """:meth:`stop_sending` was called."""
+        return self._stopping
+
+    def stop_sending(self) -> None:
+        """From now on no request is sent (:class:`RequestNotSent`); those in flight go on (Ctrl-C's grace)."""
+        self._stopping = True
+        if self._settled is not None:
+            self._settled.set()
 
     def scrub(self, text: str) -> str:
         """``text`` with the API key, URL credentials (and words holding a recognisable piece of the key)
@@ -273,8 +334,9 @@ class ChatClient:
     # -- internals ---------------------------------------------------------------------------------------
 
     async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
-        payload = orjson.dumps(body)
-        streamed = bool(body.get("stream"))
+        probe = self._plain_probe
+        if body.get("stream") and probe is not None and not probe.done():
+            await asyncio.shield(probe)  # a plain request is deciding whether to stream at all (no slot held)
         client = await self._idle.get()
         try:
             if self._limiter is not None:
@@ -282,40 +344,132 @@ class ChatClient:
             pause = self._resume_at - time.monotonic()
             if pause > 0:  # another request was told to wait: so is this one
                 await asyncio.sleep(pause)
+            await self._wait_for_proof(bool(body.get("stream")))
             self._fail_if_down()  # it may have gone down while this request waited for its turn
+            if self._stopping:
+                raise RequestNotSent("not sent: the run is stopping")
+            if body.get("stream") and not self.stream:  # streaming was given up while this one waited
+                body = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
+            payload = orjson.dumps(body)
+            streamed = bool(body.get("stream"))
             self.requests_sent += 1
+            self.in_flight += 1
             sent_at = time.monotonic()
             try:
-                async with _deadline(self.max_time):
-                    if streamed:
-                        return _timed(await self._post_streamed(client, payload), sent_at)
-                    response = await client.post(self.url, content=payload)
-            except asyncio.TimeoutError:
-                raise httpx.ReadTimeout(f"no complete reply within {self.max_time:g} s (--max-time)") from None
+                return _timed(await self._exchange(client, payload, streamed), sent_at)
+            finally:
+                self.in_flight -= 1
+                if self._settled is not None:
+                    self._settled.set()
         finally:
             self._idle.put_nowait(client)
-        self._check_status(response)
-        return _timed(parse_completion(response.content), sent_at)
 
-    async def _post_streamed(self, client: httpx.AsyncClient, payload: bytes) -> list[ChatResult]:
-        async with client.stream("POST", self.url, content=payload) as response:
-            if response.status_code >= 300 or response.status_code < 200:
-                await response.aread()
-                self._check_status(response)
-            if "text/event-stream" not in response.headers.get("content-type", ""):
-                return parse_completion(await response.aread())  # the server ignored ``stream``
-            return await fold_stream(_chunks(response))
+    async def _wait_for_proof(self, streamed: bool) -> None:
+        """Before anything has succeeded and after a failure that may prove the endpoint down, start no
+        request until those in flight have settled (one succeeded, or the proof is complete); no streamed
+        one while the plain request of :meth:`_plain_works` decides whether to stream at all."""
+        while not self._stopping and (
+            (self.health.doubtful() and self.in_flight > 0)
+            or (streamed and self._plain_probe is not None and not self._plain_probe.done())
+        ):
+            if self._settled is None:
+                self._settled = asyncio.Event()
+            self._settled.clear()
+            await self._settled.wait()
 
-    def _check_status(self, response: httpx.Response) -> None:
+    async def _exchange(self, client: httpx.AsyncClient, payload: bytes, streamed: bool) -> list[ChatResult]:
+        """One HTTP exchange, every body read with its bound (see the module docstring)."""
+        folder = StreamFolder()
+        try:
+            async with _deadline(self.max_time), client.stream("POST", self.url, content=payload) as response:
+                status = response.status_code
+                if not 200 <= status < 300:
+                    raw = await read_body(response, self.max_error_bytes, truncate=True, what="the error body")
+                    self._check_status(response, raw)
+                if streamed and "text/event-stream" in response.headers.get("content-type", ""):
+                    blocks = decoded_blocks(response, self.max_reply_bytes, "the reply stream")
+                    return await fold_stream(blocks, silence=self.timeout, max_line=self.max_reply_bytes, folder=folder)
+                return parse_completion(await read_body(response, self.max_reply_bytes))  # ``stream`` ignored too
+        except asyncio.TimeoutError:
+            if folder.complete():  # every choice had finished: the reply is whole, only [DONE] was missing
+                return folder.results()
+            raise httpx.ReadTimeout(f"no complete reply within {self.max_time:g} s (--max-time)") from None
+
+    def _check_status(self, response: httpx.Response, raw: bytes) -> None:
         status = response.status_code
         if 200 <= status < 300:
             return
         if 300 <= status < 400:
             raise PermanentRequestError(status, f"redirected to {self.scrub(response.headers.get('location', '?'))}")
-        message = self.scrub(_error_message(response))
+        message = self.scrub(_error_message(raw, response.reason_phrase))
         if status >= 500 or status in RETRYABLE_STATUS:
-            raise RetryableStatusError(status, message, server_wait(response.headers))
+            asked = asked_wait(response.headers)
+            if asked is None or asked.seconds <= 0:  # 0 or less, or a date gone by: not said
+                raise RetryableStatusError(status, message)
+            raise RetryableStatusError(status, message, asked.seconds, asked.said)
         raise PermanentRequestError(status, message)
+
+    def _say_wait(self, exc: RetryableStatusError, wait: float, until: float) -> None:
+        """Tell the user at once about a long wait the server asked for (once per pause)."""
+        if until <= self._resume_at + 1.0:
+            return  # this pause was said already
+        clock = time.strftime("%H:%M:%S", time.localtime(time.time() + (until - time.monotonic())))
+        self.on_notice(
+            f"the endpoint answered HTTP {exc.status} ({exc.said}): it asks to wait {_duration(wait)}; "
+            f"every request pauses until {clock}, then goes on (Ctrl-C to stop: finished records are kept)"
+        )
+
+    def _too_long(self, exc: RetryableStatusError, wait: float) -> EndpointUnavailableError:
+        """A wait far beyond ``retry_after_cap`` (a daily quota): stop, saying when to rerun."""
+        clock = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() + wait))
+        down = EndpointUnavailableError(
+            f"endpoint {self.endpoint} asks to wait {_duration(wait)} before any further request "
+            f"(HTTP {exc.status}, {exc.said}: {exc.message}); formatkit does not wait more than "
+            f"{_duration(self.retry_after_cap)}, so the run stops instead of sleeping",
+            status=exc.status,
+            hint=f"a quota is spent: rerun after {clock}, or use another key or endpoint",
+            cause=describe(exc),
+            kind="quota",
+        )
+        self.health.down = self.health.down or down
+        return down
+
+    async def _plain_works(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | bool:
+        """Once per client: when streamed requests fail alike (a 5xx, a broken stream) before anything has
+        succeeded, ask once without streaming; if that works, the server's streaming path is what is
+        broken, and the client stops streaming (said at once and in the notes). The results of that plain
+        request for the request that asked it; True for a streamed request that failed meanwhile (ask again,
+        plain); False: go on as before (plain requests fail too, or no reason to try)."""
+        if not body.get("stream") or self.health.served or self._stopping:
+            return False
+        if not (isinstance(exc, StreamError) or (isinstance(exc, RetryableStatusError) and exc.status >= 500)):
+            return False  # a network failure, a rate limit, a malformed body: not the streaming path's
+        probe = self._plain_probe
+        if probe is None and not self.health.repeats(exc):
+            return False  # one failure may be chance: the second alike asks
+        if probe is not None:  # asked already, or being asked: its answer decides for this request too
+            return await asyncio.shield(probe) is not None and not self.stream
+        probe = self._plain_probe = asyncio.get_running_loop().create_future()
+        plain = {key: value for key, value in body.items() if key not in CLIENT_OWNED}
+        results: list[ChatResult] | None = None
+        try:
+            results = await self._attempt(plain)
+        except (ClientError, httpx.TransportError):
+            return False  # plain requests fail too: the endpoint's failure, judged as before
+        finally:
+            probe.set_result(results)
+            if self._settled is not None:
+                self._settled.set()  # the requests held at the gate for its answer
+        self.stream = False
+        note = (
+            f"streamed requests failed ({self.scrub(describe(exc))[:160]}) while a plain request worked: "
+            "requests are not streamed from now on (--timeout then bounds the wait for a whole reply; "
+            "for this endpoint, try --no-stream from the start)"
+        )
+        self.notes.append(note)
+        self.on_notice(note)
+        self.health.succeeded()
+        return results
 
     def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
         """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming
@@ -363,11 +517,6 @@ def _timed(results: list[ChatResult], sent_at: float) -> list[ChatResult]:
     return results
 
 
-async def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:
-    async for block in response.aiter_bytes():
-        yield block
-
-
 @contextlib.asynccontextmanager
 async def _deadline(seconds: float | None) -> AsyncIterator[None]:
     if seconds is None:
@@ -392,9 +541,8 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def _error_message(response: httpx.Response) -> str:
+def _error_message(raw: bytes, reason: str) -> str:
     """The endpoint's own words: ``error.message``, ``detail``, ``message``, else the body text."""
-    raw = response.content
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -408,7 +556,22 @@ def _error_message(response: httpx.Response) -> str:
             message = error
         if message is None:
             message = data.get("detail") or data.get("message")
+    if message is None and data is None:  # cut at the bound, or not JSON: its "message" field if it has one
+        found = _MESSAGE_FIELD.search(raw[: _MAX_MESSAGE * 8])
+        if found is not None:
+            with contextlib.suppress(orjson.JSONDecodeError):
+                message = orjson.loads(b'"' + found.group(1) + b'"')
     if message is None:
-        message = raw.decode("utf-8", "replace").strip() or response.reason_phrase
+        message = raw[: _MAX_MESSAGE * 4].decode("utf-8", "replace").strip() or reason
     text = message if isinstance(message, str) else orjson.dumps(message).decode()
     return text[:_MAX_MESSAGE]
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``27 h 46 min``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    return f"{minutes // 60} h {minutes % 60} min"

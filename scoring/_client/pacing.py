@@ -10,9 +10,12 @@ import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
+from typing import NamedTuple
 
 __all__ = [
     "RateLimiter",
+    "ServerWait",
+    "asked_wait",
     "backoff_delay",
     "parse_duration",
     "parse_retry_after",
@@ -83,8 +86,16 @@ def parse_duration(value: str | None) -> float | None:
     return total if end == len(text) and end else None
 
 
-def server_wait(headers: Mapping[str, str]) -> float | None:
-    """How long the server asked us to wait, from whichever header it sent (None: it did not say).
+class ServerWait(NamedTuple):
+    """How long the server asked to wait, and the header that said it (``retry-after: 99999``)."""
+
+    seconds: float
+    said: str
+
+
+def asked_wait(headers: Mapping[str, str]) -> ServerWait | None:
+    """The wait the server asked for, from whichever header it sent (None: it did not say); ``seconds``
+    is 0 for a wait of 0 or less or a date in the past (see :func:`server_wait`).
 
     ``retry-after-ms`` / ``llm_provider-retry-after-ms`` (milliseconds), ``Retry-After`` /
     ``llm_provider-retry-after`` (seconds or an HTTP date; LiteLLM forwards its backend's headers with the
@@ -92,23 +103,31 @@ def server_wait(headers: Mapping[str, str]) -> float | None:
     ``x-ratelimit-remaining-*`` is 0, or the longer of the two when the server does not say which ran out.
     """
     for prefix in ("", "llm_provider-"):
-        millis = parse_retry_after(headers.get(prefix + "retry-after-ms"))
-        if millis is not None:
-            return millis / 1000
-        seconds = parse_retry_after(headers.get(prefix + "retry-after"))
-        if seconds is not None:
-            return seconds
+        for name, unit in ((prefix + "retry-after-ms", 1000.0), (prefix + "retry-after", 1.0)):
+            raw = headers.get(name)
+            seconds = parse_retry_after(raw)
+            if seconds is not None and raw is not None:
+                return ServerWait(seconds / unit, f"{name}: {raw.strip()[:60]}")
     for prefix in ("", "llm_provider-"):
-        resets = {}
+        resets: dict[str, tuple[float, str]] = {}
         for kind in ("requests", "tokens"):
-            reset = parse_duration(headers.get(f"{prefix}x-ratelimit-reset-{kind}"))
+            name = f"{prefix}x-ratelimit-reset-{kind}"
+            reset = parse_duration(headers.get(name))
             if reset is not None:
-                resets[kind] = reset
+                resets[kind] = (reset, f"{name}: {(headers.get(name) or '').strip()[:60]}")
         if not resets:
             continue
         spent = [k for k in resets if (headers.get(f"{prefix}x-ratelimit-remaining-{k}") or "").strip() == "0"]
-        return max(resets[k] for k in spent) if spent else max(resets.values())
+        seconds, said = max(resets[k] for k in (spent or resets))
+        return ServerWait(seconds, said)
     return None
+
+
+def server_wait(headers: Mapping[str, str]) -> float | None:
+    """Seconds the server asked us to wait (:func:`asked_wait`); None when it did not say, or said 0 or
+    less (a wait of nothing is no instruction: the client's own backoff applies, never a hot loop)."""
+    asked = asked_wait(headers)
+    return asked.seconds if asked is not None and asked.seconds > 0 else None
 
 
 class RateLimiter:

@@ -5,17 +5,26 @@ The stream is ``data: {chunk}`` lines separated by blank lines, ended by ``data:
 last one per choice its ``finish_reason``; with ``stream_options: {"include_usage": true}`` a final chunk
 carries ``usage``. A chunk ``{"error": ...}`` (vLLM, LiteLLM mid-stream) is a failed attempt. Comment
 lines (``: ping``) and other SSE fields are ignored.
+
+Reading stops at ``data: [DONE]`` (a proxy may keep the connection open, or send more after it). The
+silence allowed (``silence`` seconds) is measured from the last ``data:`` line: keep-alive comments, which
+a gateway sends while its upstream is stuck, do not count as the reply going on. A reply whose every
+choice has its ``finish_reason`` is kept when the stream then falls silent or hits ``--max-time``
+(:meth:`StreamFolder.complete`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import orjson
 
+from scoring._client.body import LineSplitter
 from scoring._client.reply import ChatResult, usage_counts
 from scoring._errors import MalformedResponseError, StreamError
 
@@ -43,16 +52,16 @@ class StreamFolder:
         #: The monotonic clock when the first piece of text (content or reasoning) arrived.
         self.first_piece_at: float | None = None
 
-    def feed_line(self, line: bytes) -> None:
-        """One SSE line (without its newline)."""
+    def feed_line(self, line: bytes) -> bool:
+        """One SSE line (without its newline); True when it was a piece of the reply (a ``data:`` line)."""
         if not line.startswith(b"data:"):
-            return  # blank separator, comment, event:/id:/retry: fields
+            return False  # blank separator, comment, event:/id:/retry: fields
         data = line[5:].strip()
         if data == b"[DONE]":
             self.done = True
-            return
+            return True
         if not data:
-            return
+            return False
         try:
             chunk = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -60,6 +69,7 @@ class StreamFolder:
         if not isinstance(chunk, dict):
             raise MalformedResponseError("stream chunk is not a JSON object")
         self.feed(chunk)
+        return True
 
     def feed(self, chunk: dict[str, Any]) -> None:
         self.chunks += 1
@@ -96,6 +106,10 @@ class StreamFolder:
                     slot.logprobs = []
                 slot.logprobs.extend(logprobs["content"])
 
+    def complete(self) -> bool:
+        """Every choice has come with its ``finish_reason`` (or ``[DONE]`` came): nothing is missing."""
+        return bool(self.choices) and (self.done or all(c.finish_reason is not None for c in self.choices.values()))
+
     def results(self) -> list[ChatResult]:
         """The folded choices; MalformedResponseError when the stream ended before it was complete."""
         if not self.choices:
@@ -118,23 +132,40 @@ class StreamFolder:
         return out
 
 
-async def fold_stream(chunks: AsyncIterator[bytes]) -> list[ChatResult]:
-    """Read an SSE body (raw byte chunks, any split) to the end and fold it."""
-    folder = StreamFolder()
-    rest = b""
-    async for block in chunks:
-        if folder.done:
-            continue  # drain what follows [DONE] so the connection can be reused
-        rest += block
-        *lines, rest = rest.split(b"\n")
-        _feed(folder, lines)
+async def fold_stream(
+    blocks: AsyncIterator[bytes],
+    *,
+    silence: float | None = None,
+    max_line: int = 64 << 20,
+    folder: StreamFolder | None = None,
+) -> list[ChatResult]:
+    """Read an SSE body (byte blocks, any split) up to ``[DONE]`` and fold it (see the module docstring);
+    ``folder`` (optional) is where the pieces go, for a caller that may keep a complete reply on a deadline.
+
+    ``silence`` is checked as blocks come (one clock read per block, no timer): a stream that sends nothing
+    at all is the transport's read timeout (the client sets it to the same ``silence``); one that sends only
+    comments is caught here, at the first comment past the limit."""
+    folder = folder if folder is not None else StreamFolder()
+    lines = LineSplitter(max_line)
+    clock = asyncio.get_running_loop().time
+    last = clock()
+    async for block in blocks:
+        heard = False
+        for line in lines.feed(block):
+            heard = folder.feed_line(line) or heard
+            if folder.done:
+                return folder.results()
+        now = clock()
+        if heard:
+            last = now
+        elif silence is not None and now - last > silence:
+            if folder.complete():
+                return folder.results()
+            raise httpx.ReadTimeout(
+                f"no reply for {silence:g} s (--timeout: the longest silence allowed); "
+                "keep-alive comments are not a reply"
+            )
+    rest = lines.rest()
     if rest:
-        _feed(folder, [rest])
+        folder.feed_line(rest)
     return folder.results()
-
-
-def _feed(folder: StreamFolder, lines: list[bytes]) -> None:
-    for line in lines:
-        if folder.done:
-            return
-        folder.feed_line(line.rstrip(b"\r"))

@@ -115,6 +115,11 @@ class JournaledAsker:
         #: Set when the endpoint proved unusable (down, or refusing the key, model or URL): the run stops.
         self.down: EndpointUnavailableError | None = None
 
+    @property
+    def stopping(self) -> bool:
+        """The run is stopping (Ctrl-C, SIGTERM): no further verdict is bought."""
+        return bool(getattr(self._client, "stopping", False))
+
     def _finished(self, key: str) -> dict[str, Any] | None:
         if key in self._memory:
             return self._memory[key]

@@ -33,6 +33,7 @@ from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
 from scoring._judges.summary import summarize
 from scoring._judges.templates import Kind, TemplateError
 from scoring._runner.progress import Progress
+from scoring._runner.stopping import GracefulStop, Stopped
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
 
@@ -159,7 +160,7 @@ def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> 
 
 
 async def _judge_all(
-    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None
+    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from scoring._client.http import ChatClient
     from scoring._runner.journal import Journal
@@ -179,6 +180,10 @@ async def _judge_all(
             timeout=options.timeout,
             max_retries=options.max_retries,
         ) as client:
+            note = getattr(progress, "note", None)
+            if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
+                client.on_notice = note
+            stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
             ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
@@ -262,7 +267,7 @@ async def _judge_one(
         judged = await judge_math(counted, record, response, prompts=plan.prompts)
     else:
         judged = not_judged(f"unknown metric {plan.metric}")
-    if progress is not None:
+    if progress is not None and not ask.stopping:  # a stop's unsent verdicts are not errors to count
         progress.advance(error=judged.status != "scored", resumed=bought == 0)
     return judged
 
@@ -280,9 +285,15 @@ def judge_records(
     never raise: each becomes a response with ``score`` null, an ``analysis`` saying why and the raw
     reply in ``response["judge"]``.
     ``progress`` (optional, as the runner's) advances once per judged response.
+    On Ctrl-C (``KeyboardInterrupt``) or SIGTERM (:class:`~scoring._errors.RunInterrupted`) no new verdict is
+    bought and those in flight get a few seconds to land in the journal; a second Ctrl-C leaves at once.
     """
     plan = _plan(metric, options)
-    out, summary = _run_sync(_judge_all(records, plan, options, progress))
+    stop = GracefulStop()
+    try:
+        out, summary = _run_sync(stop.guard(_judge_all(records, plan, options, progress, stop)))
+    except Stopped as stopped:
+        raise GracefulStop.error(stopped) from None
     return JudgeOutcome(records=out, summary=summary)
 
 

@@ -82,11 +82,11 @@ class EvalOutcome:
 
     @property
     def ok(self) -> bool:
-        """Every set valid, every record answered, and something scored."""
+        """Every set valid, every record answered with content (as ``run``'s exit 0), and something scored."""
         return (
             self.validation.valid
             and self.run is not None
-            and self.run.with_errors == 0
+            and self.run.all_content
             and self.score is not None
             and self.score.scored_responses > 0
         )

@@ -8,7 +8,11 @@
   run with another model, never picks up a stale answer; stale entries are counted and ignored.
 - On a rerun, a record journaled ``ok`` is not sent again. A record journaled ``error`` is not finished:
   it is resumed from its journaled state, so its filled samples and generated turns are kept and only the
-  responses that ended in error are sent again.
+  responses that ended in error are sent again, after every fresh record: failures that are the records'
+  own (a prompt longer than the context, a parameter the model refuses) must not be the first requests
+  the endpoint sees. A journal holding replies of this model from this endpoint tells the client the
+  endpoint has served (:meth:`~scoring._client.health.EndpointHealth.has_served`), so those records failing
+  again cannot stop the run; a key or model refused now still does.
 - At the end OUT is written with :func:`formatkit._core.writers.atomic_writer`: every input record exactly
   once, in input order, its ``messages`` from the journal (its ``meta`` from the input as it is now).
   The journal is kept, so rerunning the finished command is a no-op that sends nothing; ``restart``
@@ -34,6 +38,7 @@ from typing import Any
 import orjson
 
 from formatkit._core.writers import atomic_writer, dumps_line
+from scoring._errors import RequestNotSent
 from scoring._runner.journal import Journal, JournalSlot
 from scoring._runner.lock import OutputLock
 from scoring._runner.progress import NullProgress, Progress
@@ -168,6 +173,12 @@ class RunSummary:
                     if isinstance(value, int):
                         self.tokens[name] += value
 
+    @property
+    def all_content(self) -> bool:
+        """Every record finished and every reply has content: what exit code 0 of ``run`` promises (an
+        empty reply, e.g. a gateway turning a backend error into ``""``, is finished but not content)."""
+        return self.with_errors == 0 and self.empty_replies == 0
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "records": self.records,
@@ -275,12 +286,16 @@ class RunJob:
         try:
             async for position, record, outcome in self.runner.run_many(self._work(table, keys)):
                 key = keys.pop(position)
+                if outcome.unsent and not outcome.changed:
+                    continue  # stopping, and nothing was sent for it: as it was, nothing to journal
                 status = "ok" if is_finished(record) else "error"
                 table.put(position, self.journal.append_slot(key, {"status": status, "record": record}))
                 self.summary.sent_records += 1
                 self.summary.sent_with_errors += status != "ok"
                 self.summary.requests += outcome.requests
                 self.progress.advance(error=status != "ok")
+            if self.runner.client.stopping:  # Ctrl-C: what was in flight is journaled; OUT is not written
+                raise RequestNotSent("the run is stopping: the output is not written")
         except BaseException:  # EndpointUnavailableError, Ctrl-C: what finished is in the journal
             self.summary.attempts = self.runner.client.requests_sent - sent_before
             self.summary.notes = list(self.runner.client.notes)
@@ -306,12 +321,14 @@ class RunJob:
         return entry if found == key else None
 
     def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
+        retried: list[int] = []  # records that ended in error before: sent after the fresh ones
+        redo = bool(self.runner.retry_empty)
         for position, record in enumerate(self.source()):
             key = record_key(position, record, self.settings)
             entry = self._entry(table, position, key)
-            redo = bool(self.runner.retry_empty)
             if entry is not None:
                 self._matched += 1
+                self._note_served(entry["record"])
                 if entry.get("status") == "ok" and not (redo and count_requests(entry["record"], redo_empty=True)):
                     self.summary.resumed += 1
                     self.progress.advance(resumed=True)
@@ -322,7 +339,29 @@ class RunJob:
                 self.progress.advance(resumed=True, error=not is_finished(record))
                 continue
             keys[position] = key
+            if entry is not None and entry.get("status") == "error":
+                retried.append(position)
+                continue
             yield position, record
+        for position in retried:
+            entry = self._entry(table, position, keys[position])
+            if entry is not None:
+                yield position, entry["record"]
+
+    def _note_served(self, record: dict[str, Any]) -> None:
+        """A journaled reply of this model from this endpoint proves the endpoint can serve."""
+        health = self.runner.client.health
+        if health.proven:
+            return
+        client = self.runner.client
+        for response in _responses(record):
+            if (
+                isinstance(response.get("content"), str)
+                and response.get("model") == client.model
+                and response.get("endpoint") == client.endpoint
+            ):
+                health.has_served()
+                return
 
     def _write(self, table: SlotTable) -> None:
         with atomic_writer(self.out) as handle:

@@ -1,6 +1,7 @@
 """Progress of a run on stderr: a rich bar on a terminal, plain periodic lines otherwise.
 
-Both show records done/total, the rate of this run, errors and the time left.
+Both show records done/total, the rate of this run, errors and the time left, and ``note(text)`` prints
+a line the user must hear now (a long wait the server asked for, a stop under way) above the bar.
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ class PlainProgress(NullProgress):
         if self._printed != (self.done, self.errors):  # the last periodic line may already say it all
             self._line()
 
+    def note(self, text: str) -> None:
+        print(f"{self.label}: {text}", file=self.stream, flush=True)
+
     def _line(self) -> None:
         self._printed = (self.done, self.errors)
         total = "?" if self.total is None else str(self.total)
@@ -129,6 +133,7 @@ class RichProgress(NullProgress):
             transient=False,
         )
         self._task: Any = None
+        self._label = label
         self._unit = unit
         self._shown = 0.0
 
@@ -143,6 +148,9 @@ class RichProgress(NullProgress):
         if now - self._shown >= 0.1 or (self.total is not None and self.done >= self.total):
             self._shown = now
             self._refresh()
+
+    def note(self, text: str) -> None:
+        self._bar.console.print(f"{self._label}: {text}", markup=False, highlight=False)
 
     def _refresh(self) -> None:
         self._bar.update(

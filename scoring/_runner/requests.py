@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from scoring._client.health import too_long_for_context
 from scoring._client.reply import ChatResult
 from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
 
@@ -220,6 +221,11 @@ def error_text(exc: BaseException, scrub: Any = None) -> str:
     else:
         detail = str(exc) or type(exc).__name__
     text = f"{kind}: {detail}"
+    if too_long_for_context(exc.cause if isinstance(exc, RetriesExhaustedError) else exc):
+        text += (
+            " [this record's own problem: its prompt, with the tokens asked for, does not fit the model's "
+            "context; shorten it, lower max_tokens or use a model with a longer context]"
+        )
     return str(scrub(text)) if scrub is not None else text
 
 

@@ -9,28 +9,27 @@ It is what ``formatkit run`` does after validating the input: the records are st
 under an OS lock on the output. Raised: :class:`EndpointUnavailableError` (the endpoint cannot serve;
 journal kept), :class:`OutputLockedError` (another run holds the output), :class:`RunInterrupted` on
 SIGTERM, ``KeyboardInterrupt`` on Ctrl-C (both: journal kept, no temporary file left, OUT untouched).
+The first Ctrl-C or SIGTERM sends no new request and lets the requests in flight land in the journal
+for up to 10 s; a second one leaves at once (:mod:`scoring._runner.stopping`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
-import signal
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scoring._client.http import ChatClient
-from scoring._errors import RunInterrupted
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import endpoint_record, formatkit_version, now_iso, run_record_path, write_run_record
 from scoring._runner.runner import Runner
 from scoring._runner.shard import Shard, ShardTally, shard_source
+from scoring._runner.stopping import GracefulStop, Stopped
 
 __all__ = ["EndpointOptions", "plan_file", "run_file"]
 
@@ -221,35 +220,22 @@ def run_file(
     )
     if started is not None:
         started(job)
-    received: list[int] = []
+    note = getattr(progress, "note", None)
+    if callable(note):  # said above the progress bar, at once
+        client.on_notice = note
+    stop = GracefulStop()
+    stop.watch(client)
 
     async def main() -> RunSummary:
-        task = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-        handled = False
-
-        def terminate() -> None:  # SIGTERM: like Ctrl-C, the run task is cancelled (journal kept)
-            received.append(signal.SIGTERM)
-            if task is not None:
-                task.cancel()
-
-        if threading.current_thread() is threading.main_thread():
-            with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no add_signal_handler
-                loop.add_signal_handler(signal.SIGTERM, terminate)
-                handled = True
         try:
-            return await job.run()
+            return await stop.guard(job.run())
         finally:
             await client.aclose()
-            if handled:
-                loop.remove_signal_handler(signal.SIGTERM)
 
     try:
         summary = asyncio.run(main())
-    except asyncio.CancelledError:
-        if received:
-            raise RunInterrupted(received[0]) from None
-        raise
+    except Stopped as stopped:
+        raise GracefulStop.error(stopped) from None
     record: dict[str, Any] = {
         "formatkit_version": formatkit_version(),
         "started": started_at,

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring._client.http import ChatClient
-from scoring._errors import EndpointUnavailableError
+from scoring._errors import EndpointUnavailableError, RequestNotSent
 from scoring._runner.requests import (
     error_text,
     expand_samples,
@@ -54,6 +54,13 @@ class RecordOutcome:
     requests: int = 0
     filled: int = 0
     errors: list[str] = field(default_factory=list)
+    #: Responses left open because the run was stopping (Ctrl-C, SIGTERM) before their request was sent.
+    unsent: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """Something was received or failed: the record is worth journaling."""
+        return bool(self.filled or self.errors)
 
     @property
     def ok(self) -> bool:
@@ -128,6 +135,10 @@ class Runner:
                     break
         except EndpointUnavailableError:
             raise
+        except RequestNotSent:  # the run is stopping: the response stays as it was, open
+            outcome.requests -= 1
+            outcome.unsent += 1
+            return
         except Exception as exc:  # every failure becomes the response's error, never a crash
             text = error_text(exc, self.client.scrub)
             responses[sample] = fail(response, text)
@@ -159,7 +170,9 @@ class Runner:
         """Run ``(position, record)`` pairs with a bounded number of records at work; yield as they finish.
 
         The input is pulled lazily, so memory holds only the records at work. On
-        :class:`EndpointUnavailableError` the records at work are cancelled and the error is raised.
+        :class:`EndpointUnavailableError` the records at work are cancelled and the error is raised. Once
+        the client stops sending (Ctrl-C), no further record is started: those at work finish (their
+        unsent requests left open) and the iteration ends.
         """
         # Enough records to keep every request slot busy while finished ones are journaled; more only
         # costs memory and scheduling.
@@ -181,7 +194,7 @@ class Runner:
         at_work = 0
         try:
             while True:
-                while not exhausted and at_work < limit:
+                while not exhausted and at_work < limit and not self.client.stopping:
                     try:
                         position, record = next(iterator)
                     except StopIteration:

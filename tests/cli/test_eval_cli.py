@@ -74,3 +74,13 @@ def test_an_endpoint_that_cannot_serve_stops_with_the_cause(fake_openai: FakeOpe
     assert result.exit_code == 1
     assert "Invalid model name" in result.output and "Traceback" not in result.output
     assert fake_openai.requests < 12
+
+
+def test_an_empty_reply_is_not_a_finished_eval(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """A gateway that turns a backend error into "" answers every request; eval's exit 0 still means every
+    record has content, as run's does (issue 18 item 5)."""
+    fake_openai.responder = lambda body: ""
+    result = _eval(fake_openai, tmp_path / "eval")
+    assert result.exit_code == 1, result.output
+    assert "empty (no content: nothing to score)" in result.output and "--retry-empty" in result.output
+    assert "Traceback" not in result.output

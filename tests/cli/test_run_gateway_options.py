@@ -118,7 +118,7 @@ def test_empty_and_cut_off_replies_are_counted_and_retried_on_request(fake_opena
     src = write_set(tmp_path / "s.jsonl", 5)
     out = tmp_path / "o.jsonl"
     result = invoke(fake_openai.base_url, src, out)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # finished, but empty replies are no content (issue 18)
     assert "replies: 2 empty (no content: nothing to score), 2 cut off at the token limit" in result.stderr
     assert "--retry-empty" in result.stderr
     assert [r["content"] for r in responses(out)] == ["q0", "", "q2", "", "q4"]
@@ -127,7 +127,7 @@ def test_empty_and_cut_off_replies_are_counted_and_retried_on_request(fake_opena
     fake_openai.reset()
     empty_for({"q3"}, fake_openai)
     result = invoke(fake_openai.base_url, src, out, "--retry-empty", "2")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # q3 is still empty
     assert sorted(last_user(b) for b in fake_openai.bodies) == ["q1", "q3", "q3", "q3"]
     assert [r["content"] for r in responses(out)] == ["q0", "q1", "q2", "", "q4"]
     assert "replies: 1 empty" in result.stderr

@@ -225,7 +225,7 @@ def test_empty_replies_through_the_gateway_are_counted_and_retried(
     src = write_set(tmp_path / "set.jsonl", 4)
     out = tmp_path / "out.jsonl"
     result = run(gateway, "backend", src, out)
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr  # finished, but two replies are no content (issue 18)
     assert "replies: 2 empty (no content: nothing to score), 2 cut off at the token limit" in result.stderr
     assert [r["content"] for r in responses(out)] == ["q0", "", "", "q3"]
 
@@ -255,3 +255,30 @@ def test_a_streamed_run_through_the_gateway(gateway: Gateway, backend: FakeOpenA
         assert response["model"] == model and response["endpoint"] == gateway.url
     if model == "backend":
         assert all(body.get("stream") for body in backend.bodies)  # LiteLLM streamed from the backend too
+
+
+# -- issue 18: a daily quota and a broken streaming path, through the real gateway --------------------------
+
+
+def test_a_backend_daily_quota_stops_the_run_at_once_saying_when_to_rerun(
+    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path
+) -> None:
+    backend.rules.append(lambda body: Fault("429", retry_after=99999, message="You exceeded your daily quota"))
+    out = tmp_path / "out.jsonl"
+    started = time.monotonic()
+    result = run(gateway, "backend", write_set(tmp_path / "set.jsonl", 20), out, "--concurrency", "4")
+    assert result.exit_code == 1, result.stderr
+    assert time.monotonic() - started < 30  # not 15 minutes of silent sleep per attempt
+    assert "asks to wait 27 h 47 min" in result.stderr and "rerun after" in result.stderr, result.stderr
+    assert backend.requests <= 4  # the requests in flight when the first answer came
+
+
+def test_a_backend_whose_streaming_fails_is_used_without_streaming(
+    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path
+) -> None:
+    backend.rules.append(lambda body: Fault("500", message="stream broke") if body.get("stream") else None)
+    out = tmp_path / "out.jsonl"
+    result = run(gateway, "backend", write_set(tmp_path / "set.jsonl", 6), out, "--max-retries", "1")
+    assert result.exit_code == 0, result.stderr
+    assert "requests are not streamed from now on" in result.stderr
+    assert [r["content"] for r in responses(out)] == [f"q{i}" for i in range(6)]

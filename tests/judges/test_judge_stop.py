@@ -80,8 +80,10 @@ def test_an_endpoint_failing_every_request_alike_stops_the_judges(
     assert error.status == int(status)
     assert message in str(error) and hint in error.hint
     assert error.bought == 0
-    # a handful: the ones in flight when the proof came, never the whole set
-    assert fake_openai.requests <= SAME_FAILURES + CONCURRENCY - 1
+    # a handful, whatever the interleaving: the first pair in flight fails, then (nothing has succeeded
+    # and a failure may prove the endpoint down) one request at a time until the proof is complete
+    # (a 500 may be the streaming path's alone: one plain request is tried before stopping)
+    assert fake_openai.requests == max(SAME_FAILURES, CONCURRENCY) + (status == "500")
 
 
 def test_a_backend_that_dies_midway_stops_the_judges(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
@@ -160,4 +162,7 @@ def test_the_cli_says_why_it_stopped_and_writes_nothing(fake_openai: FakeOpenAI,
     assert "Invalid model name" in result.output and "--judge-model" in result.output
     assert "Traceback" not in result.output
     assert not out.exists()
-    assert fake_openai.requests < 10
+    # The first wave of requests (--concurrency 8) proves it; none is sent after the first failure until
+    # those in flight have settled, so the count does not depend on how the replies interleave (it was
+    # 8, 9 or 10 when a slot freed by an early failure started a new request before the proof was in).
+    assert fake_openai.requests == 8

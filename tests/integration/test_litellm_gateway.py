@@ -8,49 +8,23 @@ module (it takes about ten seconds to start).
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import secrets
-import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 from fakeserver import FakeOpenAI, Fault, last_user
+from litellm_proxy import free_port, gateway_marks, running_proxy
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
 
-
-def _proxy_command() -> str | None:
-    if importlib.util.find_spec("litellm") is None:
-        return None
-    beside = Path(sys.executable).with_name("litellm")
-    return str(beside) if beside.exists() else shutil.which("litellm")
-
-
-PROXY = _proxy_command()
-
-pytestmark = [
-    pytest.mark.gateway,
-    pytest.mark.skipif(PROXY is None, reason="LiteLLM's proxy is not installed (pip install 'litellm[proxy]')"),
-]
+pytestmark = gateway_marks
 
 MOCK_REPLY = "你好，这是模拟回答。"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _config(backend: str, dead_port: int) -> str:
@@ -78,50 +52,11 @@ class Gateway:
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gateway]:
-    assert PROXY is not None
     backend = FakeOpenAI().start()
-    workdir = tmp_path_factory.mktemp("litellm")
-    config = workdir / "config.yaml"
-    config.write_text(_config(backend.base_url, _free_port()), "utf-8")
-    port = _free_port()
-    key = "sk-" + secrets.token_hex(32)
-    env = {
-        **os.environ,
-        "LITELLM_MASTER_KEY": key,
-        "LITELLM_TELEMETRY": "False",
-        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-        "DISABLE_SCHEMA_UPDATE": "true",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }
-    log = (workdir / "proxy.log").open("wb")
-    process = subprocess.Popen(
-        [PROXY, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-        cwd=workdir,
-    )
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            if process.poll() is not None:
-                pytest.fail("LiteLLM's proxy exited:\n" + (workdir / "proxy.log").read_text("utf-8", "replace")[-3000:])
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health/liveliness", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("LiteLLM's proxy did not start within 180 s")
-            time.sleep(0.5)
-        yield Gateway(f"http://127.0.0.1:{port}/v1", key, backend)
+        with running_proxy(_config(backend.base_url, free_port()), tmp_path_factory.mktemp("litellm")) as (url, key):
+            yield Gateway(url, key, backend)
     finally:
-        process.terminate()
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
         backend.stop()
 
 

@@ -420,7 +420,7 @@ def test_first_failures_that_differ_do_not_stop(fake_openai: FakeOpenAI) -> None
 
 def test_rate_limits_and_timeouts_never_count_as_cannot_serve(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=0)] * 4 + [Fault("slow", delay=0.5)] * 2)
-    [result] = complete(fake_openai, timeout=0.2, max_retries=6, unavailable_after=2)
+    [result] = complete(fake_openai, timeout=0.2, max_retries=6, unavailable_after=2, rate_limit_base=0.01)
     assert result.content == "你好，世界"
 
 

@@ -10,7 +10,7 @@ from formatkit._api.validate import StrPath, _Run, check_combined, check_path, u
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import LineWriter, atomic_writer, dumps_line, output_lock
-from formatkit._rules.combined import CombinedIds
+from formatkit._rules.combined import combined_ids
 
 __all__ = ["check_output", "convert"]
 
@@ -63,10 +63,7 @@ def convert(
     check_output(output, paths)
     reports = []
     failed = False
-    # With one file and meta kept, the check can never fire (an id it finds again is in the same file and
-    # dataset, which it leaves to the file's own rules); skipping it keeps a one-file convert's memory
-    # flat (it remembers every id) and saves ~1 µs a record.
-    ids = CombinedIds(by_dataset=meta) if len(paths) > 1 or not meta else None
+    ids = combined_ids(len(paths), by_dataset=meta)
     try:
         with output_lock(output), atomic_writer(output) as raw, LineWriter(raw) as handle:
             for path in paths:

@@ -14,7 +14,7 @@ from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_is
 from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
-from formatkit._rules.combined import CombinedIds
+from formatkit._rules.combined import CombinedIds, combined_ids
 
 __all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
 
@@ -113,9 +113,7 @@ def validate_files(
     across the files)."""
     for path in paths:
         check_path(path)
-    # One file: an id it meets twice is in the same file and dataset, which the file's own rules report;
-    # the cross-file check would only remember every id (memory growing with the rows).
-    ids = CombinedIds() if len(paths) > 1 else None
+    ids = combined_ids(len(paths))
     files = []
     for path in paths:
         run = _Run(path, mode, profile, sheet=sheet)

@@ -41,7 +41,8 @@ def _formatkit_command() -> list[str]:
 
 
 def timed(command: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one child process."""
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one child process. The peak is the
+    child's rusage, which on Linux starts at this process's size (~20 MiB): a peak near that is ours."""
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)

@@ -1,48 +1,33 @@
 """The ``formatkit`` command: a thin layer over the library API.
 
-Each command lives in its own module with a ``register(app)`` function; heavy libraries (pandas,
-httpx, sympy) are imported inside the commands that need them, so ``formatkit validate`` starts fast.
+Every command is defined once, with typer, in its own module (:mod:`formatkit.cli._app` builds the
+application). :func:`main` first offers the arguments to the fast path (:mod:`formatkit.cli._fast`), which
+runs ordinary ``convert`` and ``validate`` invocations through the same bodies without importing typer;
+everything else -- help, usage errors, every other command -- goes to typer. ``app`` is built on first use
+(``from formatkit.cli import app``), so importing this package costs nothing.
 """
 
 from __future__ import annotations
 
-import importlib
+import os
+import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    from formatkit.cli._app import app as app
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(
-    name="formatkit",
-    help="Validate, convert, run and score LLM evaluation sets (Excel and jsonl).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+#: Set (to anything but empty) to send every invocation to typer: the tests compare both paths with it.
+TYPER_ONLY = "_FORMATKIT_TYPER_ONLY"
 
 
-def _version(value: bool) -> None:
-    if value:
-        from formatkit import __version__
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from formatkit.cli._app import app
 
-        typer.echo(f"formatkit {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _options(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the installed version and exit."
-    ),
-) -> None:
-    """Validate, convert, run and score LLM evaluation sets (Excel and jsonl)."""
-
-
-_COMMAND_MODULES = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval", "merge")
-
-for _name in _COMMAND_MODULES:
-    importlib.import_module(f"formatkit.cli.{_name}").register(app)
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
@@ -50,12 +35,23 @@ def main() -> None:
     machine refusing (a full disk, a read-only or missing directory, a path that is a file): one line
     and exit 1, never a traceback; an output another command is writing: one line and exit 2, as ``run``."""
     from formatkit._core.errors import FormatkitError, OutputBusyError
+    from formatkit.cli._base import echo
 
     try:
-        app()
+        code = None
+        if not os.environ.get(TYPER_ONLY):
+            from formatkit.cli._fast import run
+
+            code = run(sys.argv[1:])
+        if code is None:
+            from formatkit.cli._app import app
+
+            app()
+        else:
+            raise SystemExit(code)
     except OutputBusyError as exc:
-        typer.echo(f"formatkit: error: {exc}; nothing was written", err=True)
+        echo(f"formatkit: error: {exc}; nothing was written", err=True)
         raise SystemExit(2) from None
     except (FormatkitError, OSError) as exc:
-        typer.echo(f"formatkit: error: {exc}", err=True)
+        echo(f"formatkit: error: {exc}", err=True)
         raise SystemExit(1) from None

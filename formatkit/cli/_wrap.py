@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rich.cells import cell_len
-
 __all__ = ["display_width", "wrap"]
 
 _TOKEN = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\s+|[^\s\x1b]+")
@@ -26,7 +24,15 @@ _NO_END = frozenset("（「『【《〈“‘([{")
 
 def display_width(text: str) -> int:
     """Columns ``text`` takes on a terminal: CJK characters two, ANSI escape codes none."""
-    return cell_len(_ANSI.sub("", text)) if "\x1b" in text else cell_len(text)
+    return _cell_len(_ANSI.sub("", text)) if "\x1b" in text else _cell_len(text)
+
+
+def _cell_len(text: str) -> int:
+    if text.isascii() and text.isprintable():  # one column each: rich's table (~5 ms to import) is not needed
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
 
 
 def _wide(char: str) -> bool:
@@ -75,7 +81,7 @@ def wrap(text: str, width: int, indent: int = 0) -> list[str]:
             glued = False
             continue
         for index, piece in enumerate(_pieces(token)):
-            size = cell_len(piece)
+            size = _cell_len(piece)
             if index == 0 and glued and atoms and not space:
                 before, last, last_size = atoms[-1]
                 tail = _ANSI.sub("", last)[-1:]

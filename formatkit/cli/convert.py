@@ -1,20 +1,16 @@
-"""``formatkit convert PATH... -o OUT.jsonl [--mode M] [--profile P] [--no-meta]``"""
+"""``formatkit convert PATH... -o OUT.jsonl [--mode M] [--profile P] [--no-meta]``
+
+The options are declared here (typer); the body is :func:`formatkit.cli._convert.run_convert`, which the
+fast path of :func:`formatkit.cli.main` runs too: a new option here needs its entry in
+:mod:`formatkit.cli._fast` (tests/cli/test_fast_path.py fails until it has one).
+"""
 
 from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import (
-    EXIT_ERRORS,
-    EXIT_OK,
-    ModeOption,
-    ProfileOption,
-    fail_usage,
-    lang_option,
-    paths_or_fail,
-    print_report,
-    terminate_cleanly,
-)
+from formatkit.cli._common import ModeOption, ProfileOption, lang_option
+from formatkit.cli._convert import run_convert
 from formatkit.cli._options import IssueArgs, takes
 
 
@@ -33,40 +29,17 @@ def convert(
     issues: IssueArgs,
 ) -> None:
     """Validate, then write canonical jsonl. Nothing is written when any error is found."""
-    from formatkit._api.conversion import check_output
-    from formatkit._api.conversion import convert as run_convert
-    from formatkit._core.errors import OutputBusyError, OutputError
-    from formatkit._core.messages import locale_lang, ui
-
-    terminate_cleanly()
-    shown = issues.shown
-    paths = paths_or_fail(paths)
-    try:
-        check_output(output, paths)
-    except OutputError as exc:  # a folder, a spreadsheet's name, an input: bad usage
-        fail_usage(str(exc))
-    try:
-        report = run_convert(
-            paths,
-            output,
-            mode=mode.value,
-            profile=profile.value,
-            meta=not no_meta,
-            sheet=sheet,
-        )
-    except OutputBusyError as exc:
-        fail_usage(f"{exc}; nothing was written")
-    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
-        typer.echo(f"formatkit convert: {exc}; nothing was written", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
-    if report.valid:
-        print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
-        records = sum(f.records for f in report.files)
-        typer.echo(ui("wrote_records", lang or locale_lang(), records=records, output=output), err=True)
-        raise typer.Exit(EXIT_OK)
-    print_report(report, err=True, shown=shown, lang=lang)
-    typer.echo(ui("nothing_written", lang or locale_lang(), output=output), err=True)
-    raise typer.Exit(EXIT_ERRORS)
+    code = run_convert(
+        paths,
+        output,
+        mode=mode.value,
+        profile=profile.value,
+        meta=not no_meta,
+        sheet=sheet,
+        lang=lang,
+        shown=issues.shown,
+    )
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,19 +1,17 @@
-"""``formatkit validate PATH... [--mode M] [--profile P] [--json] [--max-issues N | --all]``"""
+"""``formatkit validate PATH... [--mode M] [--profile P] [--json] [--max-issues N | --all]``
+
+The options are declared here (typer); the body is :func:`formatkit.cli._validate.run_validate`, which the
+fast path of :func:`formatkit.cli.main` runs too: a new option here needs its entry in
+:mod:`formatkit.cli._fast` (tests/cli/test_fast_path.py fails until it has one).
+"""
 
 from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import (
-    EXIT_ERRORS,
-    EXIT_OK,
-    ModeOption,
-    ProfileOption,
-    lang_option,
-    paths_or_fail,
-    print_report,
-)
+from formatkit.cli._common import ModeOption, ProfileOption, lang_option
 from formatkit.cli._options import IssueArgs, takes
+from formatkit.cli._validate import run_validate
 
 
 @takes(issues=IssueArgs)
@@ -30,16 +28,10 @@ def validate(
     issues: IssueArgs,
 ) -> None:
     """Check evaluation files; report every problem with its place. Exit 1 when errors are found."""
-    from formatkit._api.validate import validate_files
-
-    report = validate_files(paths_or_fail(paths), mode=mode.value, profile=profile.value, sheet=sheet)
-    if as_json:
-        from formatkit._core.messages import locale_lang
-
-        typer.echo(report.translated(lang or locale_lang()).model_dump_json(indent=2))
-    else:
-        print_report(report, shown=issues.shown, lang=lang)
-    raise typer.Exit(EXIT_OK if report.valid else EXIT_ERRORS)
+    code = run_validate(
+        paths, mode=mode.value, profile=profile.value, as_json=as_json, sheet=sheet, lang=lang, shown=issues.shown
+    )
+    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

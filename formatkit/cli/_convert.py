@@ -1,0 +1,56 @@
+"""The body of ``formatkit convert``, without typer: the typer command (:mod:`formatkit.cli.convert`) and
+the fast path (:mod:`formatkit.cli._fast`) both run it, so there is one body; it returns the exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, fail_usage, paths_or_fail, terminate_cleanly
+
+if TYPE_CHECKING:
+    from formatkit._core.modes import Mode, Profile
+
+__all__ = ["run_convert"]
+
+
+def run_convert(
+    paths: Sequence[str],
+    output: str,
+    *,
+    mode: Mode,
+    profile: Profile,
+    meta: bool,
+    sheet: str | None,
+    lang: str | None,
+    shown: int | None,
+) -> int:
+    """Validate, then write canonical jsonl; nothing is written when any error is found. ``lang``: a
+    catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
+    from formatkit._api.conversion import check_output
+    from formatkit._api.conversion import convert as convert_files
+    from formatkit._core.errors import OutputBusyError, OutputError
+    from formatkit._core.messages import locale_lang, ui
+    from formatkit.cli._printing import print_report
+
+    terminate_cleanly()
+    paths = paths_or_fail(paths)
+    try:
+        check_output(output, paths)
+    except OutputError as exc:  # a folder, a spreadsheet's name, an input: bad usage
+        fail_usage(str(exc))
+    try:
+        report = convert_files(paths, output, mode=mode, profile=profile, meta=meta, sheet=sheet)
+    except OutputBusyError as exc:
+        fail_usage(f"{exc}; nothing was written")
+    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
+        echo(f"formatkit convert: {exc}; nothing was written", err=True)
+        return EXIT_ERRORS
+    if report.valid:
+        print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
+        records = sum(f.records for f in report.files)
+        echo(ui("wrote_records", lang or locale_lang(), records=records, output=output), err=True)
+        return EXIT_OK
+    print_report(report, err=True, shown=shown, lang=lang)
+    echo(ui("nothing_written", lang or locale_lang(), output=output), err=True)
+    return EXIT_ERRORS

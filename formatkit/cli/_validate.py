@@ -1,0 +1,40 @@
+"""The body of ``formatkit validate``, without typer: the typer command (:mod:`formatkit.cli.validate`) and
+the fast path (:mod:`formatkit.cli._fast`) both run it, so there is one body; it returns the exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, paths_or_fail
+
+if TYPE_CHECKING:
+    from formatkit._core.modes import Mode, Profile
+
+__all__ = ["run_validate"]
+
+
+def run_validate(
+    paths: Sequence[str],
+    *,
+    mode: Mode,
+    profile: Profile,
+    as_json: bool,
+    sheet: str | None,
+    lang: str | None,
+    shown: int | None,
+) -> int:
+    """Check the files and print the report (JSON on stdout with ``as_json``); 1 when errors are found.
+    ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
+    from formatkit._api.validate import validate_files
+
+    report = validate_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet)
+    if as_json:
+        from formatkit._core.messages import locale_lang
+
+        echo(report.translated(lang or locale_lang()).model_dump_json(indent=2))
+    else:
+        from formatkit.cli._printing import print_report
+
+        print_report(report, shown=shown, lang=lang)
+    return EXIT_OK if report.valid else EXIT_ERRORS

@@ -82,6 +82,17 @@ def test_the_fast_table_agrees_with_typer_option_by_option(command: str) -> None
     assert differences(COMMANDS[command].options, _typer_params(command)) == []
 
 
+@pytest.mark.parametrize("command", ["convert", "validate"])
+def test_typer_parses_the_command_as_the_fast_path_assumes(command: str) -> None:
+    """Options and paths in any order, nothing unknown let through, no settings that change how a word
+    is read (a token_normalize_func, other help names, an envvar prefix)."""
+    group = typer.main.get_command(app)
+    cli = group.commands[command]  # type: ignore[attr-defined]
+    assert (cli.allow_interspersed_args, cli.ignore_unknown_options, cli.allow_extra_args) == (True, False, False)
+    assert cli.context_settings == {} and group.context_settings == {}
+    assert [p.name for p in group.params] == ["version"]  # the group's only option, never before a fast command
+
+
 def test_a_drift_between_the_two_is_found() -> None:
     """The check above can fail: a typer option the table lacks, a changed default, a new choice."""
     fast = COMMANDS["convert"].options
@@ -333,6 +344,21 @@ def test_the_fast_path_imports_neither_typer_nor_click_nor_rich(args: list[str],
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     done = subprocess.run([sys.executable, "-c", _IMPORTS, *args], capture_output=True, text=True, timeout=120)
     assert done.stderr.rsplit("\n", 1)[-1] == expected, done.stderr
+
+
+def test_a_closed_pipe_ends_both_paths_alike() -> None:
+    """What typer's main does when stdout is a closed pipe (exit 1, not a word), the fast path does."""
+    for args in (["validate", "--json", SEED[2]], ["validate", SEED[2]]):
+        seen = []
+        for typer_only in ("", "1"):
+            read, write = os.pipe()
+            os.close(read)
+            env = {**os.environ, TYPER_ONLY: typer_only}
+            done = subprocess.run([sys.executable, "-c", CODE, *args], stdout=write, capture_output=False,
+                                  stderr=subprocess.PIPE, env=env, timeout=120)  # fmt: skip
+            os.close(write)
+            seen.append((done.returncode, done.stderr))
+        assert seen[0] == seen[1] == (1, b"")
 
 
 def test_python_dash_m_formatkit_cli_runs_the_command(tmp_path: Path) -> None:

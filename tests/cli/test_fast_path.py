@@ -346,6 +346,49 @@ def test_the_fast_path_imports_neither_typer_nor_click_nor_rich(args: list[str],
     assert done.stderr.rsplit("\n", 1)[-1] == expected, done.stderr
 
 
+def test_a_full_disk_is_the_same_one_line_through_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk fills while the output is written: exit 1 and one line naming the output, by either path."""
+    import errno
+
+    from formatkit.cli import main
+
+    class FullDisk:
+        def __init__(self, handle: Any) -> None:
+            self._handle = handle
+
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._handle, name)
+
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        handle = real_fdopen(fd, *args, **kwargs)
+        return FullDisk(handle) if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else handle
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    out = tmp_path / "out.jsonl"
+    seen = []
+    for typer_only in ("", "1"):
+        monkeypatch.setenv(TYPER_ONLY, typer_only)
+        monkeypatch.setattr(sys, "argv", ["formatkit", "convert", SEED[2], "-o", str(out)])
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exited:
+            main()
+        seen.append((exited.value.code, capsys.readouterr()))
+    assert seen[0] == seen[1]
+    assert (
+        seen[0][0] == 1
+        and seen[0][1].err
+        == f"formatkit convert: {out}: cannot write it (No space left on device); nothing was written\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_closed_pipe_ends_both_paths_alike() -> None:
     """What typer's main does when stdout is a closed pipe (exit 1, not a word), the fast path does."""
     for args in (["validate", "--json", SEED[2]], ["validate", SEED[2]]):

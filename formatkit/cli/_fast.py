@@ -23,7 +23,6 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO, Any, TextIO, cast
 
 from formatkit.cli._base import ModeOption, ProfileOption, echo
@@ -33,7 +32,6 @@ __all__ = ["COMMANDS", "FastCommand", "FastOption", "parse", "run"]
 _COUNT = re.compile(r"[1-9][0-9]{0,8}")
 
 
-@dataclass(frozen=True)
 class FastOption:
     """One option of a command as the fast path reads it.
 
@@ -43,13 +41,29 @@ class FastOption:
     ``default``: its value when not given (an enum's value, not the enum); ``required``; ``multiple``
     (repeatable: none of these is, and a repeated option makes the fast path decline)."""
 
-    name: str
-    flags: tuple[str, ...]
-    kind: str
-    default: object = None
-    choices: tuple[str, ...] = ()
-    required: bool = False
-    multiple: bool = False
+    __slots__ = ("choices", "default", "flags", "kind", "multiple", "name", "required")
+
+    def __init__(
+        self,
+        name: str,
+        flags: tuple[str, ...],
+        kind: str,
+        default: object = None,
+        choices: tuple[str, ...] = (),
+        *,
+        required: bool = False,
+        multiple: bool = False,
+    ) -> None:
+        self.name = name
+        self.flags = flags
+        self.kind = kind
+        self.default = default
+        self.choices = choices
+        self.required = required
+        self.multiple = multiple
+
+    def __repr__(self) -> str:
+        return f"FastOption({self.name!r}, {self.flags!r}, {self.kind!r}, {self.default!r}, {self.choices!r})"
 
     def convert(self, raw: str) -> object | None:
         """The value of ``raw``, or None when typer might read it differently or refuse it."""
@@ -68,12 +82,14 @@ class FastOption:
         raise ValueError(f"unknown kind {self.kind!r}")
 
 
-@dataclass(frozen=True)
 class FastCommand:
     """A command's options (besides its PATH... argument, named ``paths``) and how to run its body."""
 
-    options: tuple[FastOption, ...]
-    body: Callable[[list[str], Mapping[str, Any]], int]
+    __slots__ = ("body", "options")
+
+    def __init__(self, options: tuple[FastOption, ...], body: Callable[[list[str], Mapping[str, Any]], int]) -> None:
+        self.options = options
+        self.body = body
 
 
 def _mode() -> FastOption:

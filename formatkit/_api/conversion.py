@@ -9,7 +9,7 @@ from pathlib import Path
 from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
-from formatkit._core.writers import LineWriter, atomic_writer, dumps_line, output_lock
+from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._rules.combined import combined_ids
 
 __all__ = ["check_output", "convert"]
@@ -65,7 +65,7 @@ def convert(
     failed = False
     ids = combined_ids(len(paths), by_dataset=meta)
     try:
-        with output_lock(output), atomic_writer(output) as raw, LineWriter(raw) as handle:
+        with output_lock(output), atomic_writer(output) as handle:
             for path in paths:
                 run = _Run(path, mode, profile, fast, sheet)
                 for record in run:

@@ -26,7 +26,6 @@ input, no row limit (``--profile none``), the fast path on, and ``FORMATKIT_WORK
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 import subprocess
 import sys
@@ -69,16 +68,25 @@ def _boundary(handle: IO[bytes], size: int) -> int | None:
 
 
 def _lines_before(path: str, offset: int) -> int:
-    """The line breaks before ``offset``: found with memchr (mmap's find), one call per line, ~4x faster on
-    the long lines of evaluation sets than reading the bytes and counting them."""
-    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        count = 0
-        find = data.find
-        position = find(b"\n", 0, offset)
-        while position >= 0:
-            count += 1
-            position = find(b"\n", position + 1, offset)
-        return count
+    """The line breaks before ``offset``, found with memchr (``find``, one call per line: ~4x faster on the
+    long lines of evaluation sets than ``count``), a block at a time into one buffer (memory stays flat; a
+    memory map would add the pages it touched to this process's resident size)."""
+    buffer = bytearray(_CHUNK)
+    count = 0
+    left = offset
+    with open(path, "rb", buffering=0) as handle:
+        while left > 0:
+            size = handle.readinto(buffer)
+            if not size:
+                break
+            end = min(size, left)
+            left -= end
+            find = buffer.find
+            position = find(b"\n", 0, end)
+            while position >= 0:
+                count += 1
+                position = find(b"\n", position + 1, end)
+    return count
 
 
 class LaterPart:

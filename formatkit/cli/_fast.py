@@ -39,7 +39,7 @@ class FastOption:
     ``flag`` (no value, True when given), ``text``, ``choice`` (one of ``choices``), ``count`` (an integer
     ≥ 1) or ``lang`` (a language a catalogue exists for, resolved as typer's callback resolves it);
     ``default``: its value when not given (an enum's value, not the enum); ``required``; ``multiple``
-    (repeatable: none of these is, and a repeated option makes the fast path decline)."""
+    (repeatable: its values come as a list; any other option given twice makes the fast path decline)."""
 
     __slots__ = ("choices", "default", "flags", "kind", "multiple", "name", "required")
 
@@ -177,10 +177,10 @@ def parse(options: Sequence[FastOption], args: Sequence[str]) -> tuple[list[str]
             continue
         flag, equals, attached = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         option = by_flag.get(flag)
-        if option is None or option.name in values:
+        if option is None or (option.name in values and not option.multiple):
             return None
         if option.kind == "flag":
-            if equals:
+            if equals or option.multiple:
                 return None
             values[option.name] = True
             continue
@@ -192,14 +192,17 @@ def parse(options: Sequence[FastOption], args: Sequence[str]) -> tuple[list[str]
         value = option.convert(attached)
         if value is None:
             return None
-        values[option.name] = value
+        if option.multiple:  # every value in order, as typer hands a repeatable option
+            values.setdefault(option.name, []).append(value)
+        else:
+            values[option.name] = value
     if not paths:
         return None
     for option in options:
         if option.name not in values:
             if option.required:
                 return None
-            values[option.name] = option.default
+            values[option.name] = list(cast(Sequence[str], option.default or ())) if option.multiple else option.default
     return paths, values
 
 

@@ -168,6 +168,14 @@ def test_the_fast_path_reads_every_plain_form() -> None:
     )  # fmt: skip
 
 
+def test_a_repeatable_option_gives_its_values_in_order() -> None:
+    """None of convert's or validate's options repeats today; one that does is read as typer reads it."""
+    options = (FastOption("header", ("--header",), "text", (), multiple=True), FastOption("json", ("--json",), "flag"))
+    assert parse(options, ["a", "--header", "x=1", "--header=y=2"]) == (["a"], {"header": ["x=1", "y=2"], "json": None})
+    assert parse(options, ["a"]) == (["a"], {"header": [], "json": None})
+    assert parse(options, ["a", "--json", "--json"]) is None
+
+
 def test_a_shell_completion_request_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_FORMATKIT_COMPLETE", "bash_complete")
     assert run(["validate", "a.jsonl"]) is None

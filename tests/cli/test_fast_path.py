@@ -255,7 +255,20 @@ def assert_same(args: list[str], tmp_path: Path, *, fast: bool = True, env: dict
         (["validate", str(FIXTURES / "no\x1b[31mthing.jsonl")], 2),  # colour codes in a name: stripped alike
         (["validate", str(FIXTURES / "seed")], 2),
     ],
-    ids=lambda v: " ".join(a.rsplit("/", 1)[-1] for a in v[:4]) if isinstance(v, list) else str(v),
+    ids=[
+        "seed",
+        "seed-json",
+        "valid-infer-only",
+        "invalid-excel",
+        "invalid-excel-all-zh",
+        "invalid-jsonl-max-1-zh",
+        "invalid-jsonl-json-scored",
+        "json-zh",
+        "no-such-sheet",
+        "no-such-file",
+        "colour-codes-in-a-name",
+        "folder",
+    ],
 )
 def test_validate_prints_the_same_through_both_paths(args: list[str], code: int, tmp_path: Path) -> None:
     assert assert_same(args, tmp_path) == code
@@ -280,7 +293,18 @@ def test_validate_in_the_locale_s_language_prints_the_same(tmp_path: Path) -> No
         (["convert", SEED[2], "-o", "{tmp}/a-file/out.jsonl"], 1),  # under a file: the machine refuses
         (["convert", str(FIXTURES / "nothing-here.xlsx"), "-o", "{tmp}/out.jsonl"], 2),
     ],
-    ids=lambda v: " ".join(a.rsplit("/", 1)[-1] for a in v) if isinstance(v, list) else str(v),
+    ids=[
+        "two-files",
+        "no-meta-zh",
+        "scored",
+        "invalid-excel-max-2",
+        "invalid-jsonl-all-zh",
+        "output-a-folder",
+        "output-an-input",
+        "output-xlsx",
+        "output-under-a-file",
+        "no-such-file",
+    ],
 )
 def test_convert_prints_and_writes_the_same_through_both_paths(args: list[str], code: int, tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("not a folder")

@@ -28,6 +28,7 @@ __all__ = [
     "fail_usage",
     "output_or_fail",
     "paths_or_fail",
+    "standard_stream",
     "terminate_cleanly",
 ]
 
@@ -57,7 +58,7 @@ def echo(message: str = "", *, err: bool = False) -> None:
     ``err``), colour codes stripped unless the stream is a terminal, flushed at once; a stream whose encoding
     is ASCII (or missing) is written through its buffer in UTF-8 with ``errors="replace"``, as click does.
     The fast path and the typer path must print byte for byte the same (tests/cli/test_fast_path.py)."""
-    stream = _text_stream(sys.stderr if err else sys.stdout)
+    stream = standard_stream(err)
     if stream is None:  # no standard stream (pythonw)
         return
     out = message + "\n"
@@ -65,6 +66,13 @@ def echo(message: str = "", *, err: bool = False) -> None:
         out = _ANSI.sub("", out)
     stream.write(out)
     stream.flush()
+
+
+def standard_stream(err: bool = False) -> TextIO | None:
+    """stdout (stderr with ``err``) to write text to, as click picks it: the stream itself, or, when its
+    encoding is ASCII or missing (``PYTHONIOENCODING=ascii``, a bare pipe on an old system), a UTF-8 writer
+    on its buffer that replaces what cannot be encoded, so Chinese text is written, never a traceback."""
+    return _text_stream(sys.stderr if err else sys.stdout)
 
 
 def _text_stream(stream: TextIO | None) -> TextIO | None:

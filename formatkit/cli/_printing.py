@@ -14,13 +14,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from formatkit._core.codes import describe
 from formatkit._core.issues import CAUSES, FileReport, Issue, Report
 from formatkit._core.messages import Msg, locale_lang, ui
+from formatkit.cli._base import standard_stream
 from formatkit.cli._wrap import display_width, wrap
 
 __all__ = ["DEFAULT_SHOWN", "escape_controls", "print_report"]
@@ -136,7 +136,9 @@ def print_report(
     """The report for a person: per file its verdict line, then its issues grouped by code, each code with
     its count and its first ``shown`` places (None: every kept issue); then a one-line summary. ``lang``:
     the language of every message (None: the locale's, see :func:`formatkit._core.messages.locale_lang`)."""
-    out = sys.stderr if err else sys.stdout
+    out = standard_stream(err)  # typer.echo's choice: on an ASCII stream, UTF-8 rather than a traceback
+    if out is None:
+        return
     lang = lang or locale_lang()
     report = report.translated(lang)
     style = _Style(out, lang)

@@ -274,6 +274,18 @@ def test_validate_prints_the_same_through_both_paths(args: list[str], code: int,
     assert assert_same(args, tmp_path) == code
 
 
+@pytest.mark.parametrize("command", ["validate", "convert"])
+def test_chinese_on_an_ascii_stream_is_utf8_not_a_traceback(command: str, tmp_path: Path) -> None:
+    """PYTHONIOENCODING=ascii: the report is written in UTF-8 as typer.echo writes (the report's own lines
+    were print()ed and raised UnicodeEncodeError halfway), alike through both paths."""
+    args = [command, *INVALID_JSONL[:6], "--lang", "zh"]
+    if command == "convert":
+        args += ["-o", str(tmp_path / "out.jsonl")]
+    assert assert_same(args, tmp_path, env={"PYTHONIOENCODING": "ascii"}) == 1
+    _, out, err = formatkit(args, typer_only=False, env={"PYTHONIOENCODING": "ascii"})
+    assert "个文件" in (out if command == "validate" else err).decode("utf-8")
+
+
 def test_validate_in_the_locale_s_language_prints_the_same(tmp_path: Path) -> None:
     args = ["validate", *INVALID_JSONL[:6]]
     assert assert_same(args, tmp_path, env={"LANG": "zh_CN.UTF-8"}) == 1

@@ -324,6 +324,16 @@ def test_convert_prints_and_writes_the_same_through_both_paths(args: list[str], 
     assert assert_same(args, tmp_path) == code
 
 
+def test_names_with_chinese_and_spaces_and_an_empty_name_print_the_same(tmp_path: Path) -> None:
+    source = tmp_path / "评测 集（一）.jsonl"
+    source.write_bytes(Path(SEED[3]).read_bytes())
+    bad = tmp_path / "坏 的.jsonl"
+    bad.write_bytes(Path(INVALID_JSONL[0]).read_bytes())
+    assert assert_same(["validate", str(source), str(bad), "--lang", "zh"], tmp_path) == 0
+    assert assert_same(["convert", str(source), "-o", str(tmp_path / "输出 文件.jsonl")], tmp_path) == 0
+    assert assert_same(["validate", ""], tmp_path) == 2
+
+
 _HOLD = (
     "import sys, time\n"
     "from formatkit._core.writers import output_lock\n"

@@ -3,7 +3,7 @@
 
 The bodies of ``convert`` and ``validate`` (:mod:`formatkit.cli._convert`, :mod:`formatkit.cli._validate`)
 are built on this module alone, so the fast path of :func:`formatkit.cli.main` runs them without importing
-typer (:mod:`formatkit.cli._fast`). :mod:`formatkit.cli._common` re-exports all of it for the commands.
+typer (:mod:`formatkit.cli._fast`); :mod:`formatkit.cli._common` re-exports it for the other commands.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from formatkit._api.jsonl_part import LaterPart
 from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.issues import Report
 from formatkit._core.modes import MAX_ROWS, Mode, Profile
-from formatkit._core.writers import atomic_writer, dumps_line, output_lock
+from formatkit._core.writers import atomic_writer, dumps_line, output_lock, refuse_special
 from formatkit._rules.combined import combined_ids
 
 __all__ = ["check_output", "convert"]
@@ -33,6 +33,7 @@ def check_output(output: StrPath, inputs: Sequence[StrPath] = ()) -> None:
         raise OutputError(f"{output}: the output would overwrite an input file")
     if os.path.isdir(output):
         raise OutputError(f"{output}: is a directory; name the .jsonl file to write")
+    refuse_special(Path(output))
     if Path(output).suffix.lower() in _SPREADSHEET_SUFFIXES:
         raise OutputError(
             f"{output}: convert writes canonical jsonl, not a spreadsheet; name the output .jsonl "

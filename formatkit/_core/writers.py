@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -32,6 +33,7 @@ __all__ = [
     "lock_holder",
     "open_no_follow",
     "output_lock",
+    "refuse_special",
     "save_workbook",
 ]
 
@@ -57,12 +59,28 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     On any exception the temporary file is removed and an existing ``path`` is left untouched.
     """
     target = Path(path)
+    refuse_special(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"{target}: cannot write there ({exc.strerror or exc})") from exc
     with output_lock(target):
         yield from _write_atomically(target)
+
+
+def refuse_special(target: Path) -> None:
+    """OutputError when ``target`` exists and is not a regular file (a device such as /dev/null or
+    /dev/full, a named pipe, a socket): an output is put in place by renaming a new file over the old one,
+    which would replace the device itself (run as root, ``-o /dev/null`` left a plain file in its place)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:  # not there (or not reachable): the write says what is wrong
+        return
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise OutputError(
+            f"{target}: is not a regular file (a device, a pipe or a socket); formatkit writes an output by "
+            "replacing the file, which would replace that too: name a file to write"
+        )
 
 
 #: The write buffer of every output. A canonical line is ~1.5 KB: with the default 8 KiB buffer a
@@ -131,6 +149,7 @@ def output_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     """Hold the exclusive lock of the output ``path`` (see the module docstring); OutputBusyError at once
     when another process (or thread) holds it. The lock file is removed when released."""
     target = Path(path)
+    refuse_special(target)  # before a lock file is made beside it (in /dev, say)
     lock = str(target.with_name(f".{target.name}.lock"))
     me = threading.get_ident()
     with _HELD_GUARD:

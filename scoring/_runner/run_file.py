@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.writers import refuse_special
 from scoring._client.http import ChatClient
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.progress import Progress
@@ -201,6 +202,7 @@ def run_file(
     ``OUT.run.json`` (``run_record=False``: not written; ``command``: the command line to record) and is
     kept in the summary's ``run_record``.
     """
+    refuse_special(Path(output))  # before the journal and its lock are made beside it
     started_at = now_iso()
     tallies: list[ShardTally] = []
     client = endpoint.client()

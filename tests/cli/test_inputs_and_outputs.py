@@ -291,3 +291,36 @@ def test_a_second_eval_into_one_directory_sends_nothing(held: Any, fake_openai: 
     assert result.exit_code == 2, result.output
     assert "is being written by another formatkit command" in result.stderr and "nothing was sent" in result.stderr
     assert fake_openai.requests == 0 and not (directory / "canonical.jsonl").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize(
+    ("command", "name", "exit_code"),
+    [
+        (["convert", str(FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl")], "out.jsonl", 2),
+        (["fix", str(FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl")], "out.jsonl", 2),
+        (["score", str(SCORED)], "out.jsonl", 1),
+        (["export", str(FIXTURES / "seed" / "seed_output_multi_turn.jsonl")], "out.xlsx", 1),
+        (["report", str(SCORED), "--format", "html"], "out.html", 1),
+        (
+            ["run", str(FIXTURES / "seed" / "seed_output_single_turn.jsonl")]
+            + ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+            "out.jsonl",
+            1,
+        ),
+    ],
+    ids=["convert", "fix", "score", "export", "report", "run"],
+)
+def test_an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], name: str, exit_code: int
+) -> None:
+    """An output is put in place by renaming a new file over it: run as root, `-o /dev/full` replaced the
+    device with a plain file. A device, pipe or socket is refused before any work (a named pipe stands in
+    for /dev here), and nothing is made beside it (no lock, no journal)."""
+    out = tmp_path / name
+    os.mkfifo(out)
+    code, stderr = formatkit([*command, "-o", str(out)], capsys)
+    assert code == exit_code, stderr
+    assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert out.is_fifo()

@@ -67,11 +67,11 @@ class ExcelReader:
         if prepared is not None:
             fmt, groups, ctx = prepared
             if not self.fast:
-                for group in groups:
+                for _, group in _handed_out(groups):
                     yield make_draft(group, fmt, ctx)
                 return
             fast = _FastRecords(self.mode, ctx.file, fmt, ctx.sheet, ctx.dataset)
-            for position, group in enumerate(groups):
+            for position, group in _handed_out(groups):
                 if len(group) == 1:
                     record = fast.record(group[0], position)
                     if record is not None:
@@ -219,6 +219,19 @@ class _FastRecords:
                 "source": {"file": self.file, "format": self.fmt, "sheet": self.sheet, "rows": [row.number]},
             },
         }
+
+
+def _handed_out(groups: list[list[Row]]) -> Iterator[tuple[int, list[Row]]]:
+    """Each group with its position, the list's reference to it dropped as it is handed out: its cells
+    then go with its record, not at the end. (Serialising a record gives each non-ASCII text a cached
+    UTF-8 copy that lives as long as the text: kept to the end, those copies raised the peak of a
+    100,000-row sheet by 30 MB.)"""
+    for position, group in enumerate(groups):
+        groups[position] = _HANDED_OUT
+        yield position, group
+
+
+_HANDED_OUT: list[Row] = []
 
 
 def _fill_merged(rows: list[list[Any]], merged: list[tuple[int, int, int, int]]) -> None:

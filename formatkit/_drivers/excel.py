@@ -67,11 +67,13 @@ class ExcelReader:
         if prepared is not None:
             fmt, groups, ctx = prepared
             if not self.fast:
-                for _, group in _handed_out(groups):
+                for position, group in enumerate(groups):
+                    groups[position] = _HANDED_OUT
                     yield make_draft(group, fmt, ctx)
                 return
             fast = _FastRecords(self.mode, ctx.file, fmt, ctx.sheet, ctx.dataset)
-            for position, group in _handed_out(groups):
+            for position, group in enumerate(groups):
+                groups[position] = _HANDED_OUT
                 if len(group) == 1:
                     record = fast.record(group[0], position)
                     if record is not None:
@@ -221,16 +223,9 @@ class _FastRecords:
         }
 
 
-def _handed_out(groups: list[list[Row]]) -> Iterator[tuple[int, list[Row]]]:
-    """Each group with its position, the list's reference to it dropped as it is handed out: its cells
-    then go with its record, not at the end. (Serialising a record gives each non-ASCII text a cached
-    UTF-8 copy that lives as long as the text: kept to the end, those copies raised the peak of a
-    100,000-row sheet by 30 MB.)"""
-    for position, group in enumerate(groups):
-        groups[position] = _HANDED_OUT
-        yield position, group
-
-
+#: What a group's place in the list holds once drafts() has handed it out: its cells then go with its
+#: record, not at the end. (Serialising a record gives each non-ASCII text a cached UTF-8 copy that lives
+#: as long as the text: kept to the end, those copies raised the peak of a 100,000-row sheet by 30 MB.)
 _HANDED_OUT: list[Row] = []
 
 

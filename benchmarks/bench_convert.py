@@ -10,8 +10,10 @@ outputs byte for byte: the floor must write exactly what formatkit writes, meta 
 
 Printed per format: the median wall time and CPU time (user + system, from the child's own rusage: steadier
 than wall time on a shared machine) of each side, the peak RSS, and formatkit's speed as a share of the
-floor's (floor time / formatkit time). The target is ≥ 75 % for both formats. A two-row file shows the
-start-up cost on its own. Data is generated once into benchmarks/data/ (git-ignored) by bench_formats.py.
+floor's (floor time / formatkit time). The target is ≥ 75 % for both formats. On the jsonl file formatkit
+reads the later half in a second process where a core is free (its CPU time then exceeds its wall time);
+a third side, "one process" (FORMATKIT_WORKERS=1), shows what one process alone does. A two-row file shows
+the start-up cost on its own. Data is generated once into benchmarks/data/ (git-ignored) by bench_formats.py.
 """
 
 from __future__ import annotations
@@ -40,11 +42,15 @@ def _formatkit_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "formatkit.cli"]
 
 
-def timed(command: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one child process. The peak is the
-    child's rusage, which on Linux starts at this process's size (~20 MiB): a peak near that is ours."""
+def timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, the child's and those of any process it waited for, such
+    as convert's second reader) and peak RSS (MiB, the largest of those processes) of one child process. The
+    peak is the child's rusage, which on Linux starts at this process's size (~20 MiB): a peak near that is
+    ours."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=None if env is None else {**os.environ, **env}
+    )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -54,24 +60,35 @@ def timed(command: list[str]) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def compare(source: Path, runs: int, folder: Path) -> dict[str, float]:
+#: formatkit as one process: convert reads a large jsonl file with a second process where a core is free
+#: (formatkit._api.jsonl_part); this side shows what one process alone does.
+ONE_PROCESS = "one process"
+
+
+def compare(source: Path, runs: int, folder: Path, *, one_process: bool = False) -> dict[str, float]:
     ours, floor = folder / "formatkit.jsonl", folder / "floor.jsonl"
     fk_cmd = [*_formatkit_command(), "convert", str(source), "-o", str(ours), "--profile", "none"]
     floor_cmd = [sys.executable, str(FLOOR), str(source), str(floor)]
-    sides: dict[str, list[tuple[float, float, float]]] = {"formatkit": [], "floor": []}
+    sides: list[tuple[str, list[str], dict[str, str] | None]] = [
+        ("formatkit", fk_cmd, None),
+        ("floor", floor_cmd, None),
+    ]
+    if one_process:
+        sides.append((ONE_PROCESS, fk_cmd, {"FORMATKIT_WORKERS": "1"}))
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _, _ in sides}
     for run in range(runs):
-        order = [("formatkit", fk_cmd), ("floor", floor_cmd)]
-        if run % 2:
-            order.reverse()
-        for name, command in order:
-            sides[name].append(timed(command))
+        order = sides if run % 2 == 0 else sides[::-1]
+        for name, command, env in order:
+            samples[name].append(timed(command, env))
+            if name != "floor" and not filecmp.cmp(ours, floor, shallow=False) and floor.exists():
+                raise SystemExit(f"{source.name}: formatkit's output differs from the floor's: the floor is not honest")
         if not filecmp.cmp(ours, floor, shallow=False):
             raise SystemExit(f"{source.name}: the floor's output differs from formatkit's: the floor is not honest")
     result: dict[str, float] = {}
-    for name, samples in sides.items():
-        result[f"{name}_wall"] = statistics.median(s[0] for s in samples)
-        result[f"{name}_cpu"] = statistics.median(s[1] for s in samples)
-        result[f"{name}_peak"] = max(s[2] for s in samples)
+    for name, values in samples.items():
+        result[f"{name}_wall"] = statistics.median(s[0] for s in values)
+        result[f"{name}_cpu"] = statistics.median(s[1] for s in values)
+        result[f"{name}_peak"] = max(s[2] for s in values)
     return result
 
 
@@ -94,13 +111,17 @@ def _print(label: str, r: dict[str, float]) -> tuple[float, float]:
     wall = r["floor_wall"] / r["formatkit_wall"]
     cpu = r["floor_cpu"] / r["formatkit_cpu"]
     print(f"{label}")
-    for name in ("floor", "formatkit"):
+    names = [n for n in ("floor", "formatkit", ONE_PROCESS) if f"{n}_wall" in r]
+    for name in names:
         print(
-            f"  {name:<10} wall {r[f'{name}_wall']:6.2f} s   cpu {r[f'{name}_cpu']:6.2f} s   "
+            f"  {name:<11} wall {r[f'{name}_wall']:6.2f} s   cpu {r[f'{name}_cpu']:6.2f} s   "
             f"peak {r[f'{name}_peak']:6.0f} MiB"
         )
     peak = r["formatkit_peak"] / r["floor_peak"]
     print(f"  formatkit at {wall:.0%} of the floor (wall), {cpu:.0%} (cpu); peak {peak:.2f}x the floor's")
+    if ONE_PROCESS in names:
+        alone = r["floor_wall"] / r[f"{ONE_PROCESS}_wall"], r["floor_cpu"] / r[f"{ONE_PROCESS}_cpu"]
+        print(f"  in one process at {alone[0]:.0%} of the floor (wall), {alone[1]:.0%} (cpu)")
     return wall, cpu
 
 
@@ -146,7 +167,7 @@ def main() -> None:
             (f"jsonl, {args.jsonl_rows:,} lines", jsonl),
             ("xlsx, 2 rows (start-up)", small),
         ):
-            wall, cpu = _print(label, compare(path, args.runs, Path(folder)))
+            wall, cpu = _print(label, compare(path, args.runs, Path(folder), one_process=path.suffix == ".jsonl"))
             if "start-up" not in label:
                 verdicts.append(f"{label.split(',')[0]} {wall:.0%} wall / {cpu:.0%} cpu")
         if args.memory_rows:

@@ -84,11 +84,13 @@ def main(argv: list[str]) -> int:
 
     source, target = argv
     records = _records_xlsx(source) if source.endswith(".xlsx") else _records_jsonl(source)
-    dumps = orjson.dumps
-    with open(target, "wb") as out:
+    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
+    # Written as formatkit writes (its atomic_writer's 1 MiB buffer, orjson's own newline): the floor's I/O is
+    # as good as formatkit's, so the gap between them is validation, not how bytes reach the disk.
+    with open(target, "wb", buffering=1 << 20) as out:
         write = out.write
         for record in records:
-            write(dumps(record) + b"\n")
+            write(dumps(record, option=newline))
     return 0
 
 

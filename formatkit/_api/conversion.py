@@ -6,10 +6,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from formatkit._api.jsonl_part import LaterPart
 from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.issues import Report
-from formatkit._core.modes import Mode, Profile
-from formatkit._core.writers import LineWriter, atomic_writer, dumps_line, output_lock
+from formatkit._core.modes import MAX_ROWS, Mode, Profile
+from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._rules.combined import combined_ids
 
 __all__ = ["check_output", "convert"]
@@ -64,17 +65,28 @@ def convert(
     reports = []
     failed = False
     ids = combined_ids(len(paths), by_dataset=meta)
+    max_rows = MAX_ROWS if profile == "platform" else None
     try:
-        with output_lock(output), atomic_writer(output) as raw, LineWriter(raw) as handle:
+        with output_lock(output), atomic_writer(output) as handle:
             for path in paths:
                 run = _Run(path, mode, profile, fast, sheet)
-                for record in run:
-                    if ids is not None and not check_combined(ids, run, record):
-                        failed = True
-                    if not meta:
-                        record.pop("meta", None)
-                    if not failed:
-                        handle.write(dumps_line(record))
+                # A large jsonl file's later part may be read by a second process (see jsonl_part).
+                part = LaterPart.start(run, output, meta=meta, max_rows=max_rows) if len(paths) == 1 else None
+                try:
+                    for record in run:
+                        if ids is not None and not check_combined(ids, run, record):
+                            failed = True
+                        if not meta:
+                            record.pop("meta", None)
+                        if not failed:
+                            handle.write(dumps_line(record))
+                        if part is not None and run.source.get("line", 0) >= part.boundary:
+                            if part.join(run, handle):
+                                break  # the rest of the file was read by the worker
+                            part = None
+                finally:
+                    if part is not None:
+                        part.close()
                 report = run.report()
                 failed = failed or not report.valid
                 reports.append(report)

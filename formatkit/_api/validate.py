@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
@@ -15,6 +15,9 @@ from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
 from formatkit._rules.combined import CombinedIds, combined_ids
+
+if TYPE_CHECKING:
+    from formatkit._drivers.jsonl import PartStart
 
 __all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
 
@@ -37,13 +40,21 @@ class _Run:
     """One pass over one file: drafts → canonical records, issues in the sink."""
 
     def __init__(
-        self, path: StrPath, mode: Mode, profile: Profile, fast: bool = True, sheet: str | None = None
+        self,
+        path: StrPath,
+        mode: Mode,
+        profile: Profile,
+        fast: bool = True,
+        sheet: str | None = None,
+        start: PartStart | None = None,
     ) -> None:
         self.path = check_path(path)
         self.name = str(path)
         self.mode = mode
         self.sink = IssueSink(self.name)
-        self.records = 0
+        #: Records given so far (a record's default session_id is its position); with ``start``, the records
+        #: of the lines before the part read here.
+        self.records = 0 if start is None else start.line - 1
         #: The source (file, line or sheet and rows) of the record yielded last: its place for cross-file rules.
         self.source: dict[str, Any] = {}
         self.reader = open_reader(
@@ -53,6 +64,7 @@ class _Run:
             max_rows=MAX_ROWS if profile == "platform" else None,
             fast=fast,
             sheet=sheet,
+            start=start,
         )
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
+
+if TYPE_CHECKING:
+    from formatkit._drivers.jsonl import PartStart
 
 __all__ = ["DraftReader", "open_reader"]
 
@@ -30,10 +33,18 @@ class DraftReader(Protocol):
 
 
 def open_reader(
-    path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True, sheet: str | None = None
+    path: Path,
+    *,
+    mode: Mode,
+    sink: IssueSink,
+    max_rows: int | None,
+    fast: bool = True,
+    sheet: str | None = None,
+    start: PartStart | None = None,
 ) -> DraftReader | None:
     """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it. ``fast``:
-    rows that pass every rule on cheap checks skip the Draft (the same record either way)."""
+    rows that pass every rule on cheap checks skip the Draft (the same record either way). ``start``: read
+    only the part of a jsonl file from there (see PartStart)."""
     suffix = path.suffix.lower()
     if suffix in (".xlsx", ".xls"):
         from formatkit._drivers.excel import ExcelReader
@@ -43,7 +54,7 @@ def open_reader(
     if suffix == ".jsonl":
         from formatkit._drivers.jsonl import JsonlReader
 
-        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast)
+        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, start=start)
     sink.add(
         "unsupported_extension",
         Msg(

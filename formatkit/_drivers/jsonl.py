@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,37 @@ from formatkit._rules.jsonl import detect_shape
 from formatkit._rules.parameters import is_clean_parameters
 from formatkit._rules.results import JSONL_RESULT_KEYS
 
-__all__ = ["JsonlReader", "detect_shape"]
+__all__ = ["JsonlReader", "PartStart", "detect_shape"]
+
+
+@dataclass(frozen=True)
+class PartStart:
+    """Where a later part of a jsonl file begins, as the lines before it left the reader when they gave
+    one record each and nothing to report: the byte offset and number of the part's first line, and the
+    file's shape (its first line's). Read from there, the part gives the bytes and issues that reading the
+    whole file gives for its lines, if the lines before it were indeed that clean (the caller checks)."""
+
+    offset: int
+    line: int
+    format: Format
 
 
 class JsonlReader:
-    """Reads a jsonl file line by line (memory stays flat)."""
+    """Reads a jsonl file line by line (memory stays flat).
 
-    def __init__(self, path: Path, *, mode: Mode, sink: IssueSink, max_rows: int | None, fast: bool = True) -> None:
+    ``start`` reads only the part of the file from there on (see :class:`PartStart`); another process reads
+    the lines before it."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        mode: Mode,
+        sink: IssueSink,
+        max_rows: int | None,
+        fast: bool = True,
+        start: PartStart | None = None,
+    ) -> None:
         self.path = path
         #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
         self.fast = fast
@@ -44,6 +69,30 @@ class JsonlReader:
         self._stem = path.stem
         #: Drafts and records handed out so far: a fast record's default session_id (its position).
         self._yielded = 0
+        self._start = start
+        if start is not None:
+            # the lines before: one record each, nothing given, nothing reported
+            self.format = start.format
+            self.rows = self._yielded = start.line - 1
+
+    @property
+    def clean(self) -> bool:
+        """Whether every line read so far gave one record, none with a session_id of its own, and nothing
+        was reported (the sink is empty): after line N, the state in which the part of the file after it may
+        be read elsewhere (see :class:`PartStart`); after a part, that nothing in it breaks that state."""
+        return (
+            self.format == "jsonl-single-turn"
+            and self.rows == self._yielded
+            and not self.sink.issues.counts
+            and not self._session_ids.given
+        )
+
+    def add_clean_part(self, first_line: int, records: int) -> None:
+        """Account for ``records`` lines from ``first_line`` on, read elsewhere from this reader's state (see
+        PartStart) with nothing reported: one record each, none with a session_id."""
+        self._session_ids.default_run(self._yielded, records, first_line)
+        self._yielded += records
+        self.rows += records
 
     def drafts(self) -> Iterator[Draft | dict[str, Any]]:
         sink = self.sink
@@ -58,7 +107,8 @@ class JsonlReader:
         plain_single, is_clean, build_target = rules.plain_single, is_clean_parameters, clean_target
         default_id, max_rows, mode = self._session_ids.default, self.max_rows, self.mode
         dataset, name = self._stem, self._name
-        for line, value in iter_json_lines(self.path, sink, dumps):
+        start = (0, 1) if self._start is None else (self._start.offset, self._start.line)
+        for line, value in iter_json_lines(self.path, sink, dumps, start=start):
             self.rows += 1
             if (
                 fast

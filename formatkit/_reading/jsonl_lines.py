@@ -271,24 +271,33 @@ def _parses(text: str) -> bool:
     return True
 
 
-def iter_json_lines(path: Path, sink: IssueSink, dumps: dict[str, bytes] | None = None) -> Iterator[tuple[int, Any]]:
+def iter_json_lines(
+    path: Path, sink: IssueSink, dumps: dict[str, bytes] | None = None, *, start: tuple[int, int] = (0, 1)
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each line that parses; report every other line.
 
     ``dumps``, when given, holds for the line just yielded the compact JSON (``orjson.dumps``) of nested
     top-level values the duplicate-key check serialised, by key; a key may be missing (then serialise it
-    yourself). It is emptied before each line."""
+    yourself). It is emptied before each line.
+
+    ``start``: the byte offset to read from (the start of a line) and that line's number, to read the part of
+    a file that begins there (the checks of the file's first line, a byte-order mark, UTF-16, apply to line 1
+    only)."""
     bad_encoding_line: int | None = None
     bad_encoding_count = 0
     blank_start = 0
     blank_count = 0
     limit = MAX_LINE_BYTES
+    offset, first_line = start
     with path.open("rb") as handle:
         status = os.fstat(handle.fileno())
+        if offset:
+            handle.seek(offset)
         # A file smaller than the bound cannot hold a longer line: it is read by the file's own iterator
         # (the bounded readline costs ~0.2 µs more a line); a larger file, or a pipe, by blocks of the bound.
         small = stat.S_ISREG(status.st_mode) and status.st_size < limit
         lines = handle if small else iter(functools.partial(handle.readline, limit), b"")
-        for number, raw in enumerate(lines, start=1):
+        for number, raw in enumerate(lines, start=first_line):
             if len(raw) >= limit and raw[-1:] != b"\n":
                 _too_long(handle, number, len(raw), limit, sink)
                 continue

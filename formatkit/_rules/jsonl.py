@@ -228,13 +228,29 @@ class SessionIds:
             first = self._first.get((None, position))
             if first is not None:
                 _mixed(position, line, first, sink, at=line)
+        self._extend(position, position, line)
+
+    def default_run(self, position: int, count: int, line: int) -> None:
+        """``count`` lines from ``line`` on, none with a session_id, became records ``position``... They were
+        read elsewhere (another process read that part of the file and found nothing to report), so there is
+        nothing to check: the lines before gave no id either (see :attr:`given`)."""
+        if count > 0:
+            self._extend(position, position + count - 1, line)
+
+    def _extend(self, first: int, last: int, line: int) -> None:
+        """Positions ``first``..``last`` (from ``line``) join the runs of defaulted ids."""
         ends = self._ends
-        if ends and ends[-1] == position - 1:
-            ends[-1] = position
+        if ends and ends[-1] == first - 1:
+            ends[-1] = last
         else:
-            self._starts.append(position)
-            ends.append(position)
+            self._starts.append(first)
+            ends.append(last)
             self._lines.append(line)
+
+    @property
+    def given(self) -> bool:
+        """Whether any line gave its own session_id."""
+        return bool(self._first)
 
     def _defaulted_line(self, session_id: int) -> int | None:
         index = bisect.bisect_right(self._starts, session_id) - 1

@@ -37,32 +37,3 @@ def test_failure_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert target.read_bytes() == b"old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
-
-
-def test_line_writer_writes_exactly_what_it_is_given(tmp_path: Path) -> None:
-    from formatkit._core.writers import LineWriter
-
-    lines = [f"{i}:{'x' * (i % 3000)}\n".encode() for i in range(3000)]  # several blocks
-    target = tmp_path / "out.jsonl"
-    with atomic_writer(target) as raw, LineWriter(raw, sync_every=1 << 20) as handle:
-        for line in lines:
-            handle.write(line)
-    assert target.read_bytes() == b"".join(lines)
-
-
-def test_line_writer_error_in_its_thread_reaches_the_caller(tmp_path: Path) -> None:
-    from formatkit._core.writers import LineWriter
-
-    class Full:
-        def write(self, data: bytes) -> int:
-            raise OSError(28, "No space left on device")
-
-        def fileno(self) -> int:
-            raise OSError("no file")
-
-        def flush(self) -> None:
-            pass
-
-    with pytest.raises(OSError, match="No space"), LineWriter(Full()) as handle:  # type: ignore[arg-type]
-        for _ in range(5000):
-            handle.write(b"y" * 1000)

@@ -104,6 +104,11 @@ def group_rows(rows: list[Row], ctx: Context) -> tuple[Format, list[list[Row]], 
     Also returns the orphans: rows of a multi-turn file without a session_id. They are reported, and
     belong to no record (which conversation they continue is anyone's guess).
     """
+    ids = [row.sid for row in rows if type(row.sid) is int]
+    if len(set(ids)) == len(ids):
+        # No integer id repeats, so no two rows share a (dataset, session_id) key whatever their datasets:
+        # no duplicates, no sessions (the common single-turn sheet skips building the keys).
+        return "excel-single-turn", [[row] for row in rows], []
     datasets = row_datasets(rows)
     by_id: dict[SessionKey, list[Row]] = {}
     for row in rows:

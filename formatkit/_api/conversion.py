@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from formatkit._api.jsonl_part import LaterPart
 from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
-from formatkit._core.issues import Report
 from formatkit._core.modes import MAX_ROWS, Mode, Profile
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock, refuse_special
 from formatkit._rules.combined import combined_ids
+
+if TYPE_CHECKING:
+    from formatkit._core.issue_models import Report
 
 __all__ = ["check_output", "convert"]
 
@@ -92,6 +95,8 @@ def convert(
                 failed = failed or not report.valid
                 reports.append(report)
             upload = upload_issues(paths, profile)
+            from formatkit._core.issue_models import Report
+
             result = Report.build(reports, upload)
             if not result.valid:
                 raise _Abort

@@ -175,6 +175,8 @@ class LaterPart:
                 self._process.kill()
                 self._process.wait()
             self._listener.join()
+            if self._process.stdout is not None:
+                self._process.stdout.close()
         finally:
             with contextlib.suppress(OSError):
                 self._spool.unlink()

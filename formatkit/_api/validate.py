@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
 from formatkit._core.errors import InvalidFileError, UnreadablePathError
-from formatkit._core.issues import FileReport, Issue, IssueSink, Report, make_issue
+from formatkit._core.issues import IssueSink, make_issue
 from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
 from formatkit._rules.combined import CombinedIds, combined_ids
 
 if TYPE_CHECKING:
+    from formatkit._core.issue_models import FileReport, Issue, Report
     from formatkit._drivers.jsonl import PartStart
 
 __all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
@@ -85,6 +86,8 @@ class _Run:
             self.records += 1
 
     def report(self) -> FileReport:
+        from formatkit._core.issue_models import FileReport  # pydantic: only once there is a report to make
+
         fmt = self.reader.format if self.reader is not None else None
         return FileReport.build(self.name, fmt, self.records, self.sink.issues)
 
@@ -133,6 +136,8 @@ def validate_files(
             if ids is not None:
                 check_combined(ids, run, record)
         files.append(run.report())
+    from formatkit._core.issue_models import Report
+
     return Report.build(files, upload_issues(paths, profile))
 
 

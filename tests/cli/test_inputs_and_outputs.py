@@ -303,8 +303,11 @@ def test_a_second_eval_into_one_directory_sends_nothing(held: Any, fake_openai: 
         (["export", str(FIXTURES / "seed" / "seed_output_multi_turn.jsonl")], "out.xlsx", 1),
         (["report", str(SCORED), "--format", "html"], "out.html", 1),
         (
-            ["run", str(FIXTURES / "seed" / "seed_output_single_turn.jsonl")]
-            + ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"],
+            [
+                "run",
+                str(FIXTURES / "seed" / "seed_output_single_turn.jsonl"),
+                *("--base-url", "http://127.0.0.1:9/v1", "--model", "m"),
+            ],
             "out.jsonl",
             1,
         ),

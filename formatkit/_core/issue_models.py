@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from formatkit._core.codes import CODES, Severity
-from formatkit._core.issues import CAUSES, Format, _safe
+from formatkit._core.issue_parts import CAUSES, Format, safe_text
 from formatkit._core.messages import DEFAULT_LANG, Msg
 
 __all__ = ["FileReport", "Issue", "Report"]
@@ -47,7 +47,7 @@ class Issue(BaseModel):
         template = self._template
         if template is None or lang == DEFAULT_LANG:
             return self
-        copy = self.model_copy(update={"message": _safe(template.render(lang))})
+        copy = self.model_copy(update={"message": safe_text(template.render(lang))})
         copy._template = template
         return copy
 

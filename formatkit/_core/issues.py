@@ -8,11 +8,11 @@ is read and converted without importing pydantic."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from formatkit._core.codes import CODES, Code
+from formatkit._core.issue_parts import CAUSES, Format, safe_text
 from formatkit._core.messages import Msg
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ __all__ = [
     "make_issue",
 ]
 
-Format = Literal["excel-single-turn", "excel-multi-turn", "jsonl-single-turn", "jsonl-multi-turn", "canonical"]
 
 PLACE_FIELDS = ("file", "sheet", "row", "column", "line", "field")
 
@@ -48,7 +47,6 @@ def _keep_default() -> int:
 #: process with the environment variable FORMATKIT_KEEP_ISSUES (5 MB of blank lines would otherwise be
 #: five million Issue objects, gigabytes).
 KEEP_PER_CODE = _keep_default()
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def make_issue(code: Code, message: Msg, **place: Any) -> Issue:
@@ -59,17 +57,12 @@ def make_issue(code: Code, message: Msg, **place: Any) -> Issue:
     severity, _ = CODES[code]
     template = message if type(message) is Msg else None
     text = message.render() if template is not None else message
-    issue = Issue(severity=severity, code=_safe(code), message=_safe(text), **{k: _safe(v) for k, v in place.items()})
+    issue = Issue(
+        severity=severity, code=safe_text(code), message=safe_text(text), **{k: safe_text(v) for k, v in place.items()}
+    )
     if template is not None:
         issue._template = template
     return issue
-
-
-def _safe(value: Any) -> Any:
-    """Text that any UTF-8 output can hold: a lone surrogate (from a jsonl escape) is written as its escape."""
-    if type(value) is str and not value.isascii() and _SURROGATES.search(value):
-        return _SURROGATES.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
-    return value
 
 
 class KeptIssues(list["Issue"]):
@@ -122,11 +115,6 @@ class IssueSink:
                 self.errors += 1
             if seen < self.keep:
                 self.issues.append(issue)
-
-
-#: Codes that explain other issues of the same rows: listed before them (a repeated session_id makes rows
-#: one conversation, and what the session rules then find on them follows from it).
-CAUSES = frozenset({"session_not_consecutive"})
 
 
 _MODELS = ("FileReport", "Issue", "Report")

@@ -27,11 +27,10 @@ def run_convert(
 ) -> int:
     """Validate, then write canonical jsonl; nothing is written when any error is found. ``lang``: a
     catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit._api.conversion import check_output
-    from formatkit._api.conversion import convert as convert_files
+    from formatkit._api.conversion import check_output, run_conversion
     from formatkit._core.errors import OutputBusyError, OutputError
     from formatkit._core.messages import locale_lang, ui
-    from formatkit.cli._printing import print_report
+    from formatkit.cli._printing import print_clean, print_report
 
     terminate_cleanly()
     paths = paths_or_fail(paths)
@@ -40,17 +39,18 @@ def run_convert(
     except OutputError as exc:  # a folder, a spreadsheet's name, an input: bad usage
         fail_usage(str(exc))
     try:
-        report = convert_files(paths, output, mode=mode, profile=profile, meta=meta, sheet=sheet)
+        outcome = run_conversion(paths, output, mode=mode, profile=profile, meta=meta, sheet=sheet)
     except OutputBusyError as exc:
         fail_usage(f"{exc}; nothing was written")
     except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
         echo(f"formatkit convert: {exc}; nothing was written", err=True)
         return EXIT_ERRORS
-    if report.valid:
-        print_report(report, err=True, quiet_valid=True, shown=shown, lang=lang)
-        records = sum(f.records for f in report.files)
-        echo(ui("wrote_records", lang or locale_lang(), records=records, output=output), err=True)
+    if outcome.clean:  # one line to print: no Report (pydantic) needed
+        print_clean(outcome.files, err=True, lang=lang)
+    else:
+        print_report(outcome.report(), err=True, quiet_valid=outcome.valid, shown=shown, lang=lang)
+    if outcome.valid:
+        echo(ui("wrote_records", lang or locale_lang(), records=outcome.records, output=output), err=True)
         return EXIT_OK
-    print_report(report, err=True, shown=shown, lang=lang)
     echo(ui("nothing_written", lang or locale_lang(), output=output), err=True)
     return EXIT_ERRORS

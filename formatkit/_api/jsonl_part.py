@@ -9,8 +9,9 @@ without an id of its own and with nothing to report, the lines after it are read
 the part's first line is record ``line - 1`` of a single-turn file, no id was given, nothing is kept. So:
 
 1. :meth:`LaterPart.start` picks a line boundary a little past the middle of the file and starts a worker,
-   ``python -m formatkit._api.jsonl_part`` (a fresh interpreter: never a fork of this process, never a
-   ``multiprocessing`` spawn, so a user's script without a ``__main__`` guard is not run again). The
+   a fresh interpreter running :func:`main` (never a fork of this process, never a ``multiprocessing``
+   spawn, so a user's script without a ``__main__`` guard is not run again) with this process's import
+   path (:func:`_worker_command`: not ``python -m``, which would import first from the current folder). The
    worker reads the file from the boundary as :class:`~formatkit._drivers.jsonl.PartStart` says, writes
    the records to a temporary file beside the output and stops at the first line that breaks the state
    above (an issue of any kind, a session_id given): its part is then read here, as one process would.
@@ -89,6 +90,20 @@ def _lines_before(path: str, offset: int) -> int:
     return count
 
 
+def _worker_command() -> list[str]:
+    """The interpreter running :func:`main`, importing what this process imports: the formatkit this module
+    is part of, then this process's ``sys.path``. ``python -m formatkit._api.jsonl_part`` put the current
+    folder first, where this process (the ``formatkit`` command) never looks: a ``formatkit.py`` there (a
+    user's script) was run by the worker, and a folder holding another formatkit (a checkout of another
+    version) would have read the later part with that version's code."""
+    root = str(Path(os.path.abspath(__file__)).parents[2])
+    code = (
+        f"import sys; sys.path[:] = {[root, *(p for p in sys.path if isinstance(p, str))]!r}; "
+        "from formatkit._api.jsonl_part import main; raise SystemExit(main(sys.argv[1:]))"
+    )
+    return [sys.executable, "-c", code]
+
+
 class LaterPart:
     """The worker reading a jsonl file's later part, and what is needed to use or drop its records."""
 
@@ -138,8 +153,7 @@ class LaterPart:
 
             fd, spool = tempfile.mkstemp(prefix=f".{Path(output).name}.", suffix=".part", dir=Path(output).parent)
             os.close(fd)
-            command = [sys.executable, "-m", "formatkit._api.jsonl_part", run.name, str(offset), run.mode]
-            command += [spool, "meta" if meta else "no-meta"]
+            command = [*_worker_command(), run.name, str(offset), run.mode, spool, "meta" if meta else "no-meta"]
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
@@ -241,7 +255,7 @@ def _read_part(name: str, offset: int, mode: Mode, spool: str, meta: bool) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker: ``python -m formatkit._api.jsonl_part FILE OFFSET MODE SPOOL meta|no-meta``. Prints the
+    """The worker (see :func:`_worker_command`), given ``FILE OFFSET MODE SPOOL meta|no-meta``. Prints the
     number of lines before OFFSET, then ``{"records": N}`` and exits 0 when its part is clean; exits 1
     otherwise (the caller reads the part itself), removing SPOOL when no one is left to."""
     name, offset, mode, spool, meta = sys.argv[1:] if argv is None else argv

@@ -260,3 +260,17 @@ def test_one_process_where_a_second_does_not_pay(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(jsonl_part, "_usable_cores", lambda: 2)
     convert([path], tmp_path / "f.jsonl", profile="none")
     assert started == [False] * 5 + [True]
+
+
+def test_the_worker_imports_what_this_process_imports_not_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_parts: list[bool]
+) -> None:
+    """The ``formatkit`` command never imports from the current folder; its worker did (``python -m`` puts
+    the folder first): a user's ``formatkit.py`` there was run, and the worker failed."""
+    path = _write(tmp_path / "set.jsonl", [_line(i, "infer-eval") for i in range(2000)])
+    marker = tmp_path / "ran"
+    (tmp_path / "formatkit.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    _compare(path, tmp_path, monkeypatch)
+    assert not marker.exists()
+    assert two_parts == [True]

@@ -61,9 +61,13 @@ def _usable_cores() -> int:
 
 def _boundary(handle: IO[bytes], size: int) -> int | None:
     """The offset of the first line that starts at or after ~the middle of the file (plus the lead); None
-    when no line starts there."""
+    when no line starts there. The line the middle falls in is skipped a block at a time, as the reader
+    skips a line too long (a file of one 2 GB line, a JSON array saved as .jsonl, is not read into memory)."""
     handle.seek(min(size - 1, size // 2 + _LEAD))
-    handle.readline()  # to the end of the line the offset falls in
+    while True:  # to the end of the line the offset falls in
+        block = handle.readline(_CHUNK)
+        if not block or block[-1:] == b"\n":
+            break
     offset = handle.tell()
     return offset if offset < size else None
 

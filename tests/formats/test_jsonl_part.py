@@ -274,3 +274,27 @@ def test_the_worker_imports_what_this_process_imports_not_the_current_folder(
     _compare(path, tmp_path, monkeypatch)
     assert not marker.exists()
     assert two_parts == [True]
+
+
+def test_the_boundary_is_found_without_reading_a_long_line_into_memory(tmp_path: Path) -> None:
+    """The middle of a file falling in a very long line (a JSON array saved as .jsonl is one line of the
+    whole file): that line is skipped a block at a time, as the reader skips it, never read whole (a 2 GB
+    line was a 1 GB read, or a MemoryError traceback)."""
+    import tracemalloc
+
+    path = tmp_path / "array.jsonl"
+    path.write_bytes(b'{"prompt": "a", "answer": "1"}\n[' + b'{"prompt": "x"}, ' * (24 << 16) + b"{}]\n{}\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        with path.open("rb") as handle:
+            offset = jsonl_part._boundary(handle, size)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert offset == size - 3
+    assert peak < 4 << 20, peak  # blocks of 1 MiB (reading the line whole: ~10 MiB here)
+    one_line = tmp_path / "one.jsonl"
+    one_line.write_bytes(b"[" + b"1, " * (8 << 20) + b"1]")
+    with one_line.open("rb") as handle:
+        assert jsonl_part._boundary(handle, one_line.stat().st_size) is None

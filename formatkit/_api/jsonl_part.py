@@ -215,16 +215,24 @@ def _records_of(code: int | None, out: bytes) -> int | None:
 
 
 def _copy(source: IO[bytes], target: IO[bytes]) -> None:
+    """All of ``source`` (the worker's finished part) to the end of ``target`` (flushed): in the kernel where
+    it can, and whatever it did not copy through memory, from where it stopped (a copy that fails after a
+    first block must not write that block twice; one that copies nothing, where a file system says 0 for
+    "not this way", must not lose the rest)."""
+    size = os.fstat(source.fileno()).st_size
+    copied = 0
     copy_range = getattr(os, "copy_file_range", None)
     if copy_range is not None:
-        try:
-            while copy_range(source.fileno(), target.fileno(), 1 << 30):
-                pass
-            return
-        except OSError:  # not between these file systems: copy through memory
-            source.seek(0)
-    while block := source.read(_CHUNK):
-        target.write(block)
+        with contextlib.suppress(OSError):  # not between these file systems: through memory
+            while copied < size:
+                done = copy_range(source.fileno(), target.fileno(), size - copied)
+                if not done:
+                    break
+                copied += done
+    if copied < size:
+        source.seek(copied)
+        while block := source.read(_CHUNK):
+            target.write(block)
 
 
 def _read_part(name: str, offset: int, mode: Mode, spool: str, meta: bool) -> int | None:

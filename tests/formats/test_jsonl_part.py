@@ -298,3 +298,31 @@ def test_the_boundary_is_found_without_reading_a_long_line_into_memory(tmp_path:
     one_line.write_bytes(b"[" + b"1, " * (8 << 20) + b"1]")
     with one_line.open("rb") as handle:
         assert jsonl_part._boundary(handle, one_line.stat().st_size) is None
+
+
+@pytest.mark.parametrize("how", ["fails_after_a_block", "copies_nothing"])
+def test_the_worker_part_is_copied_once_whatever_copy_file_range_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, two_parts: list[bool], how: str
+) -> None:
+    """The worker's records go into the output by copy_file_range where the kernel can; when it stops
+    after a first block (an error), the rest went through memory from the part's start (that block twice),
+    and a 0 before the end was taken for the end (the rest lost)."""
+    import errno
+    import os
+
+    real = getattr(os, "copy_file_range", None)
+    calls: list[int] = []
+
+    def flaky(source: int, target: int, count: int, *args: Any) -> int:
+        calls.append(count)
+        if how == "copies_nothing":
+            return 0
+        if len(calls) > 1 or real is None:
+            raise OSError(errno.EIO, "copy_file_range stopped")
+        return int(real(source, target, min(count, 4096)))
+
+    monkeypatch.setattr(os, "copy_file_range", flaky, raising=False)
+    path = _write(tmp_path / "set.jsonl", [_line(i, "infer-eval") for i in range(3000)])
+    _, written = _compare(path, tmp_path, monkeypatch)
+    assert two_parts == [True] and calls
+    assert written is not None and len(written.splitlines()) == 3000

@@ -26,7 +26,7 @@ from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
-from formatkit._core.writers import output_lock
+from formatkit._core.writers import output_lock, refuse_special
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
@@ -67,6 +67,13 @@ class EvalPaths:
     @property
     def run_record(self) -> Path:
         return self.directory / RUN_RECORD
+
+    def outputs(self) -> list[Path]:
+        """Every file the stages write here, journals included."""
+        answered, scored = self.answered, self.scored
+        reports = [self.report(fmt) for fmt in REPORT_FORMATS]
+        journals = [answered.with_name(answered.name + ".journal"), Path(str(scored) + ".journal")]
+        return [self.canonical, answered, scored, self.run_record, *reports, *journals]
 
 
 @dataclass
@@ -160,6 +167,8 @@ def evaluate(
     started_at = now_iso()
     paths = EvalPaths(Path(directory))
     paths.directory.mkdir(parents=True, exist_ok=True)
+    for output in paths.outputs():  # a pipe or device among them: refused before any request is paid for
+        refuse_special(output)
     with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
         return _evaluate(
             sets, paths, endpoint, judge, limit, mode, profile, defaults, restart, retry_empty, math_timeout,

@@ -327,3 +327,22 @@ def test_an_output_that_is_not_a_regular_file_is_refused_and_left_as_it_is(
     assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
     assert [p.name for p in tmp_path.iterdir()] == [name]
     assert out.is_fifo()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("name", ["scored.jsonl", "report.html", "run.json"])
+def test_eval_refuses_an_output_in_its_directory_that_is_not_a_regular_file_before_any_request(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """eval writes several files into its directory; one of them a named pipe (a device, a socket) was
+    refused only when its stage came, after every request of the run had been paid for."""
+    directory = tmp_path / "eval"
+    directory.mkdir()
+    os.mkfifo(directory / name)
+    source = FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl"
+    args = ["eval", str(source), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(directory)]
+    code, stderr = formatkit(args, capsys)
+    assert code == 1, stderr
+    assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
+    assert fake_openai.requests == 0
+    assert [p.name for p in directory.iterdir()] == [name] and (directory / name).is_fifo()

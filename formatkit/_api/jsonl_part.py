@@ -21,7 +21,8 @@ the part's first line is record ``line - 1`` of a single-turn file, no id was gi
    reads on from the boundary itself: the output and the report are those of one process either way.
 
 Used only where it pays: a regular file of at least :data:`MIN_BYTES`, at least two usable cores, one
-input, no row limit (``--profile none``), the fast path on, and ``FORMATKIT_WORKERS`` not set to ``1``.
+input, no row limit (``--profile none``), the fast path on, and ``FORMATKIT_WORKERS`` not set to ``1``; and
+only where ``sys.executable`` is a Python to start (not in a frozen application).
 """
 
 from __future__ import annotations
@@ -94,6 +95,14 @@ def _lines_before(path: str, offset: int) -> int:
     return count
 
 
+def _python_runs() -> bool:
+    """Whether ``sys.executable`` is a Python interpreter to start the worker with. Not in a frozen
+    application (PyInstaller, cx_Freeze: it is the application itself, which would start again with the
+    worker's arguments, the user's program run a second time), nor where Python does not know it (None or
+    empty, embedded)."""
+    return bool(sys.executable) and not getattr(sys, "frozen", False)
+
+
 def _worker_command() -> list[str]:
     """The interpreter running :func:`main`, importing what this process imports: the formatkit this module
     is part of, then this process's ``sys.path``. ``python -m formatkit._api.jsonl_part`` put the current
@@ -141,6 +150,7 @@ class LaterPart:
             or os.environ.get("FORMATKIT_WORKERS") == "1"
             or _usable_cores() < 2
             or not getattr(run.reader, "fast", False)
+            or not _python_runs()
         ):
             return None
         spool = None

@@ -233,7 +233,8 @@ def test_a_worker_that_cannot_start_or_dies_leaves_one_process_outcome(
 
 
 def test_one_process_where_a_second_does_not_pay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below the size threshold, with the platform's row limit, on one core, or when told: no worker."""
+    """Below the size threshold, with the platform's row limit, on one core, when told, or in a frozen
+    application (where sys.executable would start the application again): no worker."""
     path = _write(tmp_path / "set.jsonl", [_line(i, "infer-eval") for i in range(2000)])
     started: list[bool] = []
     start = jsonl_part.LaterPart.start.__func__  # type: ignore[attr-defined]
@@ -258,8 +259,15 @@ def test_one_process_where_a_second_does_not_pay(tmp_path: Path, monkeypatch: py
     convert([path], tmp_path / "e.jsonl", profile="none")  # one core
     assert started == [False] * 5
     monkeypatch.setattr(jsonl_part, "_usable_cores", lambda: 2)
-    convert([path], tmp_path / "f.jsonl", profile="none")
-    assert started == [False] * 5 + [True]
+    with monkeypatch.context() as frozen:  # a PyInstaller application: sys.executable is the application
+        frozen.setattr(sys, "frozen", True, raising=False)
+        convert([path], tmp_path / "f.jsonl", profile="none")
+    with monkeypatch.context() as unknown:  # Python does not know its interpreter (embedded)
+        unknown.setattr(sys, "executable", "")
+        convert([path], tmp_path / "g.jsonl", profile="none")
+    assert started == [False] * 7
+    convert([path], tmp_path / "h.jsonl", profile="none")
+    assert started == [False] * 7 + [True]
 
 
 def test_the_worker_imports_what_this_process_imports_not_the_current_folder(

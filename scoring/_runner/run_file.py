@@ -203,6 +203,8 @@ def run_file(
     kept in the summary's ``run_record``.
     """
     refuse_special(Path(output))  # before the journal and its lock are made beside it
+    if run_record:  # written once every request is paid for: refused before the first
+        refuse_special(run_record_path(Path(output)))
     started_at = now_iso()
     tallies: list[ShardTally] = []
     client = endpoint.client()

@@ -346,3 +346,19 @@ def test_eval_refuses_an_output_in_its_directory_that_is_not_a_regular_file_befo
     assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
     assert fake_openai.requests == 0
     assert [p.name for p in directory.iterdir()] == [name] and (directory / name).is_fifo()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_run_refuses_a_run_record_path_that_is_not_a_regular_file_before_any_request(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """run writes OUT.run.json once every request is paid for: a named pipe there was refused only then."""
+    out = tmp_path / "out.jsonl"
+    os.mkfifo(tmp_path / "out.jsonl.run.json")
+    source = FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl"
+    args = ["run", str(source), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(out)]
+    code, stderr = formatkit(args, capsys)
+    assert code == 1, stderr
+    assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
+    assert fake_openai.requests == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl.run.json"]

@@ -40,3 +40,30 @@ def guard() -> Iterator[SympyGuard]:
     g = SympyGuard(timeout=2.0)
     yield g
     g.close()
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk is full for every output being written: a write to a file opened on an atomic writer's
+    temporary file (``*.tmp``) raises ENOSPC; other files are untouched."""
+    import errno
+    import os
+    from typing import Any
+
+    class FullDisk:
+        def __init__(self, handle: Any) -> None:
+            self._handle = handle
+
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._handle, name)
+
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        handle = real_fdopen(fd, *args, **kwargs)
+        return FullDisk(handle) if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else handle
+
+    monkeypatch.setattr(os, "fdopen", fdopen)

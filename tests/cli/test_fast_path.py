@@ -406,30 +406,11 @@ def test_the_fast_path_imports_neither_typer_nor_click_nor_rich(args: list[str],
 
 
 def test_a_full_disk_is_the_same_one_line_through_both_paths(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], full_disk: None
 ) -> None:
     """The disk fills while the output is written: exit 1 and one line naming the output, by either path."""
-    import errno
-
     from formatkit.cli import main
 
-    class FullDisk:
-        def __init__(self, handle: Any) -> None:
-            self._handle = handle
-
-        def write(self, data: Any) -> int:
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._handle, name)
-
-    real_fdopen = os.fdopen
-
-    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
-        handle = real_fdopen(fd, *args, **kwargs)
-        return FullDisk(handle) if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else handle
-
-    monkeypatch.setattr(os, "fdopen", fdopen)
     out = tmp_path / "out.jsonl"
     seen = []
     for typer_only in ("", "1"):

@@ -334,24 +334,10 @@ def test_names_with_chinese_and_spaces_and_an_empty_name_print_the_same(tmp_path
     assert assert_same(["validate", ""], tmp_path) == 2
 
 
-_HOLD = (
-    "import sys, time\n"
-    "from formatkit._core.writers import output_lock\n"
-    "with output_lock(sys.argv[1]):\n"
-    "    print('held', flush=True)\n"
-    "    time.sleep(60)\n"
-)
-
-
-def test_an_output_another_command_writes_is_refused_the_same(tmp_path: Path) -> None:
+def test_an_output_another_command_writes_is_refused_the_same(tmp_path: Path, held: Any) -> None:
     out = tmp_path / "out.jsonl"
-    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        assert assert_same(["convert", SEED[2], "-o", str(out)], tmp_path) == 2
-    finally:
-        holder.kill()
-        holder.wait(5)
+    held(out)
+    assert assert_same(["convert", SEED[2], "-o", str(out)], tmp_path) == 2
 
 
 @pytest.mark.parametrize(

@@ -124,33 +124,6 @@ def test_a_command_that_reads_twice_refuses_a_pipe_saying_what_to_do(fifo: Path,
     assert "is a pipe, not a file" in result.stderr and "cat " in result.stderr
 
 
-_HOLD = (
-    "import sys, time\n"
-    "from formatkit._core.writers import output_lock\n"
-    "with output_lock(sys.argv[1]):\n"
-    "    print('held', flush=True)\n"
-    "    time.sleep(60)\n"
-)
-
-
-@pytest.fixture
-def held(tmp_path: Path) -> Iterator[Any]:
-    """Hold an output's lock from another process, as a second command writing it would."""
-    procs: list[subprocess.Popen[str]] = []
-
-    def hold(output: Path) -> None:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _HOLD, str(output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        procs.append(proc)
-        assert proc.stdout is not None and proc.stdout.readline() == "held\n", proc.stderr
-
-    yield hold
-    for proc in procs:
-        proc.kill()
-        proc.wait(5)
-
-
 SCORED = FIXTURES / "responses" / "mmlu_pro.jsonl"
 
 

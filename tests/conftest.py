@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,3 +41,59 @@ def guard() -> Iterator[SympyGuard]:
     g = SympyGuard(timeout=2.0)
     yield g
     g.close()
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk is full for every output being written: a write to a file opened on an atomic writer's
+    temporary file (``*.tmp``) raises ENOSPC; other files are untouched."""
+    import errno
+    import os
+
+    class FullDisk:
+        def __init__(self, handle: Any) -> None:
+            self._handle = handle
+
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._handle, name)
+
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
+        handle = real_fdopen(fd, *args, **kwargs)
+        return FullDisk(handle) if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else handle
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+
+
+#: Holds an output's lock until killed, as a command writing that output does.
+_HOLD = (
+    "import sys, time\n"
+    "from formatkit._core.writers import output_lock\n"
+    "with output_lock(sys.argv[1]):\n"
+    "    print('held', flush=True)\n"
+    "    time.sleep(60)\n"
+)
+
+
+@pytest.fixture
+def held() -> Iterator[Any]:
+    """Hold an output's lock from another process, as a second command writing it would."""
+    import subprocess
+
+    procs: list[subprocess.Popen[str]] = []
+
+    def hold(output: Path) -> None:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _HOLD, str(output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        procs.append(proc)
+        assert proc.stdout is not None and proc.stdout.readline() == "held\n", proc.stderr
+
+    yield hold
+    for proc in procs:
+        proc.kill()
+        proc.communicate(timeout=5)

@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formatkit._api.jsonl_part import LaterPart
-from formatkit._api.validate import StrPath, _Run, check_combined, check_path, upload_issues
+from formatkit._api.validate import Checked, StrPath, _Run, check_combined, check_path, upload_issues
 from formatkit._core.modes import MAX_ROWS, Mode, Profile
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock, refuse_special
 from formatkit._rules.combined import combined_ids
 
 if TYPE_CHECKING:
-    from formatkit._core.issue_models import Issue, Report
+    from formatkit._core.issue_models import Report
 
-__all__ = ["Conversion", "check_output", "convert", "run_conversion"]
+__all__ = ["check_output", "convert", "run_conversion"]
 
 
 class _Abort(Exception):
@@ -66,37 +66,6 @@ def convert(
     return run_conversion(paths, output, mode=mode, profile=profile, meta=meta, fast=fast, sheet=sheet).report()
 
 
-class Conversion:
-    """What a convert found, before it is made a :class:`Report`: each file's run, and the issues of the
-    upload as a whole. The report's models are pydantic (~65 ms to import); a convert with nothing to
-    report needs only :attr:`clean` and :attr:`records` to say so, and the command line asks for
-    :meth:`report` only when there is more to say."""
-
-    def __init__(self, runs: list[_Run], upload: list[Issue]) -> None:
-        self._runs = runs
-        self._upload = upload
-        #: No file has an error and the upload as a whole is allowed: the output was written.
-        self.valid = all(run.sink.errors == 0 for run in runs) and not any(i.severity == "error" for i in upload)
-
-    @property
-    def clean(self) -> bool:
-        """Nothing at all to report: no error, no warning, in any file or about the upload."""
-        return not self._upload and all(not run.sink.issues.counts for run in self._runs)
-
-    @property
-    def files(self) -> int:
-        return len(self._runs)
-
-    @property
-    def records(self) -> int:
-        return sum(run.records for run in self._runs)
-
-    def report(self) -> Report:
-        from formatkit._core.issue_models import Report
-
-        return Report.build([run.report() for run in self._runs], self._upload)
-
-
 def run_conversion(
     paths: Sequence[StrPath],
     output: StrPath,
@@ -106,8 +75,9 @@ def run_conversion(
     meta: bool = True,
     fast: bool = True,
     sheet: str | None = None,
-) -> Conversion:
-    """:func:`convert`, with its outcome as a :class:`Conversion` (the report built only when asked for)."""
+) -> Checked:
+    """:func:`convert`, with its outcome as a :class:`~formatkit._api.validate.Checked` (the report built
+    only when asked for)."""
     for path in paths:
         check_path(path)
     check_output(output, paths)
@@ -138,7 +108,7 @@ def run_conversion(
                         part.close()
                 failed = failed or run.sink.errors > 0
                 runs.append(run)
-            result = Conversion(runs, upload_issues(paths, profile))
+            result = Checked(runs, upload_issues(paths, profile))
             if not result.valid:
                 raise _Abort
     except _Abort:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from formatkit._building.record import build_record
 from formatkit._core.draft import Draft
 from formatkit._core.errors import InvalidFileError, UnreadablePathError
-from formatkit._core.issues import IssueSink, make_issue
+from formatkit._core.issues import Format, IssueSink, make_issue
 from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
 from formatkit._drivers import open_reader
@@ -20,7 +20,16 @@ if TYPE_CHECKING:
     from formatkit._core.issue_models import FileReport, Issue, Report
     from formatkit._drivers.jsonl import PartStart
 
-__all__ = ["check_combined", "check_path", "iter_dicts", "iter_records", "validate_file", "validate_files"]
+__all__ = [
+    "Checked",
+    "check_combined",
+    "check_files",
+    "check_path",
+    "iter_dicts",
+    "iter_records",
+    "validate_file",
+    "validate_files",
+]
 
 StrPath = str | os.PathLike[str]
 
@@ -85,11 +94,14 @@ class _Run:
                 yield record
             self.records += 1
 
+    @property
+    def format(self) -> Format | None:
+        return self.reader.format if self.reader is not None else None
+
     def report(self) -> FileReport:
         from formatkit._core.issue_models import FileReport  # pydantic: only once there is a report to make
 
-        fmt = self.reader.format if self.reader is not None else None
-        return FileReport.build(self.name, fmt, self.records, self.sink.issues)
+        return FileReport.build(self.name, self.format, self.records, self.sink.issues)
 
 
 def validate_file(
@@ -126,19 +138,55 @@ def validate_files(
     """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name): each
     file's rules, and what ``convert`` of them together would break (a session_id used twice in one dataset
     across the files)."""
+    return check_files(paths, mode=mode, profile=profile, sheet=sheet).report()
+
+
+def check_files(
+    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
+) -> Checked:
+    """:func:`validate_files`, with its outcome as a :class:`Checked` (the report built only when asked for)."""
     for path in paths:
         check_path(path)
     ids = combined_ids(len(paths))
-    files = []
+    runs = []
     for path in paths:
         run = _Run(path, mode, profile, sheet=sheet)
         for record in run:
             if ids is not None:
                 check_combined(ids, run, record)
-        files.append(run.report())
-    from formatkit._core.issue_models import Report
+        runs.append(run)
+    return Checked(runs, upload_issues(paths, profile))
 
-    return Report.build(files, upload_issues(paths, profile))
+
+class Checked:
+    """What a validate or a convert found, before it is made a :class:`Report`: each file's run, and the
+    issues of the upload as a whole. The report's models are pydantic (~65 ms to import); files with
+    nothing to report need only :attr:`clean` and :meth:`summaries` to say so, and the command line asks
+    for :meth:`report` only when there is more to say."""
+
+    def __init__(self, runs: list[_Run], upload: list[Issue]) -> None:
+        self._runs = runs
+        self._upload = upload
+        #: No file has an error and the upload as a whole is allowed (a convert wrote its output).
+        self.valid = all(run.sink.errors == 0 for run in runs) and not any(i.severity == "error" for i in upload)
+
+    @property
+    def clean(self) -> bool:
+        """Nothing at all to report: no error, no warning, in any file or about the upload."""
+        return not self._upload and all(not run.sink.issues.counts for run in self._runs)
+
+    @property
+    def records(self) -> int:
+        return sum(run.records for run in self._runs)
+
+    def summaries(self) -> list[tuple[str, str | None, int]]:
+        """Each file's path (as given), format and record count: what its report's line says of a clean file."""
+        return [(run.name, run.format, run.records) for run in self._runs]
+
+    def report(self) -> Report:
+        from formatkit._core.issue_models import Report
+
+        return Report.build([run.report() for run in self._runs], self._upload)
 
 
 def check_combined(ids: CombinedIds, run: _Run, record: dict[str, Any]) -> bool:

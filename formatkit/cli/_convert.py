@@ -46,7 +46,7 @@ def run_convert(
         echo(f"formatkit convert: {exc}; nothing was written", err=True)
         return EXIT_ERRORS
     if outcome.clean:  # one line to print: no Report (pydantic) needed
-        print_clean(outcome.files, err=True, lang=lang)
+        print_clean(outcome.summaries(), err=True, quiet_valid=True, lang=lang)
     else:
         print_report(outcome.report(), err=True, quiet_valid=outcome.valid, shown=shown, lang=lang)
     if outcome.valid:

@@ -156,13 +156,37 @@ def print_report(
     _verdict(report.valid, len(report.files), report.errors, report.warnings, out, style)
 
 
-def print_clean(files: int, *, err: bool = False, lang: str | None = None) -> None:
-    """What :func:`print_report` prints, with ``quiet_valid``, for ``files`` files with nothing to report
-    (their one summary line), without a Report: its models are pydantic, ~65 ms to import for one line."""
+def print_clean(
+    files: Sequence[tuple[str, str | None, int]],
+    *,
+    err: bool = False,
+    quiet_valid: bool = False,
+    lang: str | None = None,
+) -> None:
+    """What :func:`print_report` prints for files with nothing to report, given each one's path, format and
+    record count (``Checked.summaries``), without a Report: its models are pydantic, ~65 ms to import for
+    a few lines."""
     out = standard_stream(err)
     if out is None:
         return
-    _verdict(True, files, 0, 0, out, _Style(out, lang or locale_lang()))
+    style = _Style(out, lang or locale_lang())
+    if not quiet_valid:
+        for path, fmt, records in files:
+            style.emit(_file_head(path, True, fmt, records, 0, 0, style), out, 2)
+    _verdict(True, len(files), 0, 0, out, style)
+
+
+def _file_head(path: str, valid: bool, fmt: str | None, records: int, errors: int, warnings: int, style: _Style) -> str:
+    status = style.paint(style.text("ok"), "32") if valid else style.paint(style.text("invalid_file"), "1;31")
+    return style.text(
+        "file_head",
+        path=escape_controls(path),
+        status=status,
+        format=fmt or style.text("unknown_format"),
+        records=records,
+        errors=errors,
+        warnings=warnings,
+    )
 
 
 def _verdict(valid: bool, files: int, errors: int, warnings: int, out: TextIO, style: _Style) -> None:
@@ -171,16 +195,6 @@ def _verdict(valid: bool, files: int, errors: int, warnings: int, out: TextIO, s
 
 
 def _print_file(file: FileReport, out: TextIO, style: _Style, shown: int | None) -> None:
-    fmt = file.format or style.text("unknown_format")
-    status = style.paint(style.text("ok"), "32") if file.valid else style.paint(style.text("invalid_file"), "1;31")
-    head = style.text(
-        "file_head",
-        path=escape_controls(file.path),
-        status=status,
-        format=fmt,
-        records=file.records,
-        errors=file.errors,
-        warnings=file.warnings,
-    )
+    head = _file_head(file.path, file.valid, file.format, file.records, file.errors, file.warnings, style)
     style.emit(head, out, 2)
     _print_issues(file.issues, file.counts, out, style, shown)

@@ -26,15 +26,19 @@ def run_validate(
 ) -> int:
     """Check the files and print the report (JSON on stdout with ``as_json``); 1 when errors are found.
     ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit._api.validate import validate_files
+    from formatkit._api.validate import check_files
 
-    report = validate_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet)
+    outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet)
     if as_json:
         from formatkit._core.messages import locale_lang
 
-        echo(report.translated(lang or locale_lang()).model_dump_json(indent=2))
+        echo(outcome.report().translated(lang or locale_lang()).model_dump_json(indent=2))
+    elif outcome.clean:  # a line per file and the verdict: no Report (pydantic) needed
+        from formatkit.cli._printing import print_clean
+
+        print_clean(outcome.summaries(), lang=lang)
     else:
         from formatkit.cli._printing import print_report
 
-        print_report(report, shown=shown, lang=lang)
-    return EXIT_OK if report.valid else EXIT_ERRORS
+        print_report(outcome.report(), shown=shown, lang=lang)
+    return EXIT_OK if outcome.valid else EXIT_ERRORS

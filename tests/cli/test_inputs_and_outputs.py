@@ -124,33 +124,6 @@ def test_a_command_that_reads_twice_refuses_a_pipe_saying_what_to_do(fifo: Path,
     assert "is a pipe, not a file" in result.stderr and "cat " in result.stderr
 
 
-_HOLD = (
-    "import sys, time\n"
-    "from formatkit._core.writers import output_lock\n"
-    "with output_lock(sys.argv[1]):\n"
-    "    print('held', flush=True)\n"
-    "    time.sleep(60)\n"
-)
-
-
-@pytest.fixture
-def held(tmp_path: Path) -> Iterator[Any]:
-    """Hold an output's lock from another process, as a second command writing it would."""
-    procs: list[subprocess.Popen[str]] = []
-
-    def hold(output: Path) -> None:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _HOLD, str(output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        procs.append(proc)
-        assert proc.stdout is not None and proc.stdout.readline() == "held\n", proc.stderr
-
-    yield hold
-    for proc in procs:
-        proc.kill()
-        proc.wait(5)
-
-
 SCORED = FIXTURES / "responses" / "mmlu_pro.jsonl"
 
 
@@ -225,28 +198,10 @@ def test_two_scores_with_a_judge_on_one_output_buy_one_set_of_verdicts(fake_open
     ids=["export", "report-xlsx", "report-html", "score", "convert"],
 )
 def test_a_full_disk_is_one_line_and_exit_1(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], name: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, command: list[str], name: str, capsys: pytest.CaptureFixture[str], full_disk: None
 ) -> None:
     """The disk fills while the output is written: one line naming the output, exit 1, nothing left behind
     (export printed a traceback and exited 2, report --format xlsx printed tracebacks)."""
-
-    class FullDisk:
-        def __init__(self, handle: Any) -> None:
-            self._handle = handle
-
-        def write(self, data: Any) -> int:
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._handle, name)
-
-    real_fdopen = os.fdopen
-
-    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:
-        handle = real_fdopen(fd, *args, **kwargs)
-        return FullDisk(handle) if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else handle
-
-    monkeypatch.setattr(os, "fdopen", fdopen)
     out = tmp_path / name
     code, stderr = formatkit([*command, "-o", str(out)], capsys)
     assert code == 1, stderr

@@ -104,14 +104,21 @@ def _python_runs() -> bool:
 
 
 def _worker_command() -> list[str]:
-    """The interpreter running :func:`main`, importing what this process imports: the formatkit this module
-    is part of, then this process's ``sys.path``. ``python -m formatkit._api.jsonl_part`` put the current
-    folder first, where this process (the ``formatkit`` command) never looks: a ``formatkit.py`` there (a
-    user's script) was run by the worker, and a folder holding another formatkit (a checkout of another
-    version) would have read the later part with that version's code."""
-    root = str(Path(os.path.abspath(__file__)).parents[2])
+    """The interpreter running :func:`main`, importing what this process imports: this process's
+    ``sys.path`` (with the folder of this module's formatkit, if it is not on it), and it stops at once
+    (the file is then read here) unless ``formatkit`` is this very package. ``python -m
+    formatkit._api.jsonl_part`` put the current folder first, where this process (the ``formatkit``
+    command) never looks: a ``formatkit.py`` there (a user's script) was run by the worker, and a folder
+    holding another formatkit (a checkout of another version) would have had the later part read by that
+    version's code."""
+    here = os.path.abspath(sys.modules["formatkit"].__file__ or "")
+    root = os.path.dirname(os.path.dirname(here))
+    paths = [p for p in sys.path if isinstance(p, str)]
+    if root not in (os.path.abspath(p or os.curdir) for p in paths):
+        paths.insert(0, root)
     code = (
-        f"import sys; sys.path[:] = {[root, *(p for p in sys.path if isinstance(p, str))]!r}; "
+        f"import os, sys; sys.path[:] = {paths!r}; import formatkit\n"
+        f"if os.path.abspath(formatkit.__file__ or '') != {here!r}: raise SystemExit(1)\n"
         "from formatkit._api.jsonl_part import main; raise SystemExit(main(sys.argv[1:]))"
     )
     return [sys.executable, "-c", code]

@@ -53,11 +53,30 @@ _LEAD = 8 << 20
 _CHUNK = 1 << 20
 
 
-def _usable_cores() -> int:
+#: Linux's CPU quota of this process's control group (cgroup v2; v1 keeps it in two files): a container
+#: started with ``--cpus=1`` sees every core of the machine but may use one.
+_QUOTAS = ("/sys/fs/cgroup/cpu.max", ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
+
+
+def _usable_cores(quotas: tuple[Any, ...] = _QUOTAS) -> int:
+    """The cores this process may keep busy: those it may run on, at most its control group's CPU quota
+    (rounded down: a quota of 1.5 cores leaves no whole core for a second process)."""
     try:
-        return len(os.sched_getaffinity(0))
+        cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+    for place in quotas:
+        try:
+            if isinstance(place, str):
+                quota, period = Path(place).read_text().split()[:2]
+            else:
+                quota, period = (Path(p).read_text().strip() for p in place)
+            if quota not in ("max", "-1"):
+                return max(1, min(cores, int(quota) // int(period)))
+            break
+        except (OSError, ValueError):
+            continue
+    return cores
 
 
 def _boundary(handle: IO[bytes], size: int) -> int | None:

@@ -326,3 +326,21 @@ def test_the_worker_part_is_copied_once_whatever_copy_file_range_does(
     _, written = _compare(path, tmp_path, monkeypatch)
     assert two_parts == [True] and calls
     assert written is not None and len(written.splitlines()) == 3000
+
+
+def test_a_cpu_quota_counts_as_fewer_cores(tmp_path: Path) -> None:
+    """A container started with --cpus=1 sees the machine's cores but may keep one busy: no second reader."""
+    v2 = tmp_path / "cpu.max"
+    cores = jsonl_part._usable_cores(())
+    v2.write_text("100000 100000\n")
+    assert jsonl_part._usable_cores((str(v2),)) == 1
+    v2.write_text("150000 100000\n")
+    assert jsonl_part._usable_cores((str(v2),)) == 1
+    v2.write_text(f"{cores * 100000} 100000\n")
+    assert jsonl_part._usable_cores((str(v2),)) == cores
+    v2.write_text("max 100000\n")
+    assert jsonl_part._usable_cores((str(v2),)) == cores
+    quota, period = tmp_path / "cfs_quota_us", tmp_path / "cfs_period_us"
+    quota.write_text("50000\n")
+    period.write_text("100000\n")
+    assert jsonl_part._usable_cores((str(tmp_path / "absent"), (str(quota), str(period)))) == 1

@@ -29,6 +29,7 @@ def merge(
     parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
     output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
 ) -> None:
+    from formatkit._core.errors import OutputError
     from formatkit.cli.run import recorded_command
     from scoring._pipeline.merge import MergeError, merge_parts
 
@@ -43,6 +44,9 @@ def merge(
         typer.echo(f"formatkit merge: cannot merge {len(parts)} part(s); nothing was written:", err=True)
         for problem in exc.problems:
             typer.echo(f"  {problem}", err=True)
+        raise typer.Exit(EXIT_ERRORS) from None
+    except OutputError as exc:  # the output or its run record cannot be written (a full disk, a pipe)
+        typer.echo(f"formatkit merge: {exc}", err=True)
         raise typer.Exit(EXIT_ERRORS) from None
     typer.echo(
         f"merged {len(outcome.parts)} parts into {outcome.output}: {outcome.records} records in input order",

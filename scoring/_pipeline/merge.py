@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from formatkit._core.writers import atomic_writer
+from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._runner.provenance import (
     RUN_RECORD,
     formatkit_version,
@@ -197,6 +197,7 @@ def merge_parts(
     problems = _check(resolved)
     if problems:
         raise MergeError(problems)
+    refuse_special(run_record_path(out))  # before OUT is written: a pipe there would stop it half done
     by_index = sorted(resolved, key=lambda p: p.shard.index if p.shard else 0)
     total = by_index[0].input_records
     readers = [_lines(part.data) for part in by_index]

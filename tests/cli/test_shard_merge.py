@@ -120,6 +120,21 @@ def test_merge_refuses_a_missing_part(split: tuple[Path, list[Path], Path], tmp_
     assert not (tmp_path / "m.jsonl").exists()
 
 
+def test_merge_refuses_a_run_record_path_that_is_a_pipe_before_writing(
+    split: tuple[Path, list[Path], Path], tmp_path: Path
+) -> None:
+    """OUT.run.json is written after OUT: a named pipe (or a device) there is refused before OUT is made."""
+    import os
+
+    _, parts, _ = split
+    out = tmp_path / "m.jsonl"
+    os.mkfifo(tmp_path / "m.jsonl.run.json")
+    result = invoke("merge", *map(str, parts), "-o", str(out))
+    assert result.exit_code == 1, result.output
+    assert "is not a regular file" in result.stderr
+    assert not out.exists() and (tmp_path / "m.jsonl.run.json").is_fifo()
+
+
 def test_merge_refuses_a_part_given_twice(split: tuple[Path, list[Path], Path], tmp_path: Path) -> None:
     _, parts, _ = split
     copy = tmp_path / "again.jsonl"

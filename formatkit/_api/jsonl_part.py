@@ -11,10 +11,11 @@ the part's first line is record ``line - 1`` of a single-turn file, no id was gi
 1. :meth:`LaterPart.start` picks a line boundary a little past the middle of the file and starts a worker,
    a fresh interpreter running :func:`main` (never a fork of this process, never a ``multiprocessing``
    spawn, so a user's script without a ``__main__`` guard is not run again) with this process's import
-   path (:func:`_worker_command`: not ``python -m``, which would import first from the current folder). The
-   worker reads the file from the boundary as :class:`~formatkit._drivers.jsonl.PartStart` says, writes
-   the records to a temporary file beside the output and stops at the first line that breaks the state
-   above (an issue of any kind, a session_id given): its part is then read here, as one process would.
+   path (:func:`formatkit._core.interpreter.worker_command`: not ``python -m``, which imports first from
+   the current folder). The worker reads the file from the boundary as
+   :class:`~formatkit._drivers.jsonl.PartStart` says, writes the records to a temporary file beside the
+   output and stops at the first line that breaks the state above (an issue of any kind, a session_id
+   given): its part is then read here, as one process would.
 2. This process reads the first part. At its last line, :meth:`LaterPart.join` checks the state above
    (``JsonlReader.clean``); if it holds and the worker finished clean, the worker's records are copied
    into the output and counted, and reading stops there. Otherwise the worker is stopped and this process
@@ -36,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from formatkit._core.interpreter import python_can_start, worker_command
 from formatkit._core.modes import Mode
 from formatkit._core.writers import WRITE_BUFFER, dumps_line
 
@@ -114,35 +116,6 @@ def _lines_before(path: str, offset: int) -> int:
     return count
 
 
-def _python_runs() -> bool:
-    """Whether ``sys.executable`` is a Python interpreter to start the worker with. Not in a frozen
-    application (PyInstaller, cx_Freeze: it is the application itself, which would start again with the
-    worker's arguments, the user's program run a second time), nor where Python does not know it (None or
-    empty, embedded)."""
-    return bool(sys.executable) and not getattr(sys, "frozen", False)
-
-
-def _worker_command() -> list[str]:
-    """The interpreter running :func:`main`, importing what this process imports: this process's
-    ``sys.path`` (with the folder of this module's formatkit, if it is not on it), and it stops at once
-    (the file is then read here) unless ``formatkit`` is this very package. ``python -m
-    formatkit._api.jsonl_part`` put the current folder first, where this process (the ``formatkit``
-    command) never looks: a ``formatkit.py`` there (a user's script) was run by the worker, and a folder
-    holding another formatkit (a checkout of another version) would have had the later part read by that
-    version's code."""
-    here = os.path.abspath(sys.modules["formatkit"].__file__ or "")
-    root = os.path.dirname(os.path.dirname(here))
-    paths = [p for p in sys.path if isinstance(p, str)]
-    if root not in (os.path.abspath(p or os.curdir) for p in paths):
-        paths.insert(0, root)
-    code = (
-        f"import os, sys; sys.path[:] = {paths!r}; import formatkit\n"
-        f"if os.path.abspath(formatkit.__file__ or '') != {here!r}: raise SystemExit(1)\n"
-        "from formatkit._api.jsonl_part import main; raise SystemExit(main(sys.argv[1:]))"
-    )
-    return [sys.executable, "-c", code]
-
-
 class LaterPart:
     """The worker reading a jsonl file's later part, and what is needed to use or drop its records."""
 
@@ -176,7 +149,7 @@ class LaterPart:
             or os.environ.get("FORMATKIT_WORKERS") == "1"
             or _usable_cores() < 2
             or not getattr(run.reader, "fast", False)
-            or not _python_runs()
+            or not python_can_start()
         ):
             return None
         spool = None
@@ -193,7 +166,14 @@ class LaterPart:
 
             fd, spool = tempfile.mkstemp(prefix=f".{Path(output).name}.", suffix=".part", dir=Path(output).parent)
             os.close(fd)
-            command = [*_worker_command(), run.name, str(offset), run.mode, spool, "meta" if meta else "no-meta"]
+            command = [
+                *worker_command("formatkit._api.jsonl_part"),
+                run.name,
+                str(offset),
+                run.mode,
+                spool,
+                "meta" if meta else "no-meta",
+            ]
             process = subprocess.Popen(
                 command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
@@ -303,9 +283,10 @@ def _read_part(name: str, offset: int, mode: Mode, spool: str, meta: bool) -> in
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The worker (see :func:`_worker_command`), given ``FILE OFFSET MODE SPOOL meta|no-meta``. Prints the
-    number of lines before OFFSET, then ``{"records": N}`` and exits 0 when its part is clean; exits 1
-    otherwise (the caller reads the part itself), removing SPOOL when no one is left to."""
+    """The worker (see :func:`formatkit._core.interpreter.worker_command`), given ``FILE OFFSET MODE SPOOL
+    meta|no-meta``. Prints the number of lines before OFFSET, then ``{"records": N}`` and exits 0 when its
+    part is clean; exits 1 otherwise (the caller reads the part itself), removing SPOOL when no one is left
+    to."""
     name, offset, mode, spool, meta = sys.argv[1:] if argv is None else argv
     try:
         records = _read_part(name, int(offset), mode, spool, meta == "meta")  # type: ignore[arg-type]

@@ -9,7 +9,8 @@ process's. ``auto`` needs every dataset's references before it scores (its first
 that pass and keeps the validated records in a spool file beside the output (removed at the end), which
 the workers' batches are then read from, so the input is read and validated once, not twice.
 
-Workers are fresh interpreters started on :mod:`scoring._pipeline.score_worker` (``python -m``): never a
+Workers are fresh interpreters started on :mod:`scoring._pipeline.score_worker` (with this process's import
+path, see :func:`formatkit._core.interpreter.worker_command`): never a
 fork of this process and never a ``multiprocessing`` spawn, so a user's script that calls the library
 without a ``__main__`` guard is not run again in each worker. A worker that fails stops the whole run
 (nothing is written); every worker is ended when the call returns.
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from formatkit._core.interpreter import worker_command
 from formatkit._core.writers import dumps_line
 from scoring._metrics.registry import AUTO
 from scoring._pipeline.score import Scorer
@@ -91,7 +93,8 @@ class _Pool:
     """
 
     def __init__(self, workers: int, setup: dict[str, Any]) -> None:
-        command = [sys.executable, "-m", "scoring._pipeline.score_worker"]
+        # this process's import path, not the current folder's (a user's scoring.py there was run)
+        command = worker_command("scoring._pipeline.score_worker", "main()")
         self.procs: list[subprocess.Popen[bytes]] = []
         for _ in range(workers):
             proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

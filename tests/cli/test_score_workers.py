@@ -115,3 +115,29 @@ def test_a_metric_that_fails_in_a_worker_stops_the_run_and_writes_nothing(
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == [
         "badmetric_h22.py"
     ]
+
+
+def test_a_scoring_py_in_the_current_folder_is_not_run_by_the_workers(tmp_path: Path) -> None:
+    """The workers import this process's scoring, not the current folder's: started with ``python -m`` they
+    ran a user's ``scoring.py`` (which the ``formatkit`` command never looks at), and ``score --workers 2``
+    died with a MemoryError traceback reading that script's output as its answers."""
+    command = Path(sys.executable).parent / "formatkit"
+    if not command.exists():
+        pytest.skip("the formatkit console script is not installed beside this Python")
+    marker = tmp_path / "ran.txt"
+    (tmp_path / "scoring.py").write_text(f"open({str(marker)!r}, 'a').write('ran')\nprint('x' * 100)\n")
+    src = RESPONSES / "mmlu_pro.jsonl"
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        done = subprocess.run(
+            [str(command), "score", str(src), "-o", str(out), "--workers", workers],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert not marker.exists()

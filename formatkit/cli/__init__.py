@@ -9,6 +9,7 @@ everything else -- help, usage errors, every other command -- goes to typer. ``a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,7 @@ def main() -> None:
     from formatkit._core.errors import FormatkitError, OutputBusyError
     from formatkit.cli._base import echo
 
+    _text_everywhere()
     try:
         code = None
         if not os.environ.get(TYPER_ONLY):
@@ -55,3 +57,19 @@ def main() -> None:
     except (FormatkitError, OSError) as exc:
         echo(f"formatkit: error: {exc}", err=True)
         raise SystemExit(1) from None
+
+
+def _text_everywhere() -> None:
+    """Standard streams that cannot hold Chinese (a Windows redirect in cp1252, ``PYTHONIOENCODING=latin-1``,
+    ASCII) write UTF-8 instead, replacing what cannot be encoded: file names, messages and dataset names
+    are Chinese as often as not, and such a stream ended a report in a UnicodeEncodeError traceback,
+    through every command. Streams that can hold it (UTF-8, GBK, GB18030, ...) are left as they are."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        try:
+            "中文，：".encode(encoding or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                with contextlib.suppress(OSError, ValueError):  # not reconfigurable: left as it was
+                    reconfigure(encoding="utf-8", errors="replace")

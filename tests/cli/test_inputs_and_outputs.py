@@ -317,3 +317,22 @@ def test_run_refuses_a_run_record_path_that_is_not_a_regular_file_before_any_req
     assert "is not a regular file" in stderr and "Traceback" not in stderr, stderr
     assert fake_openai.requests == 0
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl.run.json"]
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252", "ascii"])
+@pytest.mark.parametrize("typer_only", ["", "1"], ids=["fast-path", "typer"])
+def test_chinese_on_a_stream_that_cannot_hold_it_is_utf8_not_a_traceback(
+    tmp_path: Path, encoding: str, typer_only: str
+) -> None:
+    """A Windows redirect in cp1252 (or PYTHONIOENCODING=latin-1) cannot hold Chinese: the report is written
+    in UTF-8, through the fast path and through typer alike, instead of ending in a UnicodeEncodeError."""
+    name = tmp_path / "中文 题目.jsonl"
+    name.write_bytes((FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl").read_bytes())
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "_FORMATKIT_TYPER_ONLY": typer_only}
+    code = "import sys; sys.argv[0] = 'formatkit'; from formatkit.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "validate", str(name), "--lang", "zh"], capture_output=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in done.stderr
+    assert "中文 题目.jsonl：通过" in done.stdout.decode("utf-8")

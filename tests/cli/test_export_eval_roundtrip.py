@@ -14,6 +14,7 @@ from typing import Any
 import openpyxl
 import pytest
 from fakeserver import FakeOpenAI, Fault
+from roundtrip import records_without_source
 from typer.testing import CliRunner
 
 from formatkit import validate_file
@@ -31,13 +32,7 @@ def _ok(*args: str) -> str:
     return result.output
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        record["meta"].pop("source", None)  # where it was read from: the one thing allowed to change
-        out.append(record)
-    return out
+_records = records_without_source
 
 
 def _scores(records: list[dict[str, Any]]) -> list[Any]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import openpyxl
 import pytest
+from roundtrip import records_without_source
 from typer.testing import CliRunner
 
 from formatkit import export_excel, iter_dicts, validate_file
@@ -24,13 +24,7 @@ def _invoke(*args: str) -> str:
     return result.output
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        record["meta"].pop("source", None)  # where it was read from: the one thing allowed to change
-        out.append(record)
-    return out
+_records = records_without_source
 
 
 def _with_model(source: Path, tmp_path: Path) -> Path:

@@ -56,10 +56,10 @@ TERMINATED = threading.Event()
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """Write to a temporary file beside ``path`` and rename it over ``path`` only on success.
 
-    On any exception the temporary file is removed and an existing ``path`` is left untouched.
+    On any exception the temporary file is removed and an existing ``path`` is left untouched. A ``path``
+    that is not a regular file is refused by :func:`output_lock` (see :func:`refuse_special`).
     """
     target = Path(path)
-    refuse_special(target)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -114,6 +114,7 @@ def score(
     from scoring._metrics.registry import MetricError
     from scoring._pipeline.score_file import score_file
     from scoring._pipeline.score_workers import ScoringWorkerError
+    from scoring._runner.journal import journal_path
     from scoring._runner.progress import make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
@@ -122,7 +123,7 @@ def score(
     if judge_fallback and metric != "math":
         fail_usage("--judge-fallback goes with --metric math")
     options = judge.judge_options(
-        journal_path=Path(str(output) + ".journal"),
+        journal_path=journal_path(Path(output)),
         against=against,
         judge_fallback=judge_fallback,
         concurrency=concurrency,

@@ -32,6 +32,7 @@ from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
 from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
+from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import RUN_RECORD, now_iso, write_run_record
 from scoring._runner.run_file import EndpointOptions, run_file
@@ -72,7 +73,7 @@ class EvalPaths:
         """Every file the stages write here, journals included."""
         answered, scored = self.answered, self.scored
         reports = [self.report(fmt) for fmt in REPORT_FORMATS]
-        journals = [answered.with_name(answered.name + ".journal"), Path(str(scored) + ".journal")]
+        journals = [journal_path(answered), journal_path(scored)]
         return [self.canonical, answered, scored, self.run_record, *reports, *journals]
 
 
@@ -222,7 +223,7 @@ def _evaluate(
     record.update(started=started_at, sets=[str(path) for path in sets])
     record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
     write_run_record(paths.run_record, record)
-    judge_options = replace(judge or JudgeOptions(), journal_path=Path(str(paths.scored) + ".journal"))
+    judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))
     outcome.score = score_file(
         paths.answered,
         paths.scored,

@@ -26,6 +26,7 @@ from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate
+from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
 
@@ -92,7 +93,7 @@ def score_file(
         spec_of(metric)  # an unknown metric fails before the input is read
     options = judge or JudgeOptions()
     if options.journal_path is None:
-        options = replace(options, journal_path=Path(str(out) + ".journal"))
+        options = replace(options, journal_path=journal_path(Path(out)))
     if options.judge_fallback and metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
     with output_lock(out):  # one writer per output, from before the first verdict is bought

@@ -39,7 +39,7 @@ import orjson
 
 from formatkit._core.writers import atomic_writer, dumps_line
 from scoring._errors import RequestNotSent
-from scoring._runner.journal import Journal, JournalSlot
+from scoring._runner.journal import Journal, JournalSlot, journal_path
 from scoring._runner.lock import OutputLock
 from scoring._runner.progress import NullProgress, Progress
 from scoring._runner.requests import (
@@ -58,10 +58,6 @@ from scoring._runner.runner import Runner
 __all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "record_key", "settings_fingerprint"]
 
 Source = Callable[[], Iterable[dict[str, Any]]]
-
-
-def journal_path(out: Path) -> Path:
-    return out.with_name(out.name + ".journal")
 
 
 def settings_fingerprint(model: str, defaults: dict[str, Any]) -> str:

@@ -20,7 +20,12 @@ import orjson
 
 from formatkit._core.writers import open_no_follow
 
-__all__ = ["Journal", "JournalSlot"]
+__all__ = ["Journal", "JournalSlot", "journal_path"]
+
+
+def journal_path(out: Path) -> Path:
+    """The journal of the output ``out`` (a run's, or a judge's verdicts'): ``OUT.journal`` beside it."""
+    return out.with_name(out.name + ".journal")
 
 
 class JournalSlot(NamedTuple):

@@ -1,0 +1,137 @@
+"""The codebase's own figures: how far each extension axis is from "one home per concept".
+
+``python benchmarks/code_figures.py`` prints them; ``tests/test_architecture.py`` holds the targets. Counted
+with ``ast`` (parameters, imports) and plain text search (annotations), so the figures are the same on any
+machine and any load.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("formatkit", "scoring")
+#: The one module allowed to index a record's messages by position.
+RECORD_MODULE = "formatkit/_core/record.py"
+MAX_PARAMETERS = 8
+
+_ANY_DICT = re.compile(r"dict\[str, Any\]")
+_LAST_MESSAGE = re.compile(r"""messages["']?\]?\[-1\]""")
+
+
+def source_files() -> Iterator[Path]:
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def any_dicts() -> int:
+    """Occurrences of ``dict[str, Any]`` in the two packages."""
+    return sum(len(_ANY_DICT.findall(path.read_text(encoding="utf-8"))) for path in source_files())
+
+
+def last_message_indexers() -> list[str]:
+    """Files other than the record module that index ``messages[-1]`` themselves."""
+    return [
+        relative(path)
+        for path in source_files()
+        if relative(path) != RECORD_MODULE and _LAST_MESSAGE.search(path.read_text(encoding="utf-8"))
+    ]
+
+
+@dataclass(frozen=True)
+class LongSignature:
+    where: str
+    name: str
+    parameters: int
+
+
+def _is_typer_command(path: Path) -> bool:
+    return relative(path).startswith("formatkit/cli/")
+
+
+def long_signatures(limit: int = MAX_PARAMETERS) -> list[LongSignature]:
+    """Functions (typer's command functions aside) that take more than ``limit`` parameters.
+
+    ``self``/``cls`` are not counted; ``*args``/``**kwargs`` count as one each.
+    """
+    found: list[LongSignature] = []
+    for path in source_files():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            args = node.args
+            names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+            count = len(names) - (1 if names and names[0] in ("self", "cls") else 0)
+            count += (args.vararg is not None) + (args.kwarg is not None)
+            if count > limit and not (_is_typer_command(path) and _decorated_command(node)):
+                found.append(LongSignature(f"{relative(path)}:{node.lineno}", node.name, count))
+    return sorted(found, key=lambda s: -s.parameters)
+
+
+def _decorated_command(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A typer command: its parameters are typer options (``typer.Option(...)`` defaults or annotations)."""
+    text = ast.unparse(node.args)
+    return "typer." in text or "Annotated[" in text or "option(" in text
+
+
+def private_imports(importer: str, imported: str) -> Counter[str]:
+    """``importer``'s imports of ``imported``'s private modules (``imported._x``), by module imported."""
+    counts: Counter[str] = Counter()
+    for path in source_files():
+        if not relative(path).startswith(importer):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            for module in modules:
+                if module.startswith(imported + "._"):
+                    counts[module] += 1
+    return counts
+
+
+def readme_figures() -> tuple[int, int | None]:
+    """The README's length in lines and the line where ``formatkit eval`` first appears."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    first = next((n for n, line in enumerate(lines, 1) if "formatkit eval" in line), None)
+    return len(lines), first
+
+
+def main() -> int:
+    files = list(source_files())
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
+    print(f"modules: {len(files)}, lines: {lines:,}")
+    print(f"dict[str, Any] in formatkit/ and scoring/: {any_dicts()}")
+    indexers = last_message_indexers()
+    print(f"files indexing messages[-1] outside {RECORD_MODULE}: {len(indexers)}")
+    for where in indexers:
+        print(f"  {where}")
+    long = long_signatures()
+    print(f"functions with more than {MAX_PARAMETERS} parameters (typer commands aside): {len(long)}")
+    for sig in long:
+        print(f"  {sig.parameters:3d}  {sig.name}  {sig.where}")
+    for importer, imported in (("formatkit/cli", "scoring"), ("formatkit/cli", "formatkit"), ("scoring", "formatkit")):
+        counts = private_imports(importer, imported)
+        print(f"{importer} imports of {imported}'s private modules: {sum(counts.values())} ({len(counts)} modules)")
+        for module, n in counts.most_common():
+            print(f"  {n:3d}  {module}")
+    length, first_eval = readme_figures()
+    print(f"README: {length} lines; `formatkit eval` first on line {first_eval}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -154,7 +154,7 @@ def render_rules() -> str:
         out += [f"## {title[0].upper()}{title[1:]}", ""]
         for code in codes:
             severity, _summary = CODES[code]  # type: ignore[index]
-            out += [f"### `{code}` {{#{code}}}", "", f"**{severity}**", ""]
+            out += [f"### `{code}`", "", f"**{severity}**", ""]  # its anchor: #{code}
             for lang in languages():
                 out.append(f"- {lang}: {_escape(Msg(f'summary.{code}').render(lang))}")
             out.append("")
@@ -219,7 +219,7 @@ def render_cli() -> str:
         "Every command of `formatkit`, with every option and its help as `formatkit COMMAND --help` prints it.",
         "This page is generated from the typer application (`formatkit/cli/`) by `python docs/generate.py`; a",
         "test fails when it is stale. The [user guide](../guide/index.md) shows the commands at work; the exit",
-        "codes are listed [there](../guide/index.md#exit-codes).",
+        "codes are listed [there](../guide/index.md#commands-and-exit-codes).",
         "",
         "```text",
         "formatkit [--version] COMMAND [OPTIONS] ARGS...",

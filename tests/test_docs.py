@@ -61,7 +61,7 @@ def test_every_code_has_its_section_and_its_fixture_example() -> None:
 
     page = (PAGES / "reference" / "rules.md").read_text(encoding="utf-8")
     for code, (severity, _summary) in CODES.items():
-        assert f"### `{code}` {{#{code}}}\n\n**{severity}**" in page, code
+        assert f"### `{code}`\n\n**{severity}**" in page, code
     shown = {Path(line.split()[-1]).name for line in page.splitlines() if line.startswith("$ formatkit validate")}
     on_disk = {p.name for p in (FIXTURES / "invalid").rglob("*") if p.is_file()}
     assert shown <= on_disk and len(shown) >= len(CODES) - 2  # too_many_files and line_too_long have no file

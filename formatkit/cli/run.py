@@ -181,8 +181,8 @@ def run(
             options,
             settings,
             progress=make_progress(interval=requests.progress_interval),
-            started=jobs.append,
             total=report.records,
+            started=jobs.append,
             command=recorded_command(ctx),
         )
     except OutputLockedError as exc:

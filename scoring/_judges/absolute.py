@@ -8,7 +8,7 @@ from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text
-from scoring._judges.kinds import Case, JudgeKind
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_absolute
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -81,7 +81,7 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_absolute(ask, case.record, case.response, prompts=case.prompts, scale=case.scale)
 
 
-def _summarise(records: list[dict[str, Any]], results: list[Judged], scale: Scale) -> dict[str, Any]:
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``scale``, ``mean_score`` (on the scale) and ``score_100`` (the mean mapped to 0-100)."""
     scores = scored_values(results)
     span = scale.high - scale.low

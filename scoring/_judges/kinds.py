@@ -28,8 +28,10 @@ __all__ = [
     "Headline",
     "JudgeKind",
     "JudgeOne",
+    "Record",
     "Stage",
     "Summarise",
+    "SummaryKeys",
     "fallback_judge",
     "judge_kind",
     "judge_names",
@@ -38,13 +40,19 @@ __all__ = [
 ]
 
 
+#: A canonical record as the judges read it and write their verdicts into (its JSON object).
+Record = dict[str, Any]
+#: A judge kind's own keys of the judges' summary: counts, means, the scale's text.
+SummaryKeys = dict[str, float | str | None]
+
+
 @dataclass(frozen=True)
 class Case:
     """One response to judge, with what the run gives every kind: the prompts (the kind's stages, in the
     record's language or the user's template), the ``--judge-scale`` and the ``--against`` responses."""
 
-    record: dict[str, Any]
-    response: dict[str, Any]
+    record: Record
+    response: Record
     index: int
     prompts: Prompts
     scale: Scale
@@ -60,12 +68,12 @@ class Case:
 #: Judge one response: build the prompt(s) from the kind's stages, ask, parse the verdict → :class:`Judged`.
 JudgeOne = Callable[[Ask, Case], Awaitable[Judged]]
 #: The kind's own summary keys, from the judged records, each response's result and the ``--judge-scale``.
-Summarise = Callable[[list[dict[str, Any]], list[Judged], Scale], dict[str, Any]]
+Summarise = Callable[[list[Record], list[Judged], Scale], SummaryKeys]
 #: The kind's part of the summary's first line for people (``, mean 1.50 on 0-2 (75.00 of 100)``).
 Headline = Callable[[Mapping[str, Any]], str]
 
 
-def _no_keys(records: list[dict[str, Any]], results: list[Judged], scale: Scale) -> dict[str, Any]:
+def _no_keys(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
     return {}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text, target_turn
-from scoring._judges.kinds import Case, JudgeKind
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -115,7 +115,7 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_math(ask, case.record, case.response, prompts=case.prompts)
 
 
-def _summarise(records: list[dict[str, Any]], results: list[Judged], scale: Scale) -> dict[str, Any]:
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100, over every
     response with a score (with ``--judge-fallback``, those the rules settled too)."""
     all_scores: list[float] = []

@@ -10,7 +10,7 @@ from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
-from scoring._judges.kinds import Case, JudgeKind
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -127,13 +127,13 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_pairwise(ask, case.record, case.response, opponent, opponent_label=label, prompts=case.prompts)
 
 
-def _summarise(records: list[dict[str, Any]], results: list[Judged], scale: Scale) -> dict[str, Any]:
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``win``, ``tie``, ``loss``, ``mean_x100``, ``pairs_both_orders``, ``disagreements`` and
     ``disagreement_rate``."""
     counts: dict[str, int] = {}
     for judged in results:  # the response's judge entry, as the report reads it back
         count_pairwise({"status": judged.status, **judged.details}, counts)
-    summary: dict[str, Any] = {key: counts.get(key, 0) for key in ("win", "tie", "loss")}
+    summary: SummaryKeys = {key: counts.get(key, 0) for key in ("win", "tie", "loss")}
     mean = mean_of(scored_values(results))
     summary["mean_x100"] = rounded(None if mean is None else mean * 100)
     both, disagreements = counts.get("both_orders", 0), counts.get("disagreements", 0)

@@ -1,14 +1,19 @@
 """CONTRIBUTING.md, "Add a judge kind": one entry of the metric table and one module are the whole change.
 
-A toy judge kind (a yes/no verdict, its prompts written in its module) is registered as its entry in
-scoring/_metrics/registry.py would add it, judged from the command line against the tests' fake OpenAI
-server, summed up and aggregated by what its entry says, and unregistered again.
+The recipe's worked example, a yes/no judge kind with its prompts written in its module, is taken from
+CONTRIBUTING.md as it stands, registered as its entry in scoring/_metrics/registry.py would add it, judged
+from the command line against the tests' fake OpenAI server, summed up and aggregated by what its entry
+says, and unregistered again.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import json
-from collections.abc import Iterator, Mapping
+import re
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,71 +22,39 @@ from fakeserver import FakeOpenAI, last_user
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
-from scoring._judges.kinds import Case, JudgeKind, Stage
-from scoring._judges.result import Judged, not_judged
-from scoring._judges.scale import Scale
+from scoring._judges.kinds import JudgeKind
 from scoring._metrics.registry import METRICS, MetricSpec, register_metric, unregister_metric
 
-RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
+ROOT = Path(__file__).parents[2]
+RESPONSES = ROOT / "fixtures" / "responses"
 runner = CliRunner()
 
-# --- what the kind's module (scoring/_judges/yes_no.py) would hold ----------------------------------------
 
-VERDICT = Stage(
-    "yes_no",
-    required=frozenset({"question", "response"}),
-    texts={
-        "en": "Question: {{question}}\nAnswer: {{response}}\nIs the answer right? Reply YES or NO.",
-        "zh": "问题：{{question}}\n回答：{{response}}\n回答正确吗？只回复 YES 或 NO。",
-    },
-)
-
-
-async def judge_yes_no(ask: Ask, case: Case) -> Judged:
-    content = case.response.get("content")
-    if not isinstance(content, str):
-        return not_judged("the response has no content")
-    template, lang = case.prompts.get(VERDICT.name, case.record)
-    prompt, _ = template.prompt({"question": case.record["messages"][-2]["content"], "response": content})
-    judged = Judged(score=None, analysis="", status="scored", template=template.source, lang=lang)
-    try:
-        reply = await ask(prompt)
-    except CallFailed as exc:
-        judged.status, judged.analysis = "request_failed", failure_text(exc)
-        return judged
-    add_usage(judged.usage, reply.usage)
-    judged.details["reply"] = reply.content
-    word = reply.content.strip().upper()
-    if word not in ("YES", "NO"):
-        judged.status, judged.analysis = "unparseable", f"judge reply has no verdict: {reply.content!r}"
-        return judged
-    judged.score, judged.answer, judged.analysis = (1.0 if word == "YES" else 0.0), word, f"the judge said {word}"
-    return judged
-
-
-def count_yes(records: list[dict[str, Any]], results: list[Judged], scale: Scale) -> dict[str, Any]:
-    return {"yes": sum(j.answer == "YES" for j in results)}
-
-
-def say_yes(summary: Mapping[str, Any]) -> str:
-    return f"; {summary.get('yes', 0)} yes"
-
-
-YES_NO = JudgeKind(stages=(VERDICT,), judge=judge_yes_no, summarise=count_yes, headline=say_yes)
-
-# --- its entry in the metric table ---------------------------------------------------------------------------
-
-TOY = MetricSpec("yes-no", "judge", "a toy judge: the judge says YES or NO", implementation=YES_NO)
+def recipe_blocks(section: str) -> dict[str, str]:
+    """The Python blocks of a CONTRIBUTING.md section, by their first line (``# scoring/_judges/yes_no.py``)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", body, re.DOTALL)
+    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
 
 
 @pytest.fixture
-def yes_no() -> Iterator[MetricSpec]:
-    register_metric(TOY)
+def yes_no(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MetricSpec]:
+    """The recipe's module (as ``recipe_yes_no``) and its entry, registered for the test."""
+    blocks = recipe_blocks("Add a judge kind")
+    (tmp_path / "recipe_yes_no.py").write_text(blocks["scoring/_judges/yes_no.py"], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("recipe_yes_no")
+    assert isinstance(module.YES_NO, JudgeKind)
+    entry = blocks["scoring/_metrics/registry.py, in METRICS"].split("\n", 1)[1].strip().rstrip(",")
+    spec = eval(entry, {"MetricSpec": MetricSpec})  # the entry as written in the recipe
+    assert isinstance(spec, MetricSpec) and spec.implementation == "scoring._judges.yes_no:YES_NO"
+    spec = register_metric(dataclasses.replace(spec, implementation=module.YES_NO))
     try:
-        yield TOY
+        yield spec
     finally:
-        unregister_metric(TOY.name)
+        unregister_metric(spec.name)
+        sys.modules.pop("recipe_yes_no", None)
 
 
 def _score(server: FakeOpenAI, out: Path, *more: str) -> list[str]:
@@ -152,9 +125,10 @@ def test_against_is_refused_for_a_kind_that_compares_with_nothing(
     assert fake_openai.requests == 0
 
 
-def test_an_unregistered_judge_kind_is_unknown_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    register_metric(TOY)
-    unregister_metric(TOY.name)
+def test_an_unregistered_judge_kind_is_unknown_again(
+    yes_no: MetricSpec, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    unregister_metric(yes_no.name)
     assert "yes-no" not in METRICS
     out = tmp_path / "judged.jsonl"
     result = runner.invoke(app, _score(fake_openai, out))

@@ -6,7 +6,9 @@ command line, picked by ``auto`` for the references its entry claims, and unregi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,8 +20,17 @@ from formatkit.cli import app
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.registry import METRICS, MetricSpec, register_metric, unregister_metric
 
-RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
+ROOT = Path(__file__).parents[2]
+RESPONSES = ROOT / "fixtures" / "responses"
 runner = CliRunner()
+
+
+def recipe_blocks(section: str) -> dict[str, str]:
+    """The Python blocks of a CONTRIBUTING.md section, by their first line (``# scoring/_metrics/f1.py``)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", body, re.DOTALL)
+    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
 
 
 def last_word(reply: str, item: Item) -> ItemScore:
@@ -131,3 +142,26 @@ def test_the_command_line_help_lists_every_entry_of_the_table() -> None:
     text = " ".join(result.output.replace("│", " ").split())
     for name, spec in METRICS.items():
         assert f"{name} ({' '.join(spec.summary.split())})" in text, name
+
+
+def test_the_worked_example_of_the_recipe_scores_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocks = recipe_blocks("Add a metric")
+    (tmp_path / "recipe_f1.py").write_text(blocks["scoring/_metrics/f1.py"], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = blocks["scoring/_metrics/registry.py, in METRICS"].split("\n", 1)[1].strip().rstrip(",")
+    spec = eval(entry, {"MetricSpec": MetricSpec})  # the entry as written in the recipe
+    assert isinstance(spec, MetricSpec) and spec.implementation == "scoring._metrics.f1:score_f1"
+    register_metric(dataclasses.replace(spec, implementation="recipe_f1:score_f1"))
+    try:
+        out = tmp_path / "scored.jsonl"
+        args = ["score", str(RESPONSES / "gsm8k.jsonl"), "-o", str(out), "--metric", "f1", "--json"]
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        responses = _responses(out)
+        assert {r["metric"] for r in responses} == {"f1"}
+        assert all(0.0 <= r["score"] <= 1.0 and r["analysis"].startswith("f1") for r in responses)
+        assert 0 < json.loads(result.stdout)["datasets"]["gsm8k"]["score"] < 100
+    finally:
+        unregister_metric("f1")

@@ -209,3 +209,25 @@ def test_the_readme_is_the_front_door() -> None:
     assert next(n for n, line in enumerate(lines, 1) if "formatkit eval" in line) <= 40
     for page in ("guide/validate.md", "guide/fix.md", "guide/eval.md", "guide/report.md", "reference/rules.md"):
         assert f"(docs/pages/{page}" in text, page
+
+
+def test_every_metric_is_in_the_score_pages_table() -> None:
+    """A metric added to ``scoring.METRICS`` (one entry in the metric table) is a row of the guide's table."""
+    from scoring import METRICS
+
+    page = (PAGES / "guide" / "score.md").read_text(encoding="utf-8")
+    for name in METRICS:
+        assert f"| `{name}` |" in page, name
+
+
+def test_every_command_is_in_the_readme_and_guide_tables() -> None:
+    """The command tables of the README and the guide name every command of the typer app."""
+    import typer.main
+
+    from formatkit.cli import app
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    for document in (README, PAGES / "guide" / "index.md"):
+        text = document.read_text(encoding="utf-8")
+        for name in commands:
+            assert f"| `formatkit {name}" in text, (document_name(document), name)

@@ -4,14 +4,14 @@ place, located like an Issue (sheet/row/column or line/field)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from formatkit._core.issues import Issue
 from formatkit._fixing.messages import ChangeCode, Lang, render
 
-__all__ = ["Change", "shown"]
+__all__ = ["Change", "Repaired", "shown"]
 
 
 class Change(BaseModel):
@@ -36,6 +36,15 @@ class Change(BaseModel):
         """The place as a person reads it, written exactly as an Issue's (``Sheet1!C1 (问题)``, ``line 3``)."""
         fields = {name: getattr(self, name) for name in ("file", "sheet", "row", "column", "line", "field")}
         return Issue.model_construct(severity="warning", code=self.code, message="", **fields).place
+
+
+class Repaired(NamedTuple):
+    """What a format's repair (the ``repair`` of :data:`formatkit._core.formats.INPUT_FORMATS`) gives: the
+    bytes of the repaired copy, the changes made, and notes on what the copy could not keep."""
+
+    data: bytes
+    changes: list[Change]
+    notes: list[Change]
 
 
 def shown(value: Any, limit: int = 80) -> str:

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 from formatkit._core.codes import CODES
+from formatkit._core.formats import listed_suffixes
 
 _RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
+_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls and .jsonl
 
 MESSAGES: dict[str, str] = {
     # --- files and uploads -------------------------------------------------------------------------
-    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads .xlsx, .xls and .jsonl. {fix}',
+    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads ' + _READS + ". {fix}",
     "frag.extension_less": "extension-less",
     "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
     "frag.convert_format": "Convert it to one of those formats.",

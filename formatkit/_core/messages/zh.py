@@ -5,13 +5,16 @@
 
 from __future__ import annotations
 
+from formatkit._core.formats import listed_suffixes
+
+_READS = listed_suffixes("、", " 和 ")  # the table of input formats: .xlsx、.xls 和 .jsonl
 _RESAVE = "请用 Excel（或 WPS）打开后另存为 .xlsx"
 _UNMERGE = "开始 → 合并后居中 → 取消单元格合并（WPS：开始 → 合并居中 → 取消合并单元格）"
 _AS_TEXT = "右键单击 → 设置单元格格式 → 数字 → 文本"
 
 MESSAGES: dict[str, str] = {
     # --- 文件与上传 -----------------------------------------------------------------------------------
-    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 .xlsx、.xls 和 .jsonl。{fix}",
+    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 " + _READS + "。{fix}",
     "frag.extension_less": "无扩展名的",
     "frag.save_csv_as_xlsx": "请在 Excel 中把 .csv 另存为 .xlsx（文件 → 另存为 → Excel 工作簿）。",
     "frag.convert_format": "请先转换为上述格式之一。",
@@ -306,7 +309,7 @@ MESSAGES: dict[str, str] = {
     "ui.wrote_records": "已把 {records} 条记录写入 {output}",
     "ui.nothing_written": "没有写入 {output}：请先修正上面的错误",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
-    "summary.unsupported_extension": "只能读取 .xlsx、.xls 和 .jsonl 文件。",
+    "summary.unsupported_extension": f"只能读取 {_READS} 文件。",
     "summary.too_many_files": "平台每次上传最多 10 个文件。",
     "summary.too_many_rows": "平台每个文件最多 1,000 行（Excel 数据行或 jsonl 行）。",
     "summary.empty_file": "文件中什么都没有。",

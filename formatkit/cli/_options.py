@@ -27,12 +27,12 @@ import os
 import re
 import typing
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
+from formatkit._core.messages import languages
 from formatkit.cli._common import fail_usage
 
 if TYPE_CHECKING:
@@ -44,7 +44,6 @@ __all__ = [
     "EndpointArgs",
     "IssueArgs",
     "JudgeArgs",
-    "JudgeLangOption",
     "ReportArgs",
     "RunArgs",
     "ScoreArgs",
@@ -296,10 +295,12 @@ class RunArgs:
         return defaults
 
 
-class JudgeLangOption(str, Enum):
-    auto = "auto"
-    en = "en"
-    zh = "zh"
+def _judge_lang(value: str) -> str:
+    """``--judge-lang``: ``auto`` or a language of the table of languages (``formatkit._core.messages``)."""
+    allowed = ("auto", *languages())
+    if value not in allowed:
+        raise typer.BadParameter(f"Value error, {value!r} is not one of {', '.join(map(repr, allowed))}.")
+    return value
 
 
 @dataclasses.dataclass(kw_only=True)
@@ -312,7 +313,13 @@ class JudgeArgs:
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
     )
     judge_scale: str = option("0-2", "--judge-scale", help="Absolute judge scale, e.g. 0-2 or 1-10.")
-    judge_lang: JudgeLangOption = option(JudgeLangOption.auto, "--judge-lang", help="Judge prompt language.")
+    judge_lang: str = option(
+        "auto",
+        "--judge-lang",
+        metavar="<" + "|".join(("auto", *languages())) + ">",
+        callback=_judge_lang,
+        help="Judge prompt language.",
+    )
     judge_template: Path | None = option(None, "--judge-template", help="Your own judge prompt file.")
 
     @property
@@ -328,7 +335,7 @@ class JudgeArgs:
             judge_model=self.judge_model,
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,
-            judge_lang=self.judge_lang.value,
+            judge_lang=self.judge_lang,
             judge_template=self.judge_template,
             **more,
         )

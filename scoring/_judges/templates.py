@@ -1,5 +1,9 @@
 """Judge prompt templates: the built-in English and Chinese prompts, user templates, rendering.
 
+The prompt languages are formatkit's languages (:data:`formatkit._core.messages.LANGUAGES`): a language
+without its own built-in prompts (``templates/KIND_LANG.txt``) is judged with the English ones, and
+:func:`builtin_name` says which prompt a language gets.
+
 A template is plain text with placeholders written ``{{name}}``. Double braces never collide with the
 single braces of the JSON examples a judge prompt shows. Rendering substitutes every placeholder in one
 pass over the template, so a placeholder that appears inside a substituted value (a response that
@@ -33,6 +37,7 @@ __all__ = [
     "Lang",
     "Template",
     "TemplateError",
+    "builtin_name",
     "builtin_template",
     "detect_lang",
     "load_template",
@@ -43,7 +48,8 @@ __all__ = [
 ]
 
 Kind = Literal["absolute", "pairwise", "math_extract", "math_grade"]
-Lang = Literal["en", "zh"]
+#: A language of formatkit's table of languages (``en``, ``zh``, …).
+Lang = str
 
 KINDS: tuple[Kind, ...] = ("absolute", "pairwise", "math_extract", "math_grade")
 
@@ -60,6 +66,10 @@ _OPTIONAL: dict[Kind, frozenset[str]] = {
     "math_extract": frozenset({"nonce"}),
     "math_grade": frozenset({"nonce"}),
 }
+
+#: The built-in prompts, ``KIND_LANG.txt``; English's are the ones every language falls back on.
+_TEMPLATES = resources.files("scoring._judges").joinpath("templates")
+ENGLISH = "en"
 
 #: Hex digits of a request's nonce: 48 bits, so a response cannot be searched into carrying its own.
 NONCE_DIGITS = 12
@@ -145,11 +155,19 @@ def _check(kind: Kind, text: str, source: str) -> None:
         )
 
 
+def builtin_name(kind: Kind, lang: Lang) -> str:
+    """The built-in prompt of ``kind`` that ``lang`` gets: ``KIND_LANG`` (``absolute_zh``), or the English
+    ``KIND_en`` when the package ships none in that language."""
+    name = f"{kind}_{lang}"
+    return name if _TEMPLATES.joinpath(f"{name}.txt").is_file() else f"{kind}_{ENGLISH}"
+
+
 def builtin_template(kind: Kind, lang: Lang) -> Template:
-    """One of the prompts shipped with the package (``scoring/_judges/templates/KIND_LANG.txt``)."""
-    name = f"{kind}_{lang}.txt"
-    text = resources.files("scoring._judges").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
-    template = Template(kind=kind, text=text, source=f"builtin:{kind}_{lang}")
+    """One of the prompts shipped with the package (``scoring/_judges/templates/KIND_LANG.txt``; English's
+    for a language without its own, see :func:`builtin_name`)."""
+    name = builtin_name(kind, lang)
+    text = _TEMPLATES.joinpath(f"{name}.txt").read_text(encoding="utf-8")
+    template = Template(kind=kind, text=text, source=f"builtin:{name}")
     _check(kind, text, template.source)
     return template
 

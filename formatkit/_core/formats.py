@@ -9,7 +9,9 @@ A row names its reader and functions by dotted path (``"package.module:name"``),
 that kind is read, so the table costs nothing at start (a jsonl convert never imports the Excel readers) and
 sits below every layer it names. A callable is accepted in place of a path (a reader registered by a test).
 
-Adding a format is one row here and its reader; see CONTRIBUTING.md, "Add an input format".
+The messages that list the extensions formatkit reads are written from the table when the catalogues load
+(a built-in format is a row of this file). Adding a format is one row here and its reader; see
+CONTRIBUTING.md, "Add an input format" (tests/formats/test_format_recipe.py registers a toy one).
 """
 
 from __future__ import annotations

@@ -41,11 +41,14 @@ __all__ = [
 
 
 def lang_option() -> Any:
-    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change)."""
+    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change); the
+    languages are those of the table of languages (``formatkit._core.messages.LANGUAGES``)."""
+    from formatkit._core.messages import languages
+
     return typer.Option(
         None,
         "--lang",
-        metavar="en|zh",
+        metavar="|".join(languages()),
         callback=_check_lang,
         help="Language of the messages (default: the locale, LC_ALL / LC_MESSAGES / LANG).",
     )

@@ -32,8 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from formatkit._core.messages import languages
-from formatkit.cli._common import fail_usage
+from formatkit.cli._common import check_judge_lang, fail_usage, judge_lang_metavar
 
 if TYPE_CHECKING:
     from scoring._errors import EndpointUnavailableError
@@ -295,14 +294,6 @@ class RunArgs:
         return defaults
 
 
-def _judge_lang(value: str) -> str:
-    """``--judge-lang``: ``auto`` or a language of the table of languages (``formatkit._core.messages``)."""
-    allowed = ("auto", *languages())
-    if value not in allowed:
-        raise typer.BadParameter(f"Value error, {value!r} is not one of {', '.join(map(repr, allowed))}.")
-    return value
-
-
 @dataclasses.dataclass(kw_only=True)
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
@@ -316,8 +307,8 @@ class JudgeArgs:
     judge_lang: str = option(
         "auto",
         "--judge-lang",
-        metavar="<" + "|".join(("auto", *languages())) + ">",
-        callback=_judge_lang,
+        metavar=judge_lang_metavar(),
+        callback=check_judge_lang,
         help="Judge prompt language.",
     )
     judge_template: Path | None = option(None, "--judge-template", help="Your own judge prompt file.")

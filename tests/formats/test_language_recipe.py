@@ -76,39 +76,30 @@ def test_fix_speaks_it(xx: None, tmp_path: Path) -> None:
     assert shouted.output.upper() == english.output.upper().replace("EN.XLSX", "XX.XLSX")
 
 
-def _record(path: Path) -> Path:
-    record = {
-        "session_id": 0,
-        "messages": [
-            {"role": "user", "content": "介绍长江。"},
-            {
-                "role": "assistant",
-                "reference_response": "长江是中国最长的河流，全长约六千三百公里，最后注入东海。",
-                "responses": [{"parameters": {}, "content": "长江是中国最长的河。"}],
-            },
-        ],
-        "meta": {"dataset": "长江"},
-    }
-    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+def _free_text(path: Path) -> Path:
+    line = {"prompt": "介绍长江。", "answer": "长江是中国最长的河流，全长约六千三百公里，流经多个省份，最后注入东海。"}
+    path.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
 
-def test_the_judge_is_asked_in_english_and_the_record_says_so(
+def test_the_judge_is_asked_in_english_and_the_run_record_says_so(
     xx: None, fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
     assert parse_lang("xx") == "xx"
     assert builtin_template("absolute", "xx").source == "builtin:absolute_en"
     assert builtin_template("absolute", "zh").source == "builtin:absolute_zh"
-    fake_openai.responder = lambda body: '{"analysis": "covers the key facts", "score": 2}'
-    judge = ("--metric", "judge", "--judge-base-url", fake_openai.base_url, "--judge-model", "j")
-    source = _record(tmp_path / "长江.jsonl")
-    result = CliRunner().invoke(
-        app, ["score", str(source), "-o", str(tmp_path / "out.jsonl"), *judge, "--judge-lang", "xx"]
+    fake_openai.responder = lambda body: (
+        '{"analysis": "covers the key facts", "score": 2}' if "⟪" in last_user(body) else "长江是中国最长的河。"
     )
+    judge = ("--judge-base-url", fake_openai.base_url, "--judge-model", "j", "--judge-lang", "xx")
+    model = ("--base-url", fake_openai.base_url, "--model", "m", "--backoff-base", "0.001")
+    out = tmp_path / "eval"
+    args = ["eval", str(_free_text(tmp_path / "长江.jsonl")), *model, "-o", str(out), *judge]
+    result = CliRunner(env={"OPENAI_API_KEY": ""}).invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "⟪CONVERSATION⟫" in last_user(fake_openai.bodies[-1])  # the English prompt, for a Chinese record
-    options = JudgeOptions(judge_base_url=fake_openai.base_url, judge_model="j", judge_lang="xx")
-    assert judge_record(options)["template"] == "built-in absolute_en (no built-in xx prompts: English)"
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["judge"]["template"] == "built-in absolute_en (no built-in xx prompts: English)"
     assert judge_record(JudgeOptions(judge_base_url="http://j", judge_lang="zh"))["template"] == "built-in absolute_zh"
 
 
@@ -118,7 +109,9 @@ def test_unregistered_it_is_refused_everywhere(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "'xx' is not one of en, zh" in result.output
     result = CliRunner().invoke(app, ["fix", "--lang", "xx", str(HEADERS), "-o", str(tmp_path / "out.xlsx")])
     assert result.exit_code == 2
-    result = CliRunner().invoke(app, ["score", str(_record(tmp_path / "set.jsonl")), "-o", "x", "--judge-lang", "xx"])
+    result = CliRunner().invoke(
+        app, ["score", str(_free_text(tmp_path / "set.jsonl")), "-o", "x", "--judge-lang", "xx"]
+    )
     assert result.exit_code == 2 and "'xx' is not one of 'auto', 'en', 'zh'." in result.output
     with pytest.raises(ValueError, match="expected auto, en or zh"):
         parse_lang("xx")

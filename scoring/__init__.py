@@ -39,7 +39,7 @@ _LAZY = {
     "JudgeOptions": "scoring._judges.options",
     "METRICS": "scoring._metrics.registry",
     "MetricChoice": "scoring._metrics.auto",
-    "MetricError": "scoring._metrics.registry",
+    "MetricError": "scoring._errors",
     "MetricSpec": "scoring._metrics.registry",
     "RULE_METRICS": "scoring._pipeline.score",
     "RuleFunction": "scoring._metrics.registry",
@@ -84,7 +84,7 @@ _LAZY = {
     "score_file": "scoring._pipeline.score_file",
     "Shard": "scoring._runner.shard",
     "merge_parts": "scoring._pipeline.merge",
-    "MergeError": "scoring._pipeline.merge",
+    "MergeError": "scoring._errors",
 }
 
 __all__ = [
@@ -158,7 +158,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult
-    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError
+    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
     from scoring._metrics.base import Item, ItemScore, item_from_record
@@ -176,9 +176,9 @@ if TYPE_CHECKING:
     from scoring._metrics.extract.numeric import extract_number, reference_number
     from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
-    from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
+    from scoring._metrics.registry import METRICS, MetricSpec, RuleFunction
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
-    from scoring._pipeline.merge import MergeError, merge_parts
+    from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
         RULE_METRICS,

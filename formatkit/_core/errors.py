@@ -3,6 +3,7 @@
 FormatkitError
 ├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
 ├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
+│   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back (nothing written)
 └── OutputError           an output could not be written (nothing partial is left behind)
     └── OutputBusyError   another process is writing the same output (CLI exit 2, as ``run``'s lock)
 """
@@ -13,8 +14,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from formatkit._core.issues import FileReport
+    from formatkit._core.modes import Mode
 
-__all__ = ["FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "UnreadablePathError"]
+__all__ = [
+    "FormatkitError",
+    "InvalidFileError",
+    "OutputBusyError",
+    "OutputError",
+    "SheetReadBackError",
+    "UnreadablePathError",
+]
 
 
 class FormatkitError(Exception):
@@ -31,6 +40,15 @@ class InvalidFileError(FormatkitError):
     def __init__(self, report: FileReport) -> None:
         self.report = report
         super().__init__(f"{report.path}: {report.errors} error(s); run `formatkit validate` to see them")
+
+
+class SheetReadBackError(InvalidFileError):
+    """The workbook export would write does not read back in ``mode`` (nothing was written); ``report``
+    holds what the reader said."""
+
+    def __init__(self, report: FileReport, mode: Mode) -> None:
+        super().__init__(report)
+        self.mode = mode
 
 
 class OutputError(FormatkitError):

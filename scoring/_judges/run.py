@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from scoring._errors import JudgeUnavailableError
+from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.absolute import judge_absolute
 from scoring._judges.against import Against, AgainstError, load_against, opponent_for
 from scoring._judges.call import JournaledAsker, Reply
@@ -47,10 +47,6 @@ _KINDS: dict[str, tuple[Kind, ...]] = {
     "pairwise": ("pairwise",),
     "math-judge": ("math_extract", "math_grade"),
 }
-
-
-class JudgeSetupError(ValueError):
-    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
 
 
 @dataclass

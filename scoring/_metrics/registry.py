@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
+from scoring._errors import MetricError
 from scoring._metrics.base import Item, ItemScore
 
 if TYPE_CHECKING:
@@ -73,10 +74,6 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("math-judge", "judge", "an LLM extracts and grades a math answer", partial_credit=True),
     )
 }
-
-
-class MetricError(ValueError):
-    """A metric name that is neither in the table nor an importable ``module:function``."""
 
 
 def metric_names(kind: Kind | None = None) -> list[str]:

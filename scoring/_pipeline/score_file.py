@@ -9,12 +9,13 @@ the math judge fallback hold the records in memory while the judges run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from formatkit._api.validate import StrPath, iter_dicts
+from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
@@ -31,6 +32,8 @@ from scoring._runner.progress import Progress
 from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
 
 __all__ = ["FileScoreOutcome", "judge_record", "score_file"]
+
+StrPath = str | os.PathLike[str]
 
 
 @dataclass

@@ -85,9 +85,19 @@ _LAZY = {
     "Shard": "scoring._runner.shard",
     "merge_parts": "scoring._pipeline.merge",
     "MergeError": "scoring._errors",
+    "AUTO": "scoring._metrics.registry",
+    "metric_names": "scoring._metrics.registry",
+    "DryRunPlan": "scoring._runner.job",
+    "plan_file": "scoring._runner.run_file",
+    "journal_path": "scoring._runner.journal",
+    "make_progress": "scoring._runner.progress",
+    "safe_command": "scoring._runner.provenance",
+    "clean_api_key": "scoring._client.http",
+    "public_url": "scoring._client.url",
 }
 
 __all__ = [
+    "AUTO",
     "METRICS",
     "RULE_METRICS",
     "Aggregate",
@@ -96,6 +106,7 @@ __all__ = [
     "ChatResult",
     "ChoiceExtraction",
     "DatasetStats",
+    "DryRunPlan",
     "EndpointOptions",
     "EndpointUnavailableError",
     "EvalOutcome",
@@ -123,6 +134,7 @@ __all__ = [
     "boxed_contents",
     "choose_metric",
     "choose_metrics",
+    "clean_api_key",
     "collect_results",
     "evaluate",
     "exact_match",
@@ -131,17 +143,23 @@ __all__ = [
     "extract_number",
     "extract_yes_no",
     "item_from_record",
+    "journal_path",
+    "make_progress",
     "math_credit",
     "math_equal",
     "merge_parts",
+    "metric_names",
     "normalize_text",
     "option_letters",
     "parse_choice_reference",
     "parse_number",
     "parse_yes_no",
+    "plan_file",
+    "public_url",
     "record_score",
     "reference_number",
     "run_file",
+    "safe_command",
     "score_choice",
     "score_exact",
     "score_file",
@@ -157,7 +175,8 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 if TYPE_CHECKING:
-    from scoring._client.http import ChatClient, ChatResult
+    from scoring._client.http import ChatClient, ChatResult, clean_api_key
+    from scoring._client.url import public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -176,7 +195,7 @@ if TYPE_CHECKING:
     from scoring._metrics.extract.numeric import extract_number, reference_number
     from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
-    from scoring._metrics.registry import METRICS, MetricSpec, RuleFunction
+    from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.report_file import collect_results, write_report
@@ -190,7 +209,10 @@ if TYPE_CHECKING:
     )
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
-    from scoring._runner.job import RunJob, RunSummary
-    from scoring._runner.run_file import EndpointOptions, run_file
+    from scoring._runner.job import DryRunPlan, RunJob, RunSummary
+    from scoring._runner.journal import journal_path
+    from scoring._runner.progress import make_progress
+    from scoring._runner.provenance import safe_command
+    from scoring._runner.run_file import EndpointOptions, plan_file, run_file
     from scoring._runner.runner import RecordOutcome, Runner
     from scoring._runner.shard import Shard

@@ -35,8 +35,8 @@ def main() -> None:
     """The ``formatkit`` command. Bad input is reported by each command; what is left here is the
     machine refusing (a full disk, a read-only or missing directory, a path that is a file): one line
     and exit 1, never a traceback; an output another command is writing: one line and exit 2, as ``run``."""
-    from formatkit._core.errors import FormatkitError, OutputBusyError
     from formatkit.cli._base import echo
+    from formatkit.errors import FormatkitError, OutputBusyError
 
     _text_everywhere()
     try:

@@ -130,7 +130,7 @@ def terminate_cleanly() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
-    from formatkit._core.writers import TERMINATED
+    from formatkit.files import TERMINATED
 
     def handler(signum: int, frame: object) -> None:
         TERMINATED.set()  # in case this exception is lost inside a finalizer: the writer checks it too
@@ -151,8 +151,8 @@ def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> lis
     with what to do instead of being found empty the second time."""
     import stat
 
-    from formatkit._api.validate import check_path
-    from formatkit._core.errors import UnreadablePathError
+    from formatkit.errors import UnreadablePathError
+    from formatkit.files import check_path
 
     for path in paths:
         try:

@@ -54,7 +54,7 @@ def lang_option() -> Any:
 def _check_lang(value: str | None) -> str | None:
     if value is None:
         return None
-    from formatkit._core.messages import languages, resolve_lang
+    from formatkit.messages import languages, resolve_lang
 
     lang = resolve_lang(value)
     if lang is None:

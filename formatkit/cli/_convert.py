@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, fail_usage, paths_or_fail, terminate_cleanly
 
 if TYPE_CHECKING:
-    from formatkit._core.modes import Mode, Profile
+    from formatkit import Mode, Profile
 
 __all__ = ["run_convert"]
 
@@ -27,10 +27,10 @@ def run_convert(
 ) -> int:
     """Validate, then write canonical jsonl; nothing is written when any error is found. ``lang``: a
     catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit._api.conversion import check_output, run_conversion
-    from formatkit._core.errors import OutputBusyError, OutputError
-    from formatkit._core.messages import locale_lang, ui
+    from formatkit import check_output, run_conversion
     from formatkit.cli._printing import print_clean, print_report
+    from formatkit.errors import OutputBusyError, OutputError
+    from formatkit.messages import locale_lang, ui
 
     terminate_cleanly()
     paths = paths_or_fail(paths)

@@ -36,9 +36,8 @@ import typer
 from formatkit.cli._common import fail_usage
 
 if TYPE_CHECKING:
-    from scoring._errors import EndpointUnavailableError
-    from scoring._judges.options import JudgeOptions
-    from scoring._runner.run_file import EndpointOptions
+    from scoring import EndpointOptions, JudgeOptions
+    from scoring.errors import EndpointUnavailableError
 
 __all__ = [
     "EndpointArgs",
@@ -120,7 +119,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     """
     import orjson
 
-    from formatkit._rules.parameters import KNOWN_PARAMETERS
+    from formatkit.parameters import KNOWN_PARAMETERS
 
     params: dict[str, Any] = {}
     for item in items:
@@ -148,7 +147,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 def read_api_key(command: str, api_key_env: str) -> str | None:
     """The key in ``$api_key_env``, cleaned (a CRLF ``.env`` leaves a ``\\r``), with a warning on stderr when
     it had to be cleaned or when a variable named with --api-key-env is not set (no key is then sent)."""
-    from scoring._client.http import clean_api_key
+    from scoring import clean_api_key
 
     api_key, warning = clean_api_key(os.environ.get(api_key_env))
     if warning:
@@ -233,7 +232,7 @@ class EndpointArgs:
 
     def endpoint_options(self, command: str) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must)."""
-        from scoring._runner.run_file import EndpointOptions
+        from scoring import EndpointOptions
 
         self.check()
         headers = pairs("--header", self.header, "NAME=VALUE, e.g. --header api-key=...")
@@ -249,7 +248,7 @@ class EndpointArgs:
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:
         """What to check when the endpoint could not serve, worded from the options given."""
-        from scoring._client.url import public_url
+        from scoring import public_url
 
         hint = exc.hint or "check the endpoint"
         if self.stream and exc.kind == "backend":
@@ -321,7 +320,7 @@ class JudgeArgs:
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
-        from scoring._judges.options import JudgeOptions
+        from scoring import JudgeOptions
 
         return JudgeOptions(
             judge_base_url=self.judge_base_url,
@@ -354,7 +353,8 @@ class ReportArgs:
             return None
         import orjson
 
-        from formatkit._core.smallfile import SmallFileError, read_small_file
+        from formatkit.errors import SmallFileError
+        from formatkit.files import read_small_file
 
         try:
             data = orjson.loads(read_small_file(path))

@@ -95,12 +95,16 @@ def eval_command(
     sets = paths_or_fail(sets)
     dimensions = report.mapping()
 
-    from formatkit._core.errors import InvalidFileError, OutputBusyError
-    from formatkit._core.issues import Report
-    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, OutputLockedError, RunInterrupted
-    from scoring._judges import JudgeSetupError
-    from scoring._pipeline.evaluate import evaluate
-    from scoring._runner.progress import make_progress
+    from formatkit import Report
+    from formatkit.errors import InvalidFileError, OutputBusyError
+    from scoring import evaluate, make_progress
+    from scoring.errors import (
+        EndpointUnavailableError,
+        JudgeSetupError,
+        JudgeUnavailableError,
+        OutputLockedError,
+        RunInterrupted,
+    )
 
     options = endpoint.endpoint_options("eval")
     judge_options = None

@@ -45,10 +45,8 @@ def export(
     ),
     lang: str | None = lang_option(),
 ) -> None:
-    from formatkit._api.export import SheetReadBackError, export_excel
-    from formatkit._api.validate import iter_dicts, validate_file
-    from formatkit._core.errors import InvalidFileError, OutputBusyError, OutputError
-    from formatkit._core.issues import Report
+    from formatkit import Report, export_excel, iter_dicts, validate_file
+    from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, SheetReadBackError
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")

@@ -35,11 +35,10 @@ def fix(
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
-    from formatkit._api.fix import fix_file
-    from formatkit._core.errors import OutputError, UnreadablePathError
-    from formatkit._core.issues import Report
-    from formatkit._core.messages import locale_lang
+    from formatkit import Report, fix_file
     from formatkit._fixing.messages import LINES, Lang
+    from formatkit.errors import OutputError, UnreadablePathError
+    from formatkit.messages import locale_lang
 
     terminate_cleanly()
     language: Lang = "zh" if (lang or locale_lang()) == "zh" else "en"

@@ -29,9 +29,10 @@ def merge(
     parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
     output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
 ) -> None:
-    from formatkit._core.errors import OutputError
     from formatkit.cli.run import recorded_command
-    from scoring._pipeline.merge import MergeError, merge_parts
+    from formatkit.errors import OutputError
+    from scoring import merge_parts
+    from scoring.errors import MergeError
 
     terminate_cleanly()
     output_or_fail(output)

@@ -61,7 +61,7 @@ def report(
     grouping: ReportArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit._core.writers import output_lock
+    from formatkit.files import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -79,13 +79,9 @@ def report(
 def _report(
     paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
 ) -> None:
-    from scoring._pipeline.report_file import (
-        SAMPLE_FORMATS,
-        ResultsFileError,
-        collect_results,
-        render_report,
-        save_report,
-    )
+    from scoring import collect_results
+    from scoring.errors import ResultsFileError
+    from scoring.report import SAMPLE_FORMATS, render_report, save_report
 
     try:
         collected = collect_results(
@@ -105,7 +101,7 @@ def _report(
         save_report(collected, output, fmt.value)
         typer.echo(f"wrote {output}", err=True)
         raise typer.Exit(EXIT_OK)
-    from scoring._report.leaderboard import terminal_width
+    from scoring.report import terminal_width
 
     tty = sys.stdout.isatty()
     typer.echo(render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None), nl=False)

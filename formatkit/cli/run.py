@@ -29,7 +29,7 @@ from formatkit.cli._common import (
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
-    from scoring._runner.job import RunJob, RunSummary
+    from scoring import RunJob, RunSummary
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "parse_shard", "recorded_command", "register", "run", "summary_lines"]
 
@@ -41,7 +41,7 @@ def parse_shard(text: str | None) -> Any:
     """``--shard K/N`` as a :class:`~scoring._runner.shard.Shard` (None when not given); bad usage otherwise."""
     if text is None:
         return None
-    from scoring._runner.shard import Shard
+    from scoring import Shard
 
     try:
         return Shard.parse(text)
@@ -62,7 +62,7 @@ def recorded_command(ctx: typer.Context | None = None) -> str:
     """The command being run, for the run record (``--header`` values masked, URLs made public): rebuilt
     from the parsed options of ``ctx`` (every option not left at its default, in the command's order), so
     it is the same however the command was started (a shell, a script, a test's runner)."""
-    from scoring._runner.provenance import safe_command
+    from scoring import safe_command
 
     if ctx is None:
         return safe_command(["formatkit", *sys.argv[1:]])
@@ -151,20 +151,18 @@ def run(
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 
-    from formatkit._api.validate import validate_file
+    from formatkit import validate_file
 
     report = validate_file(source, mode=mode.value, profile="none")
     if not report.valid or report.issues:
-        from formatkit._core.issues import Report
+        from formatkit import Report
 
         print_report(Report.build([report], []), err=True, quiet_valid=True, lang=lang)
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
-    from scoring._errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
-    from scoring._runner.job import journal_path
-    from scoring._runner.progress import make_progress
-    from scoring._runner.run_file import plan_file, run_file
+    from scoring import journal_path, make_progress, plan_file, run_file
+    from scoring.errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
 
     options = endpoint.endpoint_options("run")
     settings: dict[str, Any] = {

@@ -18,12 +18,11 @@ from formatkit.cli._common import (
     terminate_cleanly,
 )
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
-from scoring._metrics.registry import AUTO, METRICS, metric_names
+from scoring import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
-    from scoring._errors import JudgeUnavailableError
-    from scoring._judges.options import JudgeOptions
-    from scoring._pipeline.score_file import FileScoreOutcome
+    from scoring import FileScoreOutcome, JudgeOptions
+    from scoring.errors import JudgeUnavailableError
 
 
 _HELP = """Score the responses already present in IN and write every record, in input order, to OUT.
@@ -65,13 +64,13 @@ def _judge_stopped(exc: JudgeUnavailableError, options: JudgeOptions) -> NoRetur
 
 
 def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
-    from scoring._report.render import render
+    from scoring.report import render_summary as render
 
     extra = {"judge": outcome.judge_summary} if outcome.judge_summary else None
     typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra), nl=False)
     if not as_json:
         if outcome.judge_summary:
-            from scoring._judges import summary_lines
+            from scoring.report import judge_summary_lines as summary_lines
 
             for line in summary_lines(outcome.judge_summary):
                 typer.echo(line)
@@ -107,15 +106,10 @@ def score(
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit._core.errors import InvalidFileError
-    from formatkit._core.issues import Report
-    from scoring._errors import JudgeUnavailableError, RunInterrupted
-    from scoring._judges import JudgeSetupError
-    from scoring._metrics.registry import MetricError
-    from scoring._pipeline.score_file import score_file
-    from scoring._pipeline.score_workers import ScoringWorkerError
-    from scoring._runner.journal import journal_path
-    from scoring._runner.progress import make_progress
+    from formatkit import Report
+    from formatkit.errors import InvalidFileError
+    from scoring import journal_path, make_progress, score_file
+    from scoring.errors import JudgeSetupError, JudgeUnavailableError, MetricError, RunInterrupted, ScoringWorkerError
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")

@@ -11,12 +11,12 @@ from formatkit.cli._common import (
     EXIT_OK,
     ModeOption,
     ProfileOption,
-    fail_usage,
     lang_option,
     paths_or_fail,
     print_report,
     terminate_cleanly,
 )
+from formatkit.cli._failures import exits
 from formatkit.cli._options import IssueArgs, takes
 from formatkit.cli._printing import escape_controls
 
@@ -37,16 +37,13 @@ def fix(
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
     from formatkit import Report, fix_file
     from formatkit._fixing.messages import LINES, Lang
-    from formatkit.errors import OutputError, UnreadablePathError
     from formatkit.messages import locale_lang
 
     terminate_cleanly()
     language: Lang = "zh" if (lang or locale_lang()) == "zh" else "en"
     [source] = paths_or_fail([path])
-    try:
+    with exits("fix", language):
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
-    except (UnreadablePathError, OutputError, OSError) as exc:
-        fail_usage(str(exc))
     if as_json:
         data = result.model_dump(mode="json")
         for key in ("changes", "notes"):

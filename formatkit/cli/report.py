@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
+from formatkit.cli._failures import exits
 from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
@@ -80,15 +81,12 @@ def _report(
     paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
 ) -> None:
     from scoring import collect_results
-    from scoring.errors import ResultsFileError
     from scoring.report import SAMPLE_FORMATS, render_report, save_report
 
-    try:
+    with exits("report"):
         collected = collect_results(
             paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
-    except ResultsFileError as exc:
-        fail_usage(str(exc))
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.

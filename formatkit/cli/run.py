@@ -19,22 +19,19 @@ import typer
 from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
-    EXIT_USAGE,
     ModeOption,
     fail_usage,
     lang_option,
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._failures import EXIT_INTERRUPTED, EXIT_TERMINATED, exits, say
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
     from scoring import RunJob, RunSummary
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "parse_shard", "recorded_command", "register", "run", "summary_lines"]
-
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
 
 
 def parse_shard(text: str | None) -> Any:
@@ -162,7 +159,6 @@ def run(
         raise typer.Exit(EXIT_ERRORS)
 
     from scoring import journal_path, make_progress, plan_file, run_file
-    from scoring.errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
 
     options = endpoint.endpoint_options("run")
     settings: dict[str, Any] = {
@@ -179,7 +175,13 @@ def run(
 
     jobs: list[RunJob] = []
     journal = journal_path(output)
-    try:
+    stopped = {
+        "hint": endpoint.stopped_hint,
+        "kept": lambda _exc: _kept(jobs, journal, lang),
+        "journal": journal,
+        "output": output,
+    }
+    with exits("run", lang, **stopped):
         summary = run_file(
             source,
             output,
@@ -190,43 +192,21 @@ def run(
             command=recorded_command(ctx),
             **settings,
         )
-    except OutputLockedError as exc:
-        typer.echo(f"formatkit run: {exc}; nothing was sent.", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except EndpointUnavailableError as exc:
-        typer.echo(
-            f"formatkit run: stopped: {exc}\n  {endpoint.stopped_hint(exc)}.\n  {_kept(jobs, journal)}; "
-            f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",
-            err=True,
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
-    except OSError as exc:
-        typer.echo(
-            f"formatkit run: stopped by an I/O error: {exc}; finished records are kept in {journal}; rerun to resume.",
-            err=True,
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
-    except RunInterrupted:
-        typer.echo(f"formatkit run: terminated (SIGTERM). {_kept(jobs, journal)}; rerun to resume.", err=True)
-        raise typer.Exit(EXIT_TERMINATED) from None
-    except KeyboardInterrupt:
-        typer.echo(f"formatkit run: interrupted. {_kept(jobs, journal)}; rerun to resume.", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
     for line in summary_lines(summary, output):
         typer.echo(line, err=True)
     raise typer.Exit(EXIT_OK if summary.all_content else EXIT_ERRORS)
 
 
-def _kept(jobs: list[RunJob], journal: Path) -> str:
+def _kept(jobs: list[RunJob], journal: Path, lang: str | None) -> str:
     """What this run journaled before it stopped, finished records and records that ended in error apart."""
     summary = jobs[0].summary if jobs else None
     if summary is None:
-        return f"nothing was journaled in {journal}"
+        return say("run.kept_nothing", lang, journal=journal)
     done = summary.sent_records - summary.sent_with_errors
-    text = f"{done} record(s) finished in this run are kept in {journal}"
+    text = say("run.kept", lang, done=done, journal=journal)
     if summary.sent_with_errors:
-        text += f" ({summary.sent_with_errors} more ended in error and will be retried)"
-    return text + f", after {summary.attempts} HTTP attempt(s)"
+        text += say("run.kept_errors", lang, errors=summary.sent_with_errors)
+    return text + say("run.kept_attempts", lang, attempts=summary.attempts)
 
 
 def _dry_run(plan: Any) -> None:

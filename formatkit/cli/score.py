@@ -14,9 +14,9 @@ from formatkit.cli._common import (
     lang_option,
     output_or_fail,
     paths_or_fail,
-    print_report,
     terminate_cleanly,
 )
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
 from scoring import AUTO, METRICS, metric_names
 
@@ -47,20 +47,14 @@ unreadable path, or an unknown metric.
 """.format(metrics="; ".join(f"{name} ({spec.summary})" for name, spec in METRICS.items()))
 
 
-def _judge_stopped(exc: JudgeUnavailableError, options: JudgeOptions) -> NoReturn:
-    """The judge endpoint was unusable: say why and what is kept; exit 1 with OUT not written."""
-    hint = exc.hint or "check the judge endpoint"
+def _judge_hint(exc: JudgeUnavailableError, options: JudgeOptions, lang: str | None) -> str:
+    """What to check when the judge endpoint was unusable, worded from the options given."""
+    hint = exc.hint or say("judge_hint", lang)
     if exc.status == 401:
         hint += f" in ${options.judge_api_key_env}"
     elif exc.status == 404:
         hint += f" (--judge-base-url {options.judge_base_url}, --judge-model {options.judge_model})"
-    typer.echo(
-        f"formatkit score: stopped: {exc}\n  {hint}.\n  {exc.bought} verdict(s) bought in this run are kept in "
-        f"{options.journal_path} ({exc.reused} reused from it); the output was not written. Rerun the same "
-        "command to resume: no verdict is bought twice.",
-        err=True,
-    )
-    raise typer.Exit(EXIT_ERRORS)
+    return hint
 
 
 def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
@@ -106,10 +100,7 @@ def score(
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit import Report
-    from formatkit.errors import InvalidFileError
     from scoring import journal_path, make_progress, score_file
-    from scoring.errors import JudgeSetupError, JudgeUnavailableError, MetricError, RunInterrupted, ScoringWorkerError
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
@@ -126,7 +117,12 @@ def score(
     )
     judged = metric in metric_names("judge") or judge_fallback
     progress = make_progress(label="judge", unit="responses") if judged else None  # on stderr, as the runner's
-    try:
+    stopped = {
+        "hint": lambda exc: _judge_hint(exc, options, lang),
+        "journal": options.journal_path,
+        "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
+    }
+    with exits("score", lang, **stopped):
         outcome = score_file(
             path,
             output,
@@ -138,23 +134,6 @@ def score(
             void_as_zero=verdicts.void_as_zero,
             workers=workers,
         )
-    except MetricError as exc:
-        fail_usage(str(exc))
-    except InvalidFileError as exc:
-        print_report(Report.build([exc.report], []), err=True, lang=lang)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except JudgeSetupError as exc:  # bad judge options, template or --against file: nothing was sent
-        fail_usage(str(exc))
-    except JudgeUnavailableError as exc:
-        _judge_stopped(exc, options)
-    except ScoringWorkerError as exc:
-        typer.echo(f"formatkit score: {exc}\nnothing was written.", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except (KeyboardInterrupt, RunInterrupted) as exc:
-        kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""
-        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
-        typer.echo(f"formatkit score: {how}; {kept}rerun the same command to resume.", err=True)
-        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
             typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)

@@ -365,3 +365,37 @@ MESSAGES: dict[str, str] = {
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})
+
+# --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------
+MESSAGES.update(
+    {
+        "ui.failed": "formatkit: error: {error}",
+        "ui.failed_nothing_written": "formatkit: error: {error}; nothing was written",
+        "ui.judge_hint": "check the judge endpoint",
+        "ui.run.locked": "formatkit run: {error}; nothing was sent.",
+        "ui.run.stopped": "formatkit run: stopped: {error}\n  {hint}.\n  {kept}; {output} was not written. Rerun the same command to resume: finished records are not sent again.",
+        "ui.run.io_error": "formatkit run: stopped by an I/O error: {error}; finished records are kept in {journal}; rerun to resume.",
+        "ui.run.terminated": "formatkit run: terminated (SIGTERM). {kept}; rerun to resume.",
+        "ui.run.interrupted": "formatkit run: interrupted. {kept}; rerun to resume.",
+        "ui.run.kept_nothing": "nothing was journaled in {journal}",
+        "ui.run.kept": "{done} record(s) finished in this run are kept in {journal}",
+        "ui.run.kept_errors": " ({errors} more ended in error and will be retried)",
+        "ui.run.kept_attempts": ", after {attempts} HTTP attempt(s)",
+        "ui.eval.locked": "formatkit eval: {error}; nothing was sent.",
+        "ui.eval.invalid": "formatkit eval: the flow stopped: {error}\n  the issues above say what to fix.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.judge_stopped": "formatkit eval: judging stopped: {error}\n  {judge_hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.run_stopped": "formatkit eval: the run stopped: {error}\n  {hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.terminated": "formatkit eval: terminated (SIGTERM). Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.interrupted": "formatkit eval: interrupted. Rerun the same command to resume: nothing finished is sent again.",
+        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it); the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.worker_failed": "formatkit score: {error}\nnothing was written.",
+        "ui.score.terminated": "formatkit score: terminated (SIGTERM); {kept}rerun the same command to resume.",
+        "ui.score.interrupted": "formatkit score: interrupted; {kept}rerun the same command to resume.",
+        "ui.score.kept": "the verdicts bought so far are kept in {journal}; ",
+        "ui.export.read_back": "formatkit export: the sheet for {output} would be refused when read back in {mode} mode (the issues above), so nothing was written. Records with neither a reply nor an error have not run yet: finish the run first (rerun the same `formatkit run` or `eval` to resume).",
+        "ui.export.not_written": "formatkit export: {error}; nothing was written",
+        "ui.merge.refused": "formatkit merge: cannot merge {count} part(s); nothing was written:{problems}",
+        "ui.merge.not_written": "formatkit merge: {error}",
+        "ui.convert.not_written": "formatkit convert: {error}; nothing was written",
+    }
+)

@@ -370,3 +370,37 @@ MESSAGES: dict[str, str] = {
     "summary.invalid_parameter_type": "参数值的类型不对。",
     "summary.parameter_out_of_range": "参数值超出允许范围。",
 }
+
+# --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------
+MESSAGES.update(
+    {
+        "ui.failed": "formatkit：错误：{error}",
+        "ui.failed_nothing_written": "formatkit：错误：{error}；没有写入任何内容",
+        "ui.judge_hint": "请检查裁判模型的端点",
+        "ui.run.locked": "formatkit run：{error}；没有发送任何请求。",
+        "ui.run.stopped": "formatkit run：已停止：{error}\n  {hint}。\n  {kept}；没有写入 {output}。重新运行同一命令即可继续：已完成的记录不会再次发送。",
+        "ui.run.io_error": "formatkit run：因读写错误停止：{error}；已完成的记录保存在 {journal} 中；重新运行即可继续。",
+        "ui.run.terminated": "formatkit run：已终止（SIGTERM）。{kept}；重新运行即可继续。",
+        "ui.run.interrupted": "formatkit run：已中断。{kept}；重新运行即可继续。",
+        "ui.run.kept_nothing": "{journal} 中没有记下任何内容",
+        "ui.run.kept": "本次运行完成的 {done} 条记录保存在 {journal} 中",
+        "ui.run.kept_errors": "（另有 {errors} 条以错误结束，将会重试）",
+        "ui.run.kept_attempts": "，共 {attempts} 次 HTTP 尝试",
+        "ui.eval.locked": "formatkit eval：{error}；没有发送任何请求。",
+        "ui.eval.invalid": "formatkit eval：流程已停止：{error}\n  上面的问题说明了要修改什么。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.judge_stopped": "formatkit eval：评判已停止：{error}\n  {judge_hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.run_stopped": "formatkit eval：推理已停止：{error}\n  {hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.terminated": "formatkit eval：已终止（SIGTERM）。重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.interrupted": "formatkit eval：已中断。重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.score.judge_stopped": "formatkit score：已停止：{error}\n  {hint}。\n  本次买到的 {bought} 个裁决保存在 {journal} 中（其中 {reused} 个取自该文件）；没有写入输出。重新运行同一命令即可继续：不会重复购买裁决。",
+        "ui.score.worker_failed": "formatkit score：{error}\n没有写入任何内容。",
+        "ui.score.terminated": "formatkit score：已终止（SIGTERM）；{kept}重新运行同一命令即可继续。",
+        "ui.score.interrupted": "formatkit score：已中断；{kept}重新运行同一命令即可继续。",
+        "ui.score.kept": "目前买到的裁决保存在 {journal} 中；",
+        "ui.export.read_back": "formatkit export：{output} 的表格按 {mode} 模式读回时会被拒绝（见上面的问题），所以没有写入任何内容。既没有回答也没有错误的记录还没有运行：请先完成运行（重新运行同一条 `formatkit run` 或 `eval` 即可继续）。",
+        "ui.export.not_written": "formatkit export：{error}；没有写入任何内容",
+        "ui.merge.refused": "formatkit merge：无法合并 {count} 个部分；没有写入任何内容：{problems}",
+        "ui.merge.not_written": "formatkit merge：{error}",
+        "ui.convert.not_written": "formatkit convert：{error}；没有写入任何内容",
+    }
+)

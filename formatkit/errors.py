@@ -23,9 +23,9 @@ from formatkit._core.errors import (
     OutputBusyError,
     OutputError,
     SheetReadBackError,
+    SmallFileError,
     UnreadablePathError,
 )
-from formatkit._core.smallfile import SmallFileError
 
 __all__ = [
     "FormatkitError",

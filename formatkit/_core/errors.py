@@ -6,6 +6,7 @@ FormatkitError
 │   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back (nothing written)
 └── OutputError           an output could not be written (nothing partial is left behind)
     └── OutputBusyError   another process is writing the same output (CLI exit 2, as ``run``'s lock)
+SmallFileError            (ValueError) a side file (--dimensions, a judge template) that is not a small regular file
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "OutputBusyError",
     "OutputError",
     "SheetReadBackError",
+    "SmallFileError",
     "UnreadablePathError",
 ]
 
@@ -53,6 +55,10 @@ class SheetReadBackError(InvalidFileError):
 
 class OutputError(FormatkitError):
     """Writing an output failed."""
+
+
+class SmallFileError(ValueError):
+    """A side file that is not a regular file, is too large, or cannot be read; the message says which."""
 
 
 class OutputBusyError(OutputError):

@@ -17,7 +17,7 @@ command's context value of that name (called with the exception when it is a fun
 worded only when it is printed), else the exception's attribute of that name (``bought``, ``mode``).
 
 The table is built on first need: the fast path of ``convert`` imports neither scoring nor the
-report's printer until something fails (nor dataclasses: a row is a NamedTuple).
+report's printer until something fails.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from formatkit.cli._base import EXIT_ERRORS, EXIT_USAGE, echo
 
@@ -35,16 +35,25 @@ EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
 
 
-class Failure(NamedTuple):
+class Failure:
     """A row: a command (``*``: every command), the exceptions it catches (a subclass before its base),
     the exit code, the ``ui.`` key of the message (None: none) and whether the exception's FileReport is
-    printed first."""
+    printed first. (A plain class: a NamedTuple or a dataclass costs a millisecond at every start.)"""
 
-    command: str
-    kinds: tuple[type[BaseException], ...]
-    code: int
-    key: str | None
-    report: bool = False
+    __slots__ = ("code", "command", "key", "kinds", "report")
+
+    def __init__(
+        self, command: str, kinds: tuple[type[BaseException], ...], code: int, key: str | None, report: bool = False
+    ) -> None:
+        self.command = command
+        self.kinds = kinds
+        self.code = code
+        self.key = key
+        self.report = report
+
+    def __repr__(self) -> str:
+        names = ", ".join(kind.__name__ for kind in self.kinds)
+        return f"Failure({self.command!r}, ({names}), {self.code}, {self.key!r})"
 
 
 @functools.cache

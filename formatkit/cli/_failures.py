@@ -136,9 +136,11 @@ def failure_of(command: str, exc: BaseException) -> Failure | None:
     return None
 
 
-def say(key: str, lang: str | None, exc: BaseException | None = None, /, **context: Any) -> str:
+def say(key: str, lang: str | None, source: object = None, /, **context: Any) -> str:
     """The ``ui.<key>`` template in ``lang`` (None: the locale's), its fields filled as the module
-    docstring says; only the fields the template names are computed."""
+    docstring says, ``source`` standing for the exception (any object whose attributes fill the fields
+    the context does not: a run's summary, a merge's outcome); only the fields the template names are
+    computed. The commands print every other line of theirs with it too, so ``--lang`` covers them."""
     import string
 
     from formatkit.messages import catalogue, locale_lang, ui
@@ -150,12 +152,12 @@ def say(key: str, lang: str | None, exc: BaseException | None = None, /, **conte
         if name is None or name in fields:
             continue
         if name == "error":
-            fields[name] = str(exc)
+            fields[name] = str(source)
         elif name in context:
             value = context[name]
-            fields[name] = value(exc) if callable(value) else value
+            fields[name] = value(source) if callable(value) else value
         else:
-            fields[name] = getattr(exc, name)
+            fields[name] = getattr(source, name)
     return ui(key, lang, **fields)
 
 

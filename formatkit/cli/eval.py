@@ -123,18 +123,14 @@ def eval_command(
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None
-    for line in summary_lines(outcome.run, outcome.paths.answered):
+    for line in summary_lines(outcome.run, outcome.paths.answered, lang):
         typer.echo(line, err=True)
     if judge_options is None:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
-            typer.echo(
-                f"formatkit eval: {name}: a judge is needed — {pick.reason}; left unscored "
-                "(give --judge-base-url and --judge-model to judge them)",
-                err=True,
-            )
+            typer.echo(say("eval.judge_needed", lang, pick, dataset=name), err=True)
     text = outcome.paths.report("text")
     typer.echo(text.read_text(encoding="utf-8"), nl=False)
-    typer.echo(f"wrote {', '.join(str(p) for p in outcome.reports)}", err=True)
+    typer.echo(say("wrote", lang, output=", ".join(str(p) for p in outcome.reports)), err=True)
     raise typer.Exit(EXIT_OK if outcome.ok else EXIT_ERRORS)
 
 

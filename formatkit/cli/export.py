@@ -14,7 +14,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
-from formatkit.cli._failures import exits
+from formatkit.cli._failures import exits, say
 
 _HELP = """Write records back to a spreadsheet people can read (one row per user turn).
 
@@ -64,16 +64,14 @@ def export(
     with exits("export", lang, output=output):
         rows = export_excel(iter_dicts(source, mode=chosen), output, check=True, notes=notes)  # type: ignore[arg-type]
     for note in notes:
-        typer.echo(f"formatkit export: {note}", err=True)
-    why = "" if mode is not None or chosen == _AUTO_ORDER[0] else f" ({_WHY[chosen]})"
-    typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode{why})", err=True)
+        typer.echo(say("export.note", lang, note=note), err=True)
+    why = "" if mode is not None or chosen == _AUTO_ORDER[0] else say(_WHY[chosen], lang)
+    typer.echo(say("export.wrote", lang, rows=rows, output=output, mode=chosen, why=why), err=True)
     raise typer.Exit(EXIT_OK)
 
 
-_WHY = {
-    "infer-eval": "not every target turn has a reply: some inference failed or has not run",
-    "infer-only": "some target turns have no reference",
-}
+#: Why the input was read in a mode other than scored: the ui.* key of the words.
+_WHY = {"infer-eval": "export.why_infer_eval", "infer-only": "export.why_infer_only"}
 
 
 def register(app: typer.Typer) -> None:

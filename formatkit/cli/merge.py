@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
-from formatkit.cli._failures import exits
+from formatkit.cli._failures import exits, say
 
 _HELP = """Put the outputs of `run --shard K/N` (or `eval --shard K/N` directories) back together.
 
@@ -41,10 +41,7 @@ def merge(
     refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {problem}" for problem in exc.problems)}
     with exits("merge", None, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
-    typer.echo(
-        f"merged {len(outcome.parts)} parts into {outcome.output}: {outcome.records} records in input order",
-        err=True,
-    )
+    typer.echo(say("merge.merged", None, outcome, parts=len(outcome.parts)), err=True)
     raise typer.Exit(EXIT_OK)
 
 

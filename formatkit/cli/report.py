@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
-from formatkit.cli._failures import exits
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
@@ -90,14 +90,10 @@ def _report(
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.
-        typer.echo(
-            f"formatkit report: {name}: no response has been scored; run `formatkit score` on it first "
-            "and report the file it writes",
-            err=True,
-        )
+        typer.echo(say("report.unscored", None, dataset=name), err=True)
     if output is not None:
         save_report(collected, output, fmt.value)
-        typer.echo(f"wrote {output}", err=True)
+        typer.echo(say("wrote", None, output=output), err=True)
         raise typer.Exit(EXIT_OK)
     from scoring.report import terminal_width
 

@@ -29,7 +29,7 @@ from formatkit.cli._failures import EXIT_INTERRUPTED, EXIT_TERMINATED, exits, sa
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
-    from scoring import RunJob, RunSummary
+    from scoring import DryRunPlan, RunJob, RunSummary
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "parse_shard", "recorded_command", "register", "run", "summary_lines"]
 
@@ -89,40 +89,37 @@ def _word(value: Any) -> str:
     return str(value.value if isinstance(value, Enum) else value)
 
 
-def summary_lines(summary: RunSummary, out: Path) -> list[str]:
+def summary_lines(summary: RunSummary, out: Path, lang: str | None = None) -> list[str]:
+    """What a run did, for a person (``ui.run.summary.*`` in ``lang``; None: the locale's)."""
+    attempts = (
+        say("run.summary.attempts", lang, attempts=summary.attempts) if summary.attempts > summary.requests else ""
+    )
     lines = [
-        f"run: {summary.records} records written to {out}: {summary.finished} finished, "
-        f"{summary.with_errors} with errors",
-        f"  this run: {summary.requests} requests for {summary.sent_records} records"
-        + (f" ({summary.attempts} HTTP attempts with the retries)" if summary.attempts > summary.requests else "")
-        + f"; {summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
+        say("run.summary.head", lang, summary, output=out),
+        say("run.summary.requests", lang, summary, with_retries=attempts),
     ]
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
-        lines.append(f"  errors by kind: {kinds}")
+        lines.append(say("run.summary.errors", lang, kinds=kinds))
     if summary.empty_replies or summary.cut_off:
-        lines.append(
-            f"  replies: {summary.empty_replies} empty (no content: nothing to score), "
-            f"{summary.cut_off} cut off at the token limit (finish_reason: length)"
-        )
+        lines.append(say("run.summary.replies", lang, summary))
         if summary.empty_replies:
-            lines.append(
-                "  rerun with --retry-empty N to ask the empty ones again "
-                "(a reasoning model may need a larger max_tokens)"
-            )
+            lines.append(say("run.summary.retry_empty", lang))
     tokens = summary.tokens
     lines.append(
-        f"  tokens: prompt {tokens['prompt_tokens']}, completion {tokens['completion_tokens']}, "
-        f"total {tokens['total_tokens']}"
+        say(
+            "run.summary.tokens",
+            lang,
+            prompt=tokens["prompt_tokens"],
+            completion=tokens["completion_tokens"],
+            total=tokens["total_tokens"],
+        )
     )
     if summary.stale_journal_entries:
-        lines.append(
-            f"  note: {summary.stale_journal_entries} journal entries did not match the input or settings "
-            "(changed since) and were ignored"
-        )
-    lines.extend(f"  note: {note}" for note in summary.notes)
+        lines.append(say("run.summary.stale", lang, summary))
+    lines.extend(say("run.summary.note", lang, note=note) for note in summary.notes)
     if summary.with_errors:
-        lines.append("  rerun the same command to retry the records that ended in error")
+        lines.append(say("run.summary.retry_errors", lang))
     return lines
 
 
@@ -170,7 +167,7 @@ def run(
         "shard": part,
     }
     if dry_run:
-        _dry_run(plan_file(source, output, options, **settings))
+        _dry_run(plan_file(source, output, options, **settings), lang)
         raise typer.Exit(EXIT_OK)
 
     jobs: list[RunJob] = []
@@ -192,7 +189,7 @@ def run(
             command=recorded_command(ctx),
             **settings,
         )
-    for line in summary_lines(summary, output):
+    for line in summary_lines(summary, output, lang):
         typer.echo(line, err=True)
     raise typer.Exit(EXIT_OK if summary.all_content else EXIT_ERRORS)
 
@@ -209,17 +206,13 @@ def _kept(jobs: list[RunJob], journal: Path, lang: str | None) -> str:
     return text + say("run.kept_attempts", lang, attempts=summary.attempts)
 
 
-def _dry_run(plan: Any) -> None:
+def _dry_run(plan: DryRunPlan, lang: str | None) -> None:
     import orjson
 
     if plan.first_request is not None:
         sys.stdout.write(orjson.dumps(plan.first_request, option=orjson.OPT_INDENT_2).decode() + "\n")
         sys.stdout.flush()
-    typer.echo(
-        f"dry run: would send {plan.requests} request(s) for {plan.records_with_work} record(s) "
-        f"({plan.already_finished} of {plan.records} already finished in the journal); nothing was sent",
-        err=True,
-    )
+    typer.echo(say("run.dry_run", lang, plan), err=True)
 
 
 def register(app: typer.Typer) -> None:

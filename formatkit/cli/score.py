@@ -57,7 +57,7 @@ def _judge_hint(exc: JudgeUnavailableError, options: JudgeOptions, lang: str | N
     return hint
 
 
-def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
+def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoReturn:
     from scoring.report import render_summary as render
 
     extra = {"judge": outcome.judge_summary} if outcome.judge_summary else None
@@ -68,9 +68,9 @@ def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
 
             for line in summary_lines(outcome.judge_summary):
                 typer.echo(line)
-        typer.echo(f"wrote {outcome.output}")
+        typer.echo(say("wrote", lang, output=outcome.output))
     if outcome.scored_responses == 0:
-        typer.echo("formatkit score: no response could be scored", err=True)
+        typer.echo(say("score.nothing_scored", lang), err=True)
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_OK)
 
@@ -136,8 +136,8 @@ def score(
         )
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
-            typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
-    _finish(outcome, as_json)
+            typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)
+    _finish(outcome, as_json, lang)
 
 
 score.__doc__ = _HELP

@@ -18,6 +18,7 @@ from formatkit.cli import app
 from formatkit.cli._failures import EXIT_INTERRUPTED, EXIT_TERMINATED, exits, failure_of, failures, say
 from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, SheetReadBackError
 from formatkit.messages import catalogue
+from scoring import RunSummary
 from scoring.errors import (
     EndpointUnavailableError,
     JudgeSetupError,
@@ -258,3 +259,93 @@ def test_merge_refusal_lists_every_problem_under_one_line_in_the_locale_language
         assert result.exit_code == 1, result.output
         assert result.stderr.startswith(head), result.stderr
         assert "part.jsonl: no run record" in result.stderr
+
+
+def _old_summary_lines(summary: RunSummary, out: Path) -> list[str]:
+    """run's summary as it was printed before the catalogue (formatkit/cli/run.py, verbatim)."""
+    lines = [
+        f"run: {summary.records} records written to {out}: {summary.finished} finished, "
+        f"{summary.with_errors} with errors",
+        f"  this run: {summary.requests} requests for {summary.sent_records} records"
+        + (f" ({summary.attempts} HTTP attempts with the retries)" if summary.attempts > summary.requests else "")
+        + f"; {summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
+    ]
+    if summary.errors_by_kind:
+        kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
+        lines.append(f"  errors by kind: {kinds}")
+    if summary.empty_replies or summary.cut_off:
+        lines.append(
+            f"  replies: {summary.empty_replies} empty (no content: nothing to score), "
+            f"{summary.cut_off} cut off at the token limit (finish_reason: length)"
+        )
+        if summary.empty_replies:
+            lines.append(
+                "  rerun with --retry-empty N to ask the empty ones again "
+                "(a reasoning model may need a larger max_tokens)"
+            )
+    tokens = summary.tokens
+    lines.append(
+        f"  tokens: prompt {tokens['prompt_tokens']}, completion {tokens['completion_tokens']}, "
+        f"total {tokens['total_tokens']}"
+    )
+    if summary.stale_journal_entries:
+        lines.append(
+            f"  note: {summary.stale_journal_entries} journal entries did not match the input or settings "
+            "(changed since) and were ignored"
+        )
+    lines.extend(f"  note: {note}" for note in summary.notes)
+    if summary.with_errors:
+        lines.append("  rerun the same command to retry the records that ended in error")
+    return lines
+
+
+@pytest.mark.parametrize("busy", [False, True])
+def test_runs_summary_is_what_it_was_in_english_and_chinese_with_lang_zh(busy: bool) -> None:
+    from formatkit.cli.run import summary_lines
+
+    summary = RunSummary(records=11, finished=9, with_errors=2, resumed=3, nothing_to_do=1, sent_records=7)
+    summary.requests, summary.attempts = 8, 12 if busy else 8
+    summary.tokens.update(prompt_tokens=100, completion_tokens=50, total_tokens=150)
+    if busy:
+        summary.errors_by_kind.update({"http_500": 2, "timeout": 1})
+        summary.empty_replies, summary.cut_off, summary.stale_journal_entries = 1, 2, 3
+        summary.notes.append("the endpoint refused streaming; plain requests were sent")
+    out = Path("答案.jsonl")
+    assert summary_lines(summary, out, "en") == _old_summary_lines(summary, out)
+    chinese = summary_lines(summary, out, "zh")
+    assert len(chinese) == len(_old_summary_lines(summary, out))
+    assert chinese[0] == "run：11 条记录已写入 答案.jsonl：9 条完成，2 条有错误"
+
+
+def test_the_other_lines_are_what_they_were_in_english() -> None:
+    from scoring import DryRunPlan, MetricChoice
+
+    plan = DryRunPlan(first_request=None, requests=4, records_with_work=3, already_finished=2, records=5)
+    assert say("run.dry_run", "en", plan) == (
+        f"dry run: would send {plan.requests} request(s) for {plan.records_with_work} record(s) "
+        f"({plan.already_finished} of {plan.records} already finished in the journal); nothing was sent"
+    )
+    pick = MetricChoice("judge", "the reference is free text")
+    assert say("eval.judge_needed", "en", pick, dataset="问答") == (
+        f"formatkit eval: 问答: a judge is needed — {pick.reason}; left unscored "
+        "(give --judge-base-url and --judge-model to judge them)"
+    )
+    assert say("score.judge_needed", "en", pick, dataset="qa") == (
+        f"formatkit score: qa: a judge is needed — {pick.reason}; left unscored"
+    )
+    assert say("score.nothing_scored", "en") == "formatkit score: no response could be scored"
+    assert say("report.unscored", "en", dataset="qa") == (
+        "formatkit report: qa: no response has been scored; run `formatkit score` on it first "
+        "and report the file it writes"
+    )
+    assert say("wrote", "en", output="a, b") == "wrote a, b"
+    why = say("export.why_infer_eval", "en")
+    assert say("export.wrote", "en", rows=3, output="o.xlsx", mode="infer-eval", why=why) == (
+        "wrote 3 rows to o.xlsx (input read in infer-eval mode "
+        "(not every target turn has a reply: some inference failed or has not run))"
+    )
+    assert say("export.why_infer_only", "en") == " (some target turns have no reference)"
+    assert say("export.note", "en", note="n") == "formatkit export: n"
+    assert say("merge.merged", "en", None, parts=3, output="m.jsonl", records=11) == (
+        "merged 3 parts into m.jsonl: 11 records in input order"
+    )

@@ -23,7 +23,13 @@ from formatkit._lazy import lazy_getattr
 #: Every export, loaded from its private module on first use: ``import scoring`` stays cheap (the CLI
 #: reads the metric table at start-up without loading numpy, httpx or the judges).
 _LAZY = {
-    "EndpointOptions": "scoring._runner.run_file",
+    "EndpointOptions": "scoring._runner.options",
+    "RunOptions": "scoring._runner.options",
+    "Limits": "scoring._client.options",
+    "RetryPolicy": "scoring._client.options",
+    "Dialect": "scoring._client.options",
+    "ScoreOptions": "scoring._pipeline.options",
+    "EvalOptions": "scoring._pipeline.options",
     "run_file": "scoring._runner.run_file",
     "evaluate": "scoring._pipeline.evaluate",
     "EvalOutcome": "scoring._pipeline.evaluate",
@@ -106,24 +112,30 @@ __all__ = [
     "ChatResult",
     "ChoiceExtraction",
     "DatasetStats",
+    "Dialect",
     "DryRunPlan",
     "EndpointOptions",
     "EndpointUnavailableError",
+    "EvalOptions",
     "EvalOutcome",
     "FileScoreOutcome",
     "Item",
     "ItemScore",
     "JudgeOptions",
     "JudgeUnavailableError",
+    "Limits",
     "MergeError",
     "MetricChoice",
     "MetricError",
     "MetricSpec",
     "RecordOutcome",
+    "RetryPolicy",
     "RuleFunction",
     "RunJob",
+    "RunOptions",
     "RunSummary",
     "Runner",
+    "ScoreOptions",
     "ScoreOutcome",
     "Scorer",
     "Shard",
@@ -176,6 +188,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult, clean_api_key
+    from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
     from scoring._judges.options import JudgeOptions
@@ -198,6 +211,7 @@ if TYPE_CHECKING:
     from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.merge import merge_parts
+    from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
         RULE_METRICS,
@@ -211,8 +225,9 @@ if TYPE_CHECKING:
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
     from scoring._runner.job import DryRunPlan, RunJob, RunSummary
     from scoring._runner.journal import journal_path
+    from scoring._runner.options import EndpointOptions, RunOptions
     from scoring._runner.progress import make_progress
     from scoring._runner.provenance import safe_command
-    from scoring._runner.run_file import EndpointOptions, plan_file, run_file
+    from scoring._runner.run_file import plan_file, run_file
     from scoring._runner.runner import RecordOutcome, Runner
     from scoring._runner.shard import Shard

@@ -87,7 +87,7 @@ def eval_command(
     sets = paths_or_fail(sets)
     dimensions = report.mapping()
 
-    from scoring import evaluate, make_progress
+    from scoring import EvalOptions, evaluate, make_progress
 
     options = endpoint.endpoint_options("eval")
     judge_options = None
@@ -103,20 +103,22 @@ def eval_command(
             sets,
             directory,
             options,
-            judge=judge_options,
-            limit=limit,
-            mode=mode.value,
-            profile=profile.value,
-            defaults=defaults,
-            restart=requests.restart,
-            retry_empty=requests.retry_empty,
-            math_timeout=scoring.math_timeout,
-            dimensions=dimensions,
-            void_as_zero=verdicts.void_as_zero,
+            EvalOptions(
+                judge=judge_options,
+                limit=limit,
+                mode=mode.value,
+                profile=profile.value,
+                defaults=defaults,
+                restart=requests.restart,
+                retry_empty=requests.retry_empty,
+                math_timeout=scoring.math_timeout,
+                dimensions=dimensions,
+                void_as_zero=verdicts.void_as_zero,
+                shard=part,
+                command=recorded_command(ctx),
+            ),
             run_progress=make_progress(interval=requests.progress_interval),
             judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
-            shard=part,
-            command=recorded_command(ctx),
         )
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
         print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown, lang=lang)

@@ -158,16 +158,9 @@ def run(
     from scoring import journal_path, make_progress, plan_file, run_file
 
     options = endpoint.endpoint_options("run")
-    settings: dict[str, Any] = {
-        "defaults": defaults,
-        "restart": requests.restart,
-        "limit": limit,
-        "retry_empty": requests.retry_empty,
-        "mode": mode.value,
-        "shard": part,
-    }
+    settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
     if dry_run:
-        _dry_run(plan_file(source, output, options, **settings), lang)
+        _dry_run(plan_file(source, output, options, settings), lang)
         raise typer.Exit(EXIT_OK)
 
     jobs: list[RunJob] = []
@@ -183,11 +176,11 @@ def run(
             source,
             output,
             options,
+            settings,
             progress=make_progress(interval=requests.progress_interval),
             total=report.records,
             started=jobs.append,
             command=recorded_command(ctx),
-            **settings,
         )
     for line in summary_lines(summary, output, lang):
         typer.echo(line, err=True)

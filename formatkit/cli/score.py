@@ -126,13 +126,11 @@ def score(
         outcome = score_file(
             path,
             output,
-            metric=metric,
-            math_timeout=scoring.math_timeout,
+            scoring.score_options(
+                metric=metric, model_name=model_name, void_as_zero=verdicts.void_as_zero, workers=workers
+            ),
             judge=options,
             progress=progress,
-            model_name=model_name,
-            void_as_zero=verdicts.void_as_zero,
-            workers=workers,
         )
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():

@@ -159,6 +159,7 @@ async def _judge_all(
     records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from scoring._client.http import ChatClient
+    from scoring._client.options import Limits, RetryPolicy
     from scoring._runner.journal import Journal
 
     assert options.judge_base_url is not None and options.judge_model is not None
@@ -172,9 +173,8 @@ async def _judge_all(
             options.judge_base_url,
             options.judge_model,
             api_key=api_key,
-            concurrency=options.concurrency,
-            timeout=options.timeout,
-            max_retries=options.max_retries,
+            limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
+            retry=RetryPolicy(max_retries=options.max_retries),
         ) as client:
             note = getattr(progress, "note", None)
             if callable(note):  # a long wait the server asked for, a stop under way: said above the bar

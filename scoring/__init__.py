@@ -12,8 +12,11 @@ The runner is exported too, loaded on first use (it brings httpx)::
     async with ChatClient("http://127.0.0.1:8000/v1", "my-model") as client:
         await Runner(client, defaults={"temperature": 0}).run_record(record)   # fills ``record``
 
-``scoring`` imports ``formatkit``, never the other way round. sympy is imported only by the guarded math
-worker process, on first need.
+Public submodules: :mod:`scoring.errors` (every error scoring raises for a caller) and :mod:`scoring.report`
+(reports as the command line prints them). Every other module is private.
+
+``scoring`` imports ``formatkit`` (its public face and ``formatkit._core``), never the other way round.
+sympy is imported only by the guarded math worker process, on first need.
 """
 
 from typing import TYPE_CHECKING

@@ -20,7 +20,9 @@ from typing import NoReturn, TextIO
 
 __all__ = [
     "EXIT_ERRORS",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "ModeOption",
     "ProfileOption",
@@ -35,6 +37,9 @@ __all__ = [
 EXIT_OK = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
+#: Ctrl+C and SIGTERM: 128 + the signal's number, as a shell reports a process a signal ended.
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class ModeOption(str, Enum):

@@ -27,12 +27,9 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from formatkit.cli._base import EXIT_ERRORS, EXIT_USAGE, echo
+from formatkit.cli._base import EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE, echo
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "Failure", "exits", "failure_of", "failures", "say"]
-
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
+__all__ = ["Failure", "exits", "failure_of", "failures", "say"]
 
 
 class Failure:

@@ -25,13 +25,13 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
-from formatkit.cli._failures import EXIT_INTERRUPTED, EXIT_TERMINATED, exits, say
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
     from scoring import DryRunPlan, RunJob, RunSummary
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "parse_shard", "recorded_command", "register", "run", "summary_lines"]
+__all__ = ["parse_shard", "recorded_command", "register", "run", "summary_lines"]
 
 
 def parse_shard(text: str | None) -> Any:

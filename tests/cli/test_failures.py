@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from formatkit.cli._failures import EXIT_INTERRUPTED, EXIT_TERMINATED, exits, failure_of, failures, say
+from formatkit.cli._base import EXIT_INTERRUPTED, EXIT_TERMINATED
+from formatkit.cli._failures import exits, failure_of, failures, say
 from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, SheetReadBackError
 from formatkit.messages import catalogue
 from scoring import RunSummary

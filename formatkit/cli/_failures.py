@@ -6,9 +6,9 @@ A command runs its work inside :func:`exits` and catches nothing itself::
         summary = run_file(...)
 
 When an exception escapes, the first row of :func:`failures` for that command whose types match it
-decides: the exit code, the FileReport to print first (``report``: the
-exception's ``.report``, as ``validate`` prints it) and the message, a ``ui.<key>`` template of the message
-catalogues (:mod:`formatkit.messages`, so ``--lang zh`` covers it) printed on stderr. An exception no row
+decides: the exit code, the FileReport to print first (``report``: the exception's ``.report``, as
+``validate`` prints it) and the message, a ``ui.<key>`` template of the message catalogues
+(:mod:`formatkit.messages`, so ``--lang zh`` covers it) printed on stderr. An exception no row
 names propagates unchanged, to :func:`formatkit.cli.main`, which applies the rows of ``*`` (the machine's
 refusals: one line, never a traceback).
 
@@ -33,9 +33,10 @@ __all__ = ["Failure", "exits", "failure_of", "failures", "say"]
 
 
 class Failure:
-    """A row: a command (``*``: every command), the exceptions it catches (a subclass before its base),
-    the exit code, the ``ui.`` key of the message (None: none) and whether the exception's FileReport is
-    printed first. (A plain class: a NamedTuple or a dataclass costs a millisecond at every start.)"""
+    """A row: a command (``*``: :func:`formatkit.cli.main`, around every command), the exceptions it
+    catches (a subclass before its base), the exit code, the ``ui.`` key of the message (None: none) and
+    whether the exception's FileReport is printed first. (A plain class: a NamedTuple or a dataclass costs
+    a millisecond at every start.)"""
 
     __slots__ = ("code", "command", "key", "kinds", "report")
 

@@ -191,9 +191,9 @@ def _score(
             return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]
-            judged = judge_records(scored, metric="math-judge", options=options, progress=progress)
+            judged = judge_records(scored, metric=metric, options=options, progress=progress)  # its fallback judge
             _write(out, judged.records)
-            metrics = dict.fromkeys(scorer.stats, "math")
+            metrics = dict.fromkeys(scorer.stats, metric)
             agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
             return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
         _write(out, (scorer.score_record(record) for record in records()))

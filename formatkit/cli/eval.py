@@ -89,7 +89,7 @@ def eval_command(
 
     from scoring import EvalOptions, evaluate, make_progress
 
-    options = endpoint.endpoint_options("eval")
+    options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
         judge_options = judge.judge_options(concurrency=endpoint.concurrency, max_retries=endpoint.max_retries)

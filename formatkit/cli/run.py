@@ -157,7 +157,7 @@ def run(
 
     from scoring import journal_path, make_progress, plan_file, run_file
 
-    options = endpoint.endpoint_options("run")
+    options = endpoint.endpoint_options("run", lang)
     settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
     if dry_run:
         _dry_run(plan_file(source, output, options, settings), lang)

@@ -99,7 +99,7 @@ def test_exits_prints_the_message_and_ends_with_the_code(capsys: pytest.CaptureF
 
 
 # What each command printed before the table, f-string for f-string (the old except ladders).
-def _old_messages() -> list[tuple[str, BaseException, dict[str, object], str]]:
+def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], str]]:
     judge = JudgeUnavailableError("judge 401", status=401, hint="check the key", bought=3, reused=2)
     endpoint = EndpointUnavailableError("all failed", hint="check the endpoint")
     journal, output = Path("out.jsonl.journal"), Path("out.jsonl")
@@ -209,13 +209,26 @@ def _old_messages() -> list[tuple[str, BaseException, dict[str, object], str]]:
         ("merge.not_written", OutputError("o: is not a regular file"), {}, "formatkit merge: o: is not a regular file"),
         ("convert.not_written", OSError("full"), {}, f"formatkit convert: {OSError('full')}; nothing was written"),
         ("failed", MetricError("unknown metric 'x'"), {}, "formatkit: error: unknown metric 'x'"),
+        (
+            "api_key_cleaned",
+            None,
+            {"command": "run", "env": "KEY", "warning": "the API key ends in a carriage return"},
+            "formatkit run: warning: $KEY: the API key ends in a carriage return",
+        ),
+        (
+            "api_key_unset",
+            None,
+            {"command": "eval", "env": "KEY"},
+            "formatkit eval: warning: --api-key-env KEY: that variable is not set (or empty); "
+            "requests are sent without an API key",
+        ),
         ("failed_nothing_written", OutputBusyError("busy"), {}, "formatkit: error: busy; nothing was written"),
     ]
 
 
 @pytest.mark.parametrize(("key", "exc", "context", "old"), _old_messages(), ids=[entry[0] for entry in _old_messages()])
 def test_the_english_message_is_what_the_command_printed_before(
-    key: str, exc: BaseException, context: dict[str, object], old: str
+    key: str, exc: BaseException | None, context: dict[str, object], old: str
 ) -> None:
     assert say(key, "en", exc, **context) == old
 

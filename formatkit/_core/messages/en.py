@@ -418,5 +418,7 @@ MESSAGES.update(
         "ui.export.why_infer_eval": " (not every target turn has a reply: some inference failed or has not run)",
         "ui.export.why_infer_only": " (some target turns have no reference)",
         "ui.merge.merged": "merged {parts} parts into {output}: {records} records in input order",
+        "ui.api_key_cleaned": "formatkit {command}: warning: ${env}: {warning}",
+        "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
     }
 )

@@ -423,5 +423,7 @@ MESSAGES.update(
         "ui.export.why_infer_eval": "：并非每个目标轮都有回答，有的推理失败或尚未运行",
         "ui.export.why_infer_only": "：有的目标轮没有参考答案",
         "ui.merge.merged": "已把 {parts} 个部分合并到 {output}：{records} 条记录，按输入顺序",
+        "ui.api_key_cleaned": "formatkit {command}：警告：${env}：{warning}",
+        "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
     }
 )

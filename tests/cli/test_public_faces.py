@@ -30,9 +30,8 @@ def test_the_cli_imports_no_private_module_of_scoring() -> None:
     assert _figures().private_imports("formatkit/cli", "scoring") == Counter()
 
 
-def test_the_cli_imports_no_private_module_of_formatkit_but_fixs_lines() -> None:
-    """fix's printed lines are the one exception until they are in the message catalogues."""
-    assert _figures().private_imports("formatkit/cli", "formatkit") == Counter({"formatkit._fixing.messages": 1})
+def test_the_cli_imports_no_private_module_of_formatkit() -> None:
+    assert _figures().private_imports("formatkit/cli", "formatkit") == Counter()
 
 
 def test_scoring_imports_only_formatkits_bottom_layer() -> None:

@@ -311,12 +311,12 @@ def _api_entry(package: str, name: str, obj: object) -> list[str]:
             out += [f"`{obj!r}`", ""]
         return out
     if kind == "type":
-        text = _clean(repr(obj)).replace("'", '"')  # as ruff formats Python in Markdown
-        return [*out, "```py", f"{name} = {text}", "```", ""]
+        text = _clean(repr(obj))
+        return [*out, "```text", f"{name} = {text}", "```", ""]
     fields = getattr(obj, "model_fields", None)  # a pydantic model: its fields (its signature varies with
     signature = "" if isinstance(fields, dict) else _signature(obj)  # whether pydantic has built it yet)
-    if signature:
-        out += ["```py", f"{name}{signature}", "```", ""]
+    if signature:  # a text block: the docs tests run every python block, and ruff formats them
+        out += ["```text", f"{name}{signature}", "```", ""]
     if isinstance(fields, dict) and fields:
         listed = ", ".join(f"`{field}`" for field in fields)
         out += [f"Fields: {listed}.", ""]

@@ -11,13 +11,13 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from formatkit._building.record import clean_target
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
+from formatkit._core.record import JsonObject, MessageDict, ReadSource, RecordDict
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
 from formatkit._rules.canonical import check_canonical
@@ -94,7 +94,7 @@ class JsonlReader:
         self._yielded += records
         self.rows += records
 
-    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+    def drafts(self) -> Iterator[Draft | RecordDict]:
         sink = self.sink
         status = self.path.stat()
         # A named pipe (or /dev/stdin) says size 0 whatever it holds: it is read; "empty" only for a file.
@@ -130,7 +130,7 @@ class JsonlReader:
                         clean = is_clean(parameters, dumps.get("parameters"))
                     target = build_target(mode, answer, response, parameters) if clean else None
                     if target is not None:
-                        user = {"role": "user", "content": prompt}
+                        user: MessageDict = {"role": "user", "content": prompt}
                         position = self._yielded
                         default_id(position, line, sink)
                         self._yielded = position + 1
@@ -162,18 +162,18 @@ class JsonlReader:
                 yield draft
         rules.check_no_records(self.rows, sink)
 
-    def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
+    def _draft(self, obj: JsonObject, line: int) -> Draft | None:
         """One line through every rule of its shape: its Draft, or None when no record can be built."""
         sink = self.sink
-        source = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
+        source: ReadSource = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
         if self.format == "jsonl-single-turn":
             # The common case checked in one go: keys all known, values all of the right types. Only a
             # filter: anything else goes through the full checks below, where every rule runs.
             fields = rules.plain_single(obj)
             if fields is not None:
                 prompt, system, answer, response, parameters = fields
-                user = {"role": "user", "content": prompt}
-                turns: list[dict[str, Any]] = (
+                user: MessageDict = {"role": "user", "content": prompt}
+                turns: list[MessageDict] = (
                     [{"role": "system", "content": system}, user] if system and not system.isspace() else [user]
                 )
                 return rules.line_draft(line, None, turns, answer, response, parameters, source, None)

@@ -21,6 +21,7 @@ import re
 import unicodedata
 from typing import Any
 
+from formatkit._core.record import JsonObject
 from formatkit._fixing.changes import Change, shown
 from formatkit._reading.jsonl_lines import guess_encoding
 from formatkit._rules.jsonl import ALIASES, MULTI_KEYS, SINGLE_KEYS
@@ -123,7 +124,7 @@ def _object(line: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _repair_line(obj: dict[str, Any], line: int, taken: set[Any]) -> list[Change]:
+def _repair_line(obj: JsonObject, line: int, taken: set[Any]) -> list[Change]:
     changes = _keys(obj, line)
     parameters = obj.get("parameters")
     if isinstance(parameters, str) and parameters.strip():
@@ -158,7 +159,7 @@ def _fold(key: str) -> str:
     return unicodedata.normalize("NFKC", key).strip().casefold()
 
 
-def _keys(obj: dict[str, Any], line: int) -> list[Change]:
+def _keys(obj: JsonObject, line: int) -> list[Change]:
     """Rename keys that name a key of the line's shape only after case-folding/NFKC, or as an alias."""
     folded = {key: _fold(key) for key in obj}
     multi = any(name in ("messages", "message") for name in folded.values())

@@ -15,6 +15,7 @@ import orjson
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Later, Msg
+from formatkit._core.record import Parameters
 from formatkit._core.suggest import did_you_mean_later
 
 __all__ = [
@@ -231,7 +232,7 @@ def _unknown_hint(key: str) -> Msg | Later:
     return did_you_mean_later(key, KNOWN_PARAMETERS)
 
 
-def is_clean_parameters(raw: dict[str, Any], text: bytes | None = None) -> bool:
+def is_clean_parameters(raw: Parameters, text: bytes | None = None) -> bool:
     """Whether :func:`check_parameters` already found this very dict clean (it then returns it unchanged,
     reporting nothing). False means "not known", not "bad": the full check decides. ``text``: the dict's
     ``orjson.dumps`` when the caller already has it (the jsonl reader does)."""
@@ -268,7 +269,7 @@ def _parse_cached(text: str) -> dict[str, Any] | None:
     return None if parsed is None else dict(parsed)  # a record never shares its dict with another
 
 
-def _cache_key(raw: dict[str, Any]) -> bytes | None:
+def _cache_key(raw: Parameters) -> bytes | None:
     try:
         return orjson.dumps(raw)
     except (TypeError, orjson.JSONEncodeError):

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text
 from scoring._judges.parse import UnparseableReply, parse_absolute
@@ -16,7 +15,7 @@ __all__ = ["judge_absolute"]
 
 
 async def judge_absolute(
-    ask: Ask, record: dict[str, Any], response: dict[str, Any], *, prompts: Prompts, scale: Scale
+    ask: Ask, record: RecordDict, response: ResponseDict, *, prompts: Prompts, scale: Scale
 ) -> Judged:
     content = response.get("content")
     if not isinstance(content, str):

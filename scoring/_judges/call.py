@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 
+from formatkit._core.record import Parameters
 from scoring._errors import ClientError, EndpointUnavailableError, error_kind
 from scoring._judges.stop import judge_stopped
 from scoring._runner.journal import JournalSlot
@@ -65,7 +66,7 @@ class _Result(Protocol):
 class _Client(Protocol):
     model: str
 
-    async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[Any]: ...
+    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[Any]: ...
 
 
 class _Journal(Protocol):
@@ -74,13 +75,13 @@ class _Journal(Protocol):
     def append_slot(self, key: str, entry: dict[str, Any]) -> JournalSlot: ...
 
 
-def request_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+def request_key(model: str, messages: list[dict[str, str]], params: Parameters) -> str:
     """A stable key for one judge request: sha256 of the model, messages and parameters."""
     data = orjson.dumps({"model": model, "messages": messages, "params": params}, option=orjson.OPT_SORT_KEYS)
     return "judge:" + hashlib.sha256(data).hexdigest()
 
 
-def add_usage(total: dict[str, int], usage: dict[str, int] | None) -> dict[str, int]:
+def add_usage(total: dict[str, int], usage: Mapping[str, object] | None) -> dict[str, int]:
     """Add one call's token counts into ``total`` (in place) and return it."""
     for key, value in (usage or {}).items():
         if isinstance(value, int) and not isinstance(value, bool):
@@ -95,7 +96,7 @@ class JournaledAsker:
         self,
         client: _Client,
         *,
-        params: dict[str, Any],
+        params: Parameters,
         journal: _Journal | None,
         concurrency: int = 8,
     ) -> None:

@@ -4,8 +4,7 @@ an error; proof and drawing items are accepted with 1.0 without asking, flagged 
 
 from __future__ import annotations
 
-from typing import Any
-
+from formatkit._core.record import RecordDict, ResponseDict, reference_of
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text
 from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
@@ -19,13 +18,13 @@ __all__ = ["PROOF_TYPES", "judge_math"]
 PROOF_TYPES = frozenset({"proof", "drawing", "证明", "证明题", "作图", "作图题", "画图", "画图题"})
 
 
-def _question_type(record: dict[str, Any]) -> str | None:
+def _question_type(record: RecordDict) -> str | None:
     meta = record.get("meta")
     value = meta.get("question_type") if isinstance(meta, dict) else None
     return value.strip().lower() if isinstance(value, str) else None
 
 
-async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any], *, prompts: Prompts) -> Judged:
+async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, prompts: Prompts) -> Judged:
     content = response.get("content")
     if not isinstance(content, str):
         error = response.get("error")
@@ -98,7 +97,7 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         "clamped": grade.clamped,
         "tagged": grade.tagged if grade_nonce else None,
     }
-    raw_reference = record["messages"][-1].get("reference_response")
+    raw_reference = reference_of(record)
     judged.analysis = (
         f"extracted answer {extraction.answer!r}, compared with reference {raw_reference!r}: score {grade.score:g}"
         + (f" (judge said {grade.raw_score:g}, clamped to 0-1)" if grade.clamped else "")

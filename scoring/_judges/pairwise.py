@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
 from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
@@ -29,8 +30,8 @@ def _empty_result(model_empty: bool, other_empty: bool) -> tuple[float, str]:
 
 async def judge_pairwise(
     ask: Ask,
-    record: dict[str, Any],
-    response: dict[str, Any],
+    record: RecordDict,
+    response: ResponseDict,
     opponent: str | None,
     *,
     opponent_label: str,

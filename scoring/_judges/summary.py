@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import add_usage
 from scoring._judges.inputs import target_turn
 from scoring._judges.result import Judged
@@ -29,7 +30,7 @@ from scoring._judges.verdicts import count_pairwise
 __all__ = ["score_fraction", "summarize", "summary_lines"]
 
 
-def score_fraction(response: dict[str, Any]) -> float | None:
+def score_fraction(response: ResponseDict) -> float | None:
     """A response's score as a fraction for aggregation (x100 gives the 0-100 dataset scale).
 
     An absolute judge's score is mapped from its scale (``response["judge"]["scale"]``, e.g. 2 on 0-2 is
@@ -57,7 +58,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2) + 0.0  # + 0.0: never -0.0 (a mean of -1e-17)
 
 
-def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
+def _model_usage(records: list[RecordDict]) -> dict[str, int]:
     total: dict[str, int] = {}
     for record in records:
         try:
@@ -79,7 +80,7 @@ def _untagged(judged: Judged) -> bool:
     return isinstance(orders, list) and any(isinstance(o, dict) and o.get("tagged") is False for o in orders)
 
 
-def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
+def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
     judge_usage: dict[str, int] = {}
     for judged in results:
         add_usage(judge_usage, judged.usage)
@@ -114,7 +115,7 @@ def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str,
         all_scores: list[float] = []
         for record in records:
             try:
-                responses = target_turn(record).get("responses") or []
+                responses: list[Any] = target_turn(record).get("responses") or []
             except ValueError:
                 continue
             all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]

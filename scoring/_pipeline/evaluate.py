@@ -26,6 +26,7 @@ from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.modes import Mode, Profile
+from formatkit._core.record import Parameters, RecordDict
 from formatkit._core.writers import output_lock, refuse_special
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.report_file import collect_results, save_report
@@ -34,7 +35,7 @@ from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import RUN_RECORD, now_iso, write_run_record
+from scoring._runner.provenance import RUN_RECORD, RunRecord, now_iso, write_run_record
 from scoring._runner.run_file import EndpointOptions, run_file
 from scoring._runner.shard import Shard
 
@@ -114,10 +115,10 @@ def _count(path: Path, limit: int | None) -> int:
     return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
 
 
-def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[dict[str, Any]]]:
+def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDict]]:
     """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[RecordDict]:
         taken: dict[str, int] = {}
         for record in iter_dicts(path, mode="infer-eval", profile="none"):
             name = dataset_of(record, path.stem)
@@ -137,7 +138,7 @@ def evaluate(
     limit: int | None = None,
     mode: Mode = "infer-eval",
     profile: Profile = "platform",
-    defaults: dict[str, Any] | None = None,
+    defaults: Parameters | None = None,
     restart: bool = False,
     retry_empty: int = 0,
     math_timeout: float = 2.0,
@@ -185,7 +186,7 @@ def _evaluate(
     limit: int | None,
     mode: Mode,
     profile: Profile,
-    defaults: dict[str, Any] | None,
+    defaults: Parameters | None,
     restart: bool,
     retry_empty: int,
     math_timeout: float,
@@ -219,8 +220,8 @@ def _evaluate(
         run_record=False,
     )
     # written once the answers are (a judge that stops the flow leaves them described), again at the end
-    record = dict(outcome.run.run_record or {})
-    record.update(started=started_at, sets=[str(path) for path in sets])
+    record: RunRecord = {**(outcome.run.run_record or {})}
+    record.update({"started": started_at, "sets": [str(path) for path in sets]})
     record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
     write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))

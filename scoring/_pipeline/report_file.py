@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._report.aggregate import dataset_of
 from scoring._report.html import SampleCollector, render_html
@@ -54,13 +55,13 @@ class CollectedResults:
     unscored: list[str] = field(default_factory=list)
 
 
-def _records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+def _records(path: str | os.PathLike[str]) -> Iterator[RecordDict]:
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                record = orjson.loads(line)
+                record: RecordDict = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
                 raise ResultsFileError(
                     f"{path}: line {number} is not JSON ({exc}); is this a results file from `score`?"
@@ -70,14 +71,9 @@ def _records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             yield record
 
 
-def _has_scoring(record: dict[str, Any]) -> bool:
+def _has_scoring(record: RecordDict) -> bool:
     """Whether a scorer has been over the record: a response holds a score or an analysis."""
-    messages = record["messages"]
-    target = messages[-1] if messages and isinstance(messages[-1], dict) else {}
-    responses = target.get("responses")
-    return isinstance(responses, list) and any(
-        isinstance(r, dict) and ("score" in r or "analysis" in r) for r in responses
-    )
+    return bool(score_entries(record))
 
 
 def collect_results(

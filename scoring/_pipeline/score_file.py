@@ -17,6 +17,7 @@ from typing import Any
 from formatkit._api.validate import StrPath, iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
+from formatkit._core.record import JsonObject, RecordDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
@@ -28,7 +29,7 @@ from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
+from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
 
 __all__ = ["FileScoreOutcome", "judge_record", "score_file"]
 
@@ -126,7 +127,7 @@ def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions)
     write_run_record(run_record_path(out), record)
 
 
-def judge_record(judge: JudgeOptions) -> dict[str, Any]:
+def judge_record(judge: JudgeOptions) -> JudgeRecord:
     """The judge as the run record keeps it: its public URL, model, template and scale (never its key)."""
     from scoring._client.url import public_url
 
@@ -165,10 +166,10 @@ def _score(
 ) -> FileScoreOutcome:
     default_dataset = Path(path).stem
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[RecordDict]:
         for record in iter_dicts(path, mode=mode, profile="none"):
             if model_name:
-                for response in record["messages"][-1].get("responses") or []:
+                for response in target_responses(record):
                     response.setdefault("model", model_name)
             yield record
 
@@ -207,7 +208,7 @@ def _score(
 
 def _auto_with_judge(
     scorer: Scorer,
-    records: Iterator[dict[str, Any]],
+    records: Iterator[RecordDict],
     out: Path,
     options: JudgeOptions,
     progress: Progress | None,
@@ -217,7 +218,7 @@ def _auto_with_judge(
     judge; the rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
     needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
-    summary: dict[str, Any] = {}
+    summary: JsonObject = {}
     if needy:
         judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
         for i, record in zip(needy, judged.records, strict=True):
@@ -238,8 +239,8 @@ def _auto_with_judge(
     return FileScoreOutcome(out, agg, chosen, summary)
 
 
-def _first_metric(record: dict[str, Any]) -> str | None:
-    responses = record["messages"][-1].get("responses") or []
+def _first_metric(record: RecordDict) -> str | None:
+    responses = target_responses(record)
     return responses[0].get("metric") if responses else None
 
 

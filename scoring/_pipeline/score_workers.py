@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from formatkit._core.interpreter import worker_command
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import dumps_line
 from scoring._metrics.registry import AUTO
 from scoring._pipeline.score import Scorer
@@ -182,7 +183,7 @@ def _read_lines(path: Path) -> Iterator[bytes]:
 
 
 def score_in_workers(
-    records: Callable[[], Iterator[dict[str, Any]]],
+    records: Callable[[], Iterator[RecordDict]],
     handle: IO[bytes],
     scorer: Scorer,
     workers: int,
@@ -197,7 +198,7 @@ def score_in_workers(
             spool = _spool_path(output)
             with open(spool, "wb") as sink:
 
-                def spooled() -> Iterator[dict[str, Any]]:
+                def spooled() -> Iterator[RecordDict]:
                     for record in records():
                         sink.write(dumps_line(record))
                         yield record

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.record import ResponseDict, reference_of, target_responses
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
     SMALL_N,
@@ -83,7 +84,7 @@ def record_key(record: Mapping[str, Any]) -> int:
         for message in messages
         if isinstance(message, dict) and message.get("role") in ("system", "user")
     )
-    reference = messages[-1].get("reference_response") if messages and isinstance(messages[-1], dict) else None
+    reference = reference_of(record)
     try:
         return hash((record.get("session_id"), parts, reference))
     except TypeError:  # an unhashable session_id or content (a list): fall back to its text
@@ -99,15 +100,11 @@ def _win_value(response: Mapping[str, Any], score: float) -> float:
     return {"win": 1.0, "tie": 0.5, "loss": 0.0}[outcome]
 
 
-def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    messages = record.get("messages") or []
-    if not messages or not isinstance(messages[-1], dict):
-        return []
-    responses = messages[-1].get("responses") or []
-    return [r for r in responses if isinstance(r, dict)]
+def _responses(record: Mapping[str, Any]) -> list[ResponseDict]:
+    return [r for r in target_responses(record) if isinstance(r, dict)]
 
 
-def _majority(responses: list[dict[str, Any]], mean: float) -> float:
+def _majority(responses: list[ResponseDict], mean: float) -> float:
     """The score of the most frequent answer (first seen wins a tie), read from each response's ``answer``;
     a response whose metric found no answer votes for "no answer". The mean when no response was scored."""
     answers: list[tuple[str | None, float]] = []
@@ -124,7 +121,7 @@ def _majority(responses: list[dict[str, Any]], mean: float) -> float:
 
 def record_score(record: Mapping[str, Any]) -> float | None:
     """Mean score of a record's scored responses (None when none could be scored)."""
-    scores = [float(r["score"]) for r in _responses(record) if isinstance(r.get("score"), int | float)]
+    scores = [float(s) for r in _responses(record) if isinstance(s := r.get("score"), int | float)]
     return sum(scores) / len(scores) if scores else None
 
 

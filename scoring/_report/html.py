@@ -29,7 +29,7 @@ from scoring._report.aggregate import DatasetStats
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import comparison_tables, flags, notes
 from scoring._report.models import Comparison
-from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, SampleCollector
+from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, Sample, SampleCollector, SampleText
 
 __all__ = ["MAX_SAMPLES", "SampleCollector", "page_data", "render_html", "short_labels"]
 
@@ -278,11 +278,18 @@ def page_data(collector: SampleCollector | None) -> dict[str, Any]:
         return {"models": [], "strings": [], "prefixes": [], "questions": [], "left_out": 0}
     empty = collector.text("")
 
-    def response(r: dict[str, Any]) -> dict[str, Any]:
+    def response(r: Sample) -> dict[str, Any]:
         out: dict[str, Any] = {"o": OUTCOME_CODES[r["outcome"]]}
         if r["score"] is not None:
             out["s"] = r["score"]
-        for key, short in (("content", "c"), ("answer", "x"), ("metric", "m"), ("analysis", "n"), ("error", "e")):
+        texts: tuple[tuple[SampleText, str], ...] = (
+            ("content", "c"),
+            ("answer", "x"),
+            ("metric", "m"),
+            ("analysis", "n"),
+            ("error", "e"),
+        )
+        for key, short in texts:
             if r[key] != empty:
                 out[short] = r[key]
         if r["verdicts"] != empty:

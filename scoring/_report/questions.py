@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from formatkit._core.record import reference_of, target_responses
 from scoring._report.aggregate import record_key
 
 __all__ = [
@@ -86,12 +87,31 @@ def _verdicts(judge: Any) -> str:
     return "\n".join(lines)
 
 
+#: A sample's texts the report shows (each a string-table number).
+SampleText = Literal["content", "answer", "metric", "analysis", "error"]
+
+
+class Sample(TypedDict):
+    """One response as the report keeps it: texts are string-table numbers."""
+
+    content: int
+    score: float | None
+    fraction: float | None
+    outcome: str
+    metric: int
+    answer: int
+    analysis: int
+    error: int
+    verdicts: int
+    unsettled: bool
+
+
 @dataclass
 class Answer:
     """One model's responses to one question. Text fields are string-table numbers."""
 
     history: int  # the conversation before the question (a prefix-table number): models may differ in it
-    responses: list[dict[str, Any]]
+    responses: list[Sample]
     score: float | None  # mean of the responses' 0–1 scores; None when none was scored
     outcome: str
 
@@ -169,7 +189,6 @@ class SampleCollector:
             return
         self.samples += 1
         messages = [m for m in record.get("messages") or [] if isinstance(m, dict)]
-        target = messages[-1] if messages else {}
         history = [(self.text(m.get("role")), self.text(m.get("content"))) for m in messages[:-1]]
         question = history.pop()[1] if history and self.strings[history[-1][0]] == "user" else self.text("")
         if number is None:
@@ -179,11 +198,11 @@ class SampleCollector:
                     self.text(dataset),
                     _text(record.get("session_id")),
                     question,
-                    self.text(target.get("reference_response")),
+                    self.text(reference_of(record)),
                 )
             )
-        raw = [r for r in target.get("responses") or [] if isinstance(r, dict)]
-        responses = []
+        raw = [r for r in target_responses(record) if isinstance(r, dict)]
+        responses: list[Sample] = []
         values = []
         for response in raw:
             value = fraction(response)

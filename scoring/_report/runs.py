@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from formatkit._api.xlsx_style import Sheet
+from formatkit._core.record import target_responses
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
 
@@ -53,12 +54,7 @@ class SpeedTally:
         self.models: dict[str, _ModelSpeed] = {}
 
     def add(self, record: Mapping[str, Any], model: str) -> None:
-        messages = record.get("messages")
-        if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-            return
-        responses = messages[-1].get("responses")
-        if not isinstance(responses, list):
-            return
+        responses = target_responses(record)
         speed = self.models.get(model)
         for response in responses:
             if not isinstance(response, dict) or response.get("content") is None:

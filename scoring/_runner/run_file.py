@@ -21,20 +21,28 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from formatkit._core.record import Parameters, RecordDict
 from formatkit._core.writers import refuse_special
 from scoring._client.http import ChatClient
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import endpoint_record, formatkit_version, now_iso, run_record_path, write_run_record
+from scoring._runner.provenance import (
+    RunRecord,
+    ShardRecord,
+    endpoint_record,
+    formatkit_version,
+    now_iso,
+    run_record_path,
+    write_run_record,
+)
 from scoring._runner.runner import Runner
 from scoring._runner.shard import Shard, ShardTally, shard_source
 from scoring._runner.stopping import GracefulStop, Stopped
 
 __all__ = ["EndpointOptions", "plan_file", "run_file"]
 
-Records = Callable[[], Iterable[dict[str, Any]]]
+Records = Callable[[], Iterable[RecordDict]]
 
 
 @dataclass
@@ -98,7 +106,7 @@ def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | N
 
         path = source
 
-        def records() -> Iterator[dict[str, Any]]:
+        def records() -> Iterator[RecordDict]:
             return iter_dicts(path, mode=mode, profile="none")  # type: ignore[arg-type]
 
     if limit is None:
@@ -111,7 +119,7 @@ def _job(
     output: str | os.PathLike[str],
     client: ChatClient,
     *,
-    defaults: dict[str, Any] | None,
+    defaults: Parameters | None,
     restart: bool,
     limit: int | None,
     retry_empty: int,
@@ -132,7 +140,7 @@ def _job(
     return RunJob(runner, records, Path(output), restart=restart, progress=progress, total=total)
 
 
-def shard_record(shard: Shard, tally: ShardTally, records: int) -> dict[str, Any]:
+def shard_record(shard: Shard, tally: ShardTally, records: int) -> ShardRecord:
     """The run record's ``shard``: which part of which input (what ``formatkit merge`` checks)."""
     return {
         "part": shard.label,
@@ -149,7 +157,7 @@ def plan_file(
     output: str | os.PathLike[str],
     endpoint: EndpointOptions,
     *,
-    defaults: dict[str, Any] | None = None,
+    defaults: Parameters | None = None,
     restart: bool = False,
     limit: int | None = None,
     retry_empty: int = 0,
@@ -180,7 +188,7 @@ def run_file(
     output: str | os.PathLike[str],
     endpoint: EndpointOptions,
     *,
-    defaults: dict[str, Any] | None = None,
+    defaults: Parameters | None = None,
     restart: bool = False,
     limit: int | None = None,
     retry_empty: int = 0,
@@ -240,7 +248,7 @@ def run_file(
         summary = asyncio.run(main())
     except Stopped as stopped:
         raise GracefulStop.error(stopped) from None
-    record: dict[str, Any] = {
+    record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "started": started_at,
         "finished": now_iso(),

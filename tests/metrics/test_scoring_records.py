@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
 
+from formatkit import RecordDict
 from scoring import aggregate, choose_metrics, score_records
 from scoring._metrics.auto import JUDGE_NEEDED
 
@@ -15,7 +15,7 @@ RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
 SETS = ["mmlu_pro", "gsm8k", "math_mixed", "yes_no"]
 
 
-def load(name: str) -> list[dict[str, Any]]:
+def load(name: str) -> list[RecordDict]:
     return [orjson.loads(line) for line in (RESPONSES / f"{name}.jsonl").read_bytes().splitlines()]
 
 
@@ -25,7 +25,7 @@ def test_every_response_scores_as_expected(name: str) -> None:
     outcome = score_records(records, metric="auto", default_dataset=name)
     for record in outcome.records:
         got = [r.get("score") for r in record["messages"][-1]["responses"]]
-        assert got == record["meta"]["expected"], (record["session_id"], record["messages"][-1]["responses"])
+        assert got == dict(record["meta"])["expected"], (record["session_id"], record["messages"][-1]["responses"])
         for response in record["messages"][-1]["responses"]:
             assert response["analysis"]
 
@@ -38,7 +38,7 @@ def test_records_keep_order_and_count() -> None:
 
 
 def test_auto_picks_per_dataset() -> None:
-    picks = {name: choose_metrics(load(name))[load(name)[0]["meta"]["dataset"]].metric for name in SETS}
+    picks = {name: choose_metrics(load(name))[str(load(name)[0]["meta"]["dataset"])].metric for name in SETS}
     # math_mixed holds one option-letter item among math answers: auto scores it with choice, the rest with math
     assert picks == {"mmlu_pro": "choice", "gsm8k": "exact", "math_mixed": "mixed", "yes_no": "choice"}
     reason = choose_metrics(load("math_mixed"))["math_mixed"].reason
@@ -47,7 +47,7 @@ def test_auto_picks_per_dataset() -> None:
 
 def test_auto_leaves_long_free_text_to_a_judge() -> None:
     essay = "A long reference answer that explains the history of the city in many words. " * 5
-    record = {
+    record: RecordDict = {
         "session_id": 0,
         "messages": [
             {"role": "user", "content": "Tell me about it"},
@@ -82,7 +82,7 @@ def test_samples_give_pass_at_k_and_majority() -> None:
 
 
 def test_aggregate_dimensions_then_overall() -> None:
-    records: list[dict[str, Any]] = []
+    records: list[RecordDict] = []
     for name in SETS:
         records += score_records(load(name), metric="auto").records
     agg = aggregate(records)

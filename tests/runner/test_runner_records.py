@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from formatkit import RecordDict
 from scoring._client.http import ChatClient
 from scoring._errors import EndpointUnavailableError
 from scoring._runner.requests import count_requests, error_kind_of, request_params
@@ -17,7 +18,7 @@ from scoring._runner.runner import RecordOutcome, Runner
 SET_PARAMS = {"temperature": 1.0, "top_p": 0.7, "max_tokens": 4096, "logprobs": False, "top_logprobs": 10, "stop": []}
 
 
-def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1) -> dict[str, Any]:
+def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1) -> RecordDict:
     return {
         "session_id": 0,
         "messages": [
@@ -32,7 +33,7 @@ def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1
     }
 
 
-def multi_turn() -> dict[str, Any]:
+def multi_turn() -> RecordDict:
     return {
         "session_id": 7,
         "messages": [
@@ -49,7 +50,7 @@ def multi_turn() -> dict[str, Any]:
     }
 
 
-def run(server: FakeOpenAI, record: dict[str, Any], defaults: dict[str, Any] | None = None, **kw: Any) -> RecordOutcome:
+def run(server: FakeOpenAI, record: RecordDict, defaults: dict[str, Any] | None = None, **kw: Any) -> RecordOutcome:
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 1.0, "max_retries": 2}
     options.update(kw)
 

@@ -31,7 +31,7 @@ from scoring._judges.pairwise import judge_pairwise
 from scoring._judges.prompts import Prompts, parse_lang
 from scoring._judges.result import Judged, not_judged
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
-from scoring._judges.summary import summarize
+from scoring._judges.summary import JudgeSummary, summarize
 from scoring._judges.templates import Kind, TemplateError
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
@@ -60,7 +60,7 @@ class JudgeOutcome:
     and the summary (counts, verdict statistics, judge token totals; see :func:`summarize`)."""
 
     records: list[RecordDict]
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: JudgeSummary = field(default_factory=lambda: JudgeSummary())
 
 
 @dataclass
@@ -171,7 +171,7 @@ def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> Re
 
 async def _judge_all(
     records: list[RecordDict], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
-) -> tuple[list[RecordDict], JsonObject]:
+) -> tuple[list[RecordDict], JudgeSummary]:
     from scoring._client.http import ChatClient
     from scoring._runner.journal import Journal
 
@@ -230,9 +230,11 @@ async def _judge_all(
         responses[i] = _fill(responses[i], judged, plan.metric, options.judge_model)
     summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
     summary.update(
-        judge_model=options.judge_model,
-        judge_requests=ask.bought,
-        judge_reused=ask.reused,
+        {
+            "judge_model": options.judge_model,
+            "judge_requests": ask.bought,
+            "judge_reused": ask.reused,
+        }
     )
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}

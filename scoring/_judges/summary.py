@@ -18,7 +18,7 @@ And ``untagged``: how many responses' verdicts the judge gave outside the nonce 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import add_usage
@@ -27,7 +27,47 @@ from scoring._judges.result import Judged
 from scoring._judges.scale import Scale, parse_scale
 from scoring._judges.verdicts import count_pairwise
 
-__all__ = ["score_fraction", "summarize", "summary_lines"]
+__all__ = ["FallbackCounts", "JudgeSummary", "score_fraction", "summarize", "summary_lines"]
+
+
+class FallbackCounts(TypedDict):
+    """``--judge-fallback``: responses sent to the judge, and those the math rules settled."""
+
+    judged: int
+    settled_by_rules: int
+
+
+class JudgeSummary(TypedDict, total=False):
+    """The judges' summary (the keys above; empty when no judge was used). :func:`summarize` writes the
+    counts and the metric's statistics; the judge run adds the judge model, what was bought and reused,
+    and the fallback counts."""
+
+    metric: str
+    responses: int
+    scored: int
+    errors: int
+    unparseable: int
+    request_failed: int
+    not_judged: int
+    scale: str
+    mean_score: float | None
+    score_100: float | None
+    win: int
+    tie: int
+    loss: int
+    mean_x100: float | None
+    pairs_both_orders: int
+    disagreements: int
+    disagreement_rate: float | None
+    strict_accuracy: float | None
+    loose_accuracy: float | None
+    untagged: int
+    judge_usage: dict[str, int]
+    model_usage: dict[str, int]
+    judge_model: str
+    judge_requests: int
+    judge_reused: int
+    fallback: FallbackCounts
 
 
 def score_fraction(response: ResponseDict) -> float | None:
@@ -80,12 +120,12 @@ def _untagged(judged: Judged) -> bool:
     return isinstance(orders, list) and any(isinstance(o, dict) and o.get("tagged") is False for o in orders)
 
 
-def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
+def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, scale: Scale) -> JudgeSummary:
     judge_usage: dict[str, int] = {}
     for judged in results:
         add_usage(judge_usage, judged.usage)
     statuses = [j.status for j in results]
-    summary: dict[str, Any] = {
+    summary: JudgeSummary = {
         "metric": metric,
         "responses": len(results),
         "scored": statuses.count("scored"),
@@ -131,7 +171,7 @@ def _num(value: Any) -> str:
     return "—" if not isinstance(value, (int, float)) else f"{round(value, 2) + 0.0:.2f}"
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: JudgeSummary) -> list[str]:
     """The judges' summary for people (the text report): what the verdicts say, and what could not be had.
 
     Pairwise: mean x100, win/tie/loss and how often the two orders disagreed; absolute: the mean on the

@@ -23,6 +23,7 @@ from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
 from scoring._report.runs import SpeedTally, runs_html, runs_text
+from scoring._report.shapes import ReportedRun
 from scoring._runner.provenance import run_records_of
 
 __all__ = [
@@ -113,12 +114,12 @@ def collect_results(
     return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored))
 
 
-def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[str, Any]]]:
+def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[ReportedRun]]:
     """Each model's run records (what produced its results), from the records beside the files."""
-    runs: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, list[ReportedRun]] = {}
     for path in paths:
         for record in run_records_of(path):
-            entry = {"file": str(path), **record}
+            entry: ReportedRun = {"file": str(path), **record}
             entry.pop("summary", None)  # counts the report shows in its own way
             runs.setdefault(str(record.get("model") or "(unknown model)"), []).append(entry)
     return runs

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from formatkit._core.record import RecordDict, ResponseDict, ScoreField, target_responses
 from scoring._metrics.auto import AutoTally, MetricChoice
@@ -19,6 +18,7 @@ from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
 from scoring._report.aggregate import Aggregate, DatasetStats, dataset_of, finish
+from scoring._report.shapes import AggregateSummary
 
 __all__ = [
     "RESULT_FIELDS",
@@ -184,7 +184,7 @@ class ScoreOutcome:
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AggregateSummary:
         """The summary JSON of DESIGN.md (``score --json``)."""
         return self.aggregate.to_dict()
 

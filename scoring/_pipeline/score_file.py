@@ -17,10 +17,11 @@ from typing import Any
 from formatkit._api.validate import StrPath, iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
-from formatkit._core.record import JsonObject, RecordDict, target_responses
+from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
+from scoring._judges.summary import JudgeSummary
 from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
@@ -41,7 +42,7 @@ class FileScoreOutcome:
     output: Path
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
-    judge_summary: dict[str, Any] = field(default_factory=dict)
+    judge_summary: JudgeSummary = field(default_factory=lambda: JudgeSummary())
 
     @property
     def scored_responses(self) -> int:
@@ -180,7 +181,7 @@ def _score(
         metrics = dict.fromkeys(names, metric)
         agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
         chosen = {name: MetricChoice(metric, "chosen with --metric") for name in names}
-        return FileScoreOutcome(out, agg, chosen, dict(judged.summary))
+        return FileScoreOutcome(out, agg, chosen, judged.summary.copy())
 
     guard = SympyGuard(timeout=math_timeout)
     try:
@@ -199,7 +200,7 @@ def _score(
             _write(out, judged.records)
             metrics = dict.fromkeys(scorer.stats, "math")
             agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
-            return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
+            return FileScoreOutcome(out, agg, scorer.metrics, judged.summary.copy())
         _write(out, (scorer.score_record(record) for record in records()))
         return FileScoreOutcome(out, scorer.result(), scorer.metrics)
     finally:
@@ -218,12 +219,12 @@ def _auto_with_judge(
     judge; the rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
     needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
-    summary: JsonObject = {}
+    summary: JudgeSummary = {}
     if needy:
         judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
         for i, record in zip(needy, judged.records, strict=True):
             scored[i] = record
-        summary = dict(judged.summary)
+        summary = judged.summary.copy()
     _write(out, scored)
     default = scorer.default_dataset
     metrics = {n: c.metric for n, c in scorer.metrics.items()}

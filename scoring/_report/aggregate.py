@@ -35,6 +35,7 @@ from scoring._report.intervals import (
     seed_for,
     wilson,
 )
+from scoring._report.shapes import AggregateSummary, DatasetSummary, DimensionSummary, OverallHead
 
 __all__ = [
     "Aggregate",
@@ -298,8 +299,8 @@ class DatasetStats:
         if self.is_pairwise:
             self.win_interval = _interval(self.win_values, self.name, point=self.dimension_score)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> DatasetSummary:
+        out: DatasetSummary = {
             "metric": self.metric,
             "score": self.score,
             "records": self.records,
@@ -354,8 +355,8 @@ class DimensionStats:
     score: float | None
     interval: Interval | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"score": self.score, "datasets": self.datasets}
+    def to_dict(self) -> DimensionSummary:
+        out: DimensionSummary = {"score": self.score, "datasets": self.datasets}
         if self.interval is not None:
             out["ci"] = self.interval.as_list()
             out["interval"] = self.interval.method
@@ -407,12 +408,13 @@ class Aggregate:
                 out[name] = 1.0 / (len(dims) * len(names))
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"overall": self.overall}
+    def to_dict(self) -> AggregateSummary:
+        head: OverallHead = {"overall": self.overall}
         if self.overall_interval is not None:
-            out["overall_ci"] = self.overall_interval.as_list()
-            out["overall_interval"] = self.overall_interval.method
-        return out | {
+            head["overall_ci"] = self.overall_interval.as_list()
+            head["overall_interval"] = self.overall_interval.method
+        return {
+            **head,
             "dimensions": {name: dim.to_dict() for name, dim in self.dimensions.items()},
             "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
             "records": sum(s.records for s in self.datasets.values()),

@@ -783,8 +783,9 @@ def test_judge_endpoint_going_down_stops_with_what_was_bought(tmp_path: Path) ->
 
 def test_judge_summary_lines() -> None:
     from scoring._judges import summary_lines
+    from scoring._judges.summary import JudgeSummary
 
-    absolute = {
+    absolute: JudgeSummary = {
         "metric": "judge",
         "judge_model": "j",
         "responses": 5,
@@ -808,7 +809,7 @@ def test_judge_summary_lines() -> None:
         "verdict planted in a response is refused (no score) rather than excluded by the tag",
         "  judge requests: 4 bought, 1 reused from the journal",
     ]
-    math = {
+    math: JudgeSummary = {
         "metric": "math-judge",
         "judge_model": "j",
         "responses": 2,
@@ -821,7 +822,7 @@ def test_judge_summary_lines() -> None:
         "Judge j (math-judge): 2 of 2 response(s) scored; strict accuracy 50.00, loose accuracy 62.50",
         "  sent to the judge: 2 response(s) the math rules could not settle; 7 settled by the rules",
     ]
-    pairwise = {"metric": "pairwise", "judge_model": "j", "responses": 0, "scored": 0, "mean_x100": None}
+    pairwise: JudgeSummary = {"metric": "pairwise", "judge_model": "j", "responses": 0, "scored": 0, "mean_x100": None}
     assert summary_lines(pairwise)[0] == (
         "Judge j (pairwise): 0 of 0 response(s) scored; mean ×100 —; win 0, tie 0, loss 0"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import orjson
 import pytest
@@ -69,15 +70,19 @@ def test_summary_shape_and_math_strict_loose() -> None:
     assert {"metric", "score", "records", "errors"} <= set(ds)
     assert ds["metric"] == "math"
     assert ds["records"] == 25 and ds["errors"] == 1
-    assert ds["strict"] < ds["loose"]
-    assert 0 <= summary["overall"] <= 100
+    strict, loose, overall = ds["strict"], ds["loose"], summary["overall"]
+    assert strict is not None and loose is not None and overall is not None
+    assert strict < loose
+    assert 0 <= overall <= 100
 
 
 def test_samples_give_pass_at_k_and_majority() -> None:
     outcome = score_records(load("mmlu_pro"), metric="choice")
     ds = outcome.summary()["datasets"]["mmlu_pro"]
     assert ds["samples"] == 3
-    assert ds["pass_at_k"] >= ds["score"]
+    pass_at_k, score = ds["pass_at_k"], ds["score"]
+    assert pass_at_k is not None and score is not None
+    assert pass_at_k >= score
     assert "majority" in ds
 
 
@@ -90,7 +95,7 @@ def test_aggregate_dimensions_then_overall() -> None:
     assert set(dims) == {"综合能力", "推理数学", "语言创作"}
     math_dim = [agg.datasets[n].score for n in ("gsm8k", "math_mixed")]
     assert dims["推理数学"]["score"] == pytest.approx(sum(s for s in math_dim if s is not None) / 2, abs=0.01)
-    assert agg.overall == pytest.approx(sum(d["score"] for d in dims.values()) / 3, abs=0.01)
+    assert agg.overall == pytest.approx(sum(cast(float, d["score"]) for d in dims.values()) / 3, abs=0.01)
     assert agg.usage["total_tokens"] > 0
 
 

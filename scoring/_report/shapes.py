@@ -7,23 +7,39 @@ schema of the same JSON is ``schemas/report-results.schema.json`` (:mod:`formatk
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from scoring._runner.provenance import RunRecord
 
 __all__ = [
     "AggregateSummary",
+    "Cell",
     "ComparisonSummary",
     "DatasetSummary",
+    "Delta",
     "DifferenceSummary",
     "DimensionSummary",
+    "Distribution",
+    "DistributionModel",
     "IntervalSettings",
     "LatencySummary",
+    "Leaderboard",
+    "LeaderboardRow",
     "OverallHead",
+    "PageAnswer",
+    "PageData",
+    "PageQuestion",
+    "PageResponse",
     "PairwiseSummary",
     "Percentiles",
+    "Radar",
+    "RadarAxis",
+    "RadarLegend",
+    "RadarPolygon",
     "ReportedRun",
+    "ShortText",
     "SpeedSummary",
+    "Tick",
 ]
 
 
@@ -172,3 +188,157 @@ class ComparisonSummary(AggregateSummary, total=False):
     pairwise_note: str
     runs: dict[str, list[ReportedRun]]
     speed: dict[str, SpeedSummary]
+
+
+# --- the HTML report's page: what its template and its question browser read --------------------------------
+
+
+class RadarAxis(TypedDict):
+    label: str
+    short: str
+    x: float
+    y: float
+    lx: float
+    ly: float
+    anchor: str
+
+
+class RadarPolygon(TypedDict):
+    model: str
+    colour: str
+    points: str
+
+
+class RadarLegend(TypedDict):
+    number: int
+    label: str
+    scores: list[str]
+
+
+class Radar(TypedDict):
+    """The dimension scores as a radar (three dimensions or more)."""
+
+    axes: list[RadarAxis]
+    polygons: list[RadarPolygon]
+    rings: list[str]
+    centre: float
+    size: float
+    legend: list[RadarLegend]
+
+
+class DistributionModel(TypedDict):
+    model: str
+    colour: str
+    shares: list[float]
+
+
+class Tick(TypedDict):
+    share: float
+    label: str
+
+
+class Distribution(TypedDict):
+    """Per model, the share of records in each score bin, and the y axis."""
+
+    models: list[DistributionModel]
+    bins: list[str]
+    top: float
+    ticks: list[Tick]
+
+
+class _CellKeys(TypedDict):
+    value: float | None
+    text: str
+    ci: str
+    suffix: str
+
+
+class Cell(_CellKeys, total=False):
+    """A model's score in a leaderboard row; ``best`` marks the row's best."""
+
+    best: bool
+
+
+#: A model's difference from the first model in a row ("class": the CSS class, up or down).
+Delta = TypedDict("Delta", {"text": str, "class": str, "title": str})
+
+
+class _RowKeys(TypedDict):
+    kind: str
+    dimension: str
+    dataset: str
+    metric: str
+    cells: list[Cell]
+
+
+class LeaderboardRow(_RowKeys, total=False):
+    """A dimension, dataset or overall row, with each model's difference from the first."""
+
+    deltas: list[Delta]
+
+
+class Leaderboard(TypedDict):
+    models: list[str]
+    rows: list[LeaderboardRow]
+    delta_heads: list[str]
+
+
+#: The short keys of a response's texts in the browser's data.
+ShortText = Literal["c", "x", "m", "n", "e"]
+
+
+class _PageResponseKeys(TypedDict):
+    o: str
+
+
+class PageResponse(_PageResponseKeys, total=False):
+    """A response in the browser's data: outcome letter, score, and texts as string-table numbers."""
+
+    s: float
+    c: int
+    x: int
+    m: int
+    n: int
+    e: int
+    v: int
+    u: int
+
+
+class _PageAnswerKeys(TypedDict):
+    r: list[PageResponse]
+
+
+class PageAnswer(_PageAnswerKeys, total=False):
+    """A model's answer: its responses, its conversation prefix, and with several responses their mean."""
+
+    h: int
+    o: str
+    s: float
+
+
+class _PageQuestionKeys(TypedDict):
+    d: int
+    id: str
+    q: int
+    r: int
+
+
+class PageQuestion(_PageQuestionKeys, total=False):
+    """A question: dataset, session_id, question and reference (string-table numbers), spread, answers."""
+
+    g: float
+    a: list[PageAnswer | None]
+
+
+class _PageDataKeys(TypedDict):
+    models: list[str]
+    strings: list[str]
+    prefixes: list[list[list[int]]]
+    questions: list[PageQuestion]
+    left_out: int
+
+
+class PageData(_PageDataKeys, total=False):
+    """The question browser's data (:func:`scoring._report.html.page_data`); the page adds each model's colour."""
+
+    colours: list[str]

@@ -9,14 +9,22 @@ the mode and parameter rules in one place for all four shapes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from formatkit._core.record import MessageDict, MetaDict, ReadSource, RecordDict
 
 __all__ = ["Draft", "Place"]
 
-#: Keyword arguments locating a value for an Issue: sheet/row/column or line/field.
-Place = dict[str, Any]
+
+class Place(TypedDict, total=False):
+    """Keyword arguments locating a value for an Issue: sheet/row/column or line/field (the Issue's fields)."""
+
+    file: str | None
+    sheet: str | None
+    row: int | None
+    column: str | None
+    line: int | None
+    field: str | None
 
 
 @dataclass(slots=True)
@@ -34,7 +42,7 @@ class Draft:
     parameters_place: Place
     source: ReadSource
     meta: MetaDict | None = None
-    record_place: Place = field(default_factory=dict)
+    record_place: Place = field(default_factory=lambda: Place())
     #: A canonical-record input passes through whole: only the mode rules and meta apply to it.
     canonical: RecordDict | None = None
     #: Known output columns/keys (score, analysis, usage, model, …) with their places:

@@ -21,7 +21,7 @@ from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from formatkit._core.record import JsonObject, RecordDict, last_message
+from formatkit._core.record import JsonObject, Parameters, RecordDict, last_message
 
 __all__ = [
     "Message",
@@ -56,7 +56,7 @@ class Response(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: Parameters = Field(default_factory=dict)
     usage: Usage | None = None
     content: str | None = None
     reasoning_content: str | None = None
@@ -92,7 +92,7 @@ class Response(BaseModel):
     )
     model: str | None = Field(default=None, description="The model that produced this response.")
     error: str | None = None
-    judge: dict[str, Any] | None = Field(
+    judge: JsonObject | None = Field(
         default=None, description="What an LLM judge said: raw replies, verdicts, judge token usage."
     )
 

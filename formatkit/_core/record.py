@@ -33,6 +33,7 @@ __all__ = [
     "last_message",
     "pending_turns",
     "reference_of",
+    "response_entries",
     "response_of",
     "score_entries",
     "target_responses",
@@ -170,16 +171,38 @@ def target_turn(record: Mapping[str, Any]) -> MessageDict | None:
 
 def target_responses(record: Mapping[str, Any]) -> list[ResponseDict]:
     """The target turn's responses, the record's own list (to fill in place); empty when there are none
-    (or when they are not a list)."""
-    target = target_turn(record)
-    responses = target.get("responses") if target is not None else None
-    return responses if isinstance(responses, list) else []
+    (or when they are not a list). Read per record by the scorer and the report: spelt out, not through
+    :func:`target_turn`, to cost one call."""
+    messages = record.get("messages")
+    if isinstance(messages, list) and messages:
+        target = messages[-1]
+        if isinstance(target, dict):
+            responses = target.get("responses")
+            if isinstance(responses, list):
+                return responses
+    return []
 
 
 def reference_of(record: Mapping[str, Any]) -> Any:
     """The target turn's ``reference_response`` as written (None when absent)."""
-    target = target_turn(record)
-    return target.get("reference_response") if target is not None else None
+    messages = record.get("messages")
+    if isinstance(messages, list) and messages:
+        target = messages[-1]
+        if isinstance(target, dict):
+            return target.get("reference_response")
+    return None
+
+
+def response_entries(record: Mapping[str, Any]) -> list[ResponseDict]:
+    """The target turn's responses that are JSON objects (a file written by hand may hold anything else),
+    in a new list; empty when there are none."""
+    messages = record.get("messages")
+    if isinstance(messages, list) and messages:
+        target = messages[-1]
+        if isinstance(target, dict):
+            responses: list[ResponseDict] = target.get("responses") or []
+            return [r for r in responses if isinstance(r, dict)]
+    return []
 
 
 def response_of(record: Mapping[str, Any], model: str) -> ResponseDict | None:

@@ -11,9 +11,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from formatkit._building.record import clean_target
-from formatkit._core.draft import Draft
+from formatkit._core.draft import Draft, Place
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
@@ -214,7 +215,9 @@ class JsonlReader:
             return None
         draft = rules.line_draft(line, session_id, history, reference, response, parameters, source, meta)
         # seed 001's result keys (score, analysis, usage, error, model/endpoint_id) go into the response
-        results = {k: (fields_[k], {"line": line, "field": k}) for k in JSONL_RESULT_KEYS if k in fields_}
+        results: dict[str, tuple[Any, Place]] = {
+            k: (fields_[k], {"line": line, "field": k}) for k in JSONL_RESULT_KEYS if k in fields_
+        }
         if results:
             draft.results = results
         return draft

@@ -103,7 +103,7 @@ class _Unsure(ValueError):
     pass
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> JsonObject:
     keys = [key for key, _ in pairs]
     if len(set(keys)) != len(keys):
         raise _Unsure("duplicate key")  # rewriting the line would silently drop one value
@@ -114,7 +114,7 @@ def _refuse(name: str) -> Any:
     raise _Unsure(name)
 
 
-def _object(line: str) -> dict[str, Any] | None:
+def _object(line: str) -> JsonObject | None:
     if not line.strip():
         return None
     try:

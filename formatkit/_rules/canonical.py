@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from formatkit._core.codes import Code
+from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
@@ -155,7 +156,7 @@ def check_canonical(obj: JsonObject, mode: Mode, sink: IssueSink, *, line: int) 
     before = sink.errors
     for index, message in enumerate(record.messages):
         for k, response in enumerate(message.responses or []):
-            place = {"line": line, "field": f"messages[{index}].responses[{k}].parameters"}
+            place: Place = {"line": line, "field": f"messages[{index}].responses[{k}].parameters"}
             check_parameters(response.parameters, place, sink)
     ok = ok and sink.errors == before
     target = record.target

@@ -112,7 +112,7 @@ def read_header(
         letter = column_letter(j)
         shown = text.strip()
         header.labels.append(f"{letter} ({shown})" if shown else letter)
-        place = {"sheet": sheet, "row": 1, "column": header.labels[j]}
+        place: Place = {"sheet": sheet, "row": 1, "column": header.labels[j]}
         if not shown:
             if j < len(has_data) and has_data[j]:
                 sink.add(

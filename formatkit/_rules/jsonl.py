@@ -14,7 +14,7 @@ from typing import Any, cast
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, MessageDict, MetaDict, ReadSource, last_message
+from formatkit._core.record import JsonObject, MessageDict, MetaDict, Parameters, ReadSource, last_message
 from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
@@ -136,7 +136,7 @@ def check_no_records(rows: int, sink: IssueSink) -> None:
 
 def map_keys(
     obj: JsonObject, allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
-) -> dict[str, Any]:
+) -> JsonObject:
     """Map aliases to their names; report unknown keys with a suggestion."""
     fields: JsonObject = {}
     for key, value in obj.items():
@@ -483,7 +483,7 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def plain_single(obj: JsonObject) -> tuple[str, str | None, str | None, str | None, dict[str, Any] | None] | None:
+def plain_single(obj: JsonObject) -> tuple[str, str | None, str | None, str | None, Parameters | None] | None:
     """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
     (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
     None for anything else. A filter for the common case only: every rule lives in the full path."""

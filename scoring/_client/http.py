@@ -232,7 +232,7 @@ class ChatClient:
 
     # -- public ------------------------------------------------------------------------------------------
 
-    def request_body(self, messages: list[dict[str, str]], params: Parameters) -> dict[str, Any]:
+    def request_body(self, messages: list[dict[str, str]], params: Parameters) -> JsonObject:
         """The JSON body sent for these messages and parameters: ``model`` and ``messages`` are ours, the
         endpoint's renames and drops applied, ``stream`` set by the client."""
         body: JsonObject = {"model": self.model, "messages": messages}

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from formatkit._core.record import Parameters
+from formatkit._core.record import JsonObject, Parameters
 from scoring._errors import ClientError, EndpointUnavailableError, error_kind
 from scoring._judges.stop import judge_stopped
 from scoring._runner.journal import JournalSlot
@@ -71,8 +71,8 @@ class _Client(Protocol):
 
 class _Journal(Protocol):
     def index(self) -> dict[str, JournalSlot]: ...
-    def read(self, slot: JournalSlot) -> dict[str, Any]: ...
-    def append_slot(self, key: str, entry: dict[str, Any]) -> JournalSlot: ...
+    def read(self, slot: JournalSlot) -> JsonObject: ...
+    def append_slot(self, key: str, entry: JsonObject) -> JournalSlot: ...
 
 
 def request_key(model: str, messages: list[dict[str, str]], params: Parameters) -> str:
@@ -109,7 +109,7 @@ class JournaledAsker:
         # Where each finished reply sits in the journal (or the reply itself, without a journal):
         # memory stays small however many verdicts a long run has collected.
         self._slots: dict[str, JournalSlot] = journal.index() if journal is not None else {}
-        self._memory: dict[str, dict[str, Any]] = {}
+        self._memory: dict[str, JsonObject] = {}
         self._in_flight: dict[str, asyncio.Future[Reply]] = {}
         self.bought = 0
         self.reused = 0
@@ -121,7 +121,7 @@ class JournaledAsker:
         """The run is stopping (Ctrl-C, SIGTERM): no further verdict is bought."""
         return bool(getattr(self._client, "stopping", False))
 
-    def _finished(self, key: str) -> dict[str, Any] | None:
+    def _finished(self, key: str) -> JsonObject | None:
         if key in self._memory:
             return self._memory[key]
         slot = self._slots.get(key)

@@ -4,9 +4,8 @@ response), judged in both orders, the two verdicts combined (see :mod:`scoring._
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from formatkit._core.record import RecordDict, ResponseDict
+from formatkit._core.record import JsonObject, RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
 from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
@@ -46,7 +45,7 @@ async def judge_pairwise(
     if opponent is None:
         return not_judged(f"no {opponent_label} to compare with")
     template, lang = prompts.get("pairwise", record)
-    details: dict[str, Any] = {"against": opponent_label}
+    details: JsonObject = {"against": opponent_label}
     if not content.strip() or not opponent.strip():
         score, why = _empty_result(not content.strip(), not opponent.strip())
         details.update(combined=score, outcome=outcome(score), disagree=False, orders=[])
@@ -66,12 +65,12 @@ async def judge_pairwise(
     replies = await asyncio.gather(*(ask(prompts_by_order[o][0]) for o in _ORDERS), return_exceptions=True)
 
     judged = Judged(score=None, analysis="", status="scored", details=details, template=template.source, lang=lang)
-    orders: list[dict[str, Any]] = []
+    orders: list[JsonObject] = []
     verdicts: dict[Order, PairwiseVerdict] = {}
     problems: list[str] = []
     failed = False
     for order, reply in zip(_ORDERS, replies, strict=True):
-        item: dict[str, Any] = {"order": order}
+        item: JsonObject = {"order": order}
         orders.append(item)
         if isinstance(reply, CallFailed):
             failed = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from formatkit._core.record import ResponseDict
+from formatkit._core.record import JsonObject, ResponseDict
 
 __all__ = ["Judged", "Status", "not_judged"]
 
@@ -21,7 +21,7 @@ class Judged:
     score: float | None
     analysis: str
     status: Status
-    details: dict[str, Any] = field(default_factory=dict)
+    details: JsonObject = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     template: str | None = None
     lang: str | None = None

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict, ScoreField
+from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict, ScoreField
 from scoring._errors import JudgeUnavailableError
 from scoring._judges.absolute import judge_absolute
 from scoring._judges.against import Against, AgainstError, load_against, opponent_for
@@ -41,7 +41,7 @@ __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_
 METRICS = ("judge", "pairwise", "math-judge")
 
 #: Sampling parameters of every judge request: deterministic verdicts.
-JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+JUDGE_PARAMS: Parameters = {"temperature": 0.0}
 
 _KINDS: dict[str, tuple[Kind, ...]] = {
     "judge": ("absolute",),

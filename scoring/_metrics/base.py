@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from formatkit._core.record import RecordDict, reference_of
+from formatkit._core.record import JsonObject, RecordDict, reference_of
 
 __all__ = ["Item", "ItemScore", "item_from_record"]
 
@@ -16,7 +16,7 @@ class Item:
 
     question: str
     reference: str | None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JsonObject = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from formatkit._core.record import ResponseDict, reference_of, target_responses
+from formatkit._core.record import ResponseDict, reference_of, response_entries
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
     SMALL_N,
@@ -101,8 +101,7 @@ def _win_value(response: Mapping[str, Any], score: float) -> float:
     return {"win": 1.0, "tie": 0.5, "loss": 0.0}[outcome]
 
 
-def _responses(record: Mapping[str, Any]) -> list[ResponseDict]:
-    return [r for r in target_responses(record) if isinstance(r, dict)]
+_responses = response_entries
 
 
 def _majority(responses: list[ResponseDict], mean: float) -> float:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from formatkit._core.record import reference_of, target_responses
+from formatkit._core.record import reference_of, response_entries
 from scoring._report.aggregate import record_key
 
 __all__ = [
@@ -201,7 +201,7 @@ class SampleCollector:
                     self.text(reference_of(record)),
                 )
             )
-        raw = [r for r in target_responses(record) if isinstance(r, dict)]
+        raw = response_entries(record)
         responses: list[Sample] = []
         values = []
         for response in raw:

@@ -17,11 +17,11 @@ response is exactly ``{"parameters": {...}}`` as the seed shows.
 
 from __future__ import annotations
 
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from formatkit._core.record import JsonObject, Parameters, RecordDict, last_message
+from formatkit._core.record import JsonObject, Parameters, RecordDict, Role, last_message
 
 __all__ = [
     "Message",
@@ -33,8 +33,6 @@ __all__ = [
     "Usage",
     "record_to_dict",
 ]
-
-Role = Literal["system", "user", "assistant"]
 
 
 class Usage(BaseModel):

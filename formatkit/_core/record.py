@@ -7,6 +7,10 @@ write results into them and the report reads them back. Each stage holds the ver
 :mod:`formatkit._core.models` stay the source of the shape and of ``schemas/record.schema.json``; these
 types follow them key for key.
 
+``meta``, ``usage`` and a response keep keys of their own at run time (the models allow them); a
+``TypedDict`` cannot say so yet (PEP 728 is not in mypy), so such a key is read with ``.get()``, typed
+``object``.
+
 A record read from a results file is data someone else wrote: the helpers below read it as defensively
 as the stages always have (a missing or malformed target turn is None or no responses, never an
 exception), and they are the only place that knows the target turn is the last message.
@@ -25,6 +29,7 @@ __all__ = [
     "ReadSource",
     "RecordDict",
     "ResponseDict",
+    "Role",
     "ScoreField",
     "SourceDict",
     "UsageDict",
@@ -40,7 +45,8 @@ __all__ = [
     "target_turn",
 ]
 
-#: A JSON object whose keys are not fixed (an endpoint's reply, a judge's verdict, a schema, page data).
+#: A JSON object whose keys are not fixed: a request body, a judge's reply or verdict details, a JSON Schema,
+#: a journal entry, an exported sheet's row.
 JsonObject = dict[str, Any]
 #: A response's sampling parameters (``temperature``, ``max_tokens``, ``n``, …), sent to the endpoint
 #: as they are: their keys and values are checked by :mod:`formatkit._rules.parameters`, not typed here.

@@ -42,7 +42,7 @@ class Draft:
     parameters_place: Place
     source: ReadSource
     meta: MetaDict | None = None
-    record_place: Place = field(default_factory=lambda: Place())
+    record_place: Place = field(default_factory=Place)
     #: A canonical-record input passes through whole: only the mode rules and meta apply to it.
     canonical: RecordDict | None = None
     #: Known output columns/keys (score, analysis, usage, model, …) with their places:

@@ -60,7 +60,7 @@ class JudgeOutcome:
     and the summary (counts, verdict statistics, judge token totals; see :func:`summarize`)."""
 
     records: list[RecordDict]
-    summary: JudgeSummary = field(default_factory=lambda: JudgeSummary())
+    summary: JudgeSummary = field(default_factory=JudgeSummary)
 
 
 @dataclass

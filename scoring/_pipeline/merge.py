@@ -71,7 +71,7 @@ class MergeOutcome:
     output: Path
     records: int
     parts: list[Part] = field(default_factory=list)
-    run_record: RunRecord = field(default_factory=lambda: RunRecord())
+    run_record: RunRecord = field(default_factory=RunRecord)
 
 
 def resolve_part(given: str | os.PathLike[str]) -> Part:

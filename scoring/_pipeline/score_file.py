@@ -42,7 +42,7 @@ class FileScoreOutcome:
     output: Path
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
-    judge_summary: JudgeSummary = field(default_factory=lambda: JudgeSummary())
+    judge_summary: JudgeSummary = field(default_factory=JudgeSummary)
 
     @property
     def scored_responses(self) -> int:

@@ -15,13 +15,16 @@ import shlex
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 
 from formatkit._core.record import Parameters
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
+
+if TYPE_CHECKING:
+    from scoring._runner.options import EndpointOptions
 
 __all__ = [
     "RUN_RECORD",
@@ -193,20 +196,21 @@ def safe_command(argv: Sequence[str]) -> str:
     return shlex.join(words)
 
 
-def endpoint_record(endpoint: Any) -> EndpointRecord:
-    """An :class:`~scoring._runner.run_file.EndpointOptions` as recorded: no key, header names only."""
+def endpoint_record(endpoint: EndpointOptions) -> EndpointRecord:
+    """An :class:`~scoring._runner.options.EndpointOptions` as recorded: no key, header names only."""
+    limits, dialect = endpoint.limits, endpoint.dialect
     return {
         "base_url": public_url(endpoint.base_url),
         "model": endpoint.model,
-        "stream": endpoint.stream,
-        "concurrency": endpoint.concurrency,
-        "rpm": endpoint.rpm,
-        "timeout": endpoint.timeout,
-        "max_time": endpoint.max_time,
-        "max_retries": endpoint.max_retries,
-        "headers": sorted(endpoint.headers),
-        "rename_params": dict(endpoint.rename_params),
-        "drop_params": list(endpoint.drop_params),
+        "stream": dialect.stream,
+        "concurrency": limits.concurrency,
+        "rpm": limits.rpm,
+        "timeout": limits.timeout,
+        "max_time": limits.max_time,
+        "max_retries": endpoint.retry.max_retries,
+        "headers": sorted(dialect.headers),
+        "rename_params": dict(dialect.rename_params),
+        "drop_params": list(dialect.drop_params),
         "api_key_sent": endpoint.api_key is not None,
     }
 

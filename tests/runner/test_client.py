@@ -9,8 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from clients import client_options
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from scoring import RetryPolicy
 from scoring._client.http import ChatClient, ChatResult
 from scoring._client.pacing import RateLimiter, backoff_delay, parse_retry_after
 from scoring._errors import (
@@ -30,7 +32,7 @@ KEY = "sk-test-0123456789abcdefSECRET"
 def client_for(server: FakeOpenAI, **kw: Any) -> ChatClient:
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
     options.update(kw)
-    return ChatClient(server.base_url, "fake-model", **options)
+    return ChatClient(server.base_url, "fake-model", **client_options(**options))
 
 
 def complete(server: FakeOpenAI, params: dict[str, Any] | None = None, **kw: Any) -> list[ChatResult]:
@@ -191,7 +193,7 @@ def test_endpoint_down_raises_unavailable_then_fails_fast() -> None:
     async def go() -> list[BaseException]:
         errors: list[BaseException] = []
         async with ChatClient(
-            "http://127.0.0.1:9/v1", "m", backoff_base=0.001, max_retries=1, unavailable_after=2
+            "http://127.0.0.1:9/v1", "m", retry=RetryPolicy(backoff_base=0.001, max_retries=1, unavailable_after=2)
         ) as client:
             for _ in range(3):
                 try:

@@ -10,6 +10,7 @@ import orjson
 from fakeserver import FakeOpenAI, Fault, last_user
 
 from formatkit import RecordDict
+from scoring import RetryPolicy
 from scoring._client.http import ChatClient
 from scoring._runner.job import RunJob, RunSummary, journal_path, record_key, settings_fingerprint
 from scoring._runner.journal import Journal
@@ -33,7 +34,7 @@ def records(count: int) -> list[RecordDict]:
 
 def run_job(server: FakeOpenAI, source: list[RecordDict], out: Path, **kw: Any) -> RunSummary:
     async def go() -> RunSummary:
-        async with ChatClient(server.base_url, "m", backoff_base=0.001, max_retries=1) as client:
+        async with ChatClient(server.base_url, "m", retry=RetryPolicy(backoff_base=0.001, max_retries=1)) as client:
             return await RunJob(Runner(client), lambda: iter(source), out, **kw).run()
 
     return asyncio.run(go())

@@ -10,7 +10,7 @@ from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
-from formatkit._core.record import JsonObject, RecordDict
+from formatkit._core.record import JsonObject, RecordDict, last_message
 from formatkit._rules.common import is_blank
 from formatkit._rules.parameters import check_parameters
 
@@ -159,7 +159,7 @@ def check_canonical(obj: JsonObject, mode: Mode, sink: IssueSink, *, line: int) 
             place: Place = {"line": line, "field": f"messages[{index}].responses[{k}].parameters"}
             check_parameters(response.parameters, place, sink)
     ok = ok and sink.errors == before
-    target = record.target
+    target = last_message(record.messages)
     last = f"messages[{len(record.messages) - 1}]"
     if target.role != "assistant":
         sink.add(

@@ -27,13 +27,12 @@ import os
 import re
 import typing
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from formatkit.cli._common import fail_usage
+from formatkit.cli._common import check_judge_lang, fail_usage, judge_lang_metavar
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -47,7 +46,6 @@ __all__ = [
     "EndpointArgs",
     "IssueArgs",
     "JudgeArgs",
-    "JudgeLangOption",
     "ReportArgs",
     "RunArgs",
     "ScoreArgs",
@@ -313,12 +311,6 @@ class RunArgs:
         return RunOptions(retry_empty=self.retry_empty, restart=self.restart, **more)
 
 
-class JudgeLangOption(str, Enum):
-    auto = "auto"
-    en = "en"
-    zh = "zh"
-
-
 @dataclasses.dataclass(kw_only=True)
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
@@ -329,7 +321,13 @@ class JudgeArgs:
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
     )
     judge_scale: str = option("0-2", "--judge-scale", help="Absolute judge scale, e.g. 0-2 or 1-10.")
-    judge_lang: JudgeLangOption = option(JudgeLangOption.auto, "--judge-lang", help="Judge prompt language.")
+    judge_lang: str = option(
+        "auto",
+        "--judge-lang",
+        metavar=judge_lang_metavar(),
+        callback=check_judge_lang,
+        help="Judge prompt language.",
+    )
     judge_template: Path | None = option(None, "--judge-template", help="Your own judge prompt file.")
 
     @property
@@ -345,7 +343,7 @@ class JudgeArgs:
             judge_model=self.judge_model,
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,
-            judge_lang=self.judge_lang.value,
+            judge_lang=self.judge_lang,
             judge_template=self.judge_template,
             **more,
         )

@@ -38,11 +38,10 @@ def fix(
     from formatkit._api.fix import fix_file
     from formatkit._core.errors import OutputError, UnreadablePathError
     from formatkit._core.issues import Report
-    from formatkit._core.messages import locale_lang
-    from formatkit._fixing.messages import LINES, Lang
+    from formatkit._core.messages import Msg, locale_lang
 
     terminate_cleanly()
-    language: Lang = "zh" if (lang or locale_lang()) == "zh" else "en"
+    language = lang or locale_lang()
     [source] = paths_or_fail([path])
     try:
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
@@ -56,24 +55,19 @@ def fix(
         data["valid"] = result.valid
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
-    lines = LINES[language]
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
-    if not result.readable:  # the input could not be read: its own report follows
-        typer.echo(lines["unread"].format(**fill))
-    elif not result.changes:
-        typer.echo(lines["none_dry" if dry_run else "none"].format(**fill))
-    else:
-        typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
+    unread = not result.readable  # the input could not be read: its own report follows
+    head = "unread" if unread else ("none" if not result.changes else "head") + ("_dry" if dry_run else "")
+    typer.echo(Msg(f"fix.ui.{head}", **fill).render(language))
     for change in [*result.changes, *result.notes]:
         place = escape_controls(change.place) or fill["source"]
         typer.echo(f"  {place}: {escape_controls(change.message(language))}")
-    unread = not result.readable
-    typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
+    typer.echo(Msg("fix.ui." + ("input" if unread else "after_dry" if dry_run else "after")).render(language))
     print_report(Report.build([result.report]), shown=issues.shown, lang=language)
     if result.valid:
         raise typer.Exit(EXIT_OK)
     if not unread:
-        typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
+        typer.echo(Msg("fix.ui.left", errors=result.report.errors, output=fill["output"]).render(language))
     raise typer.Exit(EXIT_ERRORS)
 
 

@@ -138,13 +138,27 @@ def judge_record(judge: JudgeOptions) -> JudgeRecord:
     elif judge.judge_lang == "auto":
         template = "built-in absolute_zh / absolute_en (by each record's language)"
     else:
-        template = f"built-in absolute_{judge.judge_lang}"
+        template = _builtin_prompt(judge.judge_lang)
     return {
         "base_url": public_url(judge.judge_base_url or ""),
         "model": judge.judge_model,
         "template": template,
         "scale": judge.judge_scale,
     }
+
+
+def _builtin_prompt(judge_lang: str) -> str:
+    """The built-in absolute prompt ``--judge-lang`` gives, as the run record says it: a language without
+    built-in prompts of its own is judged in English, and the record says so."""
+    from scoring._judges.prompts import parse_lang
+    from scoring._judges.templates import builtin_name
+
+    try:
+        lang = parse_lang(judge_lang) or judge_lang
+    except ValueError:
+        lang = judge_lang
+    name = builtin_name("absolute", lang)
+    return f"built-in {name}" + ("" if name.endswith(f"_{lang}") else f" (no built-in {lang} prompts: English)")
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 from formatkit._core.codes import CODES
+from formatkit._core.formats import listed_suffixes
 
 _RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
+_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls and .jsonl
 
 MESSAGES: dict[str, str] = {
     # --- files and uploads -------------------------------------------------------------------------
-    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads .xlsx, .xls and .jsonl. {fix}',
+    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads ' + _READS + ". {fix}",
     "frag.extension_less": "extension-less",
     "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
     "frag.convert_format": "Convert it to one of those formats.",
@@ -347,6 +349,38 @@ MESSAGES: dict[str, str] = {
     "frag.did_you_mean": ' Did you mean "{name}"?',
     "frag.nested_parameter": ' For vLLM and SGLang it goes inside "{parent}": {{"{parent}": {{"{key}": false}}}}.',
     "frag.known_names": " Known names: {names}.",
+    # --- formatkit fix: its changes (fix.<change code>), its lines (fix.ui.*), its words (fix.word.*) ---
+    "fix.sheet_moved": 'moved sheet "{sheet}" (the data) from position {position} to the front: only the first sheet is read',
+    "fix.header_renamed": 'header "{before}" renamed to "{after}" ({how})',
+    "fix.key_renamed": 'key "{before}" renamed to "{after}" ({how})',
+    "fix.cells_unmerged": "unmerged {range} and wrote {value} into each of its {count} cells",
+    "fix.parameters_rewritten": "parameters {before} rewritten as JSON: {after}",
+    "fix.id_trimmed": "session_id {before} trimmed to {after}",
+    "fix.formula_to_value": "formula {formula} replaced by its saved value {value} (a rewritten workbook cannot keep a formula's saved value)",
+    "fix.bom_removed": "removed the byte-order mark at the start of the file",
+    "fix.reencoded": "decoded the file from {encoding} and wrote it as UTF-8 (it reads: {sample})",
+    "fix.xls_converted": "rewrote the .xls workbook as .xlsx: values, merged ranges, number formats, column widths and hidden rows and columns are kept; fonts, colours and borders are not",
+    "fix.parts_lost": "the copy could not keep {parts} of the original (openpyxl cannot); the original is untouched",
+    "fix.ui.head": "{source} -> {output}: {count} change(s)",
+    "fix.ui.head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
+    "fix.ui.none": "{source}: nothing to repair; {output} is a copy",
+    "fix.ui.none_dry": "{source}: nothing to repair (dry run: nothing written)",
+    "fix.ui.unread": "{source}: could not be read for repair; nothing written to {output}",
+    "fix.ui.after": "The copy, validated:",
+    "fix.ui.after_dry": "The copy would validate as:",
+    "fix.ui.input": "The input, validated:",
+    "fix.ui.left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
+    "fix.word.normalized": "case, width or spaces",
+    "fix.word.alias": "an alias",
+    "fix.word.chinese": "a Chinese name",
+    "fix.word.drawings": "drawings (shapes, images, charts)",
+    "fix.word.media": "images",
+    "fix.word.charts": "charts",
+    "fix.word.vba": "macros",
+    "fix.word.pivots": "pivot tables",
+    "fix.word.slicers": "slicers",
+    "fix.word.other": "other parts",
+    "fix.word.list_sep": ", ",
     # --- the printed report ----------------------------------------------------------------------------
     "ui.place_row": "row {row}",
     "ui.place_line": "line {line}",

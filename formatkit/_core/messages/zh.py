@@ -5,13 +5,16 @@
 
 from __future__ import annotations
 
+from formatkit._core.formats import listed_suffixes
+
+_READS = listed_suffixes("、", " 和 ")  # the table of input formats: .xlsx、.xls 和 .jsonl
 _RESAVE = "请用 Excel（或 WPS）打开后另存为 .xlsx"
 _UNMERGE = "开始 → 合并后居中 → 取消单元格合并（WPS：开始 → 合并居中 → 取消合并单元格）"
 _AS_TEXT = "右键单击 → 设置单元格格式 → 数字 → 文本"
 
 MESSAGES: dict[str, str] = {
     # --- 文件与上传 -----------------------------------------------------------------------------------
-    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 .xlsx、.xls 和 .jsonl。{fix}",
+    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 " + _READS + "。{fix}",
     "frag.extension_less": "无扩展名的",
     "frag.save_csv_as_xlsx": "请在 Excel 中把 .csv 另存为 .xlsx（文件 → 另存为 → Excel 工作簿）。",
     "frag.convert_format": "请先转换为上述格式之一。",
@@ -290,6 +293,38 @@ MESSAGES: dict[str, str] = {
     "frag.did_you_mean": "是不是“{name}”？",
     "frag.nested_parameter": 'vLLM 和 SGLang 要求把它写在“{parent}”里：{{"{parent}": {{"{key}": false}}}}。',
     "frag.known_names": "可用的名称：{names}。",
+    # --- formatkit fix：所做的修改（fix.<修改代码>）、输出的各行（fix.ui.*）、填入的词（fix.word.*） ---
+    "fix.sheet_moved": '已将数据所在的工作表"{sheet}"从第 {position} 个移到最前：只读取第一个工作表',
+    "fix.header_renamed": '表头"{before}"已改为"{after}"（{how}）',
+    "fix.key_renamed": '键"{before}"已改为"{after}"（{how}）',
+    "fix.cells_unmerged": "已取消合并 {range}，并在其 {count} 个单元格中都填入 {value}",
+    "fix.parameters_rewritten": "parameters {before} 已改写为 JSON：{after}",
+    "fix.id_trimmed": "session_id {before} 已去掉首尾空白：{after}",
+    "fix.formula_to_value": "公式 {formula} 已替换为其保存的值 {value}（重写的工作簿无法保留公式的缓存值）",
+    "fix.bom_removed": "已删除文件开头的字节顺序标记（BOM）",
+    "fix.reencoded": "已将文件从 {encoding} 解码，并以 UTF-8 写出（内容如：{sample}）",
+    "fix.xls_converted": "已将 .xls 工作簿改写为 .xlsx：保留值、合并区域、数字格式、列宽以及隐藏的行和列；不保留字体、颜色和边框",
+    "fix.parts_lost": "副本无法保留原文件中的 {parts}（openpyxl 不支持）；原文件未改动",
+    "fix.ui.head": "{source} -> {output}：{count} 处修改",
+    "fix.ui.head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
+    "fix.ui.none": "{source}：无需修复；{output} 是原文件的副本",
+    "fix.ui.none_dry": "{source}：无需修复（试运行：未写入任何文件）",
+    "fix.ui.unread": "{source}：无法读取以进行修复；未写入 {output}",
+    "fix.ui.after": "副本的校验结果：",
+    "fix.ui.after_dry": "副本的校验结果将是：",
+    "fix.ui.input": "原文件的校验结果：",
+    "fix.ui.left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
+    "fix.word.normalized": "大小写、全角或空格",
+    "fix.word.alias": "别名",
+    "fix.word.chinese": "中文名",
+    "fix.word.drawings": "绘图（形状、图片、图表）",
+    "fix.word.media": "图片",
+    "fix.word.charts": "图表",
+    "fix.word.vba": "宏",
+    "fix.word.pivots": "数据透视表",
+    "fix.word.slicers": "切片器",
+    "fix.word.other": "其他部件",
+    "fix.word.list_sep": "、",
     # --- 打印的报告 -------------------------------------------------------------------------------------
     "ui.place_row": "第 {row} 行",
     "ui.place_line": "第 {line} 行",
@@ -306,7 +341,7 @@ MESSAGES: dict[str, str] = {
     "ui.wrote_records": "已把 {records} 条记录写入 {output}",
     "ui.nothing_written": "没有写入 {output}：请先修正上面的错误",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
-    "summary.unsupported_extension": "只能读取 .xlsx、.xls 和 .jsonl 文件。",
+    "summary.unsupported_extension": f"只能读取 {_READS} 文件。",
     "summary.too_many_files": "平台每次上传最多 10 个文件。",
     "summary.too_many_rows": "平台每个文件最多 1,000 行（Excel 数据行或 jsonl 行）。",
     "summary.empty_file": "文件中什么都没有。",

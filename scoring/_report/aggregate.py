@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from formatkit._core.record import ResponseDict, reference_of, response_entries
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries
 from scoring._judges.kinds import JudgeKind, kind_of
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
@@ -56,7 +56,7 @@ __all__ = [
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
-def dataset_of(record: Mapping[str, Any], default: str) -> str:
+def dataset_of(record: RecordDict, default: str) -> str:
     meta = record.get("meta")
     if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
         return str(meta["dataset"])
@@ -66,7 +66,7 @@ def dataset_of(record: Mapping[str, Any], default: str) -> str:
 UNKNOWN_MODEL = "(unknown model)"
 
 
-def model_of(record: Mapping[str, Any]) -> str:
+def model_of(record: RecordDict) -> str:
     """The model that answered: the first response's ``model`` (seed 001's ``endpoint_id`` is its alias),
     else ``(unknown model)``. Two models' records are never merged under one name."""
     for response in _responses(record):
@@ -77,7 +77,7 @@ def model_of(record: Mapping[str, Any]) -> str:
     return UNKNOWN_MODEL
 
 
-def record_key(record: Mapping[str, Any]) -> int:
+def record_key(record: RecordDict) -> int:
     """What identifies an item across models' results within one report: its session_id, turns and
     reference (a hash; only compared inside one process, so the salted str hash is fine)."""
     messages = record.get("messages") or []
@@ -120,7 +120,7 @@ def _majority(responses: list[ResponseDict], mean: float) -> float:
     return next(s for a, s in answers if a == top)
 
 
-def record_score(record: Mapping[str, Any]) -> float | None:
+def record_score(record: RecordDict) -> float | None:
     """Mean score of a record's scored responses (None when none could be scored)."""
     scores = [float(s) for r in _responses(record) if isinstance(s := r.get("score"), int | float)]
     return sum(scores) / len(scores) if scores else None
@@ -182,7 +182,7 @@ class DatasetStats:
     #: Pairwise datasets: the 0–100 win rate (ties half) that enters the dimension, and its interval.
     win_interval: Interval | None = None
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: RecordDict) -> None:
         self.records += 1
         responses = _responses(record)
         scores: list[float] = []
@@ -520,7 +520,7 @@ class Aggregator:
         self.void_as_zero = void_as_zero
         self.datasets: dict[str, DatasetStats] = {}
 
-    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> None:
+    def add(self, record: RecordDict, default_dataset: str = "dataset") -> None:
         name = dataset_of(record, default_dataset)
         stats = self.datasets.get(name)
         if stats is None:
@@ -544,7 +544,7 @@ class Aggregator:
 
 
 def aggregate(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[RecordDict],
     *,
     default_dataset: str = "dataset",
     dimensions: Mapping[str, str] | None = None,
@@ -559,7 +559,7 @@ def aggregate(
     return aggregator.finish(dimensions)
 
 
-def metric_of(record: Mapping[str, Any]) -> str | None:
+def metric_of(record: RecordDict) -> str | None:
     """The metric that scored the record: the first response's ``metric`` (a judge's verdict names its own)."""
     for response in _responses(record):
         metric = response.get("metric")

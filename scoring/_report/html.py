@@ -25,6 +25,7 @@ from typing import Any, TypedDict
 
 import orjson
 
+from formatkit._core.record import RecordDict
 from scoring._report.aggregate import DatasetStats
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import comparison_tables, flags, notes
@@ -425,7 +426,7 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
     return env.get_template("report.html.j2").render(**context)
 
 
-def collect(records: Iterable[tuple[Mapping[str, Any], str, str]]) -> SampleCollector:
+def collect(records: Iterable[tuple[RecordDict, str, str]]) -> SampleCollector:
     collector = SampleCollector()
     for record, model, dataset in records:
         collector.add(record, model, dataset)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, cast
+from typing import cast
 
+from formatkit._core.record import RecordDict
 from scoring._report.aggregate import Aggregate, Aggregator, model_of
 from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
 from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
@@ -104,7 +105,7 @@ class ModelsAggregator:
         self.void_as_zero = void_as_zero
         self.by_model: dict[str, Aggregator] = {}
 
-    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> str:
+    def add(self, record: RecordDict, default_dataset: str = "dataset") -> str:
         """Add ``record``; return the model it was counted under."""
         model = model_of(record)
         aggregator = self.by_model.get(model)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from formatkit._core.record import reference_of, response_entries
+from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.aggregate import record_key
 
@@ -179,7 +179,7 @@ class SampleCollector:
             self.models.append(name)
         return number
 
-    def add(self, record: Mapping[str, Any], model: str, dataset: str) -> None:
+    def add(self, record: RecordDict, model: str, dataset: str) -> None:
         model_id = self.model(model)
         key = record_key(record)
         # The same item twice in one model's file pairs with the other model's in order (as the differences do).

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from formatkit._api.xlsx_style import Sheet
-from formatkit._core.record import target_responses
+from formatkit._core.record import RecordDict, target_responses
 from scoring._report.shapes import ReportedRun, SpeedSummary
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
@@ -54,7 +54,7 @@ class SpeedTally:
     def __init__(self) -> None:
         self.models: dict[str, _ModelSpeed] = {}
 
-    def add(self, record: Mapping[str, Any], model: str) -> None:
+    def add(self, record: RecordDict, model: str) -> None:
         responses = target_responses(record)
         speed = self.models.get(model)
         for response in responses:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict, ScoreField
-from scoring._errors import JudgeUnavailableError
+from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
@@ -41,10 +41,6 @@ METRICS = tuple(judge_names())
 
 #: Sampling parameters of every judge request: deterministic verdicts.
 JUDGE_PARAMS: Parameters = {"temperature": 0.0}
-
-
-class JudgeSetupError(ValueError):
-    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
 
 
 @dataclass

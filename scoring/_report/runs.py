@@ -22,8 +22,8 @@ from typing import Any
 
 import orjson
 
-from formatkit._api.xlsx_style import Sheet
 from formatkit._core.record import RecordDict, target_responses
+from formatkit._core.xlsx_style import Sheet
 from scoring._report.shapes import ReportedRun, SpeedSummary
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]

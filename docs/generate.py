@@ -174,7 +174,7 @@ def render_rules() -> str:
 
 def _parameters() -> list[str]:
     """The table of known ``parameters`` keys, as the parameter rules hold it."""
-    from formatkit._rules.parameters import KNOWN_PARAMETERS
+    from formatkit.parameters import KNOWN_PARAMETERS
 
     kinds = {"stop": "string, or a list of at most 4 strings"}
     out = [
@@ -268,7 +268,7 @@ def render_api() -> str:
         "",
     ]
     for module in public_modules():
-        out += [f"## `{module.__name__}`", "", _escape(_first_paragraph(module)), ""]
+        out += [f"## `{module.__name__}`", "", _first_paragraph(module), ""]
         for name in sorted(getattr(module, "__all__", ()), key=lambda n: (n.startswith("_"), n.lower())):
             out += _api_entry(module.__name__, name, getattr(module, name))
     return "\n".join(out).rstrip("\n") + "\n"
@@ -290,7 +290,8 @@ def _first_paragraph(obj: object) -> str:
     text = inspect.getdoc(obj) or ""
     paragraph = text.split("\n\n")[0]
     paragraph = re.sub(r":\w+:`~?([^`]+)`", lambda m: f"``{m.group(1).rsplit('.', 1)[-1]}``", paragraph)
-    return " ".join(paragraph.replace("``", "`").split())
+    text = " ".join(paragraph.replace("``", "`").split())
+    return text[:-1] if text.endswith("::") else text  # reST's "::" before an example left out here
 
 
 def _api_entry(package: str, name: str, obj: object) -> list[str]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import typer
 
-from formatkit._core.messages import languages, resolve_lang
 from formatkit.cli._base import (
     EXIT_ERRORS,
     EXIT_OK,
@@ -24,6 +23,7 @@ from formatkit.cli._base import (
     terminate_cleanly,
 )
 from formatkit.cli._printing import print_report
+from formatkit.messages import languages, resolve_lang
 
 __all__ = [
     "EXIT_ERRORS",

@@ -11,12 +11,12 @@ from formatkit.cli._common import (
     EXIT_OK,
     ModeOption,
     ProfileOption,
-    fail_usage,
     lang_option,
     paths_or_fail,
     print_report,
     terminate_cleanly,
 )
+from formatkit.cli._failures import exits
 from formatkit.cli._options import IssueArgs, takes
 from formatkit.cli._printing import escape_controls
 
@@ -35,18 +35,14 @@ def fix(
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
-    from formatkit._api.fix import fix_file
-    from formatkit._core.errors import OutputError, UnreadablePathError
-    from formatkit._core.issues import Report
-    from formatkit._core.messages import Msg, locale_lang
+    from formatkit import Report, fix_file
+    from formatkit.messages import Msg, locale_lang
 
     terminate_cleanly()
     language = lang or locale_lang()
     [source] = paths_or_fail([path])
-    try:
+    with exits("fix", language):
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
-    except (UnreadablePathError, OutputError, OSError) as exc:
-        fail_usage(str(exc))
     if as_json:
         data = result.model_dump(mode="json")
         for key in ("changes", "notes"):

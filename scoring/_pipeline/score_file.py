@@ -9,12 +9,13 @@ the math judge fallback hold the records in memory while the judges run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from formatkit._api.validate import StrPath, iter_dicts
+from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+
+StrPath = str | os.PathLike[str]
 
 
 @dataclass

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def terminate_while_writing(args: list[str], folder: Path) -> tuple[int, bytes]:
     return process.returncode, err
 
 
-def stderr_until(process: subprocess.Popen[str], text: str) -> str:
+def stderr_until(process: subprocess.Popen[Any], text: str) -> str:
     """What ``process`` has written to stderr once it has written ``text`` (all it wrote, if it ended
     first). Read from the pipe itself, so that ``process.communicate()`` afterwards gets the rest."""
     assert process.stderr is not None

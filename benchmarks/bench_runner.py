@@ -58,12 +58,13 @@ def _peak_rss_mb() -> float:
 
 async def _ours(url: str, src: Path, concurrency: int, stream: bool) -> dict[str, Any]:
     from formatkit._api.validate import iter_dicts
-    from scoring._client.http import ChatClient
+    from scoring._client.http import ChatClient, Dialect, Limits, RetryPolicy
     from scoring._runner.job import RunJob
     from scoring._runner.runner import Runner
 
     out = src.with_name(f"out-{concurrency}.jsonl")
-    async with ChatClient(url, "bench", concurrency=concurrency, max_retries=0, stream=stream) as client:
+    limits, retry, dialect = Limits(concurrency=concurrency), RetryPolicy(max_retries=0), Dialect(stream=stream)
+    async with ChatClient(url, "bench", limits=limits, retry=retry, dialect=dialect) as client:
         job = RunJob(Runner(client), lambda: iter_dicts(src, mode="infer-eval", profile="none"), out, restart=True)
         start = time.perf_counter()
         summary = await job.run()

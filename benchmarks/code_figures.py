@@ -34,9 +34,17 @@ def relative(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
+def count_any_dicts(text: str) -> int:
+    return len(_ANY_DICT.findall(text))
+
+
+def indexes_last_message(text: str) -> bool:
+    return _LAST_MESSAGE.search(text) is not None
+
+
 def any_dicts() -> int:
     """Occurrences of ``dict[str, Any]`` in the two packages."""
-    return sum(len(_ANY_DICT.findall(path.read_text(encoding="utf-8"))) for path in source_files())
+    return sum(count_any_dicts(path.read_text(encoding="utf-8")) for path in source_files())
 
 
 def last_message_indexers() -> list[str]:
@@ -44,7 +52,7 @@ def last_message_indexers() -> list[str]:
     return [
         relative(path)
         for path in source_files()
-        if relative(path) != RECORD_MODULE and _LAST_MESSAGE.search(path.read_text(encoding="utf-8"))
+        if relative(path) != RECORD_MODULE and indexes_last_message(path.read_text(encoding="utf-8"))
     ]
 
 
@@ -55,27 +63,29 @@ class LongSignature:
     parameters: int
 
 
-def _is_typer_command(path: Path) -> bool:
-    return relative(path).startswith("formatkit/cli/")
-
-
-def long_signatures(limit: int = MAX_PARAMETERS) -> list[LongSignature]:
-    """Functions (typer's command functions aside) that take more than ``limit`` parameters.
+def signatures_in(path: Path, limit: int = MAX_PARAMETERS) -> list[LongSignature]:
+    """The functions of one file that take more than ``limit`` parameters (typer's command functions aside).
 
     ``self``/``cls`` are not counted; ``*args``/``**kwargs`` count as one each.
     """
+    in_cli = path.is_relative_to(ROOT / "formatkit" / "cli")
+    where = relative(path) if path.is_relative_to(ROOT) else path.name
     found: list[LongSignature] = []
-    for path in source_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            args = node.args
-            names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-            count = len(names) - (1 if names and names[0] in ("self", "cls") else 0)
-            count += (args.vararg is not None) + (args.kwarg is not None)
-            if count > limit and not (_is_typer_command(path) and _decorated_command(node)):
-                found.append(LongSignature(f"{relative(path)}:{node.lineno}", node.name, count))
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = node.args
+        names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+        count = len(names) - (1 if names and names[0] in ("self", "cls") else 0)
+        count += (args.vararg is not None) + (args.kwarg is not None)
+        if count > limit and not (in_cli and _decorated_command(node)):
+            found.append(LongSignature(f"{where}:{node.lineno}", node.name, count))
+    return found
+
+
+def long_signatures(limit: int = MAX_PARAMETERS) -> list[LongSignature]:
+    """Functions of the two packages (typer's command functions aside) with more than ``limit`` parameters."""
+    found = [sig for path in source_files() for sig in signatures_in(path, limit)]
     return sorted(found, key=lambda s: -s.parameters)
 
 

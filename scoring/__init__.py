@@ -23,7 +23,13 @@ from formatkit._lazy import lazy_getattr
 #: Every export, loaded from its private module on first use: ``import scoring`` stays cheap (the CLI
 #: reads the metric table at start-up without loading numpy, httpx or the judges).
 _LAZY = {
-    "EndpointOptions": "scoring._runner.run_file",
+    "EndpointOptions": "scoring._runner.options",
+    "RunOptions": "scoring._runner.options",
+    "Limits": "scoring._client.options",
+    "RetryPolicy": "scoring._client.options",
+    "Dialect": "scoring._client.options",
+    "ScoreOptions": "scoring._pipeline.options",
+    "EvalOptions": "scoring._pipeline.options",
     "run_file": "scoring._runner.run_file",
     "evaluate": "scoring._pipeline.evaluate",
     "EvalOutcome": "scoring._pipeline.evaluate",
@@ -96,23 +102,29 @@ __all__ = [
     "ChatResult",
     "ChoiceExtraction",
     "DatasetStats",
+    "Dialect",
     "EndpointOptions",
     "EndpointUnavailableError",
+    "EvalOptions",
     "EvalOutcome",
     "FileScoreOutcome",
     "Item",
     "ItemScore",
     "JudgeOptions",
     "JudgeUnavailableError",
+    "Limits",
     "MergeError",
     "MetricChoice",
     "MetricError",
     "MetricSpec",
     "RecordOutcome",
+    "RetryPolicy",
     "RuleFunction",
     "RunJob",
+    "RunOptions",
     "RunSummary",
     "Runner",
+    "ScoreOptions",
     "ScoreOutcome",
     "Scorer",
     "Shard",
@@ -158,6 +170,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult
+    from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -179,6 +192,7 @@ if TYPE_CHECKING:
     from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.merge import MergeError, merge_parts
+    from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
         RULE_METRICS,
@@ -191,6 +205,7 @@ if TYPE_CHECKING:
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
     from scoring._runner.job import RunJob, RunSummary
-    from scoring._runner.run_file import EndpointOptions, run_file
+    from scoring._runner.options import EndpointOptions, RunOptions
+    from scoring._runner.run_file import run_file
     from scoring._runner.runner import RecordOutcome, Runner
     from scoring._runner.shard import Shard

@@ -68,7 +68,8 @@ DOCUMENTED = {
         "parse_yes_no", "record_score", "reference_number", "score_choice", "score_exact", "score_file",
         "score_math", "score_records", "score_response", "strip_think", "EndpointOptions", "run_file",
         "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
-        "Shard", "merge_parts", "MergeError",
+        "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
+        "EvalOptions",
     ],
 }  # fmt: skip
 

@@ -73,8 +73,8 @@ class Response(BaseModel):
     )
     metric: str | None = Field(
         default=None,
-        description="The metric that scored this response (choice, exact, math, judge, pairwise, math-judge, or a"
-        " custom module:function).",
+        description="The metric that scored this response: a name of scoring's metric table (`formatkit score"
+        " --help` lists them), or a custom module:function.",
     )
     answer: str | None = Field(
         default=None, description="What the metric read from the reply as its answer; null when it found none."

@@ -36,6 +36,9 @@ import typer
 from formatkit.cli._common import fail_usage
 
 if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from scoring import RunOptions, ScoreOptions
     from scoring._errors import EndpointUnavailableError
     from scoring._judges.options import JudgeOptions
     from scoring._runner.run_file import EndpointOptions
@@ -59,6 +62,7 @@ _OPTION = "typer_option"
 _HEADER_NAME = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _HEADER_VALUE = re.compile(r"[\x20-\x7e\t]*")
 F = TypeVar("F", bound=Callable[..., Any])
+L = TypeVar("L", bound="DataclassInstance")  # one of the library's options classes
 
 
 def option(default: Any, *flags: str, **kwargs: Any) -> Any:
@@ -233,7 +237,7 @@ class EndpointArgs:
 
     def endpoint_options(self, command: str) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must)."""
-        from scoring._runner.run_file import EndpointOptions
+        from scoring import Dialect, EndpointOptions, Limits, RetryPolicy
 
         self.check()
         headers = pairs("--header", self.header, "NAME=VALUE, e.g. --header api-key=...")
@@ -241,10 +245,17 @@ class EndpointArgs:
             "--rename-param", self.rename_param, "OLD=NEW, e.g. --rename-param max_tokens=max_completion_tokens"
         )
         self.api_key = read_api_key(command, self.api_key_env)
-        # Options named as the library names them pass as they are (a field added to both passes too).
-        same = {f.name: getattr(self, f.name) for f in dataclasses.fields(EndpointOptions) if f.name in _NAMES}
-        return EndpointOptions(
-            **same, headers=headers, rename_params=renames, drop_params=tuple(self.drop_param), api_key=self.api_key
+
+        def same(kind: type[L], **more: Any) -> L:
+            """Options named as the library names them pass as they are (a field added to both passes too)."""
+            return kind(**{f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}, **more)
+
+        return same(
+            EndpointOptions,
+            api_key=self.api_key,
+            limits=same(Limits),
+            retry=same(RetryPolicy),
+            dialect=same(Dialect, headers=headers, rename_params=renames, drop_params=tuple(self.drop_param)),
         )
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:
@@ -295,6 +306,12 @@ class RunArgs:
             defaults.setdefault("logprobs", True)
         return defaults
 
+    def run_options(self, **more: Any) -> RunOptions:
+        """The library's options; ``more``: the command's own (defaults, limit, mode, shard, ...)."""
+        from scoring import RunOptions
+
+        return RunOptions(retry_empty=self.retry_empty, restart=self.restart, **more)
+
 
 class JudgeLangOption(str, Enum):
     auto = "auto"
@@ -339,6 +356,12 @@ class ScoreArgs:
     """How rule metrics score (``score``, ``eval``)."""
 
     math_timeout: float = option(2.0, "--math-timeout", min=0.01, help="Per-item time limit for sympy (seconds).")
+
+    def score_options(self, **more: Any) -> ScoreOptions:
+        """The library's options; ``more``: the command's own (metric, workers, ...)."""
+        from scoring import ScoreOptions
+
+        return ScoreOptions(math_timeout=self.math_timeout, **more)
 
 
 @dataclasses.dataclass(kw_only=True)

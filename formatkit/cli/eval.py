@@ -97,6 +97,7 @@ def eval_command(
 
     from formatkit._core.errors import InvalidFileError, OutputBusyError
     from formatkit._core.issues import Report
+    from scoring import EvalOptions
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, OutputLockedError, RunInterrupted
     from scoring._judges import JudgeSetupError
     from scoring._pipeline.evaluate import evaluate
@@ -112,20 +113,22 @@ def eval_command(
             sets,
             directory,
             options,
-            judge=judge_options,
-            limit=limit,
-            mode=mode.value,
-            profile=profile.value,
-            defaults=defaults,
-            restart=requests.restart,
-            retry_empty=requests.retry_empty,
-            math_timeout=scoring.math_timeout,
-            dimensions=dimensions,
-            void_as_zero=verdicts.void_as_zero,
+            EvalOptions(
+                judge=judge_options,
+                limit=limit,
+                mode=mode.value,
+                profile=profile.value,
+                defaults=defaults,
+                restart=requests.restart,
+                retry_empty=requests.retry_empty,
+                math_timeout=scoring.math_timeout,
+                dimensions=dimensions,
+                void_as_zero=verdicts.void_as_zero,
+                shard=part,
+                command=recorded_command(ctx),
+            ),
             run_progress=make_progress(interval=requests.progress_interval),
             judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
-            shard=part,
-            command=recorded_command(ctx),
         )
     except (OutputLockedError, OutputBusyError) as exc:
         typer.echo(f"formatkit eval: {exc}; nothing was sent.", err=True)

@@ -167,16 +167,9 @@ def run(
     from scoring._runner.run_file import plan_file, run_file
 
     options = endpoint.endpoint_options("run")
-    settings: dict[str, Any] = {
-        "defaults": defaults,
-        "restart": requests.restart,
-        "limit": limit,
-        "retry_empty": requests.retry_empty,
-        "mode": mode.value,
-        "shard": part,
-    }
+    settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
     if dry_run:
-        _dry_run(plan_file(source, output, options, **settings))
+        _dry_run(plan_file(source, output, options, settings))
         raise typer.Exit(EXIT_OK)
 
     jobs: list[RunJob] = []
@@ -186,11 +179,11 @@ def run(
             source,
             output,
             options,
+            settings,
             progress=make_progress(interval=requests.progress_interval),
             total=report.records,
             started=jobs.append,
             command=recorded_command(ctx),
-            **settings,
         )
     except OutputLockedError as exc:
         typer.echo(f"formatkit run: {exc}; nothing was sent.", err=True)

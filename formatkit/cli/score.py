@@ -136,13 +136,11 @@ def score(
         outcome = score_file(
             path,
             output,
-            metric=metric,
-            math_timeout=scoring.math_timeout,
+            scoring.score_options(
+                metric=metric, model_name=model_name, void_as_zero=verdicts.void_as_zero, workers=workers
+            ),
             judge=options,
             progress=progress,
-            model_name=model_name,
-            void_as_zero=verdicts.void_as_zero,
-            workers=workers,
         )
     except MetricError as exc:
         fail_usage(str(exc))

@@ -31,6 +31,11 @@
 - Per endpoint: extra ``headers``, ``rename_params`` (``max_tokens`` → ``max_completion_tokens``) and
   ``drop_params``, applied to every body sent.
 
+The options named above are fields of three objects (:mod:`scoring._client.options`): ``limits``
+(:class:`Limits`: concurrency, rpm, timeout, max_time, the body bounds), ``retry`` (:class:`RetryPolicy`:
+retries, backoff, rate-limit waits, when the endpoint counts as unavailable) and ``dialect``
+(:class:`Dialect`: stream, headers, renamed and dropped parameters).
+
 A client belongs to the event loop it is first used in (like ``httpx.AsyncClient``); close it with
 ``aclose()`` or ``async with``.
 
@@ -49,15 +54,16 @@ import re
 import ssl
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any
 
 import httpx
 import orjson
 
-from scoring._client.body import MIB, decoded_blocks, read_body
+from scoring._client.body import decoded_blocks, read_body
 from scoring._client.health import EndpointHealth, describe
+from scoring._client.options import Dialect, Limits, RetryPolicy
 from scoring._client.pacing import Clock, RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
 from scoring._client.stream import StreamFolder, fold_stream
@@ -74,7 +80,7 @@ from scoring._errors import (
     TransientError,
 )
 
-__all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult", "clean_api_key"]
+__all__ = ["RETRYABLE_STATUS", "ChatClient", "ChatResult", "Dialect", "Limits", "RetryPolicy", "clean_api_key"]
 
 #: Statuses below 500 that a later attempt may get past; every 5xx is retried too.
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
@@ -83,6 +89,9 @@ RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
 CLIENT_OWNED = frozenset({"stream", "stream_options"})
 
 _MAX_MESSAGE = 500
+
+# What a client takes when not told (frozen: one of each serves every client).
+_LIMITS, _RETRY, _DIALECT = Limits(), RetryPolicy(), Dialect()
 
 _log = logging.getLogger("scoring")
 
@@ -115,59 +124,33 @@ class ChatClient:
         model: str,
         *,
         api_key: str | None = None,
-        concurrency: int = 8,
-        rpm: float | None = None,
-        timeout: float = 60.0,
-        max_time: float | None = None,
-        max_retries: int = 5,
-        stream: bool = True,
-        headers: Mapping[str, str] | None = None,
-        rename_params: Mapping[str, str] | None = None,
-        drop_params: Iterable[str] = (),
+        limits: Limits = _LIMITS,
+        retry: RetryPolicy = _RETRY,
+        dialect: Dialect = _DIALECT,
         transport: httpx.AsyncBaseTransport | None = None,
-        backoff_base: float = 0.5,
-        backoff_cap: float = 30.0,
-        rate_limit_base: float = 2.0,
-        rate_limit_cap: float = 60.0,
-        rate_limit_window: float = 60.0,
-        retry_after_cap: float = 600.0,
-        notice_wait: float = 10.0,
-        unavailable_after: int = 3,
-        seed: int | None = None,
-        max_reply_bytes: int = 64 * MIB,
-        max_error_bytes: int = 64 * 1024,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
-        if max_retries < 0:
-            raise ValueError("max_retries must be 0 or more")
         self.model = model
-        self.concurrency = concurrency
+        #: The options as given (:mod:`scoring._client.options`); the retry path reads ``retry`` as it is.
+        self.limits, self.retry, self.dialect = limits, retry, dialect
         self.url = endpoint_url(base_url)
         #: The base URL as it may be shown and recorded: no credentials.
         self.endpoint = public_url(base_url.strip().rstrip("/"))
-        self.max_retries = max_retries
-        self.timeout = timeout
-        self.max_time = max_time
-        self.stream = stream
+        # What every attempt reads, as plain attributes; ``stream`` changes when the server refuses it.
+        self.concurrency = limits.concurrency
+        self.timeout = limits.timeout
+        self.max_time = limits.max_time
+        self.max_reply_bytes = limits.max_reply_bytes
+        self.max_error_bytes = limits.max_error_bytes
+        self.stream = dialect.stream
         self.stream_usage = True
-        self.backoff_base = backoff_base
-        self.backoff_cap = backoff_cap
-        self.rate_limit_base = rate_limit_base
-        self.rate_limit_cap = rate_limit_cap
-        self.rate_limit_window = rate_limit_window
-        self.retry_after_cap = retry_after_cap
-        self.notice_wait = notice_wait
-        self.max_reply_bytes = max_reply_bytes
-        self.max_error_bytes = max_error_bytes
         #: Called with a sentence a user should hear now (a long wait the server asked for); logged by default.
         self.on_notice: Callable[[str], None] = on_notice or _log.warning
-        self.rename_params = dict(rename_params or {})
-        self.drop_params = frozenset(drop_params)
+        self.rename_params = dict(dialect.rename_params)
+        self.drop_params = frozenset(dialect.drop_params)
         self._api_key, self.key_warning = clean_api_key(api_key)
         self._secrets = [s for s in [self._api_key, *url_secrets(base_url)] if s]
-        self.health = EndpointHealth(public_url(self.url), unavailable_after)
+        self.health = EndpointHealth(public_url(self.url), retry.unavailable_after)
         #: Things the client decided on its own that a user should hear (streaming refused, ...).
         self.notes: list[str] = []
         sent_headers = {
@@ -177,17 +160,17 @@ class ChatClient:
         }
         if self._api_key:
             sent_headers["Authorization"] = f"Bearer {self._api_key}"
-        sent_headers.update(headers or {})
-        self._http = self._make_clients(concurrency, sent_headers, timeout, transport)
+        sent_headers.update(dialect.headers)
+        self._http = self._make_clients(self.concurrency, sent_headers, self.timeout, transport)
         # The free list is the concurrency bound: a request takes a client, sends, gives it back.
         self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
         for client in self._http:
             self._idle.put_nowait(client)
         if len(self._http) == 1:
-            for _ in range(concurrency - 1):
+            for _ in range(self.concurrency - 1):
                 self._idle.put_nowait(self._http[0])
-        self._limiter = RateLimiter(rpm) if rpm else None
-        self._rng = random.Random(seed)
+        self._limiter = RateLimiter(limits.rpm) if limits.rpm else None
+        self._rng = random.Random(retry.seed)
         self._resume_at = 0.0  # monotonic time before which no attempt starts (a rate limit's pause)
         self.requests_sent = 0
         self.in_flight = 0
@@ -255,7 +238,7 @@ class ChatClient:
             raise RequestNotSent("not sent: the run is stopping")
         attempt = 0
         limited_since: float | None = None  # when this request was first rate limited
-        window = self.rate_limit_window
+        window = self.retry.rate_limit_window
         while True:
             body = self.request_body(messages, params)
             try:
@@ -280,7 +263,7 @@ class ChatClient:
                 limited = isinstance(exc, RetryableStatusError) and exc.status == 429
                 in_window = False
                 wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None  # None: not said
-                if isinstance(exc, RetryableStatusError) and wait is not None and wait > self.retry_after_cap:
+                if isinstance(exc, RetryableStatusError) and wait is not None and wait > self.retry.retry_after_cap:
                     raise self._too_long(exc, wait) from exc
                 if limited:
                     now = self.clock.now()
@@ -288,18 +271,20 @@ class ChatClient:
                     window = max(window, wait or 0.0)
                     in_window = now - limited_since < window
                     wait = (
-                        wait + self._rng.uniform(0.0, self.backoff_base)  # jitter: not all at the same instant
+                        wait + self._rng.uniform(0.0, self.retry.backoff_base)  # jitter: not all at the same instant
                         if wait is not None
                         else rate_limit_delay(
-                            attempt, base=self.rate_limit_base, cap=self.rate_limit_cap, rng=self._rng
+                            attempt, base=self.retry.rate_limit_base, cap=self.retry.rate_limit_cap, rng=self._rng
                         )
                     )
-                    if isinstance(exc, RetryableStatusError) and wait >= self.notice_wait:
+                    if isinstance(exc, RetryableStatusError) and wait >= self.retry.notice_wait:
                         self._say_wait(exc, wait, now + wait)
                     self._resume_at = max(self._resume_at, now + wait)
                 elif wait is None:
-                    wait = backoff_delay(attempt, base=self.backoff_base, cap=self.backoff_cap, rng=self._rng)
-                if attempt >= self.max_retries and not (limited and in_window):
+                    wait = backoff_delay(
+                        attempt, base=self.retry.backoff_base, cap=self.retry.backoff_cap, rng=self._rng
+                    )
+                if attempt >= self.retry.max_retries and not (limited and in_window):
                     raise self._give_up(exc, attempt + 1) from exc
                 await self.clock.sleep(wait)
                 self._fail_if_down()
@@ -428,7 +413,7 @@ class ChatClient:
         down = EndpointUnavailableError(
             f"endpoint {self.endpoint} asks to wait {_duration(wait)} before any further request "
             f"(HTTP {exc.status}, {exc.said}: {exc.message}); formatkit does not wait more than "
-            f"{_duration(self.retry_after_cap)}, so the run stops instead of sleeping",
+            f"{_duration(self.retry.retry_after_cap)}, so the run stops instead of sleeping",
             status=exc.status,
             hint=f"a quota is spent: rerun after {clock}, or use another key or endpoint",
             cause=describe(exc),

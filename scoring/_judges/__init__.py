@@ -37,8 +37,10 @@ check, with what was bought kept in the journal.
 
 Modules: ``templates`` (prompts, placeholders, nonce, fencing), ``reasoning`` (the judge's leading
 ``<think>``), ``parse`` (verdict parsers), ``verdicts`` (pairwise order combination and counts),
-``absolute`` / ``pairwise`` / ``math_judge`` (one response each), ``call`` (journaled judge requests),
-``stop`` (when the endpoint cannot serve), ``run`` (the driver), ``summary``, ``fallback``.
+``kinds`` (the table of judge kinds: what each judge metric asks, parses, sums up and how the report
+aggregates it), ``absolute`` / ``pairwise`` / ``math_judge`` (one response each, and each one's entry of
+that table), ``call`` (journaled judge requests), ``stop`` (when the endpoint cannot serve), ``run`` (the
+driver), ``summary``, ``fallback``.
 """
 
 from scoring._errors import JudgeUnavailableError

@@ -1,18 +1,22 @@
-"""The absolute judge: question (with its history), reference and response in; a score on the scale out."""
+"""The absolute judge (``--metric judge``): question (with its history), reference and response in; a
+score on the scale out. :data:`ABSOLUTE` is its entry of the judge kinds' table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_absolute
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
 from scoring._judges.scale import Scale
-from scoring._judges.templates import neutralize
+from scoring._judges.summary import mean_of, rounded, scored_values, shown
+from scoring._judges.templates import Stage, neutralize
 
-__all__ = ["judge_absolute"]
+__all__ = ["ABSOLUTE", "judge_absolute"]
 
 
 async def judge_absolute(
@@ -71,3 +75,38 @@ async def judge_absolute(
         analysis += f" [judge score {scale.label(verdict.raw_score)} clamped to the {scale} scale]"
     judged.analysis = analysis
     return judged
+
+
+async def _judge(ask: Ask, case: Case) -> Judged:
+    return await judge_absolute(ask, case.record, case.response, prompts=case.prompts, scale=case.scale)
+
+
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+    """``scale``, ``mean_score`` (on the scale) and ``score_100`` (the mean mapped to 0-100)."""
+    scores = scored_values(results)
+    span = scale.high - scale.low
+    return {
+        "scale": str(scale),
+        "mean_score": rounded(mean_of(scores)),
+        "score_100": rounded(mean_of([(s - scale.low) / span * 100 for s in scores])),
+    }
+
+
+def _headline(summary: Mapping[str, Any]) -> str:
+    head = f", mean {shown(summary.get('mean_score'))} on {summary.get('scale')}"
+    return head + f" ({shown(summary.get('score_100'))} of 100)"
+
+
+ABSOLUTE = JudgeKind(
+    stages=(
+        Stage(
+            "absolute",
+            required=frozenset({"question", "reference", "response"}),
+            optional=frozenset({"scale_min", "scale_max", "nonce"}),
+        ),
+    ),
+    judge=_judge,
+    summarise=_summarise,
+    headline=_headline,
+    on_scale=True,
+)

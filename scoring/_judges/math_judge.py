@@ -1,19 +1,24 @@
 """The two-stage math judge: (1) extract the final answer from the response, (2) grade it against the
 reference to ``<score>x</score>`` with partial credit. No answer found is a wrong answer (score 0), not
-an error; proof and drawing items are accepted with 1.0 without asking, flagged in the analysis."""
+an error; proof and drawing items are accepted with 1.0 without asking, flagged in the analysis.
+:data:`MATH_JUDGE` is its entry of the judge kinds' table (and ``--metric math --judge-fallback``'s judge)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
-from scoring._judges.inputs import conversation_text, reference_text
+from scoring._judges.inputs import conversation_text, reference_text, target_turn
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
-from scoring._judges.templates import neutralize
+from scoring._judges.scale import Scale
+from scoring._judges.summary import mean_of, rounded, shown
+from scoring._judges.templates import Stage, neutralize
 
-__all__ = ["PROOF_TYPES", "judge_math"]
+__all__ = ["MATH_JUDGE", "PROOF_TYPES", "judge_math"]
 
 #: ``meta.question_type`` values that mark proof and drawing items.
 PROOF_TYPES = frozenset({"proof", "drawing", "证明", "证明题", "作图", "作图题", "画图", "画图题"})
@@ -104,3 +109,42 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         + (f" (judge said {grade.raw_score:g}, clamped to 0-1)" if grade.clamped else "")
     )
     return judged
+
+
+async def _judge(ask: Ask, case: Case) -> Judged:
+    return await judge_math(ask, case.record, case.response, prompts=case.prompts)
+
+
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+    """``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100, over every
+    response with a score (with ``--judge-fallback``, those the rules settled too)."""
+    all_scores: list[float] = []
+    for record in records:
+        try:
+            responses = target_turn(record).get("responses") or []
+        except ValueError:
+            continue
+        all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]
+    return {
+        "strict_accuracy": rounded(mean_of([100.0 if s >= 1.0 else 0.0 for s in all_scores])),
+        "loose_accuracy": rounded(mean_of([s * 100 for s in all_scores])),
+    }
+
+
+def _headline(summary: Mapping[str, Any]) -> str:
+    return (
+        f"; strict accuracy {shown(summary.get('strict_accuracy'))}, "
+        f"loose accuracy {shown(summary.get('loose_accuracy'))}"
+    )
+
+
+MATH_JUDGE = JudgeKind(
+    stages=(
+        Stage("math_extract", required=frozenset({"question", "response"})),
+        Stage("math_grade", required=frozenset({"question", "reference", "answer"})),
+    ),
+    judge=_judge,
+    summarise=_summarise,
+    headline=_headline,
+    fallback_for="math",
+)

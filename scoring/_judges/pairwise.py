@@ -1,20 +1,25 @@
 """The pairwise judge: the model's response against an opponent (the reference, or another model's
-response), judged in both orders, the two verdicts combined (see :mod:`scoring._judges.verdicts`)."""
+response), judged in both orders, the two verdicts combined (see :mod:`scoring._judges.verdicts`).
+:data:`PAIRWISE` is its entry of the judge kinds' table."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Any
 
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
+from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
 from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
-from scoring._judges.templates import neutralize
-from scoring._judges.verdicts import CHOICE_VALUE, Order, combine, model_side, outcome
+from scoring._judges.scale import Scale
+from scoring._judges.summary import mean_of, rounded, scored_values, shown
+from scoring._judges.templates import Stage, neutralize
+from scoring._judges.verdicts import CHOICE_VALUE, Order, combine, count_pairwise, model_side, outcome
 
-__all__ = ["judge_pairwise"]
+__all__ = ["PAIRWISE", "judge_pairwise"]
 
 _ORDERS: tuple[Order, Order] = ("model_first", "model_second")
 
@@ -115,3 +120,45 @@ async def judge_pairwise(
     ]
     judged.analysis = "\n".join(lines)
     return judged
+
+
+async def _judge(ask: Ask, case: Case) -> Judged:
+    opponent, label = case.opponent()
+    return await judge_pairwise(ask, case.record, case.response, opponent, opponent_label=label, prompts=case.prompts)
+
+
+def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+    """``win``, ``tie``, ``loss``, ``mean_x100``, ``pairs_both_orders``, ``disagreements`` and
+    ``disagreement_rate``."""
+    counts: dict[str, int] = {}
+    for judged in results:  # the response's judge entry, as the report reads it back
+        count_pairwise({"status": judged.status, **judged.details}, counts)
+    summary: SummaryKeys = {key: counts.get(key, 0) for key in ("win", "tie", "loss")}
+    mean = mean_of(scored_values(results))
+    summary["mean_x100"] = rounded(None if mean is None else mean * 100)
+    both, disagreements = counts.get("both_orders", 0), counts.get("disagreements", 0)
+    summary["pairs_both_orders"] = both
+    summary["disagreements"] = disagreements
+    summary["disagreement_rate"] = rounded(disagreements / both) if both else None
+    return summary
+
+
+def _headline(summary: Mapping[str, Any]) -> str:
+    head = (
+        f"; mean ×100 {shown(summary.get('mean_x100'))}; win {summary.get('win', 0)}, "
+        f"tie {summary.get('tie', 0)}, loss {summary.get('loss', 0)}"
+    )
+    pairs = int(summary.get("pairs_both_orders") or 0)
+    if pairs:
+        disagreements = int(summary.get("disagreements") or 0)
+        head += f"; the two orders disagreed on {disagreements} of {pairs} pair(s) ({disagreements / pairs * 100:.1f}%)"
+    return head
+
+
+PAIRWISE = JudgeKind(
+    stages=(Stage("pairwise", required=frozenset({"question", "response_a", "response_b", "checklist"})),),
+    judge=_judge,
+    summarise=_summarise,
+    headline=_headline,
+    versus=True,
+)

@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from scoring._judges.inputs import conversation_words
-from scoring._judges.templates import Kind, Lang, Template, builtin_template, detect_lang, load_template
+from scoring._judges.templates import (
+    Kind,
+    Lang,
+    Stage,
+    Template,
+    builtin_template,
+    detect_lang,
+    load_template,
+    stage_named,
+)
 
 __all__ = ["Prompts", "parse_lang"]
 
@@ -40,16 +49,18 @@ class Prompts:
     _builtin: dict[tuple[Kind, Lang], Template] = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
-    def load(cls, kinds: tuple[Kind, ...], *, lang: Lang | None, template: str | Path | None) -> Prompts:
-        """Prompts for ``kinds``; ``template`` (the user's file) replaces the last kind, the one that
-        gives the verdict. Raises :class:`~scoring._judges.templates.TemplateError` before any request."""
+    def load(cls, kinds: tuple[Kind | Stage, ...], *, lang: Lang | None, template: str | Path | None) -> Prompts:
+        """Prompts for ``kinds`` (a judge kind's stages, or their names); ``template`` (the user's file)
+        replaces the last kind, the one that gives the verdict. Raises
+        :class:`~scoring._judges.templates.TemplateError` before any request."""
+        stages = [stage_named(kind) for kind in kinds]
         custom: dict[Kind, Template] = {}
         if template is not None:
-            custom[kinds[-1]] = load_template(template, kinds[-1])
+            custom[stages[-1].name] = load_template(template, stages[-1])
         prompts = cls(lang=lang, custom=custom)
-        for kind in kinds:
+        for stage in stages:
             for code in ("en", "zh") if lang is None else (lang,):
-                prompts._builtin[(kind, code)] = builtin_template(kind, code)
+                prompts._builtin[(stage.name, code)] = builtin_template(stage, code)
         return prompts
 
     def lang_of(self, record: dict[str, Any]) -> Lang:

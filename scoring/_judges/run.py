@@ -19,34 +19,27 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from scoring._errors import JudgeUnavailableError
-from scoring._judges.absolute import judge_absolute
-from scoring._judges.against import Against, AgainstError, load_against, opponent_for
+from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
 from scoring._judges.inputs import target_turn
-from scoring._judges.math_judge import judge_math
+from scoring._judges.kinds import Case, JudgeKind, fallback_judge, judge_kind, judge_names, versus_names
 from scoring._judges.options import JudgeOptions
-from scoring._judges.pairwise import judge_pairwise
 from scoring._judges.prompts import Prompts, parse_lang
-from scoring._judges.result import Judged, not_judged
+from scoring._judges.result import Judged
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
 from scoring._judges.summary import summarize
-from scoring._judges.templates import Kind, TemplateError
+from scoring._judges.templates import TemplateError
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
 
-METRICS = ("judge", "pairwise", "math-judge")
+#: The judge metrics of the metric table (its entries with kind "judge"), when this module was loaded.
+METRICS = tuple(judge_names())
 
 #: Sampling parameters of every judge request: deterministic verdicts.
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
-
-_KINDS: dict[str, tuple[Kind, ...]] = {
-    "judge": ("absolute",),
-    "pairwise": ("pairwise",),
-    "math-judge": ("math_extract", "math_grade"),
-}
 
 
 class JudgeSetupError(ValueError):
@@ -65,6 +58,7 @@ class JudgeOutcome:
 @dataclass
 class _Plan:
     metric: str
+    kind: JudgeKind
     prompts: Prompts
     scale: Scale
     against: Against | None
@@ -73,11 +67,11 @@ class _Plan:
 
 
 def _plan(metric: str, options: JudgeOptions) -> _Plan:
-    fallback = options.judge_fallback or metric == "math"
-    if metric == "math" and options.judge_fallback:
-        metric = "math-judge"
-    if metric not in _KINDS:
-        raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(METRICS)}")
+    if options.judge_fallback:  # --metric math --judge-fallback: the judge kind that takes math's leftovers
+        metric = fallback_judge(metric) or metric
+    kind = judge_kind(metric)
+    if kind is None:
+        raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(judge_names())}")
     if not options.judge_base_url or not options.judge_model:
         raise JudgeSetupError(f"--metric {metric} needs --judge-base-url and --judge-model")
     if options.concurrency < 1 or options.max_retries < 0 or options.timeout <= 0:
@@ -85,14 +79,14 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     try:
         scale = parse_scale(options.judge_scale) if options.judge_scale else DEFAULT_SCALE
         lang = parse_lang(options.judge_lang)
-        prompts = Prompts.load(_KINDS[metric], lang=lang, template=options.judge_template)
+        prompts = Prompts.load(kind.stages, lang=lang, template=options.judge_template)
     except (ValueError, TemplateError) as exc:
         raise JudgeSetupError(str(exc)) from exc
     against = None
     label = "reference answer"
     if options.against is not None:
-        if metric != "pairwise":
-            raise JudgeSetupError("--against only applies to --metric pairwise")
+        if not kind.versus:
+            raise JudgeSetupError(f"--against only applies to --metric {' or '.join(versus_names())}")
         try:
             against = load_against(Path(options.against))
         except AgainstError as exc:
@@ -100,7 +94,8 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
         label = f"response in {options.against}"
     if options.journal_path is not None:
         _check_writable(Path(options.journal_path))
-    return _Plan(metric, prompts, scale, against, label, fallback and metric == "math-judge")
+    fallback = options.judge_fallback and kind.fallback_for is not None
+    return _Plan(metric, kind, prompts, scale, against, label, fallback)
 
 
 def _check_writable(path: Path) -> None:
@@ -163,6 +158,7 @@ async def _judge_all(
     records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from scoring._client.http import ChatClient
+    from scoring._client.options import Limits, RetryPolicy
     from scoring._runner.journal import Journal
 
     assert options.judge_base_url is not None and options.judge_model is not None
@@ -176,9 +172,8 @@ async def _judge_all(
             options.judge_base_url,
             options.judge_model,
             api_key=api_key,
-            concurrency=options.concurrency,
-            timeout=options.timeout,
-            max_retries=options.max_retries,
+            limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
+            retry=RetryPolicy(max_retries=options.max_retries),
         ) as client:
             note = getattr(progress, "note", None)
             if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
@@ -258,15 +253,8 @@ async def _judge_one(
         bought += not reply.from_journal
         return reply
 
-    if plan.metric == "judge":
-        judged = await judge_absolute(counted, record, response, prompts=plan.prompts, scale=plan.scale)
-    elif plan.metric == "pairwise":
-        opponent, label = opponent_for(plan.against, plan.against_label, record, index)
-        judged = await judge_pairwise(counted, record, response, opponent, opponent_label=label, prompts=plan.prompts)
-    elif plan.metric == "math-judge":
-        judged = await judge_math(counted, record, response, prompts=plan.prompts)
-    else:
-        judged = not_judged(f"unknown metric {plan.metric}")
+    case = Case(record, response, index, plan.prompts, plan.scale, plan.against, plan.against_label)
+    judged = await plan.kind.judge(counted, case)
     if progress is not None and not ask.stopping:  # a stop's unsent verdicts are not errors to count
         progress.advance(error=judged.status != "scored", resumed=bought == 0)
     return judged

@@ -3,7 +3,7 @@ of the metric, and the judge's token usage, totalled apart from the model's own.
 
 Keys (every metric): ``responses`` (sent to the judge or checked for it), ``scored``, ``errors`` (not
 scored for any reason), ``unparseable``, ``request_failed``, ``not_judged``, ``judge_usage``,
-``model_usage``. Then:
+``model_usage``. Then each judge kind's own keys (its ``summarise``, see :mod:`scoring._judges.kinds`):
 
 - ``judge``: ``mean_score`` (on the scale), ``score_100`` (the mean mapped to 0-100), ``scale``;
 - ``pairwise``: ``win``, ``tie``, ``loss``, ``mean_x100`` (mean combined verdict × 100, -100..100),
@@ -22,11 +22,11 @@ from typing import Any
 
 from scoring._judges.call import add_usage
 from scoring._judges.inputs import target_turn
+from scoring._judges.kinds import judge_kind, kind_of
 from scoring._judges.result import Judged
-from scoring._judges.scale import Scale, parse_scale
-from scoring._judges.verdicts import count_pairwise
+from scoring._judges.scale import Scale
 
-__all__ = ["score_fraction", "summarize", "summary_lines"]
+__all__ = ["mean_of", "rounded", "score_fraction", "scored_values", "shown", "summarize", "summary_lines"]
 
 
 def score_fraction(response: dict[str, Any]) -> float | None:
@@ -40,21 +40,24 @@ def score_fraction(response: dict[str, Any]) -> float | None:
     if not isinstance(score, (int, float)) or isinstance(score, bool):
         return None
     judge = response.get("judge")
-    if isinstance(judge, dict) and judge.get("metric") == "judge" and isinstance(judge.get("scale"), str):
-        try:
-            scale = parse_scale(judge["scale"])
-        except ValueError:
-            return float(score)
-        return (float(score) - scale.low) / (scale.high - scale.low)
+    kind = kind_of(judge)
+    if kind is not None and isinstance(judge, dict):
+        return float(kind.fraction(score, judge))
     return float(score)
 
 
-def _mean(values: list[float]) -> float | None:
+def mean_of(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _round(value: float | None) -> float | None:
+def rounded(value: float | None) -> float | None:
+    """Two decimals for the summary JSON."""
     return None if value is None else round(value, 2) + 0.0  # + 0.0: never -0.0 (a mean of -1e-17)
+
+
+def scored_values(results: list[Judged]) -> list[float]:
+    """The scores of the responses the judge gave a verdict."""
+    return [j.score for j in results if j.status == "scored" and j.score is not None]
 
 
 def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
@@ -93,74 +96,35 @@ def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str,
         "request_failed": statuses.count("request_failed"),
         "not_judged": statuses.count("not_judged"),
     }
-    scores = [j.score for j in results if j.status == "scored" and j.score is not None]
-    if metric == "judge":
-        span = scale.high - scale.low
-        summary["scale"] = str(scale)
-        summary["mean_score"] = _round(_mean(scores))
-        summary["score_100"] = _round(_mean([(s - scale.low) / span * 100 for s in scores]))
-    elif metric == "pairwise":
-        counts: dict[str, int] = {}
-        for judged in results:  # the response's judge entry, as the report reads it back
-            count_pairwise({"status": judged.status, **judged.details}, counts)
-        summary["win"], summary["tie"], summary["loss"] = (counts.get(k, 0) for k in ("win", "tie", "loss"))
-        mean = _mean(scores)
-        summary["mean_x100"] = _round(None if mean is None else mean * 100)
-        both, disagreements = counts.get("both_orders", 0), counts.get("disagreements", 0)
-        summary["pairs_both_orders"] = both
-        summary["disagreements"] = disagreements
-        summary["disagreement_rate"] = _round(disagreements / both) if both else None
-    elif metric == "math-judge":
-        all_scores: list[float] = []
-        for record in records:
-            try:
-                responses = target_turn(record).get("responses") or []
-            except ValueError:
-                continue
-            all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]
-        summary["strict_accuracy"] = _round(_mean([100.0 if s >= 1.0 else 0.0 for s in all_scores]))
-        summary["loose_accuracy"] = _round(_mean([s * 100 for s in all_scores]))
+    kind = judge_kind(metric)
+    if kind is not None:
+        summary.update(kind.summarise(records, results, scale))
     summary["untagged"] = sum(_untagged(j) for j in results)
     summary["judge_usage"] = judge_usage
     summary["model_usage"] = _model_usage(records)
     return summary
 
 
-def _num(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A summary figure for people: two decimals, or a dash when there is none."""
     return "—" if not isinstance(value, (int, float)) else f"{round(value, 2) + 0.0:.2f}"
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The judges' summary for people (the text report): what the verdicts say, and what could not be had.
 
-    Pairwise: mean x100, win/tie/loss and how often the two orders disagreed; absolute: the mean on the
-    scale; math-judge: strict and loose accuracy. Then the responses without a verdict by cause, and the
-    judge requests bought against those reused from the journal.
+    The judge kind's figures (its ``headline``: pairwise, mean x100, win/tie/loss and how often the two
+    orders disagreed; absolute, the mean on the scale; math-judge, strict and loose accuracy). Then the
+    responses without a verdict by cause, and the judge requests bought against those reused from the journal.
     """
     metric = summary.get("metric")
     model = summary.get("judge_model") or "?"
     responses = int(summary.get("responses") or 0)
     scored = int(summary.get("scored") or 0)
     head = f"Judge {model} ({metric}): {scored} of {responses} response(s) scored"
-    if metric == "judge":
-        head += f", mean {_num(summary.get('mean_score'))} on {summary.get('scale')}"
-        head += f" ({_num(summary.get('score_100'))} of 100)"
-    elif metric == "pairwise":
-        head += (
-            f"; mean ×100 {_num(summary.get('mean_x100'))}; win {summary.get('win', 0)}, "
-            f"tie {summary.get('tie', 0)}, loss {summary.get('loss', 0)}"
-        )
-        pairs = int(summary.get("pairs_both_orders") or 0)
-        if pairs:
-            disagreements = int(summary.get("disagreements") or 0)
-            head += (
-                f"; the two orders disagreed on {disagreements} of {pairs} pair(s) ({disagreements / pairs * 100:.1f}%)"
-            )
-    elif metric == "math-judge":
-        head += (
-            f"; strict accuracy {_num(summary.get('strict_accuracy'))}, "
-            f"loose accuracy {_num(summary.get('loose_accuracy'))}"
-        )
+    kind = judge_kind(metric) if isinstance(metric, str) else None
+    if kind is not None:
+        head += kind.headline(summary)
     lines = [head]
     fallback = summary.get("fallback")
     if isinstance(fallback, dict):

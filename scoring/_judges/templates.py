@@ -9,6 +9,10 @@ Untrusted text (the conversation, the reference, the responses, the checklist) g
 the form ``⟪NAME⟫ … ⟪/NAME⟫``. :func:`neutralize` removes the marker brackets from that text before it is
 substituted, so a response can never close its own fence or open a new one.
 
+Which kinds of template there are, and the placeholders each must and may use, is said by the judge
+kinds (:mod:`scoring._judges.kinds`): each lists its prompts as :class:`Stage` entries. A stage named by
+a string (``"absolute"``) is looked up among the judge kinds of the metric table.
+
 ``{{nonce}}`` (optional in every kind) is filled with :func:`nonce_for` of the request: the built-in
 prompts ask for the verdict inside ``<verdict-{{nonce}}>`` (``<score-…>``, ``<answer-…>``), which the
 judged text cannot contain (see :mod:`scoring._judges.parse`).
@@ -19,18 +23,20 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from formatkit._core.smallfile import SmallFileError, read_small_file
+from scoring._metrics.registry import implementation, metric_names, spec_of
 
-__all__ = [
-    "KINDS",
+__all__ = [  # and KINDS, computed on first use (see __getattr__)
     "NONCE_DIGITS",
     "Kind",
     "Lang",
+    "Stage",
     "Template",
     "TemplateError",
     "builtin_template",
@@ -40,26 +46,51 @@ __all__ = [
     "nonce_for",
     "placeholders",
     "render",
+    "stage_named",
 ]
 
-Kind = Literal["absolute", "pairwise", "math_extract", "math_grade"]
+#: The name of a kind of template (a judge kind's prompt): ``absolute``, ``pairwise``, ``math_extract``...
+Kind = str
 Lang = Literal["en", "zh"]
 
-KINDS: tuple[Kind, ...] = ("absolute", "pairwise", "math_extract", "math_grade")
 
-#: Placeholders each kind of template must use, and those it may use.
-_REQUIRED: dict[Kind, frozenset[str]] = {
-    "absolute": frozenset({"question", "reference", "response"}),
-    "pairwise": frozenset({"question", "response_a", "response_b", "checklist"}),
-    "math_extract": frozenset({"question", "response"}),
-    "math_grade": frozenset({"question", "reference", "answer"}),
-}
-_OPTIONAL: dict[Kind, frozenset[str]] = {
-    "absolute": frozenset({"scale_min", "scale_max", "nonce"}),
-    "pairwise": frozenset({"nonce"}),
-    "math_extract": frozenset({"nonce"}),
-    "math_grade": frozenset({"nonce"}),
-}
+@dataclass(frozen=True)
+class Stage:
+    """One prompt of a judge kind: its name, the placeholders it must use and those it may use, and its
+    built-in text by language (None: the package's ``templates/NAME_LANG.txt``)."""
+
+    name: str
+    required: frozenset[str]
+    optional: frozenset[str] = frozenset({"nonce"})
+    texts: Mapping[Lang, str] | None = None
+
+
+def _stages() -> list[Stage]:
+    """Every prompt of the judge kinds in the metric table (each kind's module imported on first use)."""
+    found: list[Stage] = []
+    for name in metric_names("judge"):
+        for stage in getattr(implementation(spec_of(name)), "stages", ()):
+            if isinstance(stage, Stage):
+                found.append(stage)
+    return found
+
+
+def stage_named(kind: Kind | Stage) -> Stage:
+    """The stage of a judge kind named ``kind`` (a :class:`Stage` is returned as it is)."""
+    if isinstance(kind, Stage):
+        return kind
+    for stage in _stages():
+        if stage.name == kind:
+            return stage
+    raise TemplateError(f"no judge kind has a template named {kind!r}")
+
+
+def __getattr__(name: str) -> tuple[Kind, ...]:
+    """``KINDS``: the template kinds shipped as files (``templates/KIND_LANG.txt``), read off the judge kinds."""
+    if name == "KINDS":
+        return tuple(stage.name for stage in _stages() if stage.texts is None)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Hex digits of a request's nonce: 48 bits, so a response cannot be searched into carrying its own.
 NONCE_DIGITS = 12
@@ -127,34 +158,41 @@ def render(text: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(_value, text)
 
 
-def _check(kind: Kind, text: str, source: str) -> None:
+def _check(stage: Stage, text: str, source: str) -> None:
+    kind, required = stage.name, stage.required
     used = placeholders(text)
-    missing = sorted(_REQUIRED[kind] - used)
-    unknown = sorted(used - _REQUIRED[kind] - _OPTIONAL[kind])
+    missing = sorted(required - used)
+    unknown = sorted(used - required - stage.optional)
     problems: list[str] = []
     if missing:
         problems.append("missing " + ", ".join(f"{{{{{n}}}}}" for n in missing))
     if unknown:
         problems.append("unknown " + ", ".join(f"{{{{{n}}}}}" for n in unknown))
     if problems:
-        allowed = sorted(_REQUIRED[kind] | _OPTIONAL[kind])
+        allowed = sorted(required | stage.optional)
         raise TemplateError(
             f"judge template {source} ({kind}): {'; '.join(problems)}. "
-            f"Required: {', '.join(f'{{{{{n}}}}}' for n in sorted(_REQUIRED[kind]))}; "
+            f"Required: {', '.join(f'{{{{{n}}}}}' for n in sorted(required))}; "
             f"allowed: {', '.join(f'{{{{{n}}}}}' for n in allowed)}."
         )
 
 
-def builtin_template(kind: Kind, lang: Lang) -> Template:
-    """One of the prompts shipped with the package (``scoring/_judges/templates/KIND_LANG.txt``)."""
-    name = f"{kind}_{lang}.txt"
-    text = resources.files("scoring._judges").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
+def builtin_template(kind: Kind | Stage, lang: Lang) -> Template:
+    """One of the prompts shipped with the package (``scoring/_judges/templates/KIND_LANG.txt``), or the
+    text a judge kind gives its stage in its own module."""
+    stage = stage_named(kind)
+    kind = stage.name
+    if stage.texts is not None:
+        text = stage.texts.get(lang) or next(iter(stage.texts.values()))
+    else:
+        name = f"{kind}_{lang}.txt"
+        text = resources.files("scoring._judges").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
     template = Template(kind=kind, text=text, source=f"builtin:{kind}_{lang}")
-    _check(kind, text, template.source)
+    _check(stage, text, template.source)
     return template
 
 
-def load_template(path: str | Path, kind: Kind) -> Template:
+def load_template(path: str | Path, kind: Kind | Stage) -> Template:
     """A user's own template file, checked for its placeholders before any request is sent."""
     file = Path(path)
     try:
@@ -163,8 +201,9 @@ def load_template(path: str | Path, kind: Kind) -> Template:
         raise TemplateError(f"judge template {file}: not UTF-8 text ({exc.reason})") from exc
     except SmallFileError as exc:
         raise TemplateError(f"judge template: cannot read {exc}") from exc
-    _check(kind, text, str(file))
-    return Template(kind=kind, text=text, source=str(file))
+    stage = stage_named(kind)
+    _check(stage, text, str(file))
+    return Template(kind=stage.name, text=text, source=str(file))
 
 
 #: The fence brackets of the prompts, and chat-template special-token brackets; the replacement keeps

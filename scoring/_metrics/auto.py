@@ -7,6 +7,9 @@ record: option letters or yes/no → ``choice``; free text in either language, o
 blanks and partial credit), else ``exact``. That last choice needs the dataset's references first, which
 is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset keeps a summary of
 what was chosen and why.
+
+This module sorts references into kinds (:func:`reference_kind`); which metric scores each kind, and why,
+is read off the metric table (:mod:`scoring._metrics.registry`: ``auto_for``, ``auto_takes``, ``auto_reason``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.numeric import reference_number
 from scoring._metrics.normalize import DATE_OR_RANGE
-from scoring._metrics.registry import JUDGE_NEEDED
+from scoring._metrics.registry import JUDGE_NEEDED, MetricSpec, auto_specs
 
 __all__ = ["JUDGE_NEEDED", "AutoTally", "MetricChoice", "choose_metric", "reference_kind"]
 
@@ -76,11 +79,42 @@ class MetricChoice:
     reason: str
 
 
-_CHOICE = MetricChoice("choice", "the reference is an option letter (or letters) or yes/no")
 _FREE_TEXT = MetricChoice(JUDGE_NEEDED, "the reference is free text: a judge is needed (--metric judge)")
 _MISSING = MetricChoice(JUDGE_NEEDED, "there is no reference to compare with")
-_MATH = MetricChoice("math", "the dataset's references hold math expressions")
-_EXACT = MetricChoice("exact", "the reference is a number or a short answer")
+
+
+@dataclass(frozen=True)
+class _Picks:
+    """What ``auto`` may pick, read off the metric table (``auto_for``, ``auto_takes``, ``auto_reason``)."""
+
+    #: A reference kind → the metric that scores it.
+    by_kind: dict[str, MetricChoice]
+    #: (the kinds a metric scores, the further kinds it takes over when the dataset holds those, the choice).
+    takeovers: tuple[tuple[frozenset[str], frozenset[str], MetricChoice], ...]
+
+    @classmethod
+    def of(cls, specs: tuple[MetricSpec, ...]) -> _Picks:
+        by_kind: dict[str, MetricChoice] = {}
+        takeovers = []
+        for spec in specs:
+            choice = MetricChoice(spec.name, spec.auto_reason)
+            for kind in spec.auto_for:
+                by_kind.setdefault(kind, choice)
+            if spec.auto_takes:
+                takeovers.append((spec.auto_for, spec.auto_takes, choice))
+        by_kind.setdefault("long", _FREE_TEXT)
+        by_kind.setdefault("missing", _MISSING)
+        return cls(by_kind, tuple(takeovers))
+
+
+_PICKS: list[tuple[tuple[MetricSpec, ...], _Picks]] = []
+
+
+def _picks() -> _Picks:
+    specs = auto_specs()
+    if not _PICKS or _PICKS[0][0] is not specs:
+        _PICKS[:] = [(specs, _Picks.of(specs))]
+    return _PICKS[0][1]
 
 
 @dataclass
@@ -96,18 +130,18 @@ class AutoTally:
 
     def choose(self, item: Item) -> MetricChoice:
         """Second pass: the metric for ``item`` given its dataset's references."""
-        kind = reference_kind(item)
-        if kind == "choice":
-            pick = _CHOICE
-        elif kind == "long":
-            pick = _FREE_TEXT
-        elif kind == "missing":
-            pick = _MISSING
-        elif kind == "math" or self.kinds["math"]:
-            pick = _MATH
-        else:
-            pick = _EXACT
+        pick = self._pick(reference_kind(item))
         self.chosen[pick.metric] += 1
+        return pick
+
+    def _pick(self, kind: str) -> MetricChoice:
+        picks = _picks()
+        for own, takes, choice in picks.takeovers:
+            if kind in takes and any(self.kinds[k] for k in own):
+                return choice
+        pick = picks.by_kind.get(kind)
+        if pick is None:
+            return MetricChoice(JUDGE_NEEDED, f"no metric of the table scores a {kind} reference")
         return pick
 
     def summary(self) -> MetricChoice:
@@ -129,12 +163,7 @@ class AutoTally:
         """What :meth:`choose` would pick for the counted references (before the second pass)."""
         planned = Counter[str]()
         for kind, count in self.kinds.items():
-            if kind == "choice":
-                planned["choice"] += count
-            elif kind in ("long", "missing"):
-                planned[JUDGE_NEEDED] += count
-            else:
-                planned["math" if self.kinds["math"] else "exact"] += count
+            planned[self._pick(kind).metric] += count
         return planned
 
 

@@ -1,12 +1,25 @@
-"""The one table of metrics: names, kinds and what each needs.
+"""The one table of metrics: each entry's name, help, implementation and whether ``auto`` may pick it.
 
-The CLI's ``--metric`` choices and help, ``auto``, the scorer's dispatch and the report read this table;
-no other module lists metric names. Rule metrics score a reply locally with a function
-``(reply, item) -> ItemScore``; judge metrics are carried out by :mod:`scoring._judges` (above this
-layer), so the table only names them.
+The CLI's ``--metric`` choices and help, ``auto``, the scorer's dispatch, the judges and the report read
+this table; no other module lists metric names. An entry names its implementation as ``"module:attribute"``,
+imported on first use: the command line reads the table at start-up, and printing ``--help`` or validating a
+file must not compile every extractor's patterns, load sympy or the judges.
 
-A user's own rule metric is named ``module:function`` (``--metric mypkg.metrics:contains_keyword``): the
-function takes the reply text and the :class:`~scoring._metrics.base.Item` and returns an
+- A rule metric's implementation is a function ``(reply, item) -> ItemScore`` (``uses_sympy``: it takes the
+  sympy guard as a third argument).
+- A judge metric's implementation is its :class:`~scoring._judges.kinds.JudgeKind` (prompts, verdict
+  parser, scale, summary, aggregation), defined in its own module of :mod:`scoring._judges` (above this
+  layer: named here, never imported here).
+
+``auto`` picks among the entries with ``auto_for``: the kinds of reference (see
+:func:`scoring._metrics.auto.reference_kind`) the metric scores; ``auto_takes`` are the further kinds it takes
+over when the dataset holds any reference of its own kinds (math's units and partial credit for the numbers
+of a math set).
+
+A metric is added with one entry below (and its module); :func:`register_metric` adds one at run time (a
+plugin, a test) and :func:`unregister_metric` takes it away. A user's own rule metric can also be named
+``module:function`` with no entry (``--metric mypkg.metrics:contains_keyword``): the function takes the
+reply text and the :class:`~scoring._metrics.base.Item` and returns an
 :class:`~scoring._metrics.base.ItemScore`, a number in [0, 1], a bool, or None (unscorable).
 """
 
@@ -33,10 +46,14 @@ __all__ = [
     "MetricError",
     "MetricSpec",
     "RuleFunction",
+    "auto_specs",
+    "implementation",
     "is_custom",
     "metric_names",
+    "register_metric",
     "rule_function",
     "spec_of",
+    "unregister_metric",
 ]
 
 #: A rule metric: the reply text and the item it answers → the result.
@@ -52,7 +69,8 @@ Kind = Literal["rule", "judge"]
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """One metric: its name, whether rules or an LLM judge score it, what it needs, and one line of help."""
+    """One metric: its name, whether rules or an LLM judge score it, what it needs, one line of help, where
+    its implementation is, and which references ``auto`` gives it."""
 
     name: str
     kind: Kind
@@ -60,23 +78,100 @@ class MetricSpec:
     needs_reference: bool = True
     #: The report shows strict accuracy (share of full marks) beside the mean for metrics with partial credit.
     partial_credit: bool = False
+    #: ``"module:attribute"`` (imported on first use) or the object itself: a rule metric's function, a
+    #: judge metric's JudgeKind. None for a custom ``module:function`` (its name says where it is).
+    implementation: str | object | None = None
+    #: A rule metric whose function takes the sympy guard: ``(reply, item, guard)``.
+    uses_sympy: bool = False
+    #: ``auto``: the kinds of reference this metric scores (empty: ``auto`` never picks it).
+    auto_for: frozenset[str] = frozenset()
+    #: ``auto``: further kinds it takes over in a dataset that holds any reference of its ``auto_for`` kinds.
+    auto_takes: frozenset[str] = frozenset()
+    #: ``auto``: why it was picked, as the summary says it.
+    auto_reason: str = ""
 
 
 METRICS: dict[str, MetricSpec] = {
     spec.name: spec
     for spec in (
-        MetricSpec("choice", "rule", "option letters (A-J and beyond), letter sets, yes/no"),
-        MetricSpec("exact", "rule", "short answers and numbers, after normalisation"),
-        MetricSpec("math", "rule", "math answers with partial credit per blank (seed 003)", partial_credit=True),
-        MetricSpec("judge", "judge", "an LLM judge scores free text on a scale", needs_reference=False),
-        MetricSpec("pairwise", "judge", "CompassBench-style comparison against a reference or another model"),
-        MetricSpec("math-judge", "judge", "an LLM extracts and grades a math answer", partial_credit=True),
+        MetricSpec(
+            "choice",
+            "rule",
+            "option letters (A-J and beyond), letter sets, yes/no",
+            implementation="scoring._metrics.choice:score_choice",
+            auto_for=frozenset({"choice"}),
+            auto_reason="the reference is an option letter (or letters) or yes/no",
+        ),
+        MetricSpec(
+            "exact",
+            "rule",
+            "short answers and numbers, after normalisation",
+            implementation="scoring._metrics.exact:score_exact",
+            auto_for=frozenset({"number", "short"}),
+            auto_reason="the reference is a number or a short answer",
+        ),
+        MetricSpec(
+            "math",
+            "rule",
+            "math answers with partial credit per blank (seed 003)",
+            partial_credit=True,
+            implementation="scoring._metrics.math.score:score_math",
+            uses_sympy=True,
+            auto_for=frozenset({"math"}),
+            auto_takes=frozenset({"number", "short"}),
+            auto_reason="the dataset's references hold math expressions",
+        ),
+        MetricSpec(
+            "judge",
+            "judge",
+            "an LLM judge scores free text on a scale",
+            needs_reference=False,
+            implementation="scoring._judges.absolute:ABSOLUTE",
+        ),
+        MetricSpec(
+            "pairwise",
+            "judge",
+            "CompassBench-style comparison against a reference or another model",
+            implementation="scoring._judges.pairwise:PAIRWISE",
+        ),
+        MetricSpec(
+            "math-judge",
+            "judge",
+            "an LLM extracts and grades a math answer",
+            partial_credit=True,
+            implementation="scoring._judges.math_judge:MATH_JUDGE",
+        ),
     )
 }
 
 
 class MetricError(ValueError):
     """A metric name that is neither in the table nor an importable ``module:function``."""
+
+
+def register_metric(spec: MetricSpec) -> MetricSpec:
+    """Add ``spec`` to the table (a plugin's metric, a test's toy); a name already taken is an error."""
+    if spec.name in METRICS or spec.name == AUTO or is_custom(spec.name):
+        raise MetricError(f"metric {spec.name!r}: the name is taken")
+    METRICS[spec.name] = spec
+    _AUTO.clear()
+    return spec
+
+
+def unregister_metric(name: str) -> None:
+    """Take ``name`` out of the table (what :func:`register_metric` added)."""
+    METRICS.pop(name, None)
+    _AUTO.clear()
+
+
+_AUTO: list[tuple[MetricSpec, ...]] = []
+
+
+def auto_specs() -> tuple[MetricSpec, ...]:
+    """The entries ``auto`` may pick, in table order: the same tuple until the table changes."""
+    if not _AUTO:
+        _AUTO.append(tuple(spec for spec in METRICS.values() if spec.auto_for))
+    return _AUTO[0]
 
 
 def metric_names(kind: Kind | None = None) -> list[str]:
@@ -100,27 +195,34 @@ def spec_of(name: str) -> MetricSpec:
     raise MetricError(f"unknown metric {name!r}: expected one of {known}, or module:function for your own")
 
 
+_LOADED: dict[str, object] = {}
+
+
+def implementation(spec: MetricSpec) -> object:
+    """The entry's implementation, its module imported on first use (and the object kept)."""
+    target = spec.implementation
+    if not isinstance(target, str):
+        return target
+    found = _LOADED.get(target)
+    if found is None:
+        module_name, _, attribute = target.partition(":")
+        found = _LOADED[target] = getattr(importlib.import_module(module_name), attribute)
+    return found
+
+
 def rule_function(name: str, guard: SympyGuard | None = None) -> RuleFunction:
-    """The function that scores one reply with the rule metric ``name`` (``guard`` runs sympy for math).
-
-    The metric modules are imported here, on first use: the table above is what the command line reads at
-    start-up, and it must not compile every extractor's patterns to print ``--help`` or validate a file."""
-    if name == "choice":
-        from scoring._metrics.choice import score_choice
-
-        return lambda reply, item: score_choice(reply, item)
-    if name == "exact":
-        from scoring._metrics.exact import score_exact
-
-        return score_exact
-    if name == "math":
-        from scoring._metrics.math.score import score_math
-
-        return lambda reply, item: score_math(reply, item, guard)
-    if is_custom(name):
+    """The function that scores one reply with the rule metric ``name`` (``guard`` runs sympy for math)."""
+    if is_custom(name) and name not in METRICS:
         return _custom(name)
     spec = spec_of(name)
-    raise MetricError(f"{spec.name} is scored by an LLM judge, not by a rule")
+    if spec.kind != "rule":
+        raise MetricError(f"{spec.name} is scored by an LLM judge, not by a rule")
+    function = implementation(spec)
+    if not callable(function):
+        raise MetricError(f"metric {spec.name}: its implementation {spec.implementation!r} is not a function")
+    if spec.uses_sympy:
+        return lambda reply, item: function(reply, item, guard)
+    return function
 
 
 def _import_user_module(module_name: str) -> ModuleType:

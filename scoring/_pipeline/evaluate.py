@@ -20,25 +20,29 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formatkit._api.conversion import convert
 from formatkit._api.validate import iter_dicts
 from formatkit._core.issues import Report
-from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import output_lock, refuse_special
+from scoring._client.options import with_fields
 from scoring._judges.options import JudgeOptions
+from scoring._pipeline.options import EvalFields, EvalOptions, ScoreOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
 from scoring._report.aggregate import dataset_of
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
+from scoring._runner.options import EndpointOptions, RunOptions
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import RUN_RECORD, now_iso, write_run_record
-from scoring._runner.run_file import EndpointOptions, run_file
-from scoring._runner.shard import Shard
+from scoring._runner.run_file import run_file
 
-__all__ = ["EvalOutcome", "EvalPaths", "evaluate"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["EvalOptions", "EvalOutcome", "EvalPaths", "evaluate"]
 
 #: The report formats written into the directory.
 REPORT_FORMATS = {"text": "report.txt", "json": "report.json", "html": "report.html", "xlsx": "report.xlsx"}
@@ -132,32 +136,28 @@ def evaluate(
     sets: Sequence[str | os.PathLike[str]],
     directory: str | os.PathLike[str],
     endpoint: EndpointOptions,
+    options: EvalOptions | None = None,
     *,
-    judge: JudgeOptions | None = None,
-    limit: int | None = None,
-    mode: Mode = "infer-eval",
-    profile: Profile = "platform",
-    defaults: dict[str, Any] | None = None,
-    restart: bool = False,
-    retry_empty: int = 0,
-    math_timeout: float = 2.0,
-    dimensions: dict[str, str] | None = None,
-    void_as_zero: bool = False,
     run_progress: Progress | None = None,
     judge_progress: Progress | None = None,
     started: Callable[[RunJob], None] | None = None,
-    shard: Shard | None = None,
-    command: str | None = None,
+    **fields: Unpack[EvalFields],
 ) -> EvalOutcome:
     """Validate and convert ``sets``, run the pending turns against ``endpoint``, score the responses
     (``auto``; with a judge endpoint in ``judge``, free text goes to the judge) and write the reports,
-    all into ``directory``. ``limit``: only the first N records of each dataset (a smoke run).
+    all into ``directory``.
+
+    ``options`` (:class:`~scoring._pipeline.options.EvalOptions`) says what is done beyond where the
+    requests go; each of its fields may be given as a keyword instead (``judge=JudgeOptions(...)``,
+    ``limit=5``), over ``options``. ``limit``: only the first N records of each dataset (a smoke run).
     ``retry_empty``: ask an empty reply again up to N times (as ``run_file``); ``math_timeout``: the math
     metric's per-item time limit; ``dimensions``: dataset -> capability dimension, for the reports;
     ``void_as_zero``: a void judge verdict counts as the lowest score in the summary and the reports.
     ``shard``: run and score only that part of the records (after ``limit``); ``formatkit merge`` puts
     the directories of all parts back together. ``run.json`` records what produced the outputs
-    (``command``: the command line to record).
+    (``command``: the command line to record). ``run_progress`` and ``judge_progress`` are told of the
+    run's records and the judge's responses; ``started`` is called with the run's job before anything is
+    sent.
 
     Stops after validation when a set is invalid (nothing else is written). Raises what the stages raise:
     :class:`~scoring._errors.EndpointUnavailableError` (journal kept), ``OutputLockedError``,
@@ -165,78 +165,55 @@ def evaluate(
     :class:`~scoring._errors.JudgeUnavailableError` (verdicts kept), ``OutputBusyError`` (another evaluation
     is writing ``directory``: nothing was done). Rerunning the same call resumes.
     """
+    how = with_fields(options, EvalOptions, fields)
     started_at = now_iso()
     paths = EvalPaths(Path(directory))
     paths.directory.mkdir(parents=True, exist_ok=True)
     for output in paths.outputs():  # a pipe or device among them: refused before any request is paid for
         refuse_special(output)
     with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
-        return _evaluate(
-            sets, paths, endpoint, judge, limit, mode, profile, defaults, restart, retry_empty, math_timeout,
-            dimensions, void_as_zero, run_progress, judge_progress, started, shard, command, started_at,
-        )  # fmt: skip
+        return _evaluate(sets, paths, endpoint, how, run_progress, judge_progress, started, started_at)
 
 
 def _evaluate(
     sets: Sequence[str | os.PathLike[str]],
     paths: EvalPaths,
     endpoint: EndpointOptions,
-    judge: JudgeOptions | None,
-    limit: int | None,
-    mode: Mode,
-    profile: Profile,
-    defaults: dict[str, Any] | None,
-    restart: bool,
-    retry_empty: int,
-    math_timeout: float,
-    dimensions: dict[str, str] | None,
-    void_as_zero: bool,
+    how: EvalOptions,
     run_progress: Progress | None,
     judge_progress: Progress | None,
     started: Callable[[RunJob], None] | None,
-    shard: Shard | None,
-    command: str | None,
     started_at: str,
 ) -> EvalOutcome:
-    validation = convert(list(sets), paths.canonical, mode=mode, profile=profile)
+    validation = convert(list(sets), paths.canonical, mode=how.mode, profile=how.profile)
     outcome = EvalOutcome(paths, validation)
     if not validation.valid:
         return outcome
+    limit, judge = how.limit, how.judge
     source: Any = paths.canonical if limit is None else _first_per_dataset(paths.canonical, limit)
-    outcome.run = run_file(
-        source,
-        paths.answered,
-        endpoint,
-        defaults=defaults,
-        restart=restart,
-        retry_empty=retry_empty,
+    run = RunOptions(
+        defaults=how.defaults,
+        retry_empty=how.retry_empty,
+        restart=how.restart,
         mode="infer-eval",
-        progress=run_progress,
+        shard=how.shard,
         total=_count(paths.canonical, limit),
-        started=started,
-        shard=shard,
-        command=command,
+        command=how.command,
         run_record=False,
     )
+    outcome.run = run_file(source, paths.answered, endpoint, run, progress=run_progress, started=started)
     # written once the answers are (a judge that stops the flow leaves them described), again at the end
     record = dict(outcome.run.run_record or {})
     record.update(started=started_at, sets=[str(path) for path in sets])
     record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
     write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))
-    outcome.score = score_file(
-        paths.answered,
-        paths.scored,
-        metric="auto",
-        math_timeout=math_timeout,
-        judge=judge_options,
-        progress=judge_progress,
-        void_as_zero=void_as_zero,
-    )
+    scoring = ScoreOptions(metric="auto", math_timeout=how.math_timeout, void_as_zero=how.void_as_zero)
+    outcome.score = score_file(paths.answered, paths.scored, scoring, judge=judge_options, progress=judge_progress)
     record["finished"] = now_iso()
     write_run_record(paths.run_record, record)
     # read once, written in every format
-    collected = collect_results([paths.scored], dimensions=dimensions, samples=True, void_as_zero=void_as_zero)
+    collected = collect_results([paths.scored], dimensions=how.dimensions, samples=True, void_as_zero=how.void_as_zero)
     for fmt in REPORT_FORMATS:
         save_report(collected, paths.report(fmt), fmt)
         outcome.reports.append(paths.report(fmt))

@@ -98,7 +98,7 @@ class Scorer:
     def _function(self, metric: str) -> RuleFunction:
         function = self._functions.get(metric)
         if function is None:
-            guard = self._guard() if metric == "math" else None
+            guard = self._guard() if spec_of(metric).uses_sympy else None
             function = self._functions[metric] = rule_function(metric, guard)
         return function
 

@@ -12,17 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formatkit._api.validate import StrPath, iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
+from scoring._client.options import with_fields
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
 from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
+from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate
@@ -30,7 +32,10 @@ from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
 
-__all__ = ["FileScoreOutcome", "judge_record", "score_file"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
 
 
 @dataclass
@@ -59,28 +64,27 @@ class FileScoreOutcome:
 def score_file(
     path: StrPath,
     output: StrPath,
+    options: ScoreOptions | None = None,
     *,
-    metric: str = AUTO,
-    math_timeout: float = 2.0,
     judge: JudgeOptions | None = None,
     progress: Progress | None = None,
-    model_name: str | None = None,
-    void_as_zero: bool = False,
-    workers: int = 1,
+    **fields: Unpack[ScoreFields],
 ) -> FileScoreOutcome:
     """Score every response of ``path`` with ``metric`` and write every record, in input order, to ``output``.
 
-    ``metric``: ``auto``, a rule metric, a judge metric (``judge``, ``pairwise``, ``math-judge``) or a custom
-    ``module:function``. ``judge`` holds the judge endpoint and options (its ``judge_fallback`` with
-    ``metric="math"`` sends what the rules left unsettled to the math judge); its journal defaults to
-    ``output`` + ``.journal``. ``model_name`` names the model that answered, for responses that do not
-    name one (responses collected elsewhere; the runner writes its own). With ``auto`` and a judge
-    endpoint in ``judge``, the records auto leaves for a judge (free text) are judged (``judge``) instead of
-    left unscored. ``void_as_zero``: the summary counts a void judge verdict (no readable verdict) as the
-    lowest score instead of leaving it out (the written records keep their null score either way).
-    ``workers``: rule metrics (``auto`` without a judge endpoint, a rule metric, a custom
-    ``module:function``) are scored by that many worker processes (:mod:`scoring._pipeline.score_workers`;
-    the output is byte for byte one process's); judges always run in this process.
+    ``options`` (:class:`~scoring._pipeline.options.ScoreOptions`) says how; each of its fields may be
+    given as a keyword instead (``metric="math"``), over ``options``. ``metric``: ``auto``, a rule metric, a
+    judge metric (``judge``, ``pairwise``, ``math-judge``) or a custom ``module:function``. ``judge`` holds
+    the judge endpoint and options (its ``judge_fallback`` with ``metric="math"`` sends what the rules
+    left unsettled to the math judge); its journal defaults to ``output`` + ``.journal``. ``model_name``
+    names the model that answered, for responses that do not name one (responses collected elsewhere;
+    the runner writes its own). With ``auto`` and a judge endpoint in ``judge``, the records auto leaves
+    for a judge (free text) are judged (``judge``) instead of left unscored. ``void_as_zero``: the summary
+    counts a void judge verdict (no readable verdict) as the lowest score instead of leaving it out (the
+    written records keep their null score either way). ``workers``: rule metrics (``auto`` without a
+    judge endpoint, a rule metric, a custom ``module:function``) are scored by that many worker processes
+    (:mod:`scoring._pipeline.score_workers`; the output is byte for byte one process's); judges always
+    run in this process.
 
     Raises :class:`~formatkit.InvalidFileError` (with the report) when the input is invalid,
     :class:`~scoring._metrics.registry.MetricError` for an unknown or unloadable metric,
@@ -89,27 +93,24 @@ def score_file(
     (``OutputBusyError``) at once when another command is writing ``output``.
     """
     out = Path(output)
-    if metric != AUTO:
-        spec_of(metric)  # an unknown metric fails before the input is read
-    options = judge or JudgeOptions()
-    if options.journal_path is None:
-        options = replace(options, journal_path=journal_path(Path(out)))
-    if options.judge_fallback and metric != "math":
+    how = with_fields(options, ScoreOptions, fields)
+    if how.metric != AUTO:
+        spec_of(how.metric)  # an unknown metric fails before the input is read
+    judge = judge or JudgeOptions()
+    if judge.journal_path is None:
+        judge = replace(judge, journal_path=journal_path(Path(out)))
+    if judge.judge_fallback and how.metric != "math":
         raise ValueError("the judge fallback goes with the math metric")
     with output_lock(out):  # one writer per output, from before the first verdict is bought
         try:
-            outcome = _score(
-                path, out, metric, "scored", math_timeout, options, progress, model_name, void_as_zero, workers
-            )
+            outcome = _score(path, out, "scored", how, judge, progress)
         except InvalidFileError as exc:
             if not _only_failed_inference(exc):
                 raise
             # A canonical file whose only errors are responses that failed at inference: read it as infer-eval,
             # so those responses are kept and counted unscorable (nothing was written by the first attempt).
-            outcome = _score(
-                path, out, metric, "infer-eval", math_timeout, options, progress, model_name, void_as_zero, workers
-            )
-        _carry_run_record(Path(path), out, metric, options)
+            outcome = _score(path, out, "infer-eval", how, judge, progress)
+        _carry_run_record(Path(path), out, how.metric, judge)
     return outcome
 
 
@@ -152,17 +153,10 @@ def _only_failed_inference(exc: InvalidFileError) -> bool:
 
 
 def _score(
-    path: StrPath,
-    out: Path,
-    metric: str,
-    mode: Mode,
-    math_timeout: float,
-    options: JudgeOptions,
-    progress: Progress | None,
-    model_name: str | None,
-    void_as_zero: bool = False,
-    workers: int = 1,
+    path: StrPath, out: Path, mode: Mode, how: ScoreOptions, options: JudgeOptions, progress: Progress | None
 ) -> FileScoreOutcome:
+    metric, math_timeout, model_name, void_as_zero = how.metric, how.math_timeout, how.model_name, how.void_as_zero
+    workers = how.workers
     default_dataset = Path(path).stem
 
     def records() -> Iterator[dict[str, Any]]:
@@ -194,9 +188,9 @@ def _score(
             return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]
-            judged = judge_records(scored, metric="math-judge", options=options, progress=progress)
+            judged = judge_records(scored, metric=metric, options=options, progress=progress)  # its fallback judge
             _write(out, judged.records)
-            metrics = dict.fromkeys(scorer.stats, "math")
+            metrics = dict.fromkeys(scorer.stats, metric)
             agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
             return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
         _write(out, (scorer.score_record(record) for record in records()))

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring._judges.kinds import JudgeKind, kind_of
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
     SMALL_N,
@@ -199,13 +200,14 @@ class DatasetStats:
             score = response.get("score")
             judge = response.get("judge")
             if judge is not None:
-                score = _judged_fraction(judge, score, self.judge_usage)
-                pairwise = isinstance(judge, dict) and judge.get("metric") == "pairwise"
+                kind = kind_of(judge)
+                score = _judged_fraction(judge, kind, score, self.judge_usage)
+                versus = kind is not None and kind.versus  # a comparison: win / tie / loss
                 if is_void(judge, score):
                     self.void += 1
                     if self.void_as_zero:
-                        score = -1.0 if pairwise else 0.0
-                if pairwise:
+                        score = kind.lowest if kind is not None else 0.0
+                if versus:
                     if _is_number(score) and judge.get("status") != "scored":
                         self.pairwise["loss"] = self.pairwise.get("loss", 0) + 1  # a void counted as a loss
                     else:
@@ -435,10 +437,10 @@ def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return total
 
 
-def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any:
-    """Count a judged response's judge tokens, and map an absolute judge's score from its scale
-    (2.0 on 0-2) to the 0-1 fraction every dataset score is made of. Other scores pass unchanged:
-    a pairwise verdict is already -1..1, a math judge's 0..1."""
+def _judged_fraction(judge: Any, kind: JudgeKind | None, score: Any, judge_usage: dict[str, int]) -> Any:
+    """Count a judged response's judge tokens, and map a score on a judge's scale (2.0 on 0-2) to the
+    0-1 fraction every dataset score is made of (the judge kind's ``fraction``). Other scores pass
+    unchanged: a pairwise verdict is already -1..1, a math judge's 0..1."""
     if not isinstance(judge, dict):
         return score
     usage = judge.get("usage")
@@ -447,11 +449,7 @@ def _judged_fraction(judge: Any, score: Any, judge_usage: dict[str, int]) -> Any
             value = usage.get(key)
             if type(value) is int:
                 judge_usage[key] += value
-    if judge.get("metric") != "judge":
-        return score
-    from scoring._judges.summary import score_fraction  # loaded only for judge-scored results
-
-    return score_fraction({"score": score, "judge": judge})
+    return score if kind is None else kind.fraction(score, judge)
 
 
 def _interval(

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from scoring._judges.kinds import kind_of
 from scoring._report.aggregate import record_key
 
 __all__ = [
@@ -51,7 +52,8 @@ def fraction(response: Mapping[str, Any]) -> float | None:
     if not isinstance(score, int | float) or isinstance(score, bool):
         return None
     judge = response.get("judge")
-    if isinstance(judge, dict) and judge.get("metric") == "judge":
+    kind = kind_of(judge)
+    if isinstance(judge, dict) and kind is not None and kind.on_scale:
         scale = str(judge.get("scale", "0-1")).split("-")
         try:
             low, high = float(scale[0]), float(scale[-1])

@@ -15,12 +15,15 @@ import shlex
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
+
+if TYPE_CHECKING:
+    from scoring._runner.options import EndpointOptions
 
 __all__ = [
     "RUN_RECORD",
@@ -91,20 +94,21 @@ def safe_command(argv: Sequence[str]) -> str:
     return shlex.join(words)
 
 
-def endpoint_record(endpoint: Any) -> dict[str, Any]:
-    """An :class:`~scoring._runner.run_file.EndpointOptions` as recorded: no key, header names only."""
+def endpoint_record(endpoint: EndpointOptions) -> dict[str, Any]:
+    """An :class:`~scoring._runner.options.EndpointOptions` as recorded: no key, header names only."""
+    limits, dialect = endpoint.limits, endpoint.dialect
     return {
         "base_url": public_url(endpoint.base_url),
         "model": endpoint.model,
-        "stream": endpoint.stream,
-        "concurrency": endpoint.concurrency,
-        "rpm": endpoint.rpm,
-        "timeout": endpoint.timeout,
-        "max_time": endpoint.max_time,
-        "max_retries": endpoint.max_retries,
-        "headers": sorted(endpoint.headers),
-        "rename_params": dict(endpoint.rename_params),
-        "drop_params": list(endpoint.drop_params),
+        "stream": dialect.stream,
+        "concurrency": limits.concurrency,
+        "rpm": limits.rpm,
+        "timeout": limits.timeout,
+        "max_time": limits.max_time,
+        "max_retries": endpoint.retry.max_retries,
+        "headers": sorted(dialect.headers),
+        "rename_params": dict(dialect.rename_params),
+        "drop_params": list(dialect.drop_params),
         "api_key_sent": endpoint.api_key is not None,
     }
 

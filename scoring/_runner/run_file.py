@@ -1,8 +1,10 @@
 """One call for a whole run: an evaluation set in, the canonical output with every response filled out.
 
-    from scoring import EndpointOptions, run_file
+    from scoring import EndpointOptions, RunOptions, run_file
     summary = run_file("set.xlsx", "out.jsonl", EndpointOptions("http://127.0.0.1:8000/v1", "qwen"),
-                       defaults={"temperature": 0}, limit=10)
+                       RunOptions(defaults={"temperature": 0}, limit=10))
+
+(or ``defaults=..., limit=10`` as keywords: every field of :class:`RunOptions` is one.)
 
 It is what ``formatkit run`` does after validating the input: the records are streamed from the file
 (or from a callable giving a fresh iterable each call), journaled and written as :class:`RunJob` says,
@@ -19,75 +21,26 @@ import asyncio
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from formatkit._core.writers import refuse_special
 from scoring._client.http import ChatClient
+from scoring._client.options import with_fields
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
+from scoring._runner.options import EndpointOptions, RunFields, RunOptions
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import endpoint_record, formatkit_version, now_iso, run_record_path, write_run_record
 from scoring._runner.runner import Runner
 from scoring._runner.shard import Shard, ShardTally, shard_source
 from scoring._runner.stopping import GracefulStop, Stopped
 
-__all__ = ["EndpointOptions", "plan_file", "run_file"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["EndpointOptions", "RunOptions", "plan_file", "run_file"]
 
 Records = Callable[[], Iterable[dict[str, Any]]]
-
-
-@dataclass
-class EndpointOptions:
-    """Where and how requests go (see :class:`~scoring._client.http.ChatClient` for each option).
-
-    The API key is ``api_key`` when given, else read from the environment variable ``api_key_env``
-    (``OPENAI_API_KEY`` by default, as ``formatkit run --api-key-env`` and ``JudgeOptions`` do; cleaned of the
-    ``\\r`` a CRLF ``.env`` leaves) when the client is made; ``api_key_env=None`` sends no key."""
-
-    base_url: str
-    model: str
-    api_key: str | None = None
-    concurrency: int = 8
-    rpm: float | None = None
-    timeout: float = 60.0
-    max_time: float | None = None
-    max_retries: int = 5
-    stream: bool = True
-    headers: dict[str, str] = field(default_factory=dict)
-    rename_params: dict[str, str] = field(default_factory=dict)
-    drop_params: tuple[str, ...] = ()
-    backoff_base: float = 0.5
-    unavailable_after: int = 3
-    rate_limit_window: float = 60.0
-    api_key_env: str | None = "OPENAI_API_KEY"
-
-    def key(self) -> str | None:
-        """The key sent: ``api_key``, else the one in ``$api_key_env`` (None: none)."""
-        if self.api_key is not None or not self.api_key_env:
-            return self.api_key
-        from scoring._client.http import clean_api_key
-
-        return clean_api_key(os.environ.get(self.api_key_env))[0]
-
-    def client(self) -> ChatClient:
-        return ChatClient(
-            self.base_url,
-            self.model,
-            api_key=self.key(),
-            concurrency=self.concurrency,
-            rpm=self.rpm,
-            timeout=self.timeout,
-            max_time=self.max_time,
-            max_retries=self.max_retries,
-            stream=self.stream,
-            headers=self.headers,
-            rename_params=self.rename_params,
-            drop_params=self.drop_params,
-            backoff_base=self.backoff_base,
-            unavailable_after=self.unavailable_after,
-            rate_limit_window=self.rate_limit_window,
-        )
 
 
 def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | None) -> Records:
@@ -110,26 +63,20 @@ def _job(
     source: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str],
     client: ChatClient,
-    *,
-    defaults: dict[str, Any] | None,
-    restart: bool,
-    limit: int | None,
-    retry_empty: int,
-    mode: str,
+    options: RunOptions,
     progress: Progress | None = None,
-    total: int | None = None,
-    shard: Shard | None = None,
     tallies: list[ShardTally] | None = None,
 ) -> RunJob:
-    runner = Runner(client, defaults=defaults, retry_empty=retry_empty)
+    runner = Runner(client, defaults=options.defaults, retry_empty=options.retry_empty)
+    total, limit, shard = options.total, options.limit, options.shard
     if total is not None and limit is not None:
         total = min(total, limit)
-    records = _records(source, mode, limit)
+    records = _records(source, options.mode, limit)
     if shard is not None:
         records = shard_source(records, shard, tallies if tallies is not None else [])
         if total is not None:
             total = len(shard.positions(total))
-    return RunJob(runner, records, Path(output), restart=restart, progress=progress, total=total)
+    return RunJob(runner, records, Path(output), restart=options.restart, progress=progress, total=total)
 
 
 def shard_record(shard: Shard, tally: ShardTally, records: int) -> dict[str, Any]:
@@ -148,29 +95,14 @@ def plan_file(
     source: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str],
     endpoint: EndpointOptions,
-    *,
-    defaults: dict[str, Any] | None = None,
-    restart: bool = False,
-    limit: int | None = None,
-    retry_empty: int = 0,
-    mode: str = "infer-eval",
-    shard: Shard | None = None,
+    options: RunOptions | None = None,
+    **fields: Unpack[RunFields],
 ) -> DryRunPlan:
     """What :func:`run_file` would send (the first request body, the counts); nothing is sent."""
+    run = with_fields(options, RunOptions, fields)
     client = endpoint.client()
     try:
-        job = _job(
-            source,
-            output,
-            client,
-            defaults=defaults,
-            restart=restart,
-            limit=limit,
-            retry_empty=retry_empty,
-            mode=mode,
-            shard=shard,
-        )
-        return job.plan()
+        return _job(source, output, client, run).plan()
     finally:
         asyncio.run(client.aclose())
 
@@ -179,49 +111,32 @@ def run_file(
     source: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str],
     endpoint: EndpointOptions,
+    options: RunOptions | None = None,
     *,
-    defaults: dict[str, Any] | None = None,
-    restart: bool = False,
-    limit: int | None = None,
-    retry_empty: int = 0,
-    mode: str = "infer-eval",
     progress: Progress | None = None,
-    total: int | None = None,
     started: Callable[[RunJob], None] | None = None,
-    shard: Shard | None = None,
-    command: str | None = None,
-    run_record: bool = True,
+    **fields: Unpack[RunFields],
 ) -> RunSummary:
     """Run every pending response of ``source`` (a file, or a callable giving records) into ``output``.
 
-    ``limit``: only the first N records (a smoke run; the output holds those N). ``retry_empty``: ask an
-    empty reply again up to N times (journaled records with empty replies are asked again too).
-    ``started`` is called with the job before anything is sent (to read its summary after a stop).
-    ``shard``: only that part of the records (:class:`~scoring._runner.shard.Shard`; after ``limit``).
+    ``options`` (:class:`~scoring._runner.options.RunOptions`) says what is sent and which records; each
+    of its fields may be given as a keyword instead (``limit=10``), over ``options``. ``limit``: only the
+    first N records (a smoke run; the output holds those N). ``retry_empty``: ask an empty reply again up
+    to N times (journaled records with empty replies are asked again too). ``shard``: only that part of
+    the records (:class:`~scoring._runner.shard.Shard`; after ``limit``). ``progress`` is told of every
+    record; ``started`` is called with the job before anything is sent (to read its summary after a stop).
     Once the output is written, its run record (:mod:`scoring._runner.provenance`) is written beside it as
     ``OUT.run.json`` (``run_record=False``: not written; ``command``: the command line to record) and is
     kept in the summary's ``run_record``.
     """
+    run = with_fields(options, RunOptions, fields)
     refuse_special(Path(output))  # before the journal and its lock are made beside it
-    if run_record:  # written once every request is paid for: refused before the first
+    if run.run_record:  # written once every request is paid for: refused before the first
         refuse_special(run_record_path(Path(output)))
     started_at = now_iso()
     tallies: list[ShardTally] = []
     client = endpoint.client()
-    job = _job(
-        source,
-        output,
-        client,
-        defaults=defaults,
-        restart=restart,
-        limit=limit,
-        retry_empty=retry_empty,
-        mode=mode,
-        progress=progress,
-        total=total,
-        shard=shard,
-        tallies=tallies,
-    )
+    job = _job(source, output, client, run, progress, tallies)
     if started is not None:
         started(job)
     note = getattr(progress, "note", None)
@@ -244,20 +159,20 @@ def run_file(
         "formatkit_version": formatkit_version(),
         "started": started_at,
         "finished": now_iso(),
-        "command": command,
+        "command": run.command,
         "base_url": endpoint_record(endpoint)["base_url"],
         "model": endpoint.model,
-        "parameters": dict(defaults or {}),
+        "parameters": dict(run.defaults or {}),
         "endpoint": endpoint_record(endpoint),
         "input": None if callable(source) else str(source),
         "output": Path(output).name,
-        "limit": limit,
-        "retry_empty": retry_empty,
+        "limit": run.limit,
+        "retry_empty": run.retry_empty,
         "summary": summary.to_dict(),
     }
-    if shard is not None and tallies:
-        record["shard"] = shard_record(shard, tallies[-1], summary.records)
+    if run.shard is not None and tallies:
+        record["shard"] = shard_record(run.shard, tallies[-1], summary.records)
     summary.run_record = record
-    if run_record:
+    if run.run_record:
         write_run_record(run_record_path(output), record)
     return summary

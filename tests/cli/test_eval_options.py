@@ -18,7 +18,7 @@ from fakeserver import FakeOpenAI, Fault, last_user
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
-from scoring import EndpointOptions, evaluate
+from scoring import Dialect, EndpointOptions, evaluate
 
 runner = CliRunner()
 
@@ -158,7 +158,7 @@ def test_the_python_api_takes_the_same_settings(fake_openai: FakeOpenAI, tmp_pat
     outcome = evaluate(
         [_set(tmp_path / "s.jsonl", 1)],
         tmp_path / "out",
-        EndpointOptions(fake_openai.base_url, "m", stream=False),
+        EndpointOptions(fake_openai.base_url, "m", dialect=Dialect(stream=False)),
         retry_empty=2,
         dimensions=dimensions,
         math_timeout=1.0,

@@ -18,6 +18,7 @@ import pytest
 
 from formatkit._api import jsonl_part
 from formatkit._api.conversion import convert
+from formatkit._core import interpreter
 from formatkit._core.modes import Mode
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -214,7 +215,7 @@ def test_a_worker_that_cannot_start_or_dies_leaves_one_process_outcome(
     # A worker killed once it has read its part and said so (SIGKILL, exit -9): whenever this process gets
     # to the middle, before or after that, the worker's part is not used. (Killing it from here when this
     # process gets there raced with a worker that had already finished.)
-    command = jsonl_part.worker_command
+    command = interpreter.worker_command
 
     def killed(module: str) -> list[str]:
         return command(module, "main(sys.argv[1:]) + os.kill(os.getpid(), 9)")

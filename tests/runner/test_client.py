@@ -9,9 +9,11 @@ from typing import Any
 
 import httpx
 import pytest
+from clients import client_options
 from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from scoring import RetryPolicy
 from scoring._client.http import ChatClient, ChatResult
 from scoring._client.pacing import RateLimiter, backoff_delay, parse_retry_after
 from scoring._errors import (
@@ -32,7 +34,7 @@ def client_for(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) ->
     """A client of the fake server; with ``clock``, its waits are counted on that clock, not slept."""
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
     options.update(kw)
-    client = ChatClient(server.base_url, "fake-model", **options)
+    client = ChatClient(server.base_url, "fake-model", **client_options(**options))
     if clock is not None:
         client.clock = clock
     return client
@@ -204,7 +206,7 @@ def test_endpoint_down_raises_unavailable_then_fails_fast() -> None:
     async def go() -> list[BaseException]:
         errors: list[BaseException] = []
         async with ChatClient(
-            "http://127.0.0.1:9/v1", "m", backoff_base=0.001, max_retries=1, unavailable_after=2
+            "http://127.0.0.1:9/v1", "m", retry=RetryPolicy(backoff_base=0.001, max_retries=1, unavailable_after=2)
         ) as client:
             for _ in range(3):
                 try:

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clients import client_options
 from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring import EndpointOptions, run_file
+from scoring import EndpointOptions, Limits, RetryPolicy, run_file
 from scoring._client.http import ChatClient, ChatResult
 from scoring._errors import EndpointUnavailableError, ReplyTooLargeError, RetriesExhaustedError, error_kind
 
@@ -36,7 +37,7 @@ def ask(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) -> list[C
     options.update(kw)
 
     async def go() -> list[ChatResult]:
-        async with ChatClient(server.base_url, "fake-model", **options) as client:
+        async with ChatClient(server.base_url, "fake-model", **client_options(**options)) as client:
             if clock is not None:
                 client.clock = clock
             return await client.complete(USER, {})
@@ -241,7 +242,11 @@ def test_a_broken_streaming_path_falls_back_once_to_plain_requests(fake_openai: 
 
     async def go() -> list[list[ChatResult]]:
         async with ChatClient(
-            fake_openai.base_url, "m", backoff_base=0.001, on_notice=heard.append, concurrency=concurrency
+            fake_openai.base_url,
+            "m",
+            limits=Limits(concurrency=concurrency),
+            retry=RetryPolicy(backoff_base=0.001),
+            on_notice=heard.append,
         ) as client:
             return await asyncio.gather(*(client.complete(USER, {}) for _ in range(12)))
 

@@ -7,9 +7,11 @@ from typing import Any
 
 import httpx
 import pytest
+from clients import client_options
 from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault
 
+from scoring import Dialect, RetryPolicy
 from scoring._client.http import ChatClient, ChatResult, clean_api_key
 from scoring._client.pacing import parse_duration, rate_limit_delay, server_wait
 from scoring._client.url import endpoint_url, public_url
@@ -22,7 +24,7 @@ def client_for(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) ->
     """A client of the fake server; with ``clock``, its waits are counted on that clock, not slept."""
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
     options.update(kw)
-    client = ChatClient(server.base_url, "fake-model", **options)
+    client = ChatClient(server.base_url, "fake-model", **client_options(**options))
     if clock is not None:
         client.clock = clock
     return client
@@ -303,7 +305,9 @@ def test_the_path_goes_before_the_query(base: str, url: str) -> None:
 
 def test_a_query_string_reaches_the_server(fake_openai: FakeOpenAI) -> None:
     async def go() -> None:
-        async with ChatClient(fake_openai.base_url + "?api-version=2024-06-01", "m", stream=False) as client:
+        async with ChatClient(
+            fake_openai.base_url + "?api-version=2024-06-01", "m", dialect=Dialect(stream=False)
+        ) as client:
             await client.complete(USER, {})
 
     asyncio.run(go())
@@ -315,7 +319,7 @@ def test_credentials_in_the_url_are_never_shown() -> None:
     assert public_url(base) == "http://127.0.0.1:9/v1?api-key=***&api-version=1"
 
     async def go() -> BaseException:
-        async with ChatClient(base, "m", max_retries=0, unavailable_after=1) as client:
+        async with ChatClient(base, "m", retry=RetryPolicy(max_retries=0, unavailable_after=1)) as client:
             try:
                 await client.complete(USER, {})
             except ClientError as exc:

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from scoring import RetryPolicy
 from scoring._client.http import ChatClient
 from scoring._runner.job import RunJob, RunSummary, journal_path, record_key, settings_fingerprint
 from scoring._runner.journal import Journal
@@ -32,7 +33,7 @@ def records(count: int) -> list[dict[str, Any]]:
 
 def run_job(server: FakeOpenAI, source: list[dict[str, Any]], out: Path, **kw: Any) -> RunSummary:
     async def go() -> RunSummary:
-        async with ChatClient(server.base_url, "m", backoff_base=0.001, max_retries=1) as client:
+        async with ChatClient(server.base_url, "m", retry=RetryPolicy(backoff_base=0.001, max_retries=1)) as client:
             return await RunJob(Runner(client), lambda: iter(source), out, **kw).run()
 
     return asyncio.run(go())

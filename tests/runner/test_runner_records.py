@@ -7,8 +7,10 @@ import copy
 from typing import Any
 
 import pytest
+from clients import client_options
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from scoring import Limits, RetryPolicy
 from scoring._client.http import ChatClient
 from scoring._errors import EndpointUnavailableError
 from scoring._runner.requests import count_requests, error_kind_of, request_params
@@ -54,7 +56,7 @@ def run(server: FakeOpenAI, record: dict[str, Any], defaults: dict[str, Any] | N
     options.update(kw)
 
     async def go() -> RecordOutcome:
-        async with ChatClient(server.base_url, "fake", **options) as client:
+        async with ChatClient(server.base_url, "fake", **client_options(**options)) as client:
             return await Runner(client, defaults=defaults).run_record(record)
 
     return asyncio.run(go())
@@ -204,7 +206,9 @@ def test_exhausted_retries_are_recorded(fake_openai: FakeOpenAI) -> None:
     record = single()
 
     async def go() -> RecordOutcome:
-        async with ChatClient(fake_openai.base_url, "fake", backoff_base=0.001, max_retries=2) as client:
+        async with ChatClient(
+            fake_openai.base_url, "fake", retry=RetryPolicy(backoff_base=0.001, max_retries=2)
+        ) as client:
             runner = Runner(client)
             await runner.run_record(single())  # the endpoint has served: a record's failure stays its own
             return await runner.run_record(record)
@@ -237,7 +241,7 @@ def test_filled_and_scored_responses_are_never_resent(fake_openai: FakeOpenAI) -
 def test_endpoint_unavailable_escapes() -> None:
     async def go() -> None:
         async with ChatClient(
-            "http://127.0.0.1:9/v1", "m", backoff_base=0.001, max_retries=0, unavailable_after=1
+            "http://127.0.0.1:9/v1", "m", retry=RetryPolicy(backoff_base=0.001, max_retries=0, unavailable_after=1)
         ) as client:
             await Runner(client).run_record(single())
 
@@ -255,7 +259,7 @@ def test_run_many_bounds_active_records_and_yields_all(fake_openai: FakeOpenAI) 
             yield i, single(prompt=f"q{i}")
 
     async def go() -> list[int]:
-        async with ChatClient(fake_openai.base_url, "m", concurrency=3) as client:
+        async with ChatClient(fake_openai.base_url, "m", limits=Limits(concurrency=3)) as client:
             runner = Runner(client, max_active_records=5)
             seen: list[Any] = []
             async for position, record, outcome in runner.run_many(records()):

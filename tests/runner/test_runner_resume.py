@@ -18,7 +18,7 @@ from fakeserver import FakeOpenAI, Fault, last_user
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring import EndpointOptions, run_file
+from scoring import EndpointOptions, Limits, RetryPolicy, run_file
 from scoring._errors import EndpointUnavailableError
 
 CONTEXT = (
@@ -77,7 +77,9 @@ def test_the_library_resumes_past_records_own_errors_too(fake_openai: FakeOpenAI
     fake_openai.rules.append(lambda body: Fault("400", message=CONTEXT) if "long" in last_user(body) else None)
     source = write_set(tmp_path / "set.jsonl", 6, own_errors={1, 2, 3})
     out = tmp_path / "out.jsonl"
-    endpoint = EndpointOptions(fake_openai.base_url, "m", concurrency=1, max_retries=0)
+    endpoint = EndpointOptions(
+        fake_openai.base_url, "m", limits=Limits(concurrency=1), retry=RetryPolicy(max_retries=0)
+    )
     summary = run_file(source, out, endpoint)
     assert summary.with_errors == 3
     for _ in range(2):
@@ -109,4 +111,8 @@ def test_a_key_or_model_refused_now_still_stops_a_resumed_run(
     assert "cannot serve" in result.output and message[:20] in result.output
     assert fake_openai.requests <= 4  # the first wave proves it: not 15 refused requests
     with pytest.raises(EndpointUnavailableError):
-        run_file(source, out, EndpointOptions(fake_openai.base_url, "m", concurrency=4, max_retries=0))
+        run_file(
+            source,
+            out,
+            EndpointOptions(fake_openai.base_url, "m", limits=Limits(concurrency=4), retry=RetryPolicy(max_retries=0)),
+        )

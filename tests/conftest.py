@@ -22,6 +22,34 @@ settings.register_profile("formatkit", deadline=None)
 settings.load_profile("formatkit")
 
 
+def _selects_slow(config: pytest.Config) -> bool:
+    """Whether this run's ``-m`` expression selects the tests marked slow (``-m slow``)."""
+    from _pytest.mark.expression import Expression
+
+    def slow_only(name: str, /, **kwargs: str | int | bool | None) -> bool:
+        return name == "slow"
+
+    marks = config.getoption("markexpr", "") or ""
+    return not marks or Expression.compile(marks).evaluate(slow_only)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run of the slow tests runs the property tests with their full count of examples (tests/fuzz.py)."""
+    import fuzz
+
+    if _selects_slow(config):
+        fuzz.FULL = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """... and selects them too: ``-m slow`` is the long hunt (the default suite runs a quarter of the examples)."""
+    if _selects_slow(config):
+        for item in items:
+            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def english_locale(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages follow the locale (LC_ALL / LC_MESSAGES / LANG): the suite pins English, so a developer

@@ -6,6 +6,7 @@ import contextlib
 from typing import Any
 
 import pytest
+from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -323,7 +324,7 @@ def test_parse_scale_rejects(text: str) -> None:
 _ALPHABET = st.sampled_from(list("{}[]\",:'` \n\\abAB+=<>/score0123456789.-选择分数：“”，"))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(_ALPHABET, max_size=300) | st.text(max_size=300))
 def test_parsers_never_raise_anything_else(text: str) -> None:
     for parse in (

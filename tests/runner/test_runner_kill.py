@@ -128,11 +128,11 @@ def test_killed_again_and_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None
     check_output(out, count)
 
 
-def stop_in_flight(server: FakeOpenAI, process: subprocess.Popen[str], signum: int) -> str:
-    """Send ``signum`` while the server holds the requests in flight; once the run has said it waits for
-    them, let them go; the run's stderr."""
+def stop_in_flight(server: FakeOpenAI, process: subprocess.Popen[str], signum: int, answered: int = 8) -> str:
+    """Send ``signum`` once the server, having answered ``answered`` requests, holds the next ones in flight;
+    once the run has said it waits for them, let them go; the run's stderr."""
     deadline = time.monotonic() + 60
-    while server.in_flight < CONCURRENCY and process.poll() is None and time.monotonic() < deadline:
+    while server.requests < answered + CONCURRENCY and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
     process.send_signal(signum)
     said = stderr_until(process, "request(s) in flight")

@@ -6,6 +6,14 @@ The public API::
     report = validate_file("set.xlsx", mode="infer-eval", profile="platform")
     for issue in report.issues: print(issue.code, issue.place, issue.message)
 
+``check_files`` and ``run_conversion`` are ``validate_files`` and ``convert`` with their outcome as a
+:class:`Checked` (the pydantic report built only when asked for: what the command line prints from).
+
+Public submodules, each a face of its own: :mod:`formatkit.errors` (every error), :mod:`formatkit.messages`
+(the catalogues, ``--lang``), :mod:`formatkit.codes` (issue codes), :mod:`formatkit.files` (paths, side
+files, output locks), :mod:`formatkit.parameters` (the parameter table), :mod:`formatkit.schema` (JSON
+Schemas). Every other module is private.
+
 Names are loaded on first use, so ``import formatkit`` stays cheap for the command line.
 """
 
@@ -20,9 +28,13 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "validate_file": "formatkit._api.validate",
     "validate_files": "formatkit._api.validate",
+    "check_files": "formatkit._api.validate",
+    "Checked": "formatkit._api.validate",
     "iter_records": "formatkit._api.validate",
     "iter_dicts": "formatkit._api.validate",
     "convert": "formatkit._api.conversion",
+    "run_conversion": "formatkit._api.conversion",
+    "check_output": "formatkit._api.conversion",
     "fix_file": "formatkit._api.fix",
     "FixResult": "formatkit._api.fix",
     "export_excel": "formatkit._api.export",
@@ -47,6 +59,7 @@ _EXPORTS = {
 
 __all__ = [
     "CODES",
+    "Checked",
     "FileReport",
     "FixResult",
     "FormatkitError",
@@ -64,12 +77,15 @@ __all__ = [
     "UnreadablePathError",
     "Usage",
     "__version__",
+    "check_files",
+    "check_output",
     "convert",
     "export_excel",
     "fix_file",
     "iter_dicts",
     "iter_records",
     "record_to_dict",
+    "run_conversion",
     "validate_file",
     "validate_files",
 ]
@@ -83,10 +99,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from formatkit._api.conversion import convert
+    from formatkit._api.conversion import check_output, convert, run_conversion
     from formatkit._api.export import export_excel
     from formatkit._api.fix import FixResult, fix_file
-    from formatkit._api.validate import iter_dicts, iter_records, validate_file, validate_files
+    from formatkit._api.validate import Checked, check_files, iter_dicts, iter_records, validate_file, validate_files
     from formatkit._core.codes import CODES
     from formatkit._core.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
     from formatkit._core.issues import FileReport, Issue, Report

@@ -12,15 +12,16 @@ __all__ = ["lazy_getattr"]
 
 def lazy_getattr(namespace: dict[str, Any], exports: Mapping[str, str]) -> Callable[[str], Any]:
     """The module ``__getattr__`` of the package whose globals are ``namespace``: ``exports`` maps an
-    exported name to the module defining it. The value is cached in ``namespace``, so later lookups are
-    plain attribute reads."""
+    exported name to the module defining it (``"module:name"`` when it is defined there under another
+    name). The value is cached in ``namespace``, so later lookups are plain attribute reads."""
     package = namespace["__name__"]
 
     def __getattr__(name: str) -> Any:
-        module = exports.get(name)
-        if module is None:
+        where = exports.get(name)
+        if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        module, _, defined = where.partition(":")
+        value = getattr(importlib.import_module(module), defined or name)
         namespace[name] = value
         return value
 

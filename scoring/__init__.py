@@ -12,8 +12,11 @@ The runner is exported too, loaded on first use (it brings httpx)::
     async with ChatClient("http://127.0.0.1:8000/v1", "my-model") as client:
         await Runner(client, defaults={"temperature": 0}).run_record(record)   # fills ``record``
 
-``scoring`` imports ``formatkit``, never the other way round. sympy is imported only by the guarded math
-worker process, on first need.
+Public submodules: :mod:`scoring.errors` (every error scoring raises for a caller) and :mod:`scoring.report`
+(reports as the command line prints them). Every other module is private.
+
+``scoring`` imports ``formatkit`` (its public face and ``formatkit._core``), never the other way round.
+sympy is imported only by the guarded math worker process, on first need.
 """
 
 from typing import TYPE_CHECKING
@@ -45,7 +48,7 @@ _LAZY = {
     "JudgeOptions": "scoring._judges.options",
     "METRICS": "scoring._metrics.registry",
     "MetricChoice": "scoring._metrics.auto",
-    "MetricError": "scoring._metrics.registry",
+    "MetricError": "scoring._errors",
     "MetricSpec": "scoring._metrics.registry",
     "RULE_METRICS": "scoring._pipeline.score",
     "RuleFunction": "scoring._metrics.registry",
@@ -90,10 +93,20 @@ _LAZY = {
     "score_file": "scoring._pipeline.score_file",
     "Shard": "scoring._runner.shard",
     "merge_parts": "scoring._pipeline.merge",
-    "MergeError": "scoring._pipeline.merge",
+    "MergeError": "scoring._errors",
+    "AUTO": "scoring._metrics.registry",
+    "metric_names": "scoring._metrics.registry",
+    "DryRunPlan": "scoring._runner.job",
+    "plan_file": "scoring._runner.run_file",
+    "journal_path": "scoring._runner.journal",
+    "make_progress": "scoring._runner.progress",
+    "safe_command": "scoring._runner.provenance",
+    "clean_api_key": "scoring._client.http",
+    "public_url": "scoring._client.url",
 }
 
 __all__ = [
+    "AUTO",
     "METRICS",
     "RULE_METRICS",
     "Aggregate",
@@ -103,6 +116,7 @@ __all__ = [
     "ChoiceExtraction",
     "DatasetStats",
     "Dialect",
+    "DryRunPlan",
     "EndpointOptions",
     "EndpointUnavailableError",
     "EvalOptions",
@@ -135,6 +149,7 @@ __all__ = [
     "boxed_contents",
     "choose_metric",
     "choose_metrics",
+    "clean_api_key",
     "collect_results",
     "evaluate",
     "exact_match",
@@ -143,17 +158,23 @@ __all__ = [
     "extract_number",
     "extract_yes_no",
     "item_from_record",
+    "journal_path",
+    "make_progress",
     "math_credit",
     "math_equal",
     "merge_parts",
+    "metric_names",
     "normalize_text",
     "option_letters",
     "parse_choice_reference",
     "parse_number",
     "parse_yes_no",
+    "plan_file",
+    "public_url",
     "record_score",
     "reference_number",
     "run_file",
+    "safe_command",
     "score_choice",
     "score_exact",
     "score_file",
@@ -169,9 +190,10 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 if TYPE_CHECKING:
-    from scoring._client.http import ChatClient, ChatResult
+    from scoring._client.http import ChatClient, ChatResult, clean_api_key
     from scoring._client.options import Dialect, Limits, RetryPolicy
-    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError
+    from scoring._client.url import public_url
+    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
     from scoring._metrics.base import Item, ItemScore, item_from_record
@@ -189,9 +211,9 @@ if TYPE_CHECKING:
     from scoring._metrics.extract.numeric import extract_number, reference_number
     from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
-    from scoring._metrics.registry import METRICS, MetricError, MetricSpec, RuleFunction
+    from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
-    from scoring._pipeline.merge import MergeError, merge_parts
+    from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report
     from scoring._pipeline.score import (
@@ -204,8 +226,11 @@ if TYPE_CHECKING:
     )
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
-    from scoring._runner.job import RunJob, RunSummary
+    from scoring._runner.job import DryRunPlan, RunJob, RunSummary
+    from scoring._runner.journal import journal_path
     from scoring._runner.options import EndpointOptions, RunOptions
-    from scoring._runner.run_file import run_file
+    from scoring._runner.progress import make_progress
+    from scoring._runner.provenance import safe_command
+    from scoring._runner.run_file import plan_file, run_file
     from scoring._runner.runner import RecordOutcome, Runner
     from scoring._runner.shard import Shard

@@ -20,6 +20,15 @@ ClientError                      base of every error the client raises on purpos
 └── RunInterrupted               the run was stopped by a signal (SIGTERM); ``.signal``. Ctrl-C stays
                                  KeyboardInterrupt. Both keep the journal and remove temporary files.
 
+The errors of the steps above the client, kept here too so that every error scoring raises for a caller
+has one home (:mod:`scoring.errors` is their public face) and catching one loads nothing else:
+
+JudgeSetupError        ValueError: the judge cannot start (bad option, template or ``--against`` file)
+MetricError            ValueError: a metric name neither in the table nor an importable ``module:function``
+ResultsFileError       ValueError: a results file that is not canonical jsonl
+MergeError             ValueError: shard parts that cannot be merged; ``.problems``
+ScoringWorkerError     RuntimeError: a scoring worker process failed; nothing was written
+
 Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
 subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhaustedError` or
 :class:`EndpointUnavailableError` (raised ``from`` them). Every message is scrubbed of the API key.
@@ -30,15 +39,20 @@ from __future__ import annotations
 __all__ = [
     "ClientError",
     "EndpointUnavailableError",
+    "JudgeSetupError",
     "JudgeUnavailableError",
     "MalformedResponseError",
+    "MergeError",
+    "MetricError",
     "OutputLockedError",
     "PermanentRequestError",
     "ReplyTooLargeError",
     "RequestNotSent",
+    "ResultsFileError",
     "RetriesExhaustedError",
     "RetryableStatusError",
     "RunInterrupted",
+    "ScoringWorkerError",
     "StreamError",
     "TransientError",
     "error_kind",
@@ -150,6 +164,30 @@ class RunInterrupted(Exception):
     def __init__(self, signal: int) -> None:
         self.signal = signal
         super().__init__(f"stopped by signal {signal}")
+
+
+class JudgeSetupError(ValueError):
+    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
+
+
+class MetricError(ValueError):
+    """A metric name that is neither in the table nor an importable ``module:function``."""
+
+
+class ResultsFileError(ValueError):
+    """A results file that is not canonical jsonl (a line that is not JSON, or not a record)."""
+
+
+class MergeError(ValueError):
+    """The parts cannot be merged; ``problems`` lists every reason, each naming its part."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class ScoringWorkerError(RuntimeError):
+    """A scoring worker failed (its traceback is the message); nothing was written."""
 
 
 def error_kind(exc: BaseException) -> str:

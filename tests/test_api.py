@@ -55,7 +55,7 @@ DOCUMENTED = {
         "CODES", "FileReport", "FixResult", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",
         "OutputError", "Profile", "Record", "Report", "Response", "SourceLocation", "UnreadablePathError",
         "Usage", "__version__", "convert", "export_excel", "fix_file", "iter_dicts", "iter_records", "record_to_dict",
-        "validate_file", "validate_files",
+        "validate_file", "validate_files", "Checked", "check_files", "check_output", "run_conversion",
     ],
     "scoring": [
         "METRICS", "RULE_METRICS", "Aggregate", "Aggregator", "ChatClient", "ChatResult", "ChoiceExtraction",
@@ -69,7 +69,32 @@ DOCUMENTED = {
         "score_math", "score_records", "score_response", "strip_think", "EndpointOptions", "run_file",
         "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
-        "EvalOptions",
+        "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
+        "make_progress", "safe_command", "clean_api_key", "public_url",
+    ],
+}  # fmt: skip
+
+#: The public submodules (each with its own ``__all__``) and their names: what the command line may import
+#: besides the two packages themselves (pyproject.toml's import-linter contracts hold it to that).
+SUBMODULES = {
+    "formatkit.codes": ["CAUSES", "CODES", "Code", "Severity", "describe"],
+    "formatkit.errors": [
+        "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "SheetReadBackError", "SmallFileError",
+        "UnreadablePathError",
+    ],
+    "formatkit.files": ["TERMINATED", "check_path", "output_lock", "read_small_file"],
+    "formatkit.messages": ["DEFAULT_LANG", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"],
+    "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
+    "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
+    "scoring.errors": [
+        "ClientError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
+        "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
+        "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError", "RetryableStatusError",
+        "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
+    ],
+    "scoring.report": [
+        "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
+        "terminal_width",
     ],
 }  # fmt: skip
 
@@ -93,4 +118,35 @@ def test_every_submodule_is_private(package: str) -> None:
 
     module = __import__(package)
     names = [info.name for info in pkgutil.iter_modules(module.__path__)]
-    assert [name for name in names if not name.startswith("_")] == (["cli"] if package == "formatkit" else [])
+    public = sorted(name.rpartition(".")[2] for name in SUBMODULES if name.startswith(package + "."))
+    assert [name for name in names if not name.startswith("_")] == sorted(
+        (["cli"] if package == "formatkit" else []) + public
+    )
+
+
+@pytest.mark.parametrize("name", sorted(SUBMODULES))
+def test_public_submodules_export_exactly_their_documented_names(name: str) -> None:
+    import importlib
+
+    module = importlib.import_module(name)
+    assert module.__doc__
+    assert sorted(module.__all__) == sorted(SUBMODULES[name])
+    for export in module.__all__:
+        assert getattr(module, export) is not None, export
+
+
+def test_every_error_a_caller_catches_is_in_its_package_errors_module() -> None:
+    """One home per error: each exception class exported anywhere in the two faces is in their errors module."""
+    import importlib
+
+    import formatkit.errors
+    import scoring.errors
+
+    homes = {"formatkit": formatkit.errors, "scoring": scoring.errors}
+    for name, names in [*DOCUMENTED.items(), *SUBMODULES.items()]:
+        module = importlib.import_module(name)
+        for export in names:
+            value = getattr(module, export)
+            if isinstance(value, type) and issubclass(value, BaseException):
+                home = homes[name.partition(".")[0]]
+                assert getattr(home, export, None) is value, f"{name}.{export} is not in {home.__name__}"

@@ -9,7 +9,7 @@ judge's verdicts (``judge``, JSON), the endpoint and the record's ``dataset`` an
 follow, each only when some record has it. A record with several samples gets ``response_2``,
 ``score_2``, … columns. Every one of these is a known column of the Excel reader, so an exported file can
 be validated, edited and scored again. Cell safety (text never a formula, escapes, sizes) is
-:mod:`formatkit._api.xlsx_style`'s.
+:mod:`formatkit._core.xlsx_style`'s.
 
 Results of several sets (``eval``'s, where each set numbers its sessions from 0) keep their ids: the
 ``dataset`` cell stands on every row, and the Excel reader keys a session by dataset and session_id. An id
@@ -29,11 +29,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from formatkit._api.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
-from formatkit._core.errors import InvalidFileError
-from formatkit._core.issues import FileReport
+from formatkit._core.errors import SheetReadBackError
 from formatkit._core.modes import Mode
 from formatkit._core.writers import atomic_writer, output_lock
+from formatkit._core.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._rules.excel_values import MAX_ID
 from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
 
@@ -53,15 +52,6 @@ _JSON_FIELDS = {"usage", "judge", "extra"}
 #: Response keys with a place of their own (a column, or the row's parameters); the rest go to ``extra``.
 _PLACED = {"content", "answer", "parameters", *RESULT_FIELDS}
 _RECORD_FIELDS = ["dataset", "meta"]
-
-
-class SheetReadBackError(InvalidFileError):
-    """The workbook export would write does not read back in ``mode`` (nothing was written); ``report``
-    holds what the reader said."""
-
-    def __init__(self, report: FileReport, mode: Mode) -> None:
-        super().__init__(report)
-        self.mode = mode
 
 
 def _json(value: Any) -> str | None:

@@ -18,13 +18,11 @@ from pydantic import BaseModel, Field
 
 from formatkit._api.validate import check_path, validate_file
 from formatkit._core.errors import UnreadablePathError
+from formatkit._core.formats import input_format, load
 from formatkit._core.issues import FileReport
 from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import atomic_writer
 from formatkit._fixing.changes import Change
-from formatkit._fixing.excel import repair_workbook
-from formatkit._fixing.excel_book import lost_parts, open_book, save_book
-from formatkit._fixing.jsonl import repair_jsonl
 
 __all__ = ["FixResult", "fix_file", "fixed_suffix"]
 
@@ -53,9 +51,10 @@ class FixResult(BaseModel):
 
 
 def fixed_suffix(path: StrPath) -> str:
-    """The extension of the repaired copy: .xlsx for a workbook (an .xls is rewritten as .xlsx), .jsonl."""
-    suffix = Path(path).suffix.lower()
-    return ".xlsx" if suffix in (".xlsx", ".xls") else suffix
+    """The extension of the repaired copy: .xlsx for a workbook (an .xls is rewritten as .xlsx), .jsonl (the
+    ``fixed`` of :data:`formatkit._core.formats.INPUT_FORMATS`); a file fix does not repair keeps its own."""
+    known = input_format(path)
+    return known.fixed if known is not None and known.fixed is not None else Path(path).suffix.lower()
 
 
 def fix_file(
@@ -78,29 +77,11 @@ def fix_file(
     before = validate_file(source, mode=mode, profile=profile)
     if any(code in before.counts for code in _UNREADABLE):
         return _unrepaired(path, output, before)
-    suffix = source.suffix.lower()
-    changes: list[Change] = []
-    notes: list[Change] = []
-    if suffix == ".jsonl":
-        data, changes = repair_jsonl(source.read_bytes())
-    elif suffix in (".xlsx", ".xls"):
-        try:
-            book = open_book(source)
-        except Exception:  # a workbook openpyxl/xlrd cannot open: nothing to repair, validate says why
-            return _unrepaired(path, output, before)
-        changes = repair_workbook(book)
-        if book.from_xls:
-            notes.append(Change(code="xls_converted"))
-        if changes or book.from_xls:
-            data = save_book(book)
-            if not book.from_xls:
-                lost = lost_parts(source, data)
-                if lost:
-                    notes.append(Change(code="parts_lost", data={"parts": lost}))
-        else:
-            data = source.read_bytes()  # nothing to repair: the copy is the original, byte for byte
-    else:  # another kind of file: validate says which kinds are read
+    known = input_format(source)
+    repaired = load(known.repair)(source) if known is not None and known.repair is not None else None
+    if repaired is None:  # a file no repair can open, or of a kind fix does not repair: validate says why
         return _unrepaired(path, output, before)
+    data, changes, notes = repaired
     with _written(target, data, dry_run) as written:
         report = validate_file(written, mode=mode, profile=profile)
     if dry_run:
@@ -120,8 +101,9 @@ def _check_output(source: Path, target: Path) -> None:
     if target.exists() and (target.is_dir() or os.path.samefile(source, target)):
         what = "a directory" if target.is_dir() else "the input itself"
         raise UnreadablePathError(f"{target}: is {what}; give -o the path of a new file (fix never writes its input)")
+    known = input_format(source)
     wanted = fixed_suffix(source)
-    if wanted in (".xlsx", ".jsonl") and target.suffix.lower() != wanted:
+    if known is not None and known.fixed is not None and target.suffix.lower() != wanted:
         raise UnreadablePathError(f"{target}: the repaired copy of {source.name} is a {wanted} file; name it *{wanted}")
 
 

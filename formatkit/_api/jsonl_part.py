@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from formatkit._core.formats import input_format
 from formatkit._core.interpreter import python_can_start, worker_command
 from formatkit._core.modes import Mode
 from formatkit._core.writers import WRITE_BUFFER, dumps_line
@@ -145,7 +146,7 @@ class LaterPart:
         path = run.path
         if (
             max_rows is not None
-            or path.suffix.lower() != ".jsonl"
+            or not _in_parts(path)
             or os.environ.get("FORMATKIT_WORKERS") == "1"
             or _usable_cores() < 2
             or not getattr(run.reader, "fast", False)
@@ -280,6 +281,12 @@ def _read_part(name: str, offset: int, mode: Mode, spool: str, meta: bool) -> in
     if not reader.clean:
         return None
     return run.records - lines_before
+
+
+def _in_parts(path: Path) -> bool:
+    """Whether ``path``'s format may be read in two parts (``parts`` in the table of input formats)."""
+    known = input_format(path)
+    return known is not None and known.parts
 
 
 def main(argv: list[str] | None = None) -> int:

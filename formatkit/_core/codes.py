@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from formatkit._core.formats import listed_suffixes
+
 __all__ = ["CODES", "Code", "Severity", "describe"]
 
 Severity = Literal["error", "warning"]
@@ -83,7 +85,7 @@ Code = Literal[
 
 CODES: dict[Code, tuple[Severity, str]] = {
     # --- files and uploads -------------------------------------------------------------------------
-    "unsupported_extension": ("error", "Only .xlsx, .xls and .jsonl files can be read."),
+    "unsupported_extension": ("error", f"Only {listed_suffixes(', ', ' and ')} files can be read."),
     "too_many_files": ("error", "The platform accepts at most 10 files per upload."),
     "too_many_rows": ("error", "The platform accepts at most 1,000 rows (Excel) or lines (jsonl) per file."),
     "empty_file": ("error", "The file holds nothing."),

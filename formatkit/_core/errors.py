@@ -3,8 +3,10 @@
 FormatkitError
 ├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
 ├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
+│   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back (nothing written)
 └── OutputError           an output could not be written (nothing partial is left behind)
     └── OutputBusyError   another process is writing the same output (CLI exit 2, as ``run``'s lock)
+SmallFileError            (ValueError) a side file (--dimensions, a judge template) that is not a small regular file
 """
 
 from __future__ import annotations
@@ -13,8 +15,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from formatkit._core.issues import FileReport
+    from formatkit._core.modes import Mode
 
-__all__ = ["FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "UnreadablePathError"]
+__all__ = [
+    "FormatkitError",
+    "InvalidFileError",
+    "OutputBusyError",
+    "OutputError",
+    "SheetReadBackError",
+    "SmallFileError",
+    "UnreadablePathError",
+]
 
 
 class FormatkitError(Exception):
@@ -33,8 +44,21 @@ class InvalidFileError(FormatkitError):
         super().__init__(f"{report.path}: {report.errors} error(s); run `formatkit validate` to see them")
 
 
+class SheetReadBackError(InvalidFileError):
+    """The workbook export would write does not read back in ``mode`` (nothing was written); ``report``
+    holds what the reader said."""
+
+    def __init__(self, report: FileReport, mode: Mode) -> None:
+        super().__init__(report)
+        self.mode = mode
+
+
 class OutputError(FormatkitError):
     """Writing an output failed."""
+
+
+class SmallFileError(ValueError):
+    """A side file that is not a regular file, is too large, or cannot be read; the message says which."""
 
 
 class OutputBusyError(OutputError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-__all__ = ["MAX_FILES", "MAX_ROWS", "MODES", "PROFILES", "SUPPORTED_EXTENSIONS", "Mode", "Profile"]
+__all__ = ["MAX_FILES", "MAX_ROWS", "MODES", "PROFILES", "Mode", "Profile"]
 
 Mode = Literal["infer-eval", "infer-only", "scored"]
 Profile = Literal["platform", "none"]
@@ -15,4 +15,3 @@ PROFILES: tuple[str, ...] = get_args(Profile)
 #: Upload limits of the ``platform`` profile.
 MAX_FILES = 10
 MAX_ROWS = 1000
-SUPPORTED_EXTENSIONS = (".xlsx", ".xls", ".jsonl")

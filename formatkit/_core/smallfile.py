@@ -10,14 +10,12 @@ import os
 import stat
 from pathlib import Path
 
+from formatkit._core.errors import SmallFileError
+
 __all__ = ["SMALL_FILE_LIMIT", "SmallFileError", "read_small_file"]
 
 #: Side files are a few kilobytes; a megabyte is far beyond any real one.
 SMALL_FILE_LIMIT = 1024 * 1024
-
-
-class SmallFileError(ValueError):
-    """A side file that is not a regular file, is too large, or cannot be read; the message says which."""
 
 
 def read_small_file(path: str | os.PathLike[str], *, limit: int = SMALL_FILE_LIMIT) -> bytes:

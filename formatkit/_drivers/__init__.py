@@ -1,8 +1,9 @@
 """Readers turn a file into :class:`~formatkit._core.draft.Draft` records, reporting what they find.
 
-Every reader follows :class:`DraftReader`: construct it with the path, mode, issue sink and the row
-limit of the profile; iterate :meth:`drafts`; then read :attr:`format` and :attr:`rows`. A reader never
-raises for bad content: problems become issues in the sink.
+Every reader follows :class:`DraftReader`: construct it with the path and the keywords ``mode``, ``sink``
+(the issue sink), ``max_rows`` (the row limit of the profile), ``fast``, ``sheet`` and ``start``; iterate
+:meth:`drafts`; then read :attr:`format` and :attr:`rows`. Which reader reads a file is the table of
+:mod:`formatkit._core.formats`. A reader never raises for bad content: problems become issues in the sink.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from formatkit._core.draft import Draft
+from formatkit._core.formats import INPUT_FORMATS, load
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
@@ -42,19 +44,17 @@ def open_reader(
     sheet: str | None = None,
     start: PartStart | None = None,
 ) -> DraftReader | None:
-    """The reader for ``path``'s extension, or None (with an issue) when formatkit cannot read it. ``fast``:
-    rows that pass every rule on cheap checks skip the Draft (the same record either way). ``start``: read
-    only the part of a jsonl file from there (see PartStart)."""
+    """The reader for ``path``'s extension (:data:`formatkit._core.formats.INPUT_FORMATS`), or None (with an
+    issue) when formatkit cannot read it. ``fast``: rows that pass every rule on cheap checks skip the Draft
+    (the same record either way). ``sheet``: the worksheet of a table to read. ``start``: read only the part
+    of a jsonl file from there (see PartStart); a reader ignores what does not apply to its format."""
     suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xls"):
-        from formatkit._drivers.excel import ExcelReader
-
-        reader: DraftReader = ExcelReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, sheet=sheet)
+    known = INPUT_FORMATS.get(suffix)
+    if known is not None:
+        reader: DraftReader = load(known.reader)(
+            path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, sheet=sheet, start=start
+        )
         return reader
-    if suffix == ".jsonl":
-        from formatkit._drivers.jsonl import JsonlReader
-
-        return JsonlReader(path, mode=mode, sink=sink, max_rows=max_rows, fast=fast, start=start)
     sink.add(
         "unsupported_extension",
         Msg(

@@ -31,7 +31,8 @@ __all__ = ["ExcelReader"]
 
 
 class ExcelReader:
-    """Reads the first sheet of an .xlsx or .xls workbook (or the sheet named ``sheet``)."""
+    """Reads the first sheet of a table (an .xlsx or .xls workbook, or any format whose cells a ``sheet``
+    function of :mod:`formatkit._core.formats` reads), or the sheet named ``sheet``."""
 
     def __init__(
         self,
@@ -42,7 +43,9 @@ class ExcelReader:
         max_rows: int | None,
         fast: bool = True,
         sheet: str | None = None,
+        start: object = None,
     ) -> None:
+        """``start`` (a part of a jsonl file) does not apply to a table: ignored."""
         self.path = path
         self.sheet = sheet
         #: Build a row that passes every rule on cheap checks straight into its record (same bytes).

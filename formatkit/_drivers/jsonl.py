@@ -54,8 +54,10 @@ class JsonlReader:
         sink: IssueSink,
         max_rows: int | None,
         fast: bool = True,
+        sheet: str | None = None,
         start: PartStart | None = None,
     ) -> None:
+        """``sheet`` (a workbook's worksheet) does not apply to jsonl: ignored."""
         self.path = path
         #: Build a row that passes every rule on cheap checks straight into its record (same bytes).
         self.fast = fast

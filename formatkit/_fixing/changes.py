@@ -1,17 +1,32 @@
 """A change ``formatkit fix`` made: its code, its data (what the message templates are filled from) and its
-place, located like an Issue (sheet/row/column or line/field)."""
+place, located like an Issue (sheet/row/column or line/field). What fix says is in the message catalogues
+(:mod:`formatkit._core.messages`, the ``fix.`` keys), in every language ``--lang`` knows."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from formatkit._core.issues import Issue
-from formatkit._fixing.messages import ChangeCode, Lang, render
+from formatkit._core.messages import DEFAULT_LANG, Msg, catalogue
 
-__all__ = ["Change", "shown"]
+__all__ = ["Change", "ChangeCode", "Repaired", "render", "shown"]
+
+ChangeCode = Literal[
+    "sheet_moved",
+    "header_renamed",
+    "key_renamed",
+    "cells_unmerged",
+    "parameters_rewritten",
+    "id_trimmed",
+    "formula_to_value",
+    "bom_removed",
+    "reencoded",
+    "xls_converted",
+    "parts_lost",
+]
 
 
 class Change(BaseModel):
@@ -28,7 +43,7 @@ class Change(BaseModel):
     line: int | None = None
     field: str | None = None
 
-    def message(self, lang: Lang = "en") -> str:
+    def message(self, lang: str = DEFAULT_LANG) -> str:
         return render(self.code, self.data, lang)
 
     @property
@@ -36,6 +51,37 @@ class Change(BaseModel):
         """The place as a person reads it, written exactly as an Issue's (``Sheet1!C1 (问题)``, ``line 3``)."""
         fields = {name: getattr(self, name) for name in ("file", "sheet", "row", "column", "line", "field")}
         return Issue.model_construct(severity="warning", code=self.code, message="", **fields).place
+
+
+class Repaired(NamedTuple):
+    """What a format's repair (the ``repair`` of :data:`formatkit._core.formats.INPUT_FORMATS`) gives: the
+    bytes of the repaired copy, the changes made, and notes on what the copy could not keep."""
+
+    data: bytes
+    changes: list[Change]
+    notes: list[Change]
+
+
+#: Data fields that hold words (``fix.word.<word>`` in the catalogues: a word or a list of them), translated
+#: when filled in.
+_WORD_FIELDS = ("how", "parts")
+
+
+def render(code: ChangeCode, data: dict[str, Any], lang: str = DEFAULT_LANG) -> str:
+    """The sentence for a change: the catalogue's ``fix.<code>`` template in ``lang`` (see
+    :mod:`formatkit._core.messages`), filled from the change's data, its words translated."""
+    filled = dict(data)
+    for key in _WORD_FIELDS:
+        if key in filled:
+            value = filled[key]
+            items = value if isinstance(value, list) else [value]
+            filled[key] = Msg("fix.word.list_sep").render(lang).join(_word(str(item), lang) for item in items)
+    return Msg(f"fix.{code}", **filled).render(lang)
+
+
+def _word(word: str, lang: str) -> str:
+    key = f"fix.word.{word}"
+    return Msg(key).render(lang) if key in catalogue(DEFAULT_LANG) else word
 
 
 def shown(value: Any, limit: int = 80) -> str:

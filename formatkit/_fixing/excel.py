@@ -19,20 +19,42 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 from formatkit._core.issues import IssueSink
-from formatkit._fixing.changes import Change, shown
-from formatkit._fixing.excel_book import Book
+from formatkit._fixing.changes import Change, Repaired, shown
+from formatkit._fixing.excel_book import Book, lost_parts, open_book, save_book
 from formatkit._reading.cells import column_letter
 from formatkit._rules.excel_header import header_name
 from formatkit._rules.excel_values import session_id_value
 from formatkit._rules.parameters import repair_parameters_text
 
-__all__ = ["repair_workbook"]
+__all__ = ["repair_excel", "repair_workbook"]
 
 #: Columns whose merged cells mean "the same value on every row" (the session's id, prompt, parameters).
 FILL_DOWN = ("session_id", "system_prompt", "parameters")
+
+
+def repair_excel(source: Path) -> Repaired | None:
+    """The repaired copy of the workbook ``source`` (an .xls is rewritten as .xlsx), or None when openpyxl
+    or xlrd cannot open it (nothing to repair: validate says why)."""
+    try:
+        book = open_book(source)
+    except Exception:
+        return None
+    changes = repair_workbook(book)
+    notes: list[Change] = []
+    if book.from_xls:
+        notes.append(Change(code="xls_converted"))
+    if not changes and not book.from_xls:
+        return Repaired(source.read_bytes(), changes, notes)  # nothing to repair: the original, byte for byte
+    data = save_book(book)
+    if not book.from_xls:
+        lost = lost_parts(source, data)
+        if lost:
+            notes.append(Change(code="parts_lost", data={"parts": lost}))
+    return Repaired(data, changes, notes)
 
 
 def repair_workbook(book: Book) -> list[Change]:

@@ -19,16 +19,23 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
 
-from formatkit._fixing.changes import Change, shown
+from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._reading.jsonl_lines import guess_encoding
 from formatkit._rules.jsonl import ALIASES, MULTI_KEYS, SINGLE_KEYS
 from formatkit._rules.parameters import parse_parameters, repair_parameters_text
 
-__all__ = ["repair_jsonl"]
+__all__ = ["repair_jsonl", "repair_jsonl_file"]
 
 _BOM = b"\xef\xbb\xbf"
+
+
+def repair_jsonl_file(source: Path) -> Repaired:
+    """The repaired copy of the jsonl file ``source`` (see :func:`repair_jsonl`)."""
+    data, changes = repair_jsonl(source.read_bytes())
+    return Repaired(data, changes, [])
 
 
 def repair_jsonl(data: bytes) -> tuple[bytes, list[Change]]:

@@ -1,18 +1,17 @@
 """The first sheet of a workbook, whatever the file kind: :func:`read_sheet` sniffs the file's bytes (not
-only its name) and hands it to the reader of its kind (:mod:`formatkit._reading.xlsx`,
-:mod:`formatkit._reading.xls`)."""
+only its name) and hands it to the reader of its kind, by the signatures of the table of input formats
+(:data:`formatkit._core.formats.INPUT_FORMATS`: :mod:`formatkit._reading.xlsx`, :mod:`formatkit._reading.xls`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from formatkit._core.formats import INPUT_FORMATS, load
 from formatkit._core.messages import Msg
 from formatkit._reading.cells import SheetData, Unreadable
 
 __all__ = ["read_sheet"]
 
-_ZIP = b"PK\x03\x04"
-_ZIP_EMPTY = b"PK\x05\x06"
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")
 
@@ -42,21 +41,30 @@ def _read_sheet(path: Path, sheet: str | None) -> SheetData:
     if not head:
         raise Unreadable("empty_file", Msg("empty_file.workbook"))
     suffix = path.suffix.lower()
-    if head.startswith((_ZIP, _ZIP_EMPTY)):
-        if suffix == ".xls":
-            raise Unreadable("unreadable_file", Msg("unreadable_file.xlsx_named_xls"))
-        from formatkit._reading.xlsx import read_xlsx
+    named = INPUT_FORMATS.get(suffix)
+    kind = _sniffed(head)
+    if kind is None:
+        if named is not None and named.sheet is not None and not named.signatures:
+            found: SheetData = load(named.sheet)(path, sheet)  # a table format known by its name only
+            return found
+        raise Unreadable("unreadable_file", _not_a_workbook(path, suffix))
+    if head == _OLE and _is_encrypted(path):
+        raise Unreadable("unreadable_file", Msg("unreadable_file.encrypted"))
+    if named is not None and named.signatures and named is not INPUT_FORMATS[kind]:
+        # the other workbook kind's name: unreadable_file.xlsx_named_xls, unreadable_file.xls_named_xlsx
+        raise Unreadable("unreadable_file", Msg(f"unreadable_file.{kind[1:]}_named_{suffix[1:]}"))
+    reader = INPUT_FORMATS[kind].sheet
+    assert reader is not None
+    result: SheetData = load(reader)(path, sheet)
+    return result
 
-        return read_xlsx(path, sheet)
-    if head == _OLE:
-        if _is_encrypted(path):
-            raise Unreadable("unreadable_file", Msg("unreadable_file.encrypted"))
-        if suffix == ".xlsx":
-            raise Unreadable("unreadable_file", Msg("unreadable_file.xls_named_xlsx"))
-        from formatkit._reading.xls import read_xls
 
-        return read_xls(path, sheet)
-    raise Unreadable("unreadable_file", _not_a_workbook(path, suffix))
+def _sniffed(head: bytes) -> str | None:
+    """The extension of the format whose signature ``head`` starts with (:data:`INPUT_FORMATS`), if any."""
+    for suffix, known in INPUT_FORMATS.items():
+        if known.signatures and known.sheet is not None and head.startswith(known.signatures):
+            return suffix
+    return None
 
 
 def _is_encrypted(path: Path) -> bool:

@@ -34,12 +34,12 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """The ``formatkit`` command. Bad input is reported by each command; what is left here is the
     machine refusing (a full disk, a read-only or missing directory, a path that is a file): one line
-    and exit 1, never a traceback; an output another command is writing: one line and exit 2, as ``run``."""
-    from formatkit._core.errors import FormatkitError, OutputBusyError
-    from formatkit.cli._base import echo
+    and exit 1, never a traceback; an output another command is writing: one line and exit 2, as ``run``
+    (the rows ``*`` of :func:`formatkit.cli._failures.failures`)."""
+    from formatkit.cli._failures import exits
 
     _text_everywhere()
-    try:
+    with exits("*"):
         code = None
         if not os.environ.get(TYPER_ONLY):
             from formatkit.cli._fast import run
@@ -51,12 +51,6 @@ def main() -> None:
             app()
         else:
             raise SystemExit(code)
-    except OutputBusyError as exc:
-        echo(f"formatkit: error: {exc}; nothing was written", err=True)
-        raise SystemExit(2) from None
-    except (FormatkitError, OSError) as exc:
-        echo(f"formatkit: error: {exc}", err=True)
-        raise SystemExit(1) from None
 
 
 def _text_everywhere() -> None:

@@ -20,7 +20,9 @@ from typing import NoReturn, TextIO
 
 __all__ = [
     "EXIT_ERRORS",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "ModeOption",
     "ProfileOption",
@@ -35,6 +37,9 @@ __all__ = [
 EXIT_OK = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
+#: Ctrl+C and SIGTERM: 128 + the signal's number, as a shell reports a process a signal ended.
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class ModeOption(str, Enum):
@@ -130,7 +135,7 @@ def terminate_cleanly() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
-    from formatkit._core.writers import TERMINATED
+    from formatkit.files import TERMINATED
 
     def handler(signum: int, frame: object) -> None:
         TERMINATED.set()  # in case this exception is lost inside a finalizer: the writer checks it too
@@ -151,8 +156,8 @@ def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> lis
     with what to do instead of being found empty the second time."""
     import stat
 
-    from formatkit._api.validate import check_path
-    from formatkit._core.errors import UnreadablePathError
+    from formatkit.errors import UnreadablePathError
+    from formatkit.files import check_path
 
     for path in paths:
         try:

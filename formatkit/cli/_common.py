@@ -23,6 +23,7 @@ from formatkit.cli._base import (
     terminate_cleanly,
 )
 from formatkit.cli._printing import print_report
+from formatkit.messages import languages, resolve_lang
 
 __all__ = [
     "EXIT_ERRORS",
@@ -30,8 +31,10 @@ __all__ = [
     "EXIT_USAGE",
     "ModeOption",
     "ProfileOption",
+    "check_judge_lang",
     "echo",
     "fail_usage",
+    "judge_lang_metavar",
     "lang_option",
     "output_or_fail",
     "paths_or_fail",
@@ -41,11 +44,12 @@ __all__ = [
 
 
 def lang_option() -> Any:
-    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change)."""
+    """``--lang en|zh``: the language of the messages about a file (codes and JSON keys never change); the
+    languages are those of the table of languages (``formatkit._core.messages.LANGUAGES``)."""
     return typer.Option(
         None,
         "--lang",
-        metavar="en|zh",
+        metavar="|".join(languages()),
         callback=_check_lang,
         help="Language of the messages (default: the locale, LC_ALL / LC_MESSAGES / LANG).",
     )
@@ -54,9 +58,20 @@ def lang_option() -> Any:
 def _check_lang(value: str | None) -> str | None:
     if value is None:
         return None
-    from formatkit._core.messages import languages, resolve_lang
-
     lang = resolve_lang(value)
     if lang is None:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(languages())}")
     return lang
+
+
+def judge_lang_metavar() -> str:
+    """``--judge-lang``'s choices as its help shows them: ``<auto|en|zh>``."""
+    return "<" + "|".join(("auto", *languages())) + ">"
+
+
+def check_judge_lang(value: str) -> str:
+    """``--judge-lang``: ``auto`` or a language of the table of languages, as its help lists them."""
+    allowed = ("auto", *languages())
+    if value not in allowed:
+        raise typer.BadParameter(f"Value error, {value!r} is not one of {', '.join(map(repr, allowed))}.")
+    return value

@@ -1,15 +1,17 @@
 """The body of ``formatkit convert``, without typer: the typer command (:mod:`formatkit.cli.convert`) and
-the fast path (:mod:`formatkit.cli._fast`) both run it, so there is one body; it returns the exit code."""
+the fast path (:mod:`formatkit.cli._fast`) both run it, so there is one body; it returns the exit code (bad
+usage and the failures of :mod:`formatkit.cli._failures` end it with SystemExit)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, fail_usage, paths_or_fail, terminate_cleanly
+from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, paths_or_fail, terminate_cleanly
+from formatkit.cli._failures import exits
 
 if TYPE_CHECKING:
-    from formatkit._core.modes import Mode, Profile
+    from formatkit import Mode, Profile
 
 __all__ = ["run_convert"]
 
@@ -27,24 +29,16 @@ def run_convert(
 ) -> int:
     """Validate, then write canonical jsonl; nothing is written when any error is found. ``lang``: a
     catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit._api.conversion import check_output, run_conversion
-    from formatkit._core.errors import OutputBusyError, OutputError
-    from formatkit._core.messages import locale_lang, ui
+    from formatkit import check_output, run_conversion
     from formatkit.cli._printing import print_clean, print_report
+    from formatkit.messages import locale_lang, ui
 
     terminate_cleanly()
     paths = paths_or_fail(paths)
-    try:
+    with exits("output", lang):  # a folder, a spreadsheet's name, an input: bad usage
         check_output(output, paths)
-    except OutputError as exc:  # a folder, a spreadsheet's name, an input: bad usage
-        fail_usage(str(exc))
-    try:
+    with exits("convert", lang):  # a full disk, a folder that cannot be written: the machine's refusal
         outcome = run_conversion(paths, output, mode=mode, profile=profile, meta=meta, sheet=sheet)
-    except OutputBusyError as exc:
-        fail_usage(f"{exc}; nothing was written")
-    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
-        echo(f"formatkit convert: {exc}; nothing was written", err=True)
-        return EXIT_ERRORS
     if outcome.clean:  # one line to print: no Report (pydantic) needed
         print_clean(outcome.summaries(), err=True, quiet_valid=True, lang=lang)
     else:

@@ -76,7 +76,7 @@ class FastOption:
         if self.kind == "count":
             return int(raw) if _COUNT.fullmatch(raw) else None
         if self.kind == "lang":
-            from formatkit._core.messages import resolve_lang
+            from formatkit.messages import resolve_lang
 
             return resolve_lang(raw)
         raise ValueError(f"unknown kind {self.kind!r}")

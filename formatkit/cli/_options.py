@@ -27,27 +27,23 @@ import os
 import re
 import typing
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from formatkit.cli._common import fail_usage
+from formatkit.cli._common import check_judge_lang, fail_usage, judge_lang_metavar
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-    from scoring import RunOptions, ScoreOptions
-    from scoring._errors import EndpointUnavailableError
-    from scoring._judges.options import JudgeOptions
-    from scoring._runner.run_file import EndpointOptions
+    from scoring import EndpointOptions, JudgeOptions, RunOptions, ScoreOptions
+    from scoring.errors import EndpointUnavailableError
 
 __all__ = [
     "EndpointArgs",
     "IssueArgs",
     "JudgeArgs",
-    "JudgeLangOption",
     "ReportArgs",
     "RunArgs",
     "ScoreArgs",
@@ -124,7 +120,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     """
     import orjson
 
-    from formatkit._rules.parameters import KNOWN_PARAMETERS
+    from formatkit.parameters import KNOWN_PARAMETERS
 
     params: dict[str, Any] = {}
     for item in items:
@@ -149,20 +145,18 @@ def parse_params(items: list[str]) -> dict[str, Any]:
     return params
 
 
-def read_api_key(command: str, api_key_env: str) -> str | None:
+def read_api_key(command: str, api_key_env: str, lang: str | None = None) -> str | None:
     """The key in ``$api_key_env``, cleaned (a CRLF ``.env`` leaves a ``\\r``), with a warning on stderr when
-    it had to be cleaned or when a variable named with --api-key-env is not set (no key is then sent)."""
-    from scoring._client.http import clean_api_key
+    it had to be cleaned or when a variable named with --api-key-env is not set (no key is then sent);
+    the warnings in ``lang`` (None: the locale's)."""
+    from formatkit.cli._failures import say
+    from scoring import clean_api_key
 
     api_key, warning = clean_api_key(os.environ.get(api_key_env))
     if warning:
-        typer.echo(f"formatkit {command}: warning: ${api_key_env}: {warning}", err=True)
+        typer.echo(say("api_key_cleaned", lang, command=command, env=api_key_env, warning=warning), err=True)
     if api_key is None and api_key_env != "OPENAI_API_KEY":
-        typer.echo(
-            f"formatkit {command}: warning: --api-key-env {api_key_env}: that variable is not set (or empty); "
-            "requests are sent without an API key",
-            err=True,
-        )
+        typer.echo(say("api_key_unset", lang, command=command, env=api_key_env), err=True)
     return api_key
 
 
@@ -235,8 +229,9 @@ class EndpointArgs:
         if not self.base_url.startswith(("http://", "https://")):
             fail_usage(f"--base-url {self.base_url!r}: expected an http:// or https:// URL")
 
-    def endpoint_options(self, command: str) -> EndpointOptions:
-        """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must)."""
+    def endpoint_options(self, command: str, lang: str | None = None) -> EndpointOptions:
+        """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must, in
+        ``lang``)."""
         from scoring import Dialect, EndpointOptions, Limits, RetryPolicy
 
         self.check()
@@ -244,7 +239,7 @@ class EndpointArgs:
         renames = pairs(
             "--rename-param", self.rename_param, "OLD=NEW, e.g. --rename-param max_tokens=max_completion_tokens"
         )
-        self.api_key = read_api_key(command, self.api_key_env)
+        self.api_key = read_api_key(command, self.api_key_env, lang)
 
         def same(kind: type[L], **more: Any) -> L:
             """Options named as the library names them pass as they are (a field added to both passes too)."""
@@ -260,7 +255,7 @@ class EndpointArgs:
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:
         """What to check when the endpoint could not serve, worded from the options given."""
-        from scoring._client.url import public_url
+        from scoring import public_url
 
         hint = exc.hint or "check the endpoint"
         if self.stream and exc.kind == "backend":
@@ -313,12 +308,6 @@ class RunArgs:
         return RunOptions(retry_empty=self.retry_empty, restart=self.restart, **more)
 
 
-class JudgeLangOption(str, Enum):
-    auto = "auto"
-    en = "en"
-    zh = "zh"
-
-
 @dataclasses.dataclass(kw_only=True)
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
@@ -329,7 +318,13 @@ class JudgeArgs:
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
     )
     judge_scale: str = option("0-2", "--judge-scale", help="Absolute judge scale, e.g. 0-2 or 1-10.")
-    judge_lang: JudgeLangOption = option(JudgeLangOption.auto, "--judge-lang", help="Judge prompt language.")
+    judge_lang: str = option(
+        "auto",
+        "--judge-lang",
+        metavar=judge_lang_metavar(),
+        callback=check_judge_lang,
+        help="Judge prompt language.",
+    )
     judge_template: Path | None = option(None, "--judge-template", help="Your own judge prompt file.")
 
     @property
@@ -338,14 +333,14 @@ class JudgeArgs:
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
-        from scoring._judges.options import JudgeOptions
+        from scoring import JudgeOptions
 
         return JudgeOptions(
             judge_base_url=self.judge_base_url,
             judge_model=self.judge_model,
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,
-            judge_lang=self.judge_lang.value,
+            judge_lang=self.judge_lang,
             judge_template=self.judge_template,
             **more,
         )
@@ -377,7 +372,8 @@ class ReportArgs:
             return None
         import orjson
 
-        from formatkit._core.smallfile import SmallFileError, read_small_file
+        from formatkit.errors import SmallFileError
+        from formatkit.files import read_small_file
 
         try:
             data = orjson.loads(read_small_file(path))

@@ -17,14 +17,13 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from formatkit._core.codes import describe
-from formatkit._core.issues import CAUSES
-from formatkit._core.messages import Msg, locale_lang, ui
 from formatkit.cli._base import standard_stream
 from formatkit.cli._wrap import display_width, wrap
+from formatkit.codes import CAUSES, describe
+from formatkit.messages import Msg, locale_lang, ui
 
 if TYPE_CHECKING:
-    from formatkit._core.issue_models import FileReport, Issue, Report
+    from formatkit import FileReport, Issue, Report
 
 __all__ = ["DEFAULT_SHOWN", "escape_controls", "print_clean", "print_report"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, paths_or_fail
 
 if TYPE_CHECKING:
-    from formatkit._core.modes import Mode, Profile
+    from formatkit import Mode, Profile
 
 __all__ = ["run_validate"]
 
@@ -26,11 +26,11 @@ def run_validate(
 ) -> int:
     """Check the files and print the report (JSON on stdout with ``as_json``); 1 when errors are found.
     ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit._api.validate import check_files
+    from formatkit import check_files
 
     outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet)
     if as_json:
-        from formatkit._core.messages import locale_lang
+        from formatkit.messages import locale_lang
 
         echo(outcome.report().translated(lang or locale_lang()).model_dump_json(indent=2))
     elif outcome.clean:  # a line per file and the verdict: no Report (pydantic) needed

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NoReturn
 
 import typer
 
 from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
-    EXIT_USAGE,
     ModeOption,
     ProfileOption,
     fail_usage,
@@ -18,6 +16,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import (
     EndpointArgs,
     IssueArgs,
@@ -29,8 +28,6 @@ from formatkit.cli._options import (
     takes,
 )
 from formatkit.cli.run import (
-    EXIT_INTERRUPTED,
-    EXIT_TERMINATED,
     parse_shard,
     recorded_command,
     shard_option,
@@ -51,11 +48,6 @@ Exit codes: 0 every record answered and scored; 1 a set is invalid (issues print
 records ended in error, an endpoint could not serve, or nothing could be scored; 2 bad usage; 130
 interrupted (Ctrl-C) and 143 terminated (SIGTERM): rerun to resume.
 """
-
-
-def _stopped(stage: str, message: str, hint: str, rerun: str) -> NoReturn:
-    typer.echo(f"formatkit eval: {stage} stopped: {message}\n  {hint}.\n  {rerun}", err=True)
-    raise typer.Exit(EXIT_ERRORS)
 
 
 @takes(
@@ -95,20 +87,18 @@ def eval_command(
     sets = paths_or_fail(sets)
     dimensions = report.mapping()
 
-    from formatkit._core.errors import InvalidFileError, OutputBusyError
-    from formatkit._core.issues import Report
-    from scoring import EvalOptions
-    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, OutputLockedError, RunInterrupted
-    from scoring._judges import JudgeSetupError
-    from scoring._pipeline.evaluate import evaluate
-    from scoring._runner.progress import make_progress
+    from scoring import EvalOptions, evaluate, make_progress
 
-    options = endpoint.endpoint_options("eval")
+    options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
         judge_options = judge.judge_options(concurrency=endpoint.concurrency, max_retries=endpoint.max_retries)
-    rerun = "Rerun the same command to resume: nothing finished is sent again."
-    try:
+    stopped = {
+        "shown": issues.shown,
+        "hint": endpoint.stopped_hint,
+        "judge_hint": lambda exc: exc.hint or say("judge_hint", lang),
+    }
+    with exits("eval", lang, **stopped):
         outcome = evaluate(
             sets,
             directory,
@@ -130,41 +120,19 @@ def eval_command(
             run_progress=make_progress(interval=requests.progress_interval),
             judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
         )
-    except (OutputLockedError, OutputBusyError) as exc:
-        typer.echo(f"formatkit eval: {exc}; nothing was sent.", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except InvalidFileError as exc:  # a stage's input refused after the sets passed: say why, never only a count
-        print_report(Report.build([exc.report], []), err=True, shown=issues.shown, lang=lang)
-        _stopped("the flow", str(exc), "the issues above say what to fix", rerun)
-    except JudgeSetupError as exc:
-        fail_usage(str(exc))
-    except JudgeUnavailableError as exc:
-        _stopped("judging", str(exc), exc.hint or "check the judge endpoint", rerun)
-    except EndpointUnavailableError as exc:
-        _stopped("the run", str(exc), endpoint.stopped_hint(exc), rerun)
-    except RunInterrupted:
-        typer.echo(f"formatkit eval: terminated (SIGTERM). {rerun}", err=True)
-        raise typer.Exit(EXIT_TERMINATED) from None
-    except KeyboardInterrupt:
-        typer.echo(f"formatkit eval: interrupted. {rerun}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
         print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown, lang=lang)
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None
-    for line in summary_lines(outcome.run, outcome.paths.answered):
+    for line in summary_lines(outcome.run, outcome.paths.answered, lang):
         typer.echo(line, err=True)
     if judge_options is None:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
-            typer.echo(
-                f"formatkit eval: {name}: a judge is needed — {pick.reason}; left unscored "
-                "(give --judge-base-url and --judge-model to judge them)",
-                err=True,
-            )
+            typer.echo(say("eval.judge_needed", lang, pick, dataset=name), err=True)
     text = outcome.paths.report("text")
     typer.echo(text.read_text(encoding="utf-8"), nl=False)
-    typer.echo(f"wrote {', '.join(str(p) for p in outcome.reports)}", err=True)
+    typer.echo(say("wrote", lang, output=", ".join(str(p) for p in outcome.reports)), err=True)
     raise typer.Exit(EXIT_OK if outcome.ok else EXIT_ERRORS)
 
 

@@ -14,6 +14,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._failures import exits, say
 
 _HELP = """Write records back to a spreadsheet people can read (one row per user turn).
 
@@ -45,10 +46,7 @@ def export(
     ),
     lang: str | None = lang_option(),
 ) -> None:
-    from formatkit._api.export import SheetReadBackError, export_excel
-    from formatkit._api.validate import iter_dicts, validate_file
-    from formatkit._core.errors import InvalidFileError, OutputBusyError, OutputError
-    from formatkit._core.issues import Report
+    from formatkit import Report, export_excel, iter_dicts, validate_file
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
@@ -63,36 +61,17 @@ def export(
         print_report(Report.build([report]), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     notes: list[str] = []
-    try:
+    with exits("export", lang, output=output):
         rows = export_excel(iter_dicts(source, mode=chosen), output, check=True, notes=notes)  # type: ignore[arg-type]
-    except SheetReadBackError as exc:
-        print_report(Report.build([exc.report]), err=True, lang=lang)
-        typer.echo(
-            f"formatkit export: the sheet for {output} would be refused when read back in {exc.mode} "
-            "mode (the issues above), so nothing was written. Records with neither a reply nor an error "
-            "have not run yet: finish the run first (rerun the same `formatkit run` or `eval` to resume).",
-            err=True,
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
-    except OutputBusyError as exc:
-        fail_usage(f"{exc}; nothing was written")
-    except InvalidFileError as exc:
-        print_report(Report.build([exc.report]), err=True, lang=lang)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except (OutputError, OSError) as exc:  # a full disk, a folder that cannot be written: the machine's refusal
-        typer.echo(f"formatkit export: {exc}; nothing was written", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
     for note in notes:
-        typer.echo(f"formatkit export: {note}", err=True)
-    why = "" if mode is not None or chosen == _AUTO_ORDER[0] else f" ({_WHY[chosen]})"
-    typer.echo(f"wrote {rows} rows to {output} (input read in {chosen} mode{why})", err=True)
+        typer.echo(say("export.note", lang, note=note), err=True)
+    why = "" if mode is not None or chosen == _AUTO_ORDER[0] else say(_WHY[chosen], lang)
+    typer.echo(say("export.wrote", lang, rows=rows, output=output, mode=chosen, why=why), err=True)
     raise typer.Exit(EXIT_OK)
 
 
-_WHY = {
-    "infer-eval": "not every target turn has a reply: some inference failed or has not run",
-    "infer-only": "some target turns have no reference",
-}
+#: Why the input was read in a mode other than scored: the ui.* key of the words.
+_WHY = {"infer-eval": "export.why_infer_eval", "infer-only": "export.why_infer_only"}
 
 
 def register(app: typer.Typer) -> None:

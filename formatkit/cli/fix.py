@@ -11,12 +11,12 @@ from formatkit.cli._common import (
     EXIT_OK,
     ModeOption,
     ProfileOption,
-    fail_usage,
     lang_option,
     paths_or_fail,
     print_report,
     terminate_cleanly,
 )
+from formatkit.cli._failures import exits
 from formatkit.cli._options import IssueArgs, takes
 from formatkit.cli._printing import escape_controls
 
@@ -35,19 +35,14 @@ def fix(
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
     Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
-    from formatkit._api.fix import fix_file
-    from formatkit._core.errors import OutputError, UnreadablePathError
-    from formatkit._core.issues import Report
-    from formatkit._core.messages import locale_lang
-    from formatkit._fixing.messages import LINES, Lang
+    from formatkit import Report, fix_file
+    from formatkit.messages import Msg, locale_lang
 
     terminate_cleanly()
-    language: Lang = "zh" if (lang or locale_lang()) == "zh" else "en"
+    language = lang or locale_lang()
     [source] = paths_or_fail([path])
-    try:
+    with exits("fix", language):
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
-    except (UnreadablePathError, OutputError, OSError) as exc:
-        fail_usage(str(exc))
     if as_json:
         data = result.model_dump(mode="json")
         for key in ("changes", "notes"):
@@ -56,24 +51,19 @@ def fix(
         data["valid"] = result.valid
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
-    lines = LINES[language]
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
-    if not result.readable:  # the input could not be read: its own report follows
-        typer.echo(lines["unread"].format(**fill))
-    elif not result.changes:
-        typer.echo(lines["none_dry" if dry_run else "none"].format(**fill))
-    else:
-        typer.echo(lines["head_dry" if dry_run else "head"].format(**fill))
+    unread = not result.readable  # the input could not be read: its own report follows
+    head = "unread" if unread else ("none" if not result.changes else "head") + ("_dry" if dry_run else "")
+    typer.echo(Msg(f"fix.ui.{head}", **fill).render(language))
     for change in [*result.changes, *result.notes]:
         place = escape_controls(change.place) or fill["source"]
         typer.echo(f"  {place}: {escape_controls(change.message(language))}")
-    unread = not result.readable
-    typer.echo(lines["input" if unread else "after_dry" if dry_run else "after"])
+    typer.echo(Msg("fix.ui." + ("input" if unread else "after_dry" if dry_run else "after")).render(language))
     print_report(Report.build([result.report]), shown=issues.shown, lang=language)
     if result.valid:
         raise typer.Exit(EXIT_OK)
     if not unread:
-        typer.echo(lines["left"].format(errors=result.report.errors, output=escape_controls(output)))
+        typer.echo(Msg("fix.ui.left", errors=result.report.errors, output=fill["output"]).render(language))
     raise typer.Exit(EXIT_ERRORS)
 
 

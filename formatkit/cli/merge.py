@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from formatkit.cli._common import EXIT_ERRORS, EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
+from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
+from formatkit.cli._failures import exits, say
 
 _HELP = """Put the outputs of `run --shard K/N` (or `eval --shard K/N` directories) back together.
 
@@ -29,29 +30,18 @@ def merge(
     parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
     output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
 ) -> None:
-    from formatkit._core.errors import OutputError
     from formatkit.cli.run import recorded_command
-    from scoring._pipeline.merge import MergeError, merge_parts
+    from scoring import merge_parts
 
     terminate_cleanly()
     output_or_fail(output)
     for part in parts:
         if not Path(part).exists():
             fail_usage(f"{part}: no such file or directory")
-    try:
+    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {problem}" for problem in exc.problems)}
+    with exits("merge", None, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
-    except MergeError as exc:
-        typer.echo(f"formatkit merge: cannot merge {len(parts)} part(s); nothing was written:", err=True)
-        for problem in exc.problems:
-            typer.echo(f"  {problem}", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except OutputError as exc:  # the output or its run record cannot be written (a full disk, a pipe)
-        typer.echo(f"formatkit merge: {exc}", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
-    typer.echo(
-        f"merged {len(outcome.parts)} parts into {outcome.output}: {outcome.records} records in input order",
-        err=True,
-    )
+    typer.echo(say("merge.merged", None, outcome, parts=len(outcome.parts)), err=True)
     raise typer.Exit(EXIT_OK)
 
 

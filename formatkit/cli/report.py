@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
@@ -61,7 +62,7 @@ def report(
     grouping: ReportArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit._core.writers import output_lock
+    from formatkit.files import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     if fmt.value == "xlsx" and output is None:
@@ -79,33 +80,22 @@ def report(
 def _report(
     paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
 ) -> None:
-    from scoring._pipeline.report_file import (
-        SAMPLE_FORMATS,
-        ResultsFileError,
-        collect_results,
-        render_report,
-        save_report,
-    )
+    from scoring import collect_results
+    from scoring.report import SAMPLE_FORMATS, render_report, save_report
 
-    try:
+    with exits("report"):
         collected = collect_results(
             paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
-    except ResultsFileError as exc:
-        fail_usage(str(exc))
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.
-        typer.echo(
-            f"formatkit report: {name}: no response has been scored; run `formatkit score` on it first "
-            "and report the file it writes",
-            err=True,
-        )
+        typer.echo(say("report.unscored", None, dataset=name), err=True)
     if output is not None:
         save_report(collected, output, fmt.value)
-        typer.echo(f"wrote {output}", err=True)
+        typer.echo(say("wrote", None, output=output), err=True)
         raise typer.Exit(EXIT_OK)
-    from scoring._report.leaderboard import terminal_width
+    from scoring.report import terminal_width
 
     tty = sys.stdout.isatty()
     typer.echo(render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None), nl=False)

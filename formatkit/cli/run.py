@@ -19,29 +19,26 @@ import typer
 from formatkit.cli._common import (
     EXIT_ERRORS,
     EXIT_OK,
-    EXIT_USAGE,
     ModeOption,
     fail_usage,
     lang_option,
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
-    from scoring._runner.job import RunJob, RunSummary
+    from scoring import DryRunPlan, RunJob, RunSummary
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "parse_shard", "recorded_command", "register", "run", "summary_lines"]
-
-EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143
+__all__ = ["parse_shard", "recorded_command", "register", "run", "summary_lines"]
 
 
 def parse_shard(text: str | None) -> Any:
     """``--shard K/N`` as a :class:`~scoring._runner.shard.Shard` (None when not given); bad usage otherwise."""
     if text is None:
         return None
-    from scoring._runner.shard import Shard
+    from scoring import Shard
 
     try:
         return Shard.parse(text)
@@ -62,7 +59,7 @@ def recorded_command(ctx: typer.Context | None = None) -> str:
     """The command being run, for the run record (``--header`` values masked, URLs made public): rebuilt
     from the parsed options of ``ctx`` (every option not left at its default, in the command's order), so
     it is the same however the command was started (a shell, a script, a test's runner)."""
-    from scoring._runner.provenance import safe_command
+    from scoring import safe_command
 
     if ctx is None:
         return safe_command(["formatkit", *sys.argv[1:]])
@@ -92,40 +89,37 @@ def _word(value: Any) -> str:
     return str(value.value if isinstance(value, Enum) else value)
 
 
-def summary_lines(summary: RunSummary, out: Path) -> list[str]:
+def summary_lines(summary: RunSummary, out: Path, lang: str | None = None) -> list[str]:
+    """What a run did, for a person (``ui.run.summary.*`` in ``lang``; None: the locale's)."""
+    attempts = (
+        say("run.summary.attempts", lang, attempts=summary.attempts) if summary.attempts > summary.requests else ""
+    )
     lines = [
-        f"run: {summary.records} records written to {out}: {summary.finished} finished, "
-        f"{summary.with_errors} with errors",
-        f"  this run: {summary.requests} requests for {summary.sent_records} records"
-        + (f" ({summary.attempts} HTTP attempts with the retries)" if summary.attempts > summary.requests else "")
-        + f"; {summary.resumed} taken from the journal; {summary.nothing_to_do} had nothing to send",
+        say("run.summary.head", lang, summary, output=out),
+        say("run.summary.requests", lang, summary, with_retries=attempts),
     ]
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {count}" for kind, count in summary.errors_by_kind.most_common())
-        lines.append(f"  errors by kind: {kinds}")
+        lines.append(say("run.summary.errors", lang, kinds=kinds))
     if summary.empty_replies or summary.cut_off:
-        lines.append(
-            f"  replies: {summary.empty_replies} empty (no content: nothing to score), "
-            f"{summary.cut_off} cut off at the token limit (finish_reason: length)"
-        )
+        lines.append(say("run.summary.replies", lang, summary))
         if summary.empty_replies:
-            lines.append(
-                "  rerun with --retry-empty N to ask the empty ones again "
-                "(a reasoning model may need a larger max_tokens)"
-            )
+            lines.append(say("run.summary.retry_empty", lang))
     tokens = summary.tokens
     lines.append(
-        f"  tokens: prompt {tokens['prompt_tokens']}, completion {tokens['completion_tokens']}, "
-        f"total {tokens['total_tokens']}"
+        say(
+            "run.summary.tokens",
+            lang,
+            prompt=tokens["prompt_tokens"],
+            completion=tokens["completion_tokens"],
+            total=tokens["total_tokens"],
+        )
     )
     if summary.stale_journal_entries:
-        lines.append(
-            f"  note: {summary.stale_journal_entries} journal entries did not match the input or settings "
-            "(changed since) and were ignored"
-        )
-    lines.extend(f"  note: {note}" for note in summary.notes)
+        lines.append(say("run.summary.stale", lang, summary))
+    lines.extend(say("run.summary.note", lang, note=note) for note in summary.notes)
     if summary.with_errors:
-        lines.append("  rerun the same command to retry the records that ended in error")
+        lines.append(say("run.summary.retry_errors", lang))
     return lines
 
 
@@ -151,30 +145,33 @@ def run(
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 
-    from formatkit._api.validate import validate_file
+    from formatkit import validate_file
 
     report = validate_file(source, mode=mode.value, profile="none")
     if not report.valid or report.issues:
-        from formatkit._core.issues import Report
+        from formatkit import Report
 
         print_report(Report.build([report], []), err=True, quiet_valid=True, lang=lang)
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
-    from scoring._errors import EndpointUnavailableError, OutputLockedError, RunInterrupted
-    from scoring._runner.job import journal_path
-    from scoring._runner.progress import make_progress
-    from scoring._runner.run_file import plan_file, run_file
+    from scoring import journal_path, make_progress, plan_file, run_file
 
-    options = endpoint.endpoint_options("run")
+    options = endpoint.endpoint_options("run", lang)
     settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
     if dry_run:
-        _dry_run(plan_file(source, output, options, settings))
+        _dry_run(plan_file(source, output, options, settings), lang)
         raise typer.Exit(EXIT_OK)
 
     jobs: list[RunJob] = []
     journal = journal_path(output)
-    try:
+    stopped = {
+        "hint": endpoint.stopped_hint,
+        "kept": lambda _exc: _kept(jobs, journal, lang),
+        "journal": journal,
+        "output": output,
+    }
+    with exits("run", lang, **stopped):
         summary = run_file(
             source,
             output,
@@ -185,56 +182,30 @@ def run(
             started=jobs.append,
             command=recorded_command(ctx),
         )
-    except OutputLockedError as exc:
-        typer.echo(f"formatkit run: {exc}; nothing was sent.", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    except EndpointUnavailableError as exc:
-        typer.echo(
-            f"formatkit run: stopped: {exc}\n  {endpoint.stopped_hint(exc)}.\n  {_kept(jobs, journal)}; "
-            f"{output} was not written. Rerun the same command to resume: finished records are not sent again.",
-            err=True,
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
-    except OSError as exc:
-        typer.echo(
-            f"formatkit run: stopped by an I/O error: {exc}; finished records are kept in {journal}; rerun to resume.",
-            err=True,
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
-    except RunInterrupted:
-        typer.echo(f"formatkit run: terminated (SIGTERM). {_kept(jobs, journal)}; rerun to resume.", err=True)
-        raise typer.Exit(EXIT_TERMINATED) from None
-    except KeyboardInterrupt:
-        typer.echo(f"formatkit run: interrupted. {_kept(jobs, journal)}; rerun to resume.", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    for line in summary_lines(summary, output):
+    for line in summary_lines(summary, output, lang):
         typer.echo(line, err=True)
     raise typer.Exit(EXIT_OK if summary.all_content else EXIT_ERRORS)
 
 
-def _kept(jobs: list[RunJob], journal: Path) -> str:
+def _kept(jobs: list[RunJob], journal: Path, lang: str | None) -> str:
     """What this run journaled before it stopped, finished records and records that ended in error apart."""
     summary = jobs[0].summary if jobs else None
     if summary is None:
-        return f"nothing was journaled in {journal}"
+        return say("run.kept_nothing", lang, journal=journal)
     done = summary.sent_records - summary.sent_with_errors
-    text = f"{done} record(s) finished in this run are kept in {journal}"
+    text = say("run.kept", lang, done=done, journal=journal)
     if summary.sent_with_errors:
-        text += f" ({summary.sent_with_errors} more ended in error and will be retried)"
-    return text + f", after {summary.attempts} HTTP attempt(s)"
+        text += say("run.kept_errors", lang, errors=summary.sent_with_errors)
+    return text + say("run.kept_attempts", lang, attempts=summary.attempts)
 
 
-def _dry_run(plan: Any) -> None:
+def _dry_run(plan: DryRunPlan, lang: str | None) -> None:
     import orjson
 
     if plan.first_request is not None:
         sys.stdout.write(orjson.dumps(plan.first_request, option=orjson.OPT_INDENT_2).decode() + "\n")
         sys.stdout.flush()
-    typer.echo(
-        f"dry run: would send {plan.requests} request(s) for {plan.records_with_work} record(s) "
-        f"({plan.already_finished} of {plan.records} already finished in the journal); nothing was sent",
-        err=True,
-    )
+    typer.echo(say("run.dry_run", lang, plan), err=True)
 
 
 def register(app: typer.Typer) -> None:

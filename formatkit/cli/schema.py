@@ -17,7 +17,7 @@ def schema(
     folder: Path = typer.Option(Path("schemas"), "--dir", help="Where --write puts the files."),
 ) -> None:
     """Print the JSON Schemas of the file formats and the validation report, or write them."""
-    from formatkit._api.schema import SCHEMA_NAMES, build_schema, render, write_all
+    from formatkit.schema import SCHEMA_NAMES, build_schema, render, write_all
 
     if name is not None and name not in SCHEMA_NAMES:
         fail_usage(f"unknown schema {name!r}; choose from {', '.join(SCHEMA_NAMES)}")

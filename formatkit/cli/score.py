@@ -14,16 +14,15 @@ from formatkit.cli._common import (
     lang_option,
     output_or_fail,
     paths_or_fail,
-    print_report,
     terminate_cleanly,
 )
+from formatkit.cli._failures import exits, say
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
-from scoring._metrics.registry import AUTO, METRICS, metric_names
+from scoring import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
-    from scoring._errors import JudgeUnavailableError
-    from scoring._judges.options import JudgeOptions
-    from scoring._pipeline.score_file import FileScoreOutcome
+    from scoring import FileScoreOutcome, JudgeOptions
+    from scoring.errors import JudgeUnavailableError
 
 
 _HELP = """Score the responses already present in IN and write every record, in input order, to OUT.
@@ -48,36 +47,30 @@ unreadable path, or an unknown metric.
 """.format(metrics="; ".join(f"{name} ({spec.summary})" for name, spec in METRICS.items()))
 
 
-def _judge_stopped(exc: JudgeUnavailableError, options: JudgeOptions) -> NoReturn:
-    """The judge endpoint was unusable: say why and what is kept; exit 1 with OUT not written."""
-    hint = exc.hint or "check the judge endpoint"
+def _judge_hint(exc: JudgeUnavailableError, options: JudgeOptions, lang: str | None) -> str:
+    """What to check when the judge endpoint was unusable, worded from the options given."""
+    hint = exc.hint or say("judge_hint", lang)
     if exc.status == 401:
         hint += f" in ${options.judge_api_key_env}"
     elif exc.status == 404:
         hint += f" (--judge-base-url {options.judge_base_url}, --judge-model {options.judge_model})"
-    typer.echo(
-        f"formatkit score: stopped: {exc}\n  {hint}.\n  {exc.bought} verdict(s) bought in this run are kept in "
-        f"{options.journal_path} ({exc.reused} reused from it); the output was not written. Rerun the same "
-        "command to resume: no verdict is bought twice.",
-        err=True,
-    )
-    raise typer.Exit(EXIT_ERRORS)
+    return hint
 
 
-def _finish(outcome: FileScoreOutcome, as_json: bool) -> NoReturn:
-    from scoring._report.render import render
+def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoReturn:
+    from scoring.report import render_summary as render
 
     extra = {"judge": outcome.judge_summary} if outcome.judge_summary else None
     typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra), nl=False)
     if not as_json:
         if outcome.judge_summary:
-            from scoring._judges import summary_lines
+            from scoring.report import judge_summary_lines as summary_lines
 
             for line in summary_lines(outcome.judge_summary):
                 typer.echo(line)
-        typer.echo(f"wrote {outcome.output}")
+        typer.echo(say("wrote", lang, output=outcome.output))
     if outcome.scored_responses == 0:
-        typer.echo("formatkit score: no response could be scored", err=True)
+        typer.echo(say("score.nothing_scored", lang), err=True)
         raise typer.Exit(EXIT_ERRORS)
     raise typer.Exit(EXIT_OK)
 
@@ -107,15 +100,7 @@ def score(
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit._core.errors import InvalidFileError
-    from formatkit._core.issues import Report
-    from scoring._errors import JudgeUnavailableError, RunInterrupted
-    from scoring._judges import JudgeSetupError
-    from scoring._metrics.registry import MetricError
-    from scoring._pipeline.score_file import score_file
-    from scoring._pipeline.score_workers import ScoringWorkerError
-    from scoring._runner.journal import journal_path
-    from scoring._runner.progress import make_progress
+    from scoring import journal_path, make_progress, score_file
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
@@ -132,7 +117,12 @@ def score(
     )
     judged = metric in metric_names("judge") or judge_fallback
     progress = make_progress(label="judge", unit="responses") if judged else None  # on stderr, as the runner's
-    try:
+    stopped = {
+        "hint": lambda exc: _judge_hint(exc, options, lang),
+        "journal": options.journal_path,
+        "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
+    }
+    with exits("score", lang, **stopped):
         outcome = score_file(
             path,
             output,
@@ -142,27 +132,10 @@ def score(
             judge=options,
             progress=progress,
         )
-    except MetricError as exc:
-        fail_usage(str(exc))
-    except InvalidFileError as exc:
-        print_report(Report.build([exc.report], []), err=True, lang=lang)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except JudgeSetupError as exc:  # bad judge options, template or --against file: nothing was sent
-        fail_usage(str(exc))
-    except JudgeUnavailableError as exc:
-        _judge_stopped(exc, options)
-    except ScoringWorkerError as exc:
-        typer.echo(f"formatkit score: {exc}\nnothing was written.", err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
-    except (KeyboardInterrupt, RunInterrupted) as exc:
-        kept = f"the verdicts bought so far are kept in {options.journal_path}; " if judged else ""
-        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated (SIGTERM)"
-        typer.echo(f"formatkit score: {how}; {kept}rerun the same command to resume.", err=True)
-        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
-            typer.echo(f"formatkit score: {name}: a judge is needed — {pick.reason}; left unscored", err=True)
-    _finish(outcome, as_json)
+            typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)
+    _finish(outcome, as_json, lang)
 
 
 score.__doc__ = _HELP

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 __all__ = ["JudgeLang", "JudgeOptions"]
 
-JudgeLang = Literal["auto", "en", "zh"]
+#: ``auto`` (each record's language, detected) or a language of formatkit's table of languages
+#: (:data:`formatkit._core.messages.LANGUAGES`: ``en``, ``zh``, …).
+JudgeLang = str
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.messages import languages
 from scoring._judges.inputs import conversation_words
 from scoring._judges.templates import (
     Kind,
@@ -21,18 +22,25 @@ from scoring._judges.templates import (
 __all__ = ["Prompts", "parse_lang"]
 
 
+#: Names ``--judge-lang`` takes besides the languages' codes.
+_ALIASES = {"english": "en", "cn": "zh", "zh-cn": "zh", "zh-hans": "zh", "chinese": "zh"}
+
+
 def parse_lang(value: str | None) -> Lang | None:
-    """``--judge-lang``: ``en``, ``zh`` (``cn``, ``zh-cn`` accepted), or None/``auto`` (detect)."""
+    """``--judge-lang``: a language of formatkit's table of languages (:func:`formatkit._core.messages.languages`:
+    ``en``, ``zh``, …; ``cn``, ``zh-cn`` accepted), or None/``auto`` (detect). A language without its own
+    built-in prompts is judged with the English ones (:func:`~scoring._judges.templates.builtin_name`)."""
     if value is None:
         return None
     text = value.strip().lower().replace("_", "-")
     if text in ("", "auto"):
         return None
-    if text in ("en", "english"):
-        return "en"
-    if text in ("zh", "cn", "zh-cn", "zh-hans", "chinese"):
-        return "zh"
-    raise ValueError(f"judge language {value!r}: expected auto, en or zh")
+    known = languages()
+    lang = _ALIASES.get(text) or (text if text in known else None)
+    if lang is None:
+        *most, last = ("auto", *known)
+        raise ValueError(f"judge language {value!r}: expected {', '.join(most)} or {last}")
+    return lang
 
 
 @dataclass

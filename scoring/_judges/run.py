@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from scoring._errors import JudgeUnavailableError
+from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
@@ -40,10 +40,6 @@ METRICS = tuple(judge_names())
 
 #: Sampling parameters of every judge request: deterministic verdicts.
 JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
-
-
-class JudgeSetupError(ValueError):
-    """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
 
 
 @dataclass

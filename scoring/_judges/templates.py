@@ -1,5 +1,9 @@
 """Judge prompt templates: the built-in English and Chinese prompts, user templates, rendering.
 
+The prompt languages are formatkit's languages (:data:`formatkit._core.messages.LANGUAGES`): a language
+without its own built-in prompts (``templates/KIND_LANG.txt``) is judged with the English ones, and
+:func:`builtin_name` says which prompt a language gets.
+
 A template is plain text with placeholders written ``{{name}}``. Double braces never collide with the
 single braces of the JSON examples a judge prompt shows. Rendering substitutes every placeholder in one
 pass over the template, so a placeholder that appears inside a substituted value (a response that
@@ -27,7 +31,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Literal
 
 from formatkit._core.smallfile import SmallFileError, read_small_file
 from scoring._metrics.registry import implementation, metric_names, spec_of
@@ -39,6 +42,7 @@ __all__ = [  # and KINDS, computed on first use (see __getattr__)
     "Stage",
     "Template",
     "TemplateError",
+    "builtin_name",
     "builtin_template",
     "detect_lang",
     "load_template",
@@ -51,7 +55,8 @@ __all__ = [  # and KINDS, computed on first use (see __getattr__)
 
 #: The name of a kind of template (a judge kind's prompt): ``absolute``, ``pairwise``, ``math_extract``...
 Kind = str
-Lang = Literal["en", "zh"]
+#: A language of formatkit's table of languages (``en``, ``zh``, …).
+Lang = str
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,10 @@ def __getattr__(name: str) -> tuple[Kind, ...]:
         return tuple(stage.name for stage in _stages() if stage.texts is None)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
+#: The built-in prompts, ``KIND_LANG.txt``; English's are the ones every language falls back on.
+_TEMPLATES = resources.files("scoring._judges").joinpath("templates")
+ENGLISH = "en"
 
 #: Hex digits of a request's nonce: 48 bits, so a response cannot be searched into carrying its own.
 NONCE_DIGITS = 12
@@ -177,17 +186,29 @@ def _check(stage: Stage, text: str, source: str) -> None:
         )
 
 
+def builtin_name(kind: Kind | Stage, lang: Lang) -> str:
+    """The built-in prompt of ``kind`` that ``lang`` gets: ``KIND_LANG`` (``absolute_zh``), or the English
+    ``KIND_en`` when there is none in that language (a file ``templates/KIND_LANG.txt``, or a text of the
+    judge kind's own)."""
+    stage = stage_named(kind)
+    if stage.texts is not None:
+        own = lang if lang in stage.texts else ENGLISH if ENGLISH in stage.texts else next(iter(stage.texts))
+    else:
+        own = lang if _TEMPLATES.joinpath(f"{stage.name}_{lang}.txt").is_file() else ENGLISH
+    return f"{stage.name}_{own}"
+
+
 def builtin_template(kind: Kind | Stage, lang: Lang) -> Template:
     """One of the prompts shipped with the package (``scoring/_judges/templates/KIND_LANG.txt``), or the
-    text a judge kind gives its stage in its own module."""
+    text a judge kind gives its stage in its own module; English's for a language without its own (see
+    :func:`builtin_name`)."""
     stage = stage_named(kind)
-    kind = stage.name
+    name = builtin_name(stage, lang)
     if stage.texts is not None:
-        text = stage.texts.get(lang) or next(iter(stage.texts.values()))
+        text = stage.texts[name.removeprefix(f"{stage.name}_")]
     else:
-        name = f"{kind}_{lang}.txt"
-        text = resources.files("scoring._judges").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
-    template = Template(kind=kind, text=text, source=f"builtin:{kind}_{lang}")
+        text = _TEMPLATES.joinpath(f"{name}.txt").read_text(encoding="utf-8")
+    template = Template(kind=stage.name, text=text, source=f"builtin:{name}")
     _check(stage, text, template.source)
     return template
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
+from scoring._errors import MetricError
 from scoring._metrics.base import Item, ItemScore
 
 if TYPE_CHECKING:
@@ -143,10 +144,6 @@ METRICS: dict[str, MetricSpec] = {
         ),
     )
 }
-
-
-class MetricError(ValueError):
-    """A metric name that is neither in the table nor an importable ``module:function``."""
 
 
 def register_metric(spec: MetricSpec) -> MetricSpec:

@@ -22,8 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from formatkit._api.conversion import convert
-from formatkit._api.validate import iter_dicts
+from formatkit import convert, iter_dicts
 from formatkit._core.issues import Report
 from formatkit._core.writers import output_lock, refuse_special
 from scoring._client.options import with_fields

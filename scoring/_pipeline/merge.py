@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from formatkit._core.writers import atomic_writer, refuse_special
+from scoring._errors import MergeError
 from scoring._runner.provenance import (
     RUN_RECORD,
     formatkit_version,
@@ -38,14 +39,6 @@ __all__ = ["MergeError", "MergeOutcome", "Part", "merge_parts", "resolve_part"]
 
 #: The files of an ``eval`` directory a merge reads, in order of preference.
 EVAL_FILES = ("scored.jsonl", "answered.jsonl")
-
-
-class MergeError(ValueError):
-    """The parts cannot be merged; ``problems`` lists every reason, each naming its part."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from formatkit._core.writers import atomic_writer
+from scoring._errors import ResultsFileError
 from scoring._report.aggregate import dataset_of
 from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
@@ -38,10 +39,6 @@ __all__ = [
 FORMATS = ("text", "json", "md", "html", "xlsx")
 #: The formats that show the records question by question (collect_results(samples=True) for them).
 SAMPLE_FORMATS = ("html", "xlsx")
-
-
-class ResultsFileError(ValueError):
-    """A results file that is not canonical jsonl (a line that is not JSON, or not a record)."""
 
 
 @dataclass

@@ -9,12 +9,13 @@ the math judge fallback hold the records in memory while the judges run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from formatkit._api.validate import StrPath, iter_dicts
+from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+
+StrPath = str | os.PathLike[str]
 
 
 @dataclass
@@ -136,13 +139,27 @@ def judge_record(judge: JudgeOptions) -> dict[str, Any]:
     elif judge.judge_lang == "auto":
         template = "built-in absolute_zh / absolute_en (by each record's language)"
     else:
-        template = f"built-in absolute_{judge.judge_lang}"
+        template = _builtin_prompt(judge.judge_lang)
     return {
         "base_url": public_url(judge.judge_base_url or ""),
         "model": judge.judge_model,
         "template": template,
         "scale": judge.judge_scale,
     }
+
+
+def _builtin_prompt(judge_lang: str) -> str:
+    """The built-in absolute prompt ``--judge-lang`` gives, as the run record says it: a language without
+    built-in prompts of its own is judged in English, and the record says so."""
+    from scoring._judges.prompts import parse_lang
+    from scoring._judges.templates import builtin_name
+
+    try:
+        lang = parse_lang(judge_lang) or judge_lang
+    except ValueError:
+        lang = judge_lang
+    name = builtin_name("absolute", lang)
+    return f"built-in {name}" + ("" if name.endswith(f"_{lang}") else f" (no built-in {lang} prompts: English)")
 
 
 def _only_failed_inference(exc: InvalidFileError) -> bool:

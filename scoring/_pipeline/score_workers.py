@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from formatkit._core.interpreter import worker_command
 from formatkit._core.writers import dumps_line
+from scoring._errors import ScoringWorkerError
 from scoring._metrics.registry import AUTO
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_worker import receive, send
@@ -40,10 +41,6 @@ __all__ = ["BATCH", "ScoringWorkerError", "merge_stats", "score_in_workers"]
 
 #: Records per batch: large enough that the pipes cost little, small enough to keep memory flat.
 BATCH = 2000
-
-
-class ScoringWorkerError(RuntimeError):
-    """A scoring worker failed (its traceback is the message); nothing was written."""
 
 
 def merge_stats(into: dict[str, DatasetStats], batch: dict[str, DatasetStats]) -> None:

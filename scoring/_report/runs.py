@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from formatkit._api.xlsx_style import Sheet
+from formatkit._core.xlsx_style import Sheet
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
 

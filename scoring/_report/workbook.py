@@ -2,7 +2,7 @@
 two columns of its own, each dimension after its datasets, the row's best model in green, every model's
 difference from the first), the questions side by side (one row per question: the question, the
 reference, then each model's answer, extracted answer and score), per-model details, paired differences
-and the notes; every sheet readable (:mod:`formatkit._api.xlsx_style`: bold frozen header, autofilter,
+and the notes; every sheet readable (:mod:`formatkit._core.xlsx_style`: bold frozen header, autofilter,
 widths, text never a formula)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from formatkit._api.xlsx_style import Fill, Sheet, write_sheet
 from formatkit._core.writers import save_workbook
+from formatkit._core.xlsx_style import Fill, Sheet, write_sheet
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison

@@ -47,7 +47,7 @@ def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | N
     if callable(source):
         records = source
     else:
-        from formatkit._api.validate import iter_dicts
+        from formatkit import iter_dicts
 
         path = source
 

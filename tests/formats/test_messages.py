@@ -7,7 +7,7 @@ import json
 import re
 import string
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from test_excel_rules import CASES as EXCEL_CASES
@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from formatkit import validate_files
 from formatkit._core.codes import CODES
 from formatkit._core.messages import Msg, catalogue, languages, locale_lang, resolve_lang
+from formatkit._fixing.changes import ChangeCode
 from formatkit.cli import app
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -60,6 +61,14 @@ def test_every_code_has_a_message_and_a_summary(lang: str) -> None:
     for code in CODES:
         assert f"summary.{code}" in keys, code
         assert any(key == code or key.startswith(f"{code}.") for key in keys), code
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_every_change_fix_makes_has_a_message(lang: str) -> None:
+    """fix's texts are catalogue entries too (``fix.<change code>``): checked with every other key above."""
+    keys = catalogue(lang)
+    assert [code for code in get_args(ChangeCode) if f"fix.{code}" not in keys] == []
+    assert "fix.ui.head" in keys and "fix.word.list_sep" in keys
 
 
 @pytest.mark.parametrize("lang", languages())

@@ -1,7 +1,9 @@
 """Every message formatkit prints about a file is a template, filled from the issue's data.
 
 One catalogue per language: a module of this package (``en.py``, ``zh.py``, …) holding ``MESSAGES``, a dict
-from a key to a :meth:`str.format` template. A third language is one more file; nothing else changes.
+from a key to a :meth:`str.format` template. :data:`LANGUAGES` is the table of languages, the one list
+``--lang``, the locale, ``formatkit fix`` and the judge's ``--judge-lang`` read: a third language is its
+catalogue and one row there (CONTRIBUTING.md, "Add a language").
 
 Keys:
 
@@ -28,14 +30,31 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-__all__ = ["DEFAULT_LANG", "Later", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"]
+__all__ = [
+    "DEFAULT_LANG",
+    "LANGUAGES",
+    "Later",
+    "Msg",
+    "catalogue",
+    "languages",
+    "locale_lang",
+    "resolve_lang",
+    "ui",
+]
 
 DEFAULT_LANG = "en"
+
+#: Every language, English first: its code (as ``--lang``, ``--judge-lang`` and the locale name it) → its
+#: catalogue, the module holding ``MESSAGES`` (imported on first use) or the templates themselves. A key
+#: a catalogue lacks is said in English.
+LANGUAGES: dict[str, str | Mapping[str, str]] = {
+    "en": "formatkit._core.messages.en",
+    "zh": "formatkit._core.messages.zh",
+}
 
 
 class Msg:
@@ -122,18 +141,21 @@ def _rebuild(key: str, params: dict[str, Any]) -> Msg:
 
 
 def languages() -> tuple[str, ...]:
-    """The languages with a catalogue (the modules of this package), English first."""
-    found = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
-    return (DEFAULT_LANG, *(name for name in found if name != DEFAULT_LANG))
+    """The languages with a catalogue (:data:`LANGUAGES`), English first."""
+    return tuple(LANGUAGES)
+
+
+def catalogue(lang: str) -> Mapping[str, str]:
+    """The templates of ``lang`` by key (an unknown language: English)."""
+    entry = LANGUAGES.get(lang)
+    if entry is None:
+        entry = LANGUAGES[DEFAULT_LANG]
+    return _imported(entry) if isinstance(entry, str) else entry
 
 
 @cache
-def catalogue(lang: str) -> Mapping[str, str]:
-    """The templates of ``lang`` by key (an unknown language: English)."""
-    if lang not in languages():
-        lang = DEFAULT_LANG
-    module = importlib.import_module(f"{__name__}.{lang}")
-    messages: Mapping[str, str] = module.MESSAGES
+def _imported(module: str) -> Mapping[str, str]:
+    messages: Mapping[str, str] = importlib.import_module(module).MESSAGES
     return messages
 
 

@@ -6,12 +6,14 @@
 from __future__ import annotations
 
 from formatkit._core.codes import CODES
+from formatkit._core.formats import listed_suffixes
 
 _RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
+_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls and .jsonl
 
 MESSAGES: dict[str, str] = {
     # --- files and uploads -------------------------------------------------------------------------
-    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads .xlsx, .xls and .jsonl. {fix}',
+    "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads ' + _READS + ". {fix}",
     "frag.extension_less": "extension-less",
     "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
     "frag.convert_format": "Convert it to one of those formats.",
@@ -347,6 +349,38 @@ MESSAGES: dict[str, str] = {
     "frag.did_you_mean": ' Did you mean "{name}"?',
     "frag.nested_parameter": ' For vLLM and SGLang it goes inside "{parent}": {{"{parent}": {{"{key}": false}}}}.',
     "frag.known_names": " Known names: {names}.",
+    # --- formatkit fix: its changes (fix.<change code>), its lines (fix.ui.*), its words (fix.word.*) ---
+    "fix.sheet_moved": 'moved sheet "{sheet}" (the data) from position {position} to the front: only the first sheet is read',
+    "fix.header_renamed": 'header "{before}" renamed to "{after}" ({how})',
+    "fix.key_renamed": 'key "{before}" renamed to "{after}" ({how})',
+    "fix.cells_unmerged": "unmerged {range} and wrote {value} into each of its {count} cells",
+    "fix.parameters_rewritten": "parameters {before} rewritten as JSON: {after}",
+    "fix.id_trimmed": "session_id {before} trimmed to {after}",
+    "fix.formula_to_value": "formula {formula} replaced by its saved value {value} (a rewritten workbook cannot keep a formula's saved value)",
+    "fix.bom_removed": "removed the byte-order mark at the start of the file",
+    "fix.reencoded": "decoded the file from {encoding} and wrote it as UTF-8 (it reads: {sample})",
+    "fix.xls_converted": "rewrote the .xls workbook as .xlsx: values, merged ranges, number formats, column widths and hidden rows and columns are kept; fonts, colours and borders are not",
+    "fix.parts_lost": "the copy could not keep {parts} of the original (openpyxl cannot); the original is untouched",
+    "fix.ui.head": "{source} -> {output}: {count} change(s)",
+    "fix.ui.head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
+    "fix.ui.none": "{source}: nothing to repair; {output} is a copy",
+    "fix.ui.none_dry": "{source}: nothing to repair (dry run: nothing written)",
+    "fix.ui.unread": "{source}: could not be read for repair; nothing written to {output}",
+    "fix.ui.after": "The copy, validated:",
+    "fix.ui.after_dry": "The copy would validate as:",
+    "fix.ui.input": "The input, validated:",
+    "fix.ui.left": "{errors} error(s) remain: no repair is certain for them. Fix them in {output} as the messages say.",
+    "fix.word.normalized": "case, width or spaces",
+    "fix.word.alias": "an alias",
+    "fix.word.chinese": "a Chinese name",
+    "fix.word.drawings": "drawings (shapes, images, charts)",
+    "fix.word.media": "images",
+    "fix.word.charts": "charts",
+    "fix.word.vba": "macros",
+    "fix.word.pivots": "pivot tables",
+    "fix.word.slicers": "slicers",
+    "fix.word.other": "other parts",
+    "fix.word.list_sep": ", ",
     # --- the printed report ----------------------------------------------------------------------------
     "ui.place_row": "row {row}",
     "ui.place_line": "line {line}",
@@ -365,3 +399,60 @@ MESSAGES: dict[str, str] = {
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})
+
+# --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------
+MESSAGES.update(
+    {
+        "ui.failed": "formatkit: error: {error}",
+        "ui.failed_nothing_written": "formatkit: error: {error}; nothing was written",
+        "ui.judge_hint": "check the judge endpoint",
+        "ui.run.locked": "formatkit run: {error}; nothing was sent.",
+        "ui.run.stopped": "formatkit run: stopped: {error}\n  {hint}.\n  {kept}; {output} was not written. Rerun the same command to resume: finished records are not sent again.",
+        "ui.run.io_error": "formatkit run: stopped by an I/O error: {error}; finished records are kept in {journal}; rerun to resume.",
+        "ui.run.terminated": "formatkit run: terminated (SIGTERM). {kept}; rerun to resume.",
+        "ui.run.interrupted": "formatkit run: interrupted. {kept}; rerun to resume.",
+        "ui.run.kept_nothing": "nothing was journaled in {journal}",
+        "ui.run.kept": "{done} record(s) finished in this run are kept in {journal}",
+        "ui.run.kept_errors": " ({errors} more ended in error and will be retried)",
+        "ui.run.kept_attempts": ", after {attempts} HTTP attempt(s)",
+        "ui.eval.locked": "formatkit eval: {error}; nothing was sent.",
+        "ui.eval.invalid": "formatkit eval: the flow stopped: {error}\n  the issues above say what to fix.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.judge_stopped": "formatkit eval: judging stopped: {error}\n  {judge_hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.run_stopped": "formatkit eval: the run stopped: {error}\n  {hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.terminated": "formatkit eval: terminated (SIGTERM). Rerun the same command to resume: nothing finished is sent again.",
+        "ui.eval.interrupted": "formatkit eval: interrupted. Rerun the same command to resume: nothing finished is sent again.",
+        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it); the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.worker_failed": "formatkit score: {error}\nnothing was written.",
+        "ui.score.terminated": "formatkit score: terminated (SIGTERM); {kept}rerun the same command to resume.",
+        "ui.score.interrupted": "formatkit score: interrupted; {kept}rerun the same command to resume.",
+        "ui.score.kept": "the verdicts bought so far are kept in {journal}; ",
+        "ui.export.read_back": "formatkit export: the sheet for {output} would be refused when read back in {mode} mode (the issues above), so nothing was written. Records with neither a reply nor an error have not run yet: finish the run first (rerun the same `formatkit run` or `eval` to resume).",
+        "ui.export.not_written": "formatkit export: {error}; nothing was written",
+        "ui.merge.refused": "formatkit merge: cannot merge {count} part(s); nothing was written:{problems}",
+        "ui.merge.not_written": "formatkit merge: {error}",
+        "ui.convert.not_written": "formatkit convert: {error}; nothing was written",
+        "ui.wrote": "wrote {output}",
+        "ui.run.summary.head": "run: {records} records written to {output}: {finished} finished, {with_errors} with errors",
+        "ui.run.summary.requests": "  this run: {requests} requests for {sent_records} records{with_retries}; {resumed} taken from the journal; {nothing_to_do} had nothing to send",
+        "ui.run.summary.attempts": " ({attempts} HTTP attempts with the retries)",
+        "ui.run.summary.errors": "  errors by kind: {kinds}",
+        "ui.run.summary.replies": "  replies: {empty_replies} empty (no content: nothing to score), {cut_off} cut off at the token limit (finish_reason: length)",
+        "ui.run.summary.retry_empty": "  rerun with --retry-empty N to ask the empty ones again (a reasoning model may need a larger max_tokens)",
+        "ui.run.summary.tokens": "  tokens: prompt {prompt}, completion {completion}, total {total}",
+        "ui.run.summary.stale": "  note: {stale_journal_entries} journal entries did not match the input or settings (changed since) and were ignored",
+        "ui.run.summary.note": "  note: {note}",
+        "ui.run.summary.retry_errors": "  rerun the same command to retry the records that ended in error",
+        "ui.run.dry_run": "dry run: would send {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
+        "ui.eval.judge_needed": "formatkit eval: {dataset}: a judge is needed — {reason}; left unscored (give --judge-base-url and --judge-model to judge them)",
+        "ui.score.judge_needed": "formatkit score: {dataset}: a judge is needed — {reason}; left unscored",
+        "ui.score.nothing_scored": "formatkit score: no response could be scored",
+        "ui.report.unscored": "formatkit report: {dataset}: no response has been scored; run `formatkit score` on it first and report the file it writes",
+        "ui.export.note": "formatkit export: {note}",
+        "ui.export.wrote": "wrote {rows} rows to {output} (input read in {mode} mode{why})",
+        "ui.export.why_infer_eval": " (not every target turn has a reply: some inference failed or has not run)",
+        "ui.export.why_infer_only": " (some target turns have no reference)",
+        "ui.merge.merged": "merged {parts} parts into {output}: {records} records in input order",
+        "ui.api_key_cleaned": "formatkit {command}: warning: ${env}: {warning}",
+        "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
+    }
+)

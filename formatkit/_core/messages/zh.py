@@ -5,13 +5,16 @@
 
 from __future__ import annotations
 
+from formatkit._core.formats import listed_suffixes
+
+_READS = listed_suffixes("、", " 和 ")  # the table of input formats: .xlsx、.xls 和 .jsonl
 _RESAVE = "请用 Excel（或 WPS）打开后另存为 .xlsx"
 _UNMERGE = "开始 → 合并后居中 → 取消单元格合并（WPS：开始 → 合并居中 → 取消合并单元格）"
 _AS_TEXT = "右键单击 → 设置单元格格式 → 数字 → 文本"
 
 MESSAGES: dict[str, str] = {
     # --- 文件与上传 -----------------------------------------------------------------------------------
-    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 .xlsx、.xls 和 .jsonl。{fix}",
+    "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 " + _READS + "。{fix}",
     "frag.extension_less": "无扩展名的",
     "frag.save_csv_as_xlsx": "请在 Excel 中把 .csv 另存为 .xlsx（文件 → 另存为 → Excel 工作簿）。",
     "frag.convert_format": "请先转换为上述格式之一。",
@@ -290,6 +293,38 @@ MESSAGES: dict[str, str] = {
     "frag.did_you_mean": "是不是“{name}”？",
     "frag.nested_parameter": 'vLLM 和 SGLang 要求把它写在“{parent}”里：{{"{parent}": {{"{key}": false}}}}。',
     "frag.known_names": "可用的名称：{names}。",
+    # --- formatkit fix：所做的修改（fix.<修改代码>）、输出的各行（fix.ui.*）、填入的词（fix.word.*） ---
+    "fix.sheet_moved": '已将数据所在的工作表"{sheet}"从第 {position} 个移到最前：只读取第一个工作表',
+    "fix.header_renamed": '表头"{before}"已改为"{after}"（{how}）',
+    "fix.key_renamed": '键"{before}"已改为"{after}"（{how}）',
+    "fix.cells_unmerged": "已取消合并 {range}，并在其 {count} 个单元格中都填入 {value}",
+    "fix.parameters_rewritten": "parameters {before} 已改写为 JSON：{after}",
+    "fix.id_trimmed": "session_id {before} 已去掉首尾空白：{after}",
+    "fix.formula_to_value": "公式 {formula} 已替换为其保存的值 {value}（重写的工作簿无法保留公式的缓存值）",
+    "fix.bom_removed": "已删除文件开头的字节顺序标记（BOM）",
+    "fix.reencoded": "已将文件从 {encoding} 解码，并以 UTF-8 写出（内容如：{sample}）",
+    "fix.xls_converted": "已将 .xls 工作簿改写为 .xlsx：保留值、合并区域、数字格式、列宽以及隐藏的行和列；不保留字体、颜色和边框",
+    "fix.parts_lost": "副本无法保留原文件中的 {parts}（openpyxl 不支持）；原文件未改动",
+    "fix.ui.head": "{source} -> {output}：{count} 处修改",
+    "fix.ui.head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
+    "fix.ui.none": "{source}：无需修复；{output} 是原文件的副本",
+    "fix.ui.none_dry": "{source}：无需修复（试运行：未写入任何文件）",
+    "fix.ui.unread": "{source}：无法读取以进行修复；未写入 {output}",
+    "fix.ui.after": "副本的校验结果：",
+    "fix.ui.after_dry": "副本的校验结果将是：",
+    "fix.ui.input": "原文件的校验结果：",
+    "fix.ui.left": "还有 {errors} 个错误无法确定地自动修复。请按上面的提示在 {output} 中修改。",
+    "fix.word.normalized": "大小写、全角或空格",
+    "fix.word.alias": "别名",
+    "fix.word.chinese": "中文名",
+    "fix.word.drawings": "绘图（形状、图片、图表）",
+    "fix.word.media": "图片",
+    "fix.word.charts": "图表",
+    "fix.word.vba": "宏",
+    "fix.word.pivots": "数据透视表",
+    "fix.word.slicers": "切片器",
+    "fix.word.other": "其他部件",
+    "fix.word.list_sep": "、",
     # --- 打印的报告 -------------------------------------------------------------------------------------
     "ui.place_row": "第 {row} 行",
     "ui.place_line": "第 {line} 行",
@@ -306,7 +341,7 @@ MESSAGES: dict[str, str] = {
     "ui.wrote_records": "已把 {records} 条记录写入 {output}",
     "ui.nothing_written": "没有写入 {output}：请先修正上面的错误",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
-    "summary.unsupported_extension": "只能读取 .xlsx、.xls 和 .jsonl 文件。",
+    "summary.unsupported_extension": f"只能读取 {_READS} 文件。",
     "summary.too_many_files": "平台每次上传最多 10 个文件。",
     "summary.too_many_rows": "平台每个文件最多 1,000 行（Excel 数据行或 jsonl 行）。",
     "summary.empty_file": "文件中什么都没有。",
@@ -370,3 +405,60 @@ MESSAGES: dict[str, str] = {
     "summary.invalid_parameter_type": "参数值的类型不对。",
     "summary.parameter_out_of_range": "参数值超出允许范围。",
 }
+
+# --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------
+MESSAGES.update(
+    {
+        "ui.failed": "formatkit：错误：{error}",
+        "ui.failed_nothing_written": "formatkit：错误：{error}；没有写入任何内容",
+        "ui.judge_hint": "请检查裁判模型的端点",
+        "ui.run.locked": "formatkit run：{error}；没有发送任何请求。",
+        "ui.run.stopped": "formatkit run：已停止：{error}\n  {hint}。\n  {kept}；没有写入 {output}。重新运行同一命令即可继续：已完成的记录不会再次发送。",
+        "ui.run.io_error": "formatkit run：因读写错误停止：{error}；已完成的记录保存在 {journal} 中；重新运行即可继续。",
+        "ui.run.terminated": "formatkit run：已终止（SIGTERM）。{kept}；重新运行即可继续。",
+        "ui.run.interrupted": "formatkit run：已中断。{kept}；重新运行即可继续。",
+        "ui.run.kept_nothing": "{journal} 中没有记下任何内容",
+        "ui.run.kept": "本次运行完成的 {done} 条记录保存在 {journal} 中",
+        "ui.run.kept_errors": "（另有 {errors} 条以错误结束，将会重试）",
+        "ui.run.kept_attempts": "，共 {attempts} 次 HTTP 尝试",
+        "ui.eval.locked": "formatkit eval：{error}；没有发送任何请求。",
+        "ui.eval.invalid": "formatkit eval：流程已停止：{error}\n  上面的问题说明了要修改什么。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.judge_stopped": "formatkit eval：评判已停止：{error}\n  {judge_hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.run_stopped": "formatkit eval：推理已停止：{error}\n  {hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.terminated": "formatkit eval：已终止（SIGTERM）。重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.eval.interrupted": "formatkit eval：已中断。重新运行同一命令即可继续：已完成的部分不会再次发送。",
+        "ui.score.judge_stopped": "formatkit score：已停止：{error}\n  {hint}。\n  本次买到的 {bought} 个裁决保存在 {journal} 中（其中 {reused} 个取自该文件）；没有写入输出。重新运行同一命令即可继续：不会重复购买裁决。",
+        "ui.score.worker_failed": "formatkit score：{error}\n没有写入任何内容。",
+        "ui.score.terminated": "formatkit score：已终止（SIGTERM）；{kept}重新运行同一命令即可继续。",
+        "ui.score.interrupted": "formatkit score：已中断；{kept}重新运行同一命令即可继续。",
+        "ui.score.kept": "目前买到的裁决保存在 {journal} 中；",
+        "ui.export.read_back": "formatkit export：{output} 的表格按 {mode} 模式读回时会被拒绝（见上面的问题），所以没有写入任何内容。既没有回答也没有错误的记录还没有运行：请先完成运行（重新运行同一条 `formatkit run` 或 `eval` 即可继续）。",
+        "ui.export.not_written": "formatkit export：{error}；没有写入任何内容",
+        "ui.merge.refused": "formatkit merge：无法合并 {count} 个部分；没有写入任何内容：{problems}",
+        "ui.merge.not_written": "formatkit merge：{error}",
+        "ui.convert.not_written": "formatkit convert：{error}；没有写入任何内容",
+        "ui.wrote": "已写入 {output}",
+        "ui.run.summary.head": "run：{records} 条记录已写入 {output}：{finished} 条完成，{with_errors} 条有错误",
+        "ui.run.summary.requests": "  本次运行：为 {sent_records} 条记录发送了 {requests} 个请求{with_retries}；{resumed} 条取自日志；{nothing_to_do} 条无需发送",
+        "ui.run.summary.attempts": "（连同重试共 {attempts} 次 HTTP 尝试）",
+        "ui.run.summary.errors": "  错误按类型：{kinds}",
+        "ui.run.summary.replies": "  回答：{empty_replies} 个为空（没有内容，无从评分），{cut_off} 个在 token 上限处被截断（finish_reason: length）",
+        "ui.run.summary.retry_empty": "  用 --retry-empty N 重新运行，可再次询问空回答（推理模型可能需要更大的 max_tokens）",
+        "ui.run.summary.tokens": "  token：提示 {prompt}，生成 {completion}，合计 {total}",
+        "ui.run.summary.stale": "  注意：日志中有 {stale_journal_entries} 条与输入或设置不符（之后有改动），已忽略",
+        "ui.run.summary.note": "  注意：{note}",
+        "ui.run.summary.retry_errors": "  重新运行同一命令即可重试以错误结束的记录",
+        "ui.run.dry_run": "试运行：将为 {records_with_work} 条记录发送 {requests} 个请求（{records} 条中已有 {already_finished} 条在日志中完成）；没有发送任何请求",
+        "ui.eval.judge_needed": "formatkit eval：{dataset}：需要裁判模型——{reason}；未评分（给出 --judge-base-url 和 --judge-model 即可评判）",
+        "ui.score.judge_needed": "formatkit score：{dataset}：需要裁判模型——{reason}；未评分",
+        "ui.score.nothing_scored": "formatkit score：没有任何回答能够评分",
+        "ui.report.unscored": "formatkit report：{dataset}：没有任何回答评过分；请先对它运行 `formatkit score`，再对生成的文件做报告",
+        "ui.export.note": "formatkit export：{note}",
+        "ui.export.wrote": "已把 {rows} 行写入 {output}（输入按 {mode} 模式读取{why}）",
+        "ui.export.why_infer_eval": "：并非每个目标轮都有回答，有的推理失败或尚未运行",
+        "ui.export.why_infer_only": "：有的目标轮没有参考答案",
+        "ui.merge.merged": "已把 {parts} 个部分合并到 {output}：{records} 条记录，按输入顺序",
+        "ui.api_key_cleaned": "formatkit {command}：警告：${env}：{warning}",
+        "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
+    }
+)

@@ -1,0 +1,39 @@
+"""How formatkit reads and writes files, for a caller (and the command line) that wants the same rules.
+
+- :func:`check_path`: the path as a Path, or :class:`~formatkit.errors.UnreadablePathError` when it is
+  missing, a directory or not readable;
+- :func:`read_small_file`: a side file (a dimensions map, a judge template) read with a bound, refusing
+  FIFOs and devices (:class:`~formatkit.errors.SmallFileError`);
+- :func:`output_lock`: hold an output's lock while it is written (another writer gets
+  :class:`~formatkit.errors.OutputBusyError`);
+- :data:`TERMINATED`: set when SIGTERM arrives, so a writer removes its temporary file and stops.
+
+Names are loaded on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from formatkit._lazy import lazy_getattr
+
+_EXPORTS = {
+    "check_path": "formatkit._api.validate",
+    "read_small_file": "formatkit._core.smallfile",
+    "output_lock": "formatkit._core.writers",
+    "TERMINATED": "formatkit._core.writers",
+}
+
+__all__ = ["TERMINATED", "check_path", "output_lock", "read_small_file"]
+
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from formatkit._api.validate import check_path
+    from formatkit._core.smallfile import read_small_file
+    from formatkit._core.writers import TERMINATED, output_lock

@@ -1,0 +1,53 @@
+"""Reports as the command line prints and writes them, for a caller that wants the same text::
+
+    from scoring import collect_results
+    from scoring.report import render_report
+    collected = collect_results(["a.jsonl", "b.jsonl"])
+    print(render_report(collected, "text", width=100))
+
+Names are loaded on first use (the report's renderers bring jinja2 and friends).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from formatkit._lazy import lazy_getattr
+
+_EXPORTS = {
+    "SAMPLE_FORMATS": "scoring._pipeline.report_file",
+    "CollectedResults": "scoring._pipeline.report_file",
+    "render_report": "scoring._pipeline.report_file",
+    "save_report": "scoring._pipeline.report_file",
+    "render_summary": "scoring._report.render:render",
+    "judge_summary_lines": "scoring._judges:summary_lines",
+    "terminal_width": "scoring._report.leaderboard",
+}
+
+__all__ = [
+    "SAMPLE_FORMATS",
+    "CollectedResults",
+    "judge_summary_lines",
+    "render_report",
+    "render_summary",
+    "save_report",
+    "terminal_width",
+]
+
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from scoring._judges import summary_lines as judge_summary_lines
+    from scoring._pipeline.report_file import (
+        SAMPLE_FORMATS,
+        CollectedResults,
+        render_report,
+        save_report,
+    )
+    from scoring._report.leaderboard import terminal_width
+    from scoring._report.render import render as render_summary

@@ -69,9 +69,10 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def guard() -> Iterator[SympyGuard]:
-    """One guarded sympy worker per test module (the math metric's tests)."""
+    """One guarded sympy worker for the math metric's tests (it restarts itself after a timeout or a crash;
+    starting one imports sympy, so the modules share it)."""
     g = SympyGuard(timeout=30.0)  # far above any comparison here, however loaded the machine
     yield g
     g.close()

@@ -87,7 +87,7 @@ def check_output(out: Path, count: int) -> None:
 
 
 def test_resume_after_kill_9_sends_nothing_finished_twice(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.delay = 0.02
+    fake_openai.hold_after(12)  # 12 replies, then the requests in flight wait: the kill comes before the end
     src = write_set(tmp_path / "set.jsonl", 60)
     out = tmp_path / "out.jsonl"
     kill_after(fake_openai, src, out, lines=12)

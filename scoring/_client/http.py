@@ -61,6 +61,7 @@ from typing import Any
 import httpx
 import orjson
 
+from formatkit._core.record import JsonObject, Parameters
 from scoring._client.body import decoded_blocks, read_body
 from scoring._client.health import EndpointHealth, describe
 from scoring._client.options import Dialect, Limits, RetryPolicy
@@ -192,7 +193,7 @@ class ChatClient:
         connection each, handed out from a free list, keep the cost per request constant.
         """
         # connect/read/write each bounded by ``timeout``: for a stream, read is the silence between pieces.
-        options: dict[str, Any] = {
+        options: JsonObject = {
             "headers": headers,
             "timeout": httpx.Timeout(timeout, pool=None),
             "follow_redirects": False,
@@ -217,10 +218,10 @@ class ChatClient:
 
     # -- public ------------------------------------------------------------------------------------------
 
-    def request_body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+    def request_body(self, messages: list[dict[str, str]], params: Parameters) -> JsonObject:
         """The JSON body sent for these messages and parameters: ``model`` and ``messages`` are ours, the
         endpoint's renames and drops applied, ``stream`` set by the client."""
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        body: JsonObject = {"model": self.model, "messages": messages}
         for key, value in params.items():
             if key in body or key in CLIENT_OWNED or key in self.drop_params:
                 continue
@@ -231,7 +232,7 @@ class ChatClient:
                 body["stream_options"] = {"include_usage": True}
         return body
 
-    async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[ChatResult]:
+    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[ChatResult]:
         """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
         self._fail_if_down()
         if self._stopping:
@@ -321,7 +322,7 @@ class ChatClient:
 
     # -- internals ---------------------------------------------------------------------------------------
 
-    async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
+    async def _attempt(self, body: JsonObject) -> list[ChatResult]:
         probe = self._plain_probe
         if body.get("stream") and probe is not None and not probe.done():
             await asyncio.shield(probe)  # a plain request is deciding whether to stream at all (no slot held)
@@ -422,7 +423,7 @@ class ChatClient:
         self.health.down = self.health.down or down
         return down
 
-    async def _plain_works(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | bool:
+    async def _plain_works(self, body: JsonObject, exc: BaseException) -> list[ChatResult] | bool:
         """Once per client: when streamed requests fail alike (a 5xx, a broken stream) before anything has
         succeeded, ask once without streaming; if that works, the server's streaming path is what is
         broken, and the client stops streaming (said at once and in the notes). The results of that plain
@@ -459,7 +460,7 @@ class ChatClient:
         self.health.succeeded()
         return results
 
-    def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
+    def _refuses_streaming(self, exc: PermanentRequestError, body: JsonObject) -> bool:
         """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming
         (once for the whole client; requests built before the switch are simply asked again); True to ask again."""
         text = exc.message.lower()

@@ -56,6 +56,8 @@ DOCUMENTED = {
         "OutputError", "Profile", "Record", "Report", "Response", "SourceLocation", "UnreadablePathError",
         "Usage", "__version__", "convert", "export_excel", "fix_file", "iter_dicts", "iter_records", "record_to_dict",
         "validate_file", "validate_files", "Checked", "check_files", "check_output", "run_conversion",
+        "MessageDict", "MetaDict", "RecordDict", "ResponseDict", "SourceDict", "UsageDict", "pending_turns",
+        "reference_of", "response_of", "score_entries", "target_responses", "target_turn",
     ],
     "scoring": [
         "METRICS", "RULE_METRICS", "Aggregate", "Aggregator", "ChatClient", "ChatResult", "ChoiceExtraction",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import scoring
+from formatkit import RecordDict
 
 ROOT = Path(__file__).parent.parent
 
@@ -36,7 +37,7 @@ def test_formatkit_core_never_imports_scoring() -> None:
 
 
 def test_score_and_aggregate_without_the_cli() -> None:
-    record = {
+    record: RecordDict = {
         "session_id": 0,
         "messages": [
             {"role": "user", "content": "Q\nA) 1\nB) 2"},

@@ -10,21 +10,21 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
 
 import scoring
+from formatkit import RecordDict
 
 RESPONSES = Path(__file__).parent.parent / "fixtures" / "responses"
 SETS = ("mmlu_pro", "gsm8k", "math_mixed", "yes_no")
 HOSTILE = '=HYPERLINK("http://x")[/b]<script>alert(1)</script>'
 
 
-def _load(name: str) -> list[dict[str, Any]]:
+def _load(name: str) -> list[RecordDict]:
     lines = (RESPONSES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def _pairwise(model: str, outcomes: str) -> list[dict[str, Any]]:
+def _pairwise(model: str, outcomes: str) -> list[RecordDict]:
     value = {"w": 1.0, "t": 0.0, "l": -1.0}
     name = {"w": "win", "t": "tie", "l": "loss"}
     return [
@@ -60,7 +60,7 @@ def build(directory: Path) -> tuple[Path, Path]:
     """Write ``model-a.jsonl`` and ``model-b.jsonl`` (scored) into ``directory``; return both paths."""
     paths = []
     for model in ("model-a", "model-b"):
-        records: list[dict[str, Any]] = []
+        records: list[RecordDict] = []
         for name in SETS:
             for index, record in enumerate(_load(name)):
                 record = copy.deepcopy(record)

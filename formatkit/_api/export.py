@@ -31,6 +31,7 @@ from typing import Any
 
 from formatkit._core.errors import SheetReadBackError
 from formatkit._core.modes import Mode
+from formatkit._core.record import JsonObject, RecordDict, ResponseDict, reference_of, response_entries, target_turn
 from formatkit._core.writers import atomic_writer, output_lock
 from formatkit._core.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._rules.excel_values import MAX_ID
@@ -58,7 +59,7 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _extra(response: dict[str, Any], notes: list[str] | None) -> dict[str, Any] | None:
+def _extra(response: ResponseDict, notes: list[str] | None) -> JsonObject | None:
     """The response's keys without a column of their own; the largest left out when they would not fit
     a cell (a long logprobs list), which ``notes`` says."""
     extra = {k: v for k, v in response.items() if k not in _PLACED and v is not None}
@@ -70,8 +71,8 @@ def _extra(response: dict[str, Any], notes: list[str] | None) -> dict[str, Any] 
     return extra or None
 
 
-def _response_cells(response: dict[str, Any], suffix: str, notes: list[str] | None = None) -> dict[str, Any]:
-    cells: dict[str, Any] = {}
+def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None = None) -> JsonObject:
+    cells: JsonObject = {}
     for name in RESULT_FIELDS:
         if name == "extra":
             value: Any = _extra(response, notes)
@@ -86,14 +87,13 @@ def _response_cells(response: dict[str, Any], suffix: str, notes: list[str] | No
     return cells
 
 
-def _rows(record: dict[str, Any], notes: list[str] | None = None) -> Iterator[dict[str, Any]]:
+def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonObject]:
     """One row per user turn; the last row carries the target turn's reference and responses."""
     messages = record.get("messages", [])
     system = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
-    target = messages[-1] if messages else {}
-    responses = [r for r in target.get("responses") or [] if isinstance(r, dict)]
+    responses = response_entries(record)
     parameters = responses[0].get("parameters") if responses else None
-    turns: list[dict[str, Any]] = []
+    turns: list[JsonObject] = []
     for message in messages[:-1]:
         if message.get("role") == "user":
             turns.append({"query": message.get("content")})
@@ -103,11 +103,11 @@ def _rows(record: dict[str, Any], notes: list[str] | None = None) -> Iterator[di
     meta.pop("source", None)  # where it was read from last time; the exported file is its new source
     dataset = meta.pop("dataset", None)
     for index, turn in enumerate(turns):
-        row: dict[str, Any] = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
+        row: JsonObject = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
         if dataset is not None:
             row["dataset"] = dataset  # on every row: a session is the rows sharing dataset and session_id
         if index == len(turns) - 1:
-            row["reference_response"] = target.get("reference_response")
+            row["reference_response"] = reference_of(record)
             row["parameters"] = _json(parameters) if parameters else None
             for n, response in enumerate(responses, start=1):
                 row.update(_response_cells(response, "" if n == 1 else f"_{n}", notes))
@@ -116,7 +116,7 @@ def _rows(record: dict[str, Any], notes: list[str] | None = None) -> Iterator[di
         yield row
 
 
-def _columns(rows: list[dict[str, Any]]) -> list[str]:
+def _columns(rows: list[JsonObject]) -> list[str]:
     present = {key for row in rows for key in row}
     samples = max((int(k.rsplit("_", 1)[1]) for k in present if k.startswith("response_")), default=1)
     columns = list(BASE_COLUMNS)
@@ -126,7 +126,7 @@ def _columns(rows: list[dict[str, Any]]) -> list[str]:
     return columns + [name for name in _RECORD_FIELDS if name in present]
 
 
-def _fill(row: dict[str, Any], column: str) -> Fill | None:
+def _fill(row: JsonObject, column: str) -> Fill | None:
     """right / partial / wrong for a score cell, on the score's own scale (a judge's 0-2 included)."""
     if not column.startswith("score"):
         return None
@@ -147,7 +147,7 @@ def _fill(row: dict[str, Any], column: str) -> Fill | None:
     return "wrong" if score <= 0 else "partial"
 
 
-def _sheet_ids(records: list[dict[str, Any]], notes: list[str] | None) -> list[dict[str, Any]]:
+def _sheet_ids(records: list[RecordDict], notes: list[str] | None) -> list[RecordDict]:
     """The records with ids a sheet can hold: whole numbers, unique within their dataset. An id that is not
     (text, too large, a repeat) gets the dataset's next free number; the original goes to meta."""
     seen: dict[Any, set[int]] = {}
@@ -164,7 +164,7 @@ def _sheet_ids(records: list[dict[str, Any]], notes: list[str] | None) -> list[d
     out = list(records)
     examples: list[str] = []
     for index in bad:
-        record = dict(records[index])
+        record = records[index].copy()
         taken = seen[(record.get("meta") or {}).get("dataset")]
         new = max(taken, default=-1) + 1
         taken.add(new)
@@ -184,7 +184,7 @@ def _sheet_ids(records: list[dict[str, Any]], notes: list[str] | None) -> list[d
 
 
 def export_excel(
-    records: Iterable[dict[str, Any]],
+    records: Iterable[RecordDict],
     output: str | os.PathLike[str],
     *,
     check: bool = False,
@@ -200,9 +200,7 @@ def export_excel(
         return _export(records, output, check, notes)
 
 
-def _export(
-    records: Iterable[dict[str, Any]], output: str | os.PathLike[str], check: bool, notes: list[str] | None
-) -> int:
+def _export(records: Iterable[RecordDict], output: str | os.PathLike[str], check: bool, notes: list[str] | None) -> int:
     from openpyxl import Workbook
 
     listed = _sheet_ids(list(records), notes)
@@ -223,10 +221,10 @@ def _export(
     return len(rows)
 
 
-def read_back_mode(records: list[dict[str, Any]]) -> Mode:
+def read_back_mode(records: list[RecordDict]) -> Mode:
     """The mode an exported sheet is read in next: ``scored`` when a record has a response or an error
     (``score`` reads it), else ``infer-eval`` when every record has a reference (``run``), else ``infer-only``."""
-    targets = [(r.get("messages") or [{}])[-1] for r in records]
+    targets = [target_turn(r) for r in records]
     outcomes = ("content", "error", "score")
     if any(
         isinstance(r, dict) and any(r.get(k) is not None for k in outcomes)

@@ -3,24 +3,24 @@ formatkit never imports scoring). Published as ``schemas/report-results.schema.j
 
 from __future__ import annotations
 
-from typing import Any
+from formatkit._core.record import JsonObject
 
 __all__ = ["report_results_schema"]
 
-_SCORE: dict[str, Any] = {"type": ["number", "null"], "description": "0-100 (pairwise mean x100: -100..100)"}
-_CI: dict[str, Any] = {
+_SCORE: JsonObject = {"type": ["number", "null"], "description": "0-100 (pairwise mean x100: -100..100)"}
+_CI: JsonObject = {
     "type": ["array", "null"],
     "items": {"type": "number"},
     "minItems": 2,
     "maxItems": 2,
     "description": "95 % confidence interval [low, high] on the score's scale",
 }
-_METHOD: dict[str, Any] = {"enum": ["wilson", "bootstrap", None]}
-_USAGE: dict[str, Any] = {
+_METHOD: JsonObject = {"enum": ["wilson", "bootstrap", None]}
+_USAGE: JsonObject = {
     "type": "object",
     "properties": {k: {"type": "integer"} for k in ("prompt_tokens", "completion_tokens", "total_tokens")},
 }
-_DATASET: dict[str, Any] = {
+_DATASET: JsonObject = {
     "type": "object",
     "required": ["metric", "score", "records", "errors"],
     "properties": {
@@ -54,7 +54,7 @@ _DATASET: dict[str, Any] = {
         "note": {"type": "string"},
     },
 }
-_DIMENSION: dict[str, Any] = {
+_DIMENSION: JsonObject = {
     "type": "object",
     "required": ["score", "datasets"],
     "properties": {
@@ -64,7 +64,7 @@ _DIMENSION: dict[str, Any] = {
         "datasets": {"type": "array", "items": {"type": "string"}},
     },
 }
-_MODEL: dict[str, Any] = {
+_MODEL: JsonObject = {
     "type": "object",
     "required": ["overall", "dimensions", "datasets"],
     "properties": {
@@ -81,7 +81,7 @@ _MODEL: dict[str, Any] = {
         "judge_usage": _USAGE,
     },
 }
-_COMPARISON: dict[str, Any] = {
+_COMPARISON: JsonObject = {
     "type": "object",
     "required": ["a", "b", "scope", "records", "difference", "ci", "significant"],
     "properties": {
@@ -97,7 +97,7 @@ _COMPARISON: dict[str, Any] = {
 }
 
 
-def report_results_schema() -> dict[str, Any]:
+def report_results_schema() -> JsonObject:
     """The report JSON: the first model's figures under today's keys, then every model, the paired
     differences and how the intervals were computed."""
     return {

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from formatkit._core.record import JsonObject
 
 __all__ = ["SCHEMA_NAMES", "build_schema", "render", "write_all"]
 
@@ -16,19 +17,19 @@ SCHEMA_NAMES = ("record", "report", "jsonl-single-turn", "jsonl-multi-turn", "re
 _BASE_ID = "https://formatkit.dev/schemas/"
 
 
-def _record() -> dict[str, Any]:
+def _record() -> JsonObject:
     from formatkit._core.models import Record
 
     return Record.model_json_schema()
 
 
-def _report() -> dict[str, Any]:
+def _report() -> JsonObject:
     from formatkit._core.issues import Report
 
     return Report.model_json_schema()
 
 
-def _required_not_null(schema: dict[str, Any], *names: str) -> dict[str, Any]:
+def _required_not_null(schema: JsonObject, *names: str) -> JsonObject:
     """Fields that are optional only because an alias may stand in for them are never null."""
     for name in names:
         prop = schema["properties"][name]
@@ -39,7 +40,7 @@ def _required_not_null(schema: dict[str, Any], *names: str) -> dict[str, Any]:
     return schema
 
 
-def _single() -> dict[str, Any]:
+def _single() -> JsonObject:
     from formatkit._api.input_models import SingleTurnLine
 
     schema = _required_not_null(SingleTurnLine.model_json_schema(), "prompt", "query")
@@ -47,7 +48,7 @@ def _single() -> dict[str, Any]:
     return schema
 
 
-def _multi() -> dict[str, Any]:
+def _multi() -> JsonObject:
     from formatkit._api.input_models import MultiTurnLine
 
     schema = _required_not_null(MultiTurnLine.model_json_schema(), "messages", "message")
@@ -55,13 +56,13 @@ def _multi() -> dict[str, Any]:
     return schema
 
 
-def _report_results() -> dict[str, Any]:
+def _report_results() -> JsonObject:
     from formatkit._api.results_schema import report_results_schema
 
     return report_results_schema()
 
 
-_BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+_BUILDERS: dict[str, Callable[[], JsonObject]] = {
     "record": _record,
     "report": _report,
     "jsonl-single-turn": _single,
@@ -70,7 +71,7 @@ _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
 }
 
 
-def build_schema(name: str) -> dict[str, Any]:
+def build_schema(name: str) -> JsonObject:
     """The JSON Schema named ``name`` (one of SCHEMA_NAMES)."""
     body = _BUILDERS[name]()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{_BASE_ID}{name}.schema.json", **body}

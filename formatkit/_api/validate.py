@@ -13,6 +13,7 @@ from formatkit._core.errors import InvalidFileError, UnreadablePathError
 from formatkit._core.issues import Format, IssueSink, make_issue
 from formatkit._core.messages import Msg
 from formatkit._core.modes import MAX_FILES, MAX_ROWS, Mode, Profile
+from formatkit._core.record import RecordDict, SourceDict
 from formatkit._drivers import open_reader
 from formatkit._rules.combined import CombinedIds, combined_ids
 
@@ -66,7 +67,7 @@ class _Run:
         #: of the lines before the part read here.
         self.records = 0 if start is None else start.line - 1
         #: The source (file, line or sheet and rows) of the record yielded last: its place for cross-file rules.
-        self.source: dict[str, Any] = {}
+        self.source: SourceDict = {}
         self.reader = open_reader(
             self.path,
             mode=mode,
@@ -77,7 +78,7 @@ class _Run:
             start=start,
         )
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[RecordDict]:
         if self.reader is None:
             return
         for draft in self.reader.drafts():
@@ -189,14 +190,14 @@ class Checked:
         return Report.build([run.report() for run in self._runs], self._upload)
 
 
-def check_combined(ids: CombinedIds, run: _Run, record: dict[str, Any]) -> bool:
+def check_combined(ids: CombinedIds, run: _Run, record: RecordDict) -> bool:
     """The record against the ones read before it from this and the earlier files (see CombinedIds)."""
     return ids.check(record, run.name, run.source, run.sink)
 
 
 def iter_dicts(
     path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "none", meta: bool = True, fast: bool = True
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[RecordDict]:
     """Yield the canonical records of one file as plain data, streaming.
 
     Records are yielded as they pass; when the file turns out to hold errors, InvalidFileError is raised

@@ -9,12 +9,22 @@ the mode and parameter rules in one place for all four shapes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+from formatkit._core.record import MessageDict, MetaDict, ReadSource, RecordDict
 
 __all__ = ["Draft", "Place"]
 
-#: Keyword arguments locating a value for an Issue: sheet/row/column or line/field.
-Place = dict[str, Any]
+
+class Place(TypedDict, total=False):
+    """Keyword arguments locating a value for an Issue: sheet/row/column or line/field (the Issue's fields)."""
+
+    file: str | None
+    sheet: str | None
+    row: int | None
+    column: str | None
+    line: int | None
+    field: str | None
 
 
 @dataclass(slots=True)
@@ -23,18 +33,18 @@ class Draft:
     message there without ``content`` is a turn the runner must generate first."""
 
     session_id: int | str | None
-    history: list[dict[str, Any]]
+    history: list[MessageDict]
     reference: str | None
     reference_place: Place
     response: str | None
     response_place: Place
     parameters: Any
     parameters_place: Place
-    source: dict[str, Any]
-    meta: dict[str, Any] | None = None
-    record_place: Place = field(default_factory=dict)
+    source: ReadSource
+    meta: MetaDict | None = None
+    record_place: Place = field(default_factory=Place)
     #: A canonical-record input passes through whole: only the mode rules and meta apply to it.
-    canonical: dict[str, Any] | None = None
+    canonical: RecordDict | None = None
     #: Known output columns/keys (score, analysis, usage, model, …) with their places:
     #: formatkit._rules.results carries them into the response.
     results: dict[str, tuple[Any, Place]] | None = None

@@ -17,9 +17,11 @@ response is exactly ``{"parameters": {...}}`` as the seed shows.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from formatkit._core.record import JsonObject, Parameters, RecordDict, Role, last_message
 
 __all__ = [
     "Message",
@@ -31,8 +33,6 @@ __all__ = [
     "Usage",
     "record_to_dict",
 ]
-
-Role = Literal["system", "user", "assistant"]
 
 
 class Usage(BaseModel):
@@ -54,7 +54,7 @@ class Response(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: Parameters = Field(default_factory=dict)
     usage: Usage | None = None
     content: str | None = None
     reasoning_content: str | None = None
@@ -90,7 +90,7 @@ class Response(BaseModel):
     )
     model: str | None = Field(default=None, description="The model that produced this response.")
     error: str | None = None
-    judge: dict[str, Any] | None = Field(
+    judge: JsonObject | None = Field(
         default=None, description="What an LLM judge said: raw replies, verdicts, judge token usage."
     )
 
@@ -150,21 +150,21 @@ class Record(BaseModel):
     @property
     def target(self) -> Message:
         """The target assistant turn (the last message)."""
-        return self.messages[-1]
+        return last_message(self.messages)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RecordDict:
         return record_to_dict(self)
 
 
-def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
+def _drop_none(data: JsonObject) -> JsonObject:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def _response_to_dict(response: Response) -> dict[str, Any]:
+def _response_to_dict(response: Response) -> JsonObject:
     data = response.model_dump(mode="json", exclude_none=True)
     if response.score is None and response.analysis is not None:
         # An unscorable response says so: score stays visible as null next to its reason.
-        ordered: dict[str, Any] = {}
+        ordered: JsonObject = {}
         for key, value in data.items():
             if key == "analysis":
                 ordered["score"] = None
@@ -173,9 +173,9 @@ def _response_to_dict(response: Response) -> dict[str, Any]:
     return data
 
 
-def record_to_dict(record: Record) -> dict[str, Any]:
+def record_to_dict(record: Record) -> RecordDict:
     """The record as plain JSON data, in canonical key order, unset fields left out."""
-    messages: list[dict[str, Any]] = []
+    messages: list[JsonObject] = []
     for message in record.messages:
         item = _drop_none(
             {"role": message.role, "content": message.content, "reference_response": message.reference_response}
@@ -183,7 +183,7 @@ def record_to_dict(record: Record) -> dict[str, Any]:
         if message.responses is not None:
             item["responses"] = [_response_to_dict(r) for r in message.responses]
         messages.append(item)
-    out: dict[str, Any] = {"session_id": record.session_id, "messages": messages}
+    out: JsonObject = {"session_id": record.session_id, "messages": messages}
     if record.meta is not None:
         out["meta"] = record.meta.model_dump(mode="json", exclude_none=True)
-    return out
+    return cast(RecordDict, out)

@@ -24,6 +24,7 @@ from typing import IO, Any
 import orjson
 
 from formatkit._core.errors import OutputBusyError, OutputError
+from formatkit._core.record import RecordDict
 
 __all__ = [
     "WRITE_BUFFER",
@@ -41,7 +42,7 @@ __all__ = [
 _FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
-def dumps_line(record: dict[str, Any]) -> bytes:
+def dumps_line(record: RecordDict) -> bytes:
     """One jsonl line: UTF-8 (Chinese stays readable, never escaped), key order kept, newline ended."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from formatkit._core.draft import Draft
 from formatkit._core.formats import INPUT_FORMATS, load
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
+from formatkit._core.record import RecordDict
 
 if TYPE_CHECKING:
     from formatkit._drivers.jsonl import PartStart
@@ -28,7 +29,7 @@ class DraftReader(Protocol):
     format: Format | None
     rows: int
 
-    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+    def drafts(self) -> Iterator[Draft | RecordDict]:
         """Drafts for the shared rules, or (on a reader's fast path) the finished canonical record of a
         row that passes every rule, exactly as build_record would make it from the row's Draft."""
         ...

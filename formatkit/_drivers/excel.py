@@ -19,6 +19,7 @@ from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
+from formatkit._core.record import RecordDict
 from formatkit._reading.cells import SheetData, Unreadable, column_letter
 from formatkit._reading.workbook import read_sheet
 from formatkit._rules.excel_header import Header, names_a_column, read_header
@@ -56,7 +57,7 @@ class ExcelReader:
         self.format: Format | None = None
         self.rows = 0
 
-    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+    def drafts(self) -> Iterator[Draft | RecordDict]:
         # Reading builds hundreds of thousands of small objects, none in a reference cycle, that the
         # cyclic garbage collector would rescan again and again: it is paused while the sheet is read
         # (never while the caller handles a record), and restored however reading ends.
@@ -199,7 +200,7 @@ class _FastRecords:
         self.sheet = sheet
         self.dataset = dataset
 
-    def record(self, row: Row, position: int) -> dict[str, Any] | None:
+    def record(self, row: Row, position: int) -> RecordDict | None:
         """The record of ``row``; None when a rule might have something to say (the full path decides)."""
         if row.results or row.raw is not None:
             # output columns (score, model, …) are carried by the full path, and a number shown through

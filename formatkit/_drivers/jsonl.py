@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._building.record import clean_target
-from formatkit._core.draft import Draft
+from formatkit._core.draft import Draft, Place
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
+from formatkit._core.record import JsonObject, MessageDict, ReadSource, RecordDict
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
 from formatkit._rules.canonical import check_canonical
@@ -96,7 +97,7 @@ class JsonlReader:
         self._yielded += records
         self.rows += records
 
-    def drafts(self) -> Iterator[Draft | dict[str, Any]]:
+    def drafts(self) -> Iterator[Draft | RecordDict]:
         sink = self.sink
         status = self.path.stat()
         # A named pipe (or /dev/stdin) says size 0 whatever it holds: it is read; "empty" only for a file.
@@ -132,7 +133,7 @@ class JsonlReader:
                         clean = is_clean(parameters, dumps.get("parameters"))
                     target = build_target(mode, answer, response, parameters) if clean else None
                     if target is not None:
-                        user = {"role": "user", "content": prompt}
+                        user: MessageDict = {"role": "user", "content": prompt}
                         position = self._yielded
                         default_id(position, line, sink)
                         self._yielded = position + 1
@@ -164,18 +165,18 @@ class JsonlReader:
                 yield draft
         rules.check_no_records(self.rows, sink)
 
-    def _draft(self, obj: dict[str, Any], line: int) -> Draft | None:
+    def _draft(self, obj: JsonObject, line: int) -> Draft | None:
         """One line through every rule of its shape: its Draft, or None when no record can be built."""
         sink = self.sink
-        source = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
+        source: ReadSource = {"file": self._name, "format": self.format, "line": line, "dataset": self._stem}
         if self.format == "jsonl-single-turn":
             # The common case checked in one go: keys all known, values all of the right types. Only a
             # filter: anything else goes through the full checks below, where every rule runs.
             fields = rules.plain_single(obj)
             if fields is not None:
                 prompt, system, answer, response, parameters = fields
-                user = {"role": "user", "content": prompt}
-                turns: list[dict[str, Any]] = (
+                user: MessageDict = {"role": "user", "content": prompt}
+                turns: list[MessageDict] = (
                     [{"role": "system", "content": system}, user] if system and not system.isspace() else [user]
                 )
                 return rules.line_draft(line, None, turns, answer, response, parameters, source, None)
@@ -216,7 +217,9 @@ class JsonlReader:
             return None
         draft = rules.line_draft(line, session_id, history, reference, response, parameters, source, meta)
         # seed 001's result keys (score, analysis, usage, error, model/endpoint_id) go into the response
-        results = {k: (fields_[k], {"line": line, "field": k}) for k in JSONL_RESULT_KEYS if k in fields_}
+        results: dict[str, tuple[Any, Place]] = {
+            k: (fields_[k], {"line": line, "field": k}) for k in JSONL_RESULT_KEYS if k in fields_
+        }
         if results:
             draft.results = results
         return draft

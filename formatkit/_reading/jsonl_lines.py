@@ -20,6 +20,7 @@ import orjson
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
+from formatkit._core.record import JsonObject
 
 __all__ = ["MAX_LINE_BYTES", "guess_encoding", "iter_json_lines"]
 
@@ -52,7 +53,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def _pairs_with_duplicates(found: list[str]) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def hook(pairs: list[tuple[str, Any]]) -> JsonObject:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:

@@ -9,16 +9,18 @@ place, before anything is written or sent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
+from formatkit._core.record import RecordDict, SourceDict
 
 __all__ = ["CombinedIds", "combined_ids", "place_of"]
 
 
-def place_of(source: dict[str, Any]) -> Place:
+def place_of(source: Mapping[str, Any]) -> Place:
     """Where a record starts in its file, from its source: ``line``, or ``sheet`` and ``row``."""
     if source.get("line") is not None:
         return {"line": source["line"]}
@@ -59,16 +61,16 @@ class CombinedIds:
     def __init__(self, *, by_dataset: bool = True) -> None:
         self.by_dataset = by_dataset
         #: (dataset or None, id) -> (file, dataset, source) of the record that first used it.
-        self._first: dict[tuple[Any, Any], tuple[str, Any, dict[str, Any]]] = {}
+        self._first: dict[tuple[Any, Any], tuple[str, Any, SourceDict]] = {}
 
-    def check(self, record: dict[str, Any], file: str, source: dict[str, Any], sink: IssueSink) -> bool:
+    def check(self, record: RecordDict, file: str, source: SourceDict, sink: IssueSink) -> bool:
         """False (and an issue in ``sink`` at the record's place) when an earlier record holds its id.
         ``source``: where the record was read (``line``, or ``sheet`` and ``rows``), see :func:`place_of`."""
-        session_id = record.get("session_id")
+        session_id: object = record.get("session_id")  # a record passed through as it was read
         if isinstance(session_id, (dict, list)) or session_id is None:
             return True
         meta = record.get("meta")
-        dataset = meta.get("dataset") if isinstance(meta, dict) else None
+        dataset: object = meta.get("dataset") if isinstance(meta, dict) else None
         if isinstance(dataset, (dict, list)):
             dataset = None
         key = (dataset if self.by_dataset else None, session_id)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
@@ -111,7 +112,7 @@ def read_header(
         letter = column_letter(j)
         shown = text.strip()
         header.labels.append(f"{letter} ({shown})" if shown else letter)
-        place = {"sheet": sheet, "row": 1, "column": header.labels[j]}
+        place: Place = {"sheet": sheet, "row": 1, "column": header.labels[j]}
         if not shown:
             if j < len(has_data) and has_data[j]:
                 sink.add(
@@ -193,7 +194,7 @@ def header_name(text: str) -> tuple[str, HeaderMatch] | None:
     return None if meant is None else (meant, "chinese")
 
 
-def _known_name(text: str, j: int, place: dict[str, Any], sink: IssueSink) -> str | None:
+def _known_name(text: str, j: int, place: Place, sink: IssueSink) -> str | None:
     """The known column a header names, reporting warnings and errors; None for an unknown header."""
     found = header_name(text)
     if found is not None and found[1] in ("exact", "output"):

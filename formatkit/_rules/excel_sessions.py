@@ -19,6 +19,7 @@ from typing import Any
 from formatkit._core.draft import Draft, Place
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
+from formatkit._core.record import MessageDict
 from formatkit._rules.excel_header import Header
 from formatkit._rules.excel_rows import Row
 from formatkit._rules.parameters import parse_parameters
@@ -214,15 +215,16 @@ def make_draft(group: list[Row], fmt: Format, ctx: Context) -> Draft:
     first = group[0]
     last = group[-1]
     system = first.system
-    history: list[dict[str, Any]] = [{"role": "system", "content": system}] if system and not system.isspace() else []
+    history: list[MessageDict] = [{"role": "system", "content": system}] if system and not system.isspace() else []
     if len(group) > 1:
         _session_rules(group, ctx)
         for row in group[:-1]:
             history.append({"role": "user", "content": row.query or ""})
-            if _blank(row.response):
+            response = row.response
+            if response is None or _blank(response):
                 history.append({"role": "assistant"})
             else:
-                history.append({"role": "assistant", "content": row.response})
+                history.append({"role": "assistant", "content": response})
         numbers = [row.number for row in group]
     else:
         numbers = [last.number]

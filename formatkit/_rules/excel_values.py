@@ -12,6 +12,7 @@ import math
 import re
 from typing import Any
 
+from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._reading.cells import CellError, LongText, NoValue, Shown, StaleValue
@@ -41,7 +42,7 @@ def number_text(value: float | int) -> str:
     return general(value)
 
 
-def text_value(value: Any, place: dict[str, Any], sink: IssueSink) -> str | None:
+def text_value(value: Any, place: Place, sink: IssueSink) -> str | None:
     """The text of a cell in a text column; None when empty. Reports the cell's problem, if any."""
     if value is None or value == "":
         return None
@@ -99,7 +100,7 @@ def _typed(value: datetime.date | datetime.time | datetime.timedelta) -> str | N
     return None
 
 
-def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int | _Invalid | None:
+def session_id_value(value: Any, place: Place, sink: IssueSink) -> int | _Invalid | None:
     """The integer session id of a cell; None when empty; INVALID_ID (reported) when not an integer."""
     if value is None or value == "":
         return None
@@ -141,7 +142,7 @@ def session_id_value(value: Any, place: dict[str, Any], sink: IssueSink) -> int 
     return INVALID_ID
 
 
-def error_cell(value: CellError, place: dict[str, Any], sink: IssueSink) -> None:
+def error_cell(value: CellError, place: Place, sink: IssueSink) -> None:
     sink.add(
         "error_cell",
         Msg("error_cell", error=value.text),
@@ -149,7 +150,7 @@ def error_cell(value: CellError, place: dict[str, Any], sink: IssueSink) -> None
     )
 
 
-def formula_without_value(place: dict[str, Any], sink: IssueSink) -> None:
+def formula_without_value(place: Place, sink: IssueSink) -> None:
     sink.add(
         "formula_without_value",
         Msg("formula_without_value"),
@@ -157,7 +158,7 @@ def formula_without_value(place: dict[str, Any], sink: IssueSink) -> None:
     )
 
 
-def stale_value(value: StaleValue, place: dict[str, Any], sink: IssueSink) -> None:
+def stale_value(value: StaleValue, place: Place, sink: IssueSink) -> None:
     cached = value.cached
     shown = general(cached) if isinstance(cached, (int, float)) and not isinstance(cached, bool) else str(cached)
     sink.add(
@@ -167,7 +168,7 @@ def stale_value(value: StaleValue, place: dict[str, Any], sink: IssueSink) -> No
     )
 
 
-def _shown(value: Shown, place: dict[str, Any], sink: IssueSink) -> None:
+def _shown(value: Shown, place: Place, sink: IssueSink) -> None:
     stored = general(value.raw)
     if not value.rendered:
         sink.add(
@@ -183,7 +184,7 @@ def _shown(value: Shown, place: dict[str, Any], sink: IssueSink) -> None:
     )
 
 
-def _too_long(length: int, place: dict[str, Any], sink: IssueSink) -> None:
+def _too_long(length: int, place: Place, sink: IssueSink) -> None:
     sink.add(
         "cell_too_long",
         Msg("cell_too_long", length=length, limit=MAX_CELL_CHARS),

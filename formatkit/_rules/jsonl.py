@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import bisect
 import json
-from typing import Any
+from typing import Any, cast
 
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
+from formatkit._core.record import JsonObject, MessageDict, MetaDict, Parameters, ReadSource, last_message
 from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
@@ -70,13 +71,13 @@ SHAPE_NAMES = {
 }
 
 
-def detect_shape(obj: dict[str, Any], file_format: Format | None = None) -> Format | None:
+def detect_shape(obj: JsonObject, file_format: Format | None = None) -> Format | None:
     """The shape of one line; None when its keys name no shape (it is then held to the file's)."""
     if file_format == "canonical" and "messages" in obj:
         return "canonical"
     messages = obj.get("messages", obj.get("message"))
     if isinstance(messages, list) and messages:
-        last = messages[-1]
+        last = last_message(messages)
         if (
             isinstance(last, dict)
             and last.get("role") == "assistant"
@@ -134,10 +135,10 @@ def check_no_records(rows: int, sink: IssueSink) -> None:
 
 
 def map_keys(
-    obj: dict[str, Any], allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
-) -> dict[str, Any]:
+    obj: JsonObject, allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
+) -> JsonObject:
     """Map aliases to their names; report unknown keys with a suggestion."""
-    fields: dict[str, Any] = {}
+    fields: JsonObject = {}
     for key, value in obj.items():
         name = key
         if key in ALIASES and ALIASES[key] in allowed:
@@ -268,7 +269,7 @@ def _mixed(session_id: int, without: int, given: int, sink: IssueSink, *, at: in
     )
 
 
-def check_meta_field(meta: Any, line: int, sink: IssueSink) -> dict[str, Any] | None:
+def check_meta_field(meta: Any, line: int, sink: IssueSink) -> MetaDict | None:
     """``meta`` is an object of labels (its labels checked by the canonical rules); None when not."""
     if meta is None:
         return None
@@ -277,7 +278,7 @@ def check_meta_field(meta: Any, line: int, sink: IssueSink) -> dict[str, Any] | 
         return None
     if not check_meta(meta, sink, line=line):
         return None
-    return meta
+    return cast(MetaDict, meta)
 
 
 def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
@@ -293,9 +294,9 @@ def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
     return parameters
 
 
-def single_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[dict[str, Any]] | None:
+def single_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A single-turn line's system and prompt as history; None (reported) without a usable prompt."""
-    history: list[dict[str, Any]] = []
+    history: list[MessageDict] = []
     system = check_text(fields, "system", line, sink, required=False)
     if system is not None and system.strip():
         history.append({"role": "system", "content": system})
@@ -306,7 +307,7 @@ def single_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[d
     return history
 
 
-def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[dict[str, Any]] | None:
+def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A multi-turn line's ``messages`` as history; None (reported) when the conversation is unusable."""
     if "messages" not in fields:
         sink.add(
@@ -328,7 +329,7 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
             field="messages",
         )
         return None
-    history: list[dict[str, Any]] = []
+    history: list[MessageDict] = []
     ok = True
     for index, item in enumerate(messages):
         path = f"messages[{index}]"
@@ -367,7 +368,7 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
                 field=f"{path}.role",
             )
             ok = False
-        content = item.get("content")
+        content: Any = item.get("content")
         if "content" not in item:
             sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
             ok = False
@@ -383,7 +384,8 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
             )
             ok = False
         history.append({"role": role, "content": content})
-    last_role = messages[-1].get("role") if isinstance(messages[-1], dict) else None
+    last = last_message(messages)
+    last_role = last.get("role") if isinstance(last, dict) else None
     # A missing or unknown role already has its own issue at .role; only a known non-user role
     # here means the conversation ends on the wrong turn.
     if last_role in ("assistant", "system"):
@@ -398,7 +400,7 @@ def multi_history(fields: dict[str, Any], line: int, sink: IssueSink) -> list[di
     return history if ok else None
 
 
-def check_text(fields: dict[str, Any], name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
+def check_text(fields: JsonObject, name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
     """A text field: present when required, a JSON string, not blank when required."""
     value = fields.get(name)
     if value is None:
@@ -439,12 +441,12 @@ def report_type(line: int, field: str, expected: Msg, value: Any, sink: IssueSin
 def line_draft(
     line: int,
     session_id: int | str | None,
-    history: list[dict[str, Any]],
+    history: list[MessageDict],
     reference: str | None,
     response: str | None,
     parameters: Any,
-    source: dict[str, Any],
-    meta: dict[str, Any] | None,
+    source: ReadSource,
+    meta: MetaDict | None,
 ) -> Draft:
     """A jsonl line's draft: its values, each placed at its field of the line."""
     return Draft(
@@ -481,7 +483,7 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def plain_single(obj: dict[str, Any]) -> tuple[str, str | None, str | None, str | None, dict[str, Any] | None] | None:
+def plain_single(obj: JsonObject) -> tuple[str, str | None, str | None, str | None, Parameters | None] | None:
     """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
     (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
     None for anything else. A filter for the common case only: every rule lives in the full path."""

@@ -21,11 +21,12 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
+from formatkit._core.record import JsonObject, RecordDict, last_message
 
 __all__ = [
     "JSONL_RESULT_KEYS",
@@ -138,14 +139,15 @@ def has_outcome(results: Mapping[str, tuple[Any, Place]] | None) -> bool:
 
 
 def apply_results(
-    record: dict[str, Any], results: Mapping[str, tuple[Any, Place]], sink: IssueSink, *, scored: bool
+    record: RecordDict, results: Mapping[str, tuple[Any, Place]], sink: IssueSink, *, scored: bool
 ) -> None:
     """Check each result value and, when ``scored``, carry it into ``record`` (built in scored mode: its
     target turn holds the first response)."""
-    target = record["messages"][-1]
-    responses: list[dict[str, Any]] = target.setdefault("responses", [])
+    target = last_message(record["messages"])
+    # Filled key by key from the result columns' names: plain JSON objects here, typed again by the caller.
+    responses = cast("list[JsonObject]", target.setdefault("responses", []))
     parameters = responses[0].get("parameters", {}) if responses else {}
-    meta = record.setdefault("meta", {})
+    meta = cast(JsonObject, record.setdefault("meta", {}))
     for name, (raw, place) in results.items():
         if raw is None or (isinstance(raw, str) and raw == ""):
             continue

@@ -61,10 +61,11 @@ from typing import Any
 import httpx
 import orjson
 
+from formatkit._core.record import JsonObject, Parameters
 from scoring._client.body import decoded_blocks, read_body
 from scoring._client.health import EndpointHealth, describe
 from scoring._client.options import Dialect, Limits, RetryPolicy
-from scoring._client.pacing import RateLimiter, asked_wait, backoff_delay, rate_limit_delay
+from scoring._client.pacing import Clock, RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
 from scoring._client.stream import StreamFolder, fold_stream
 from scoring._client.url import endpoint_url, public_url, url_secrets
@@ -114,6 +115,9 @@ def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
 
 class ChatClient:
     """Sends chat completions; see the module docstring for the guarantees."""
+
+    #: What backoff, rate-limit pauses and ``rpm`` read the time from and wait on (a test sets a fake one).
+    clock: Clock = Clock()
 
     def __init__(
         self,
@@ -189,7 +193,7 @@ class ChatClient:
         connection each, handed out from a free list, keep the cost per request constant.
         """
         # connect/read/write each bounded by ``timeout``: for a stream, read is the silence between pieces.
-        options: dict[str, Any] = {
+        options: JsonObject = {
             "headers": headers,
             "timeout": httpx.Timeout(timeout, pool=None),
             "follow_redirects": False,
@@ -214,10 +218,10 @@ class ChatClient:
 
     # -- public ------------------------------------------------------------------------------------------
 
-    def request_body(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+    def request_body(self, messages: list[dict[str, str]], params: Parameters) -> JsonObject:
         """The JSON body sent for these messages and parameters: ``model`` and ``messages`` are ours, the
         endpoint's renames and drops applied, ``stream`` set by the client."""
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        body: JsonObject = {"model": self.model, "messages": messages}
         for key, value in params.items():
             if key in body or key in CLIENT_OWNED or key in self.drop_params:
                 continue
@@ -228,7 +232,7 @@ class ChatClient:
                 body["stream_options"] = {"include_usage": True}
         return body
 
-    async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[ChatResult]:
+    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[ChatResult]:
         """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
         self._fail_if_down()
         if self._stopping:
@@ -263,7 +267,7 @@ class ChatClient:
                 if isinstance(exc, RetryableStatusError) and wait is not None and wait > self.retry.retry_after_cap:
                     raise self._too_long(exc, wait) from exc
                 if limited:
-                    now = time.monotonic()
+                    now = self.clock.now()
                     limited_since = now if limited_since is None else limited_since
                     window = max(window, wait or 0.0)
                     in_window = now - limited_since < window
@@ -283,7 +287,7 @@ class ChatClient:
                     )
                 if attempt >= self.retry.max_retries and not (limited and in_window):
                     raise self._give_up(exc, attempt + 1) from exc
-                await asyncio.sleep(wait)
+                await self.clock.sleep(wait)
                 self._fail_if_down()
                 attempt += 1
                 continue
@@ -318,17 +322,17 @@ class ChatClient:
 
     # -- internals ---------------------------------------------------------------------------------------
 
-    async def _attempt(self, body: dict[str, Any]) -> list[ChatResult]:
+    async def _attempt(self, body: JsonObject) -> list[ChatResult]:
         probe = self._plain_probe
         if body.get("stream") and probe is not None and not probe.done():
             await asyncio.shield(probe)  # a plain request is deciding whether to stream at all (no slot held)
         client = await self._idle.get()
         try:
             if self._limiter is not None:
-                await self._limiter.acquire()
-            pause = self._resume_at - time.monotonic()
+                await self._limiter.acquire(self.clock)
+            pause = self._resume_at - self.clock.now()
             if pause > 0:  # another request was told to wait: so is this one
-                await asyncio.sleep(pause)
+                await self.clock.sleep(pause)
             await self._wait_for_proof(bool(body.get("stream")))
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             if self._stopping:
@@ -398,7 +402,7 @@ class ChatClient:
         """Tell the user at once about a long wait the server asked for (once per pause)."""
         if until <= self._resume_at + 1.0:
             return  # this pause was said already
-        clock = time.strftime("%H:%M:%S", time.localtime(time.time() + (until - time.monotonic())))
+        clock = time.strftime("%H:%M:%S", time.localtime(time.time() + (until - self.clock.now())))
         self.on_notice(
             f"the endpoint answered HTTP {exc.status} ({exc.said}): it asks to wait {_duration(wait)}; "
             f"every request pauses until {clock}, then goes on (Ctrl-C to stop: finished records are kept)"
@@ -419,7 +423,7 @@ class ChatClient:
         self.health.down = self.health.down or down
         return down
 
-    async def _plain_works(self, body: dict[str, Any], exc: BaseException) -> list[ChatResult] | bool:
+    async def _plain_works(self, body: JsonObject, exc: BaseException) -> list[ChatResult] | bool:
         """Once per client: when streamed requests fail alike (a 5xx, a broken stream) before anything has
         succeeded, ask once without streaming; if that works, the server's streaming path is what is
         broken, and the client stops streaming (said at once and in the notes). The results of that plain
@@ -456,7 +460,7 @@ class ChatClient:
         self.health.succeeded()
         return results
 
-    def _refuses_streaming(self, exc: PermanentRequestError, body: dict[str, Any]) -> bool:
+    def _refuses_streaming(self, exc: PermanentRequestError, body: JsonObject) -> bool:
         """A 4xx naming streaming, for a streamed ``body``: drop ``stream_options`` first, then streaming
         (once for the whole client; requests built before the switch are simply asked again); True to ask again."""
         text = exc.message.lower()

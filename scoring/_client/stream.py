@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 import orjson
 
+from formatkit._core.record import JsonObject
 from scoring._client.body import LineSplitter
 from scoring._client.reply import ChatResult, usage_counts
 from scoring._errors import MalformedResponseError, StreamError
@@ -71,7 +72,7 @@ class StreamFolder:
         self.feed(chunk)
         return True
 
-    def feed(self, chunk: dict[str, Any]) -> None:
+    def feed(self, chunk: JsonObject) -> None:
         self.chunks += 1
         error = chunk.get("error")
         if error is not None:

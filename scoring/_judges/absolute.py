@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text
-from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
+from scoring._judges.kinds import Case, JudgeKind, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_absolute
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -20,7 +21,7 @@ __all__ = ["ABSOLUTE", "judge_absolute"]
 
 
 async def judge_absolute(
-    ask: Ask, record: dict[str, Any], response: dict[str, Any], *, prompts: Prompts, scale: Scale
+    ask: Ask, record: RecordDict, response: ResponseDict, *, prompts: Prompts, scale: Scale
 ) -> Judged:
     content = response.get("content")
     if not isinstance(content, str):
@@ -81,7 +82,7 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_absolute(ask, case.record, case.response, prompts=case.prompts, scale=case.scale)
 
 
-def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+def _summarise(records: list[RecordDict], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``scale``, ``mean_score`` (on the scale) and ``score_100`` (the mean mapped to 0-100)."""
     scores = scored_values(results)
     span = scale.high - scale.low

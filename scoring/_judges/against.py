@@ -3,11 +3,13 @@ model to the same record (``--against OTHER.jsonl``, matched by ``session_id``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from formatkit._core.record import RecordDict
 from scoring._judges.inputs import target_turn
 
 __all__ = ["Against", "AgainstError", "load_against", "opponent_for"]
@@ -21,7 +23,7 @@ class AgainstError(ValueError):
 Against = dict[str, list[str | None]]
 
 
-def _contents(record: dict[str, Any]) -> list[str | None]:
+def _contents(record: Mapping[str, Any]) -> list[str | None]:
     try:
         responses = target_turn(record).get("responses") or []
     except ValueError:
@@ -49,7 +51,7 @@ def load_against(path: Path) -> Against:
     return by_id
 
 
-def opponent_for(against: Against | None, label: str, record: dict[str, Any], index: int) -> tuple[str | None, str]:
+def opponent_for(against: Against | None, label: str, record: RecordDict, index: int) -> tuple[str | None, str]:
     """The text the response at ``index`` is compared with, and what it is (for the analysis)."""
     if against is None:
         value = target_turn(record).get("reference_response")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 
+from formatkit._core.record import JsonObject, Parameters
 from scoring._errors import ClientError, EndpointUnavailableError, error_kind
 from scoring._judges.stop import judge_stopped
 from scoring._runner.journal import JournalSlot
@@ -65,22 +66,22 @@ class _Result(Protocol):
 class _Client(Protocol):
     model: str
 
-    async def complete(self, messages: list[dict[str, str]], params: dict[str, Any]) -> list[Any]: ...
+    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[Any]: ...
 
 
 class _Journal(Protocol):
     def index(self) -> dict[str, JournalSlot]: ...
-    def read(self, slot: JournalSlot) -> dict[str, Any]: ...
-    def append_slot(self, key: str, entry: dict[str, Any]) -> JournalSlot: ...
+    def read(self, slot: JournalSlot) -> JsonObject: ...
+    def append_slot(self, key: str, entry: JsonObject) -> JournalSlot: ...
 
 
-def request_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
+def request_key(model: str, messages: list[dict[str, str]], params: Parameters) -> str:
     """A stable key for one judge request: sha256 of the model, messages and parameters."""
     data = orjson.dumps({"model": model, "messages": messages, "params": params}, option=orjson.OPT_SORT_KEYS)
     return "judge:" + hashlib.sha256(data).hexdigest()
 
 
-def add_usage(total: dict[str, int], usage: dict[str, int] | None) -> dict[str, int]:
+def add_usage(total: dict[str, int], usage: Mapping[str, object] | None) -> dict[str, int]:
     """Add one call's token counts into ``total`` (in place) and return it."""
     for key, value in (usage or {}).items():
         if isinstance(value, int) and not isinstance(value, bool):
@@ -95,7 +96,7 @@ class JournaledAsker:
         self,
         client: _Client,
         *,
-        params: dict[str, Any],
+        params: Parameters,
         journal: _Journal | None,
         concurrency: int = 8,
     ) -> None:
@@ -108,7 +109,7 @@ class JournaledAsker:
         # Where each finished reply sits in the journal (or the reply itself, without a journal):
         # memory stays small however many verdicts a long run has collected.
         self._slots: dict[str, JournalSlot] = journal.index() if journal is not None else {}
-        self._memory: dict[str, dict[str, Any]] = {}
+        self._memory: dict[str, JsonObject] = {}
         self._in_flight: dict[str, asyncio.Future[Reply]] = {}
         self.bought = 0
         self.reused = 0
@@ -120,7 +121,7 @@ class JournaledAsker:
         """The run is stopping (Ctrl-C, SIGTERM): no further verdict is bought."""
         return bool(getattr(self._client, "stopping", False))
 
-    def _finished(self, key: str) -> dict[str, Any] | None:
+    def _finished(self, key: str) -> JsonObject | None:
         if key in self._memory:
             return self._memory[key]
         slot = self._slots.get(key)

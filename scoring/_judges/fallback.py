@@ -10,12 +10,12 @@ content are not sent: there is nothing to judge.
 
 from __future__ import annotations
 
-from typing import Any
+from formatkit._core.record import ResponseDict
 
 __all__ = ["needs_fallback"]
 
 
-def needs_fallback(response: dict[str, Any]) -> bool:
+def needs_fallback(response: ResponseDict) -> bool:
     """True when the rule-based math metric could not settle ``response`` and the judge should."""
     if not isinstance(response.get("content"), str):
         return False

@@ -6,8 +6,11 @@ a prompt.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from formatkit._core.record import MessageDict, RecordDict
+from formatkit._core.record import target_turn as _target_or_none
 from scoring._judges.templates import Lang, neutralize
 
 __all__ = ["checklist_text", "conversation_text", "conversation_words", "reference_text", "target_turn"]
@@ -22,16 +25,15 @@ _NO_CHECKLIST: dict[Lang, str] = {
 }
 
 
-def target_turn(record: dict[str, Any]) -> dict[str, Any]:
+def target_turn(record: Mapping[str, Any]) -> MessageDict:
     """The last message: the assistant turn holding ``reference_response`` and ``responses``."""
-    messages = record.get("messages")
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+    target = _target_or_none(record)
+    if target is None:
         raise ValueError("record has no messages")
-    target: dict[str, Any] = messages[-1]
     return target
 
 
-def _content(message: dict[str, Any]) -> str:
+def _content(message: Mapping[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -44,14 +46,14 @@ def _content(message: dict[str, Any]) -> str:
     return ""
 
 
-def conversation_words(record: dict[str, Any]) -> str:
+def conversation_words(record: RecordDict) -> str:
     """Every user and assistant turn before the target, joined (what the prompt language is read from).
 
     The whole conversation, not only the last question: a Chinese conversation whose last turn is
     ``1+1=?`` or an English term is still Chinese. System prompts are left out (often boilerplate in
     another language than the conversation).
     """
-    messages = record.get("messages")
+    messages: object = record.get("messages")
     if not isinstance(messages, list):
         return ""
     return "\n".join(
@@ -59,7 +61,7 @@ def conversation_words(record: dict[str, Any]) -> str:
     )
 
 
-def conversation_text(record: dict[str, Any], lang: Lang) -> str:
+def conversation_text(record: RecordDict, lang: Lang) -> str:
     """The conversation up to the target turn, neutralized.
 
     A bare single user turn is shown as it is; with a system prompt or earlier turns, each turn is
@@ -73,12 +75,12 @@ def conversation_text(record: dict[str, Any], lang: Lang) -> str:
     return neutralize("\n\n".join(parts))
 
 
-def reference_text(record: dict[str, Any]) -> str | None:
+def reference_text(record: RecordDict) -> str | None:
     value = target_turn(record).get("reference_response")
     return neutralize(value) if isinstance(value, str) else None
 
 
-def checklist_text(record: dict[str, Any], lang: Lang) -> str:
+def checklist_text(record: RecordDict, lang: Lang) -> str:
     """``meta.checklist`` as a bulleted list (a list) or as given (a string); a stated absence if none."""
     meta = record.get("meta")
     value = meta.get("checklist") if isinstance(meta, dict) else None

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from formatkit._core.record import JsonObject
+
 __all__ = ["brace_pairs", "json_objects"]
 
 
@@ -87,7 +89,7 @@ def _loads(chunk: str) -> Any:
     return None
 
 
-def json_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
+def json_objects(text: str) -> list[tuple[int, int, JsonObject]]:
     """Every JSON object in ``text`` as ``(start, end, object)``, in order of position.
 
     Outermost objects only: an object inside another that parses is part of it (an object that does not
@@ -96,7 +98,7 @@ def json_objects(text: str) -> list[tuple[int, int, dict[str, Any]]]:
     """
     pairs = brace_pairs(text)
     starts = [m.start() for m in re.finditer("{", text)]
-    found: list[tuple[int, int, dict[str, Any]]] = []
+    found: list[tuple[int, int, JsonObject]] = []
     budget = _BUDGET
     for start in reversed(starts):
         if budget <= 0:

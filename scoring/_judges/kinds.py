@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.against import Against, opponent_for
 from scoring._judges.call import Ask
 from scoring._judges.prompts import Prompts
@@ -40,8 +41,8 @@ __all__ = [
 ]
 
 
-#: A canonical record as the judges read it and write their verdicts into (its JSON object).
-Record = dict[str, Any]
+#: A canonical record as the judges read it and write their verdicts into (formatkit's typed record).
+Record = RecordDict
 #: A judge kind's own keys of the judges' summary: counts, means, the scale's text.
 SummaryKeys = dict[str, float | str | None]
 
@@ -51,8 +52,8 @@ class Case:
     """One response to judge, with what the run gives every kind: the prompts (the kind's stages, in the
     record's language or the user's template), the ``--judge-scale`` and the ``--against`` responses."""
 
-    record: Record
-    response: Record
+    record: RecordDict
+    response: ResponseDict
     index: int
     prompts: Prompts
     scale: Scale
@@ -68,12 +69,12 @@ class Case:
 #: Judge one response: build the prompt(s) from the kind's stages, ask, parse the verdict → :class:`Judged`.
 JudgeOne = Callable[[Ask, Case], Awaitable[Judged]]
 #: The kind's own summary keys, from the judged records, each response's result and the ``--judge-scale``.
-Summarise = Callable[[list[Record], list[Judged], Scale], SummaryKeys]
+Summarise = Callable[[list[RecordDict], list[Judged], Scale], SummaryKeys]
 #: The kind's part of the summary's first line for people (``, mean 1.50 on 0-2 (75.00 of 100)``).
 Headline = Callable[[Mapping[str, Any]], str]
 
 
-def _no_keys(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+def _no_keys(records: list[RecordDict], results: list[Judged], scale: Scale) -> SummaryKeys:
     return {}
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict, reference_of
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
 from scoring._judges.inputs import conversation_text, reference_text, target_turn
-from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
+from scoring._judges.kinds import Case, JudgeKind, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -24,13 +25,13 @@ __all__ = ["MATH_JUDGE", "PROOF_TYPES", "judge_math"]
 PROOF_TYPES = frozenset({"proof", "drawing", "证明", "证明题", "作图", "作图题", "画图", "画图题"})
 
 
-def _question_type(record: dict[str, Any]) -> str | None:
+def _question_type(record: RecordDict) -> str | None:
     meta = record.get("meta")
     value = meta.get("question_type") if isinstance(meta, dict) else None
     return value.strip().lower() if isinstance(value, str) else None
 
 
-async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any], *, prompts: Prompts) -> Judged:
+async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, prompts: Prompts) -> Judged:
     content = response.get("content")
     if not isinstance(content, str):
         error = response.get("error")
@@ -103,7 +104,7 @@ async def judge_math(ask: Ask, record: dict[str, Any], response: dict[str, Any],
         "clamped": grade.clamped,
         "tagged": grade.tagged if grade_nonce else None,
     }
-    raw_reference = record["messages"][-1].get("reference_response")
+    raw_reference = reference_of(record)
     judged.analysis = (
         f"extracted answer {extraction.answer!r}, compared with reference {raw_reference!r}: score {grade.score:g}"
         + (f" (judge said {grade.raw_score:g}, clamped to 0-1)" if grade.clamped else "")
@@ -115,13 +116,13 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_math(ask, case.record, case.response, prompts=case.prompts)
 
 
-def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+def _summarise(records: list[RecordDict], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100, over every
     response with a score (with ``--judge-fallback``, those the rules settled too)."""
     all_scores: list[float] = []
     for record in records:
         try:
-            responses = target_turn(record).get("responses") or []
+            responses: list[Any] = target_turn(record).get("responses") or []
         except ValueError:
             continue
         all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]

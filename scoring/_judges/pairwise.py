@@ -8,9 +8,10 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+from formatkit._core.record import JsonObject, RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
-from scoring._judges.kinds import Case, JudgeKind, Record, SummaryKeys
+from scoring._judges.kinds import Case, JudgeKind, SummaryKeys
 from scoring._judges.parse import PairwiseVerdict, UnparseableReply, parse_pairwise
 from scoring._judges.prompts import Prompts
 from scoring._judges.result import Judged, not_judged
@@ -34,8 +35,8 @@ def _empty_result(model_empty: bool, other_empty: bool) -> tuple[float, str]:
 
 async def judge_pairwise(
     ask: Ask,
-    record: dict[str, Any],
-    response: dict[str, Any],
+    record: RecordDict,
+    response: ResponseDict,
     opponent: str | None,
     *,
     opponent_label: str,
@@ -50,7 +51,7 @@ async def judge_pairwise(
     if opponent is None:
         return not_judged(f"no {opponent_label} to compare with")
     template, lang = prompts.get("pairwise", record)
-    details: dict[str, Any] = {"against": opponent_label}
+    details: JsonObject = {"against": opponent_label}
     if not content.strip() or not opponent.strip():
         score, why = _empty_result(not content.strip(), not opponent.strip())
         details.update(combined=score, outcome=outcome(score), disagree=False, orders=[])
@@ -70,12 +71,12 @@ async def judge_pairwise(
     replies = await asyncio.gather(*(ask(prompts_by_order[o][0]) for o in _ORDERS), return_exceptions=True)
 
     judged = Judged(score=None, analysis="", status="scored", details=details, template=template.source, lang=lang)
-    orders: list[dict[str, Any]] = []
+    orders: list[JsonObject] = []
     verdicts: dict[Order, PairwiseVerdict] = {}
     problems: list[str] = []
     failed = False
     for order, reply in zip(_ORDERS, replies, strict=True):
-        item: dict[str, Any] = {"order": order}
+        item: JsonObject = {"order": order}
         orders.append(item)
         if isinstance(reply, CallFailed):
             failed = True
@@ -127,7 +128,7 @@ async def _judge(ask: Ask, case: Case) -> Judged:
     return await judge_pairwise(ask, case.record, case.response, opponent, opponent_label=label, prompts=case.prompts)
 
 
-def _summarise(records: list[Record], results: list[Judged], scale: Scale) -> SummaryKeys:
+def _summarise(records: list[RecordDict], results: list[Judged], scale: Scale) -> SummaryKeys:
     """``win``, ``tie``, ``loss``, ``mean_x100``, ``pairs_both_orders``, ``disagreements`` and
     ``disagreement_rate``."""
     counts: dict[str, int] = {}

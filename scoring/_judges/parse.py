@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from formatkit._core.record import JsonObject
 from scoring._judges.jsonscan import brace_pairs, json_objects
 from scoring._judges.reasoning import judge_text
 from scoring._judges.scale import Scale
@@ -117,7 +118,7 @@ class Extraction:
 # Helpers
 
 
-def _verdict_dicts(value: Any, keys: frozenset[str]) -> Iterator[dict[str, Any]]:
+def _verdict_dicts(value: Any, keys: frozenset[str]) -> Iterator[JsonObject]:
     """The outermost dicts in ``value`` holding one of ``keys``: a verdict's own nested objects (a rubric's
     per-criterion ``{"score": …}``) are parts of it, not verdicts competing with its top-level score."""
     if isinstance(value, dict):
@@ -135,14 +136,14 @@ def _key(key: object) -> str:
     return unicodedata.normalize("NFKC", str(key)).strip().lower()
 
 
-def _get(obj: dict[str, Any], keys: frozenset[str]) -> Any:
+def _get(obj: JsonObject, keys: frozenset[str]) -> Any:
     for key, value in obj.items():
         if _key(key) in keys:
             return value
     return None
 
 
-def _has(obj: dict[str, Any], keys: frozenset[str]) -> bool:
+def _has(obj: JsonObject, keys: frozenset[str]) -> bool:
     return any(_key(key) in keys for key in obj)
 
 
@@ -161,7 +162,7 @@ class _Quoted:
         return bool(needle) and any(needle in text for text in self._texts)
 
 
-def _analysis(obj: dict[str, Any] | None, skip: frozenset[str], prose: str) -> str:
+def _analysis(obj: JsonObject | None, skip: frozenset[str], prose: str) -> str:
     if obj is not None:
         value = _get(obj, _ANALYSIS_KEYS)
         if isinstance(value, str) and value.strip():
@@ -240,7 +241,7 @@ def normalize_choice(value: Any) -> Choice | None:
 class _Candidate(Generic[V]):
     value: V
     raw: Any  # the value as written (a clamped score keeps the judge's number here)
-    obj: dict[str, Any] | None  # the JSON object it came from, for the analysis
+    obj: JsonObject | None  # the JSON object it came from, for the analysis
     body: str  # the reply (without leading reasoning) ...
     at: int  # ... and where the candidate starts in it: the prose before it explains it
     copied: bool  # word for word inside the judged text

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from formatkit._core.messages import languages
+from formatkit._core.record import RecordDict
 from scoring._judges.inputs import conversation_words
 from scoring._judges.templates import (
     Kind,
@@ -71,10 +71,10 @@ class Prompts:
                 prompts._builtin[(stage.name, code)] = builtin_template(stage, code)
         return prompts
 
-    def lang_of(self, record: dict[str, Any]) -> Lang:
+    def lang_of(self, record: RecordDict) -> Lang:
         return self.lang if self.lang is not None else detect_lang(conversation_words(record))
 
-    def get(self, kind: Kind, record: dict[str, Any]) -> tuple[Template, Lang]:
+    def get(self, kind: Kind, record: RecordDict) -> tuple[Template, Lang]:
         lang = self.lang_of(record)
         template = self.custom.get(kind)
         if template is None:

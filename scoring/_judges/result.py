@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from formatkit._core.record import JsonObject, ResponseDict
+
 __all__ = ["Judged", "Status", "not_judged"]
 
 #: ``scored``: a verdict (or a rule such as "an empty reply is wrong") gave the score.
@@ -19,7 +21,7 @@ class Judged:
     score: float | None
     analysis: str
     status: Status
-    details: dict[str, Any] = field(default_factory=dict)
+    details: JsonObject = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     template: str | None = None
     lang: str | None = None
@@ -27,7 +29,7 @@ class Judged:
     #: pairwise choices ("A+/B+", model first / model second), the math judge's extracted answer.
     answer: str | None = None
     #: Fallback mode: the rule-based result fields left standing because the judge gave no verdict.
-    kept_rule: dict[str, Any] | None = None
+    kept_rule: ResponseDict | None = None
 
 
 def not_judged(reason: str, **details: Any) -> Judged:

@@ -16,8 +16,9 @@ import os
 from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict, ScoreField
 from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
@@ -28,7 +29,7 @@ from scoring._judges.options import JudgeOptions
 from scoring._judges.prompts import Prompts, parse_lang
 from scoring._judges.result import Judged
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
-from scoring._judges.summary import summarize
+from scoring._judges.summary import JudgeSummary, summarize
 from scoring._judges.templates import TemplateError
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
@@ -39,7 +40,7 @@ __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_
 METRICS = tuple(judge_names())
 
 #: Sampling parameters of every judge request: deterministic verdicts.
-JUDGE_PARAMS: dict[str, Any] = {"temperature": 0.0}
+JUDGE_PARAMS: Parameters = {"temperature": 0.0}
 
 
 @dataclass
@@ -47,8 +48,8 @@ class JudgeOutcome:
     """The records, in input order, with ``score``/``analysis``/``judge`` filled in each judged response,
     and the summary (counts, verdict statistics, judge token totals; see :func:`summarize`)."""
 
-    records: list[dict[str, Any]]
-    summary: dict[str, Any] = field(default_factory=dict)
+    records: list[RecordDict]
+    summary: JudgeSummary = field(default_factory=dict)
 
 
 @dataclass
@@ -105,13 +106,22 @@ def _check_writable(path: Path) -> None:
 
 
 #: The result fields a scorer writes (as scoring._pipeline writes them): replaced, never left stale.
-_RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by")
+_RESULT_FIELDS: tuple[ScoreField, ...] = (
+    "score",
+    "analysis",
+    "metric",
+    "answer",
+    "settled",
+    "unsettled_reason",
+    "guessed",
+    "matched_by",
+)
 
 
-def _result_fields(judged: Judged, metric: str) -> dict[str, Any]:
+def _result_fields(judged: Judged, metric: str) -> ResponseDict:
     """Scores as data: ``metric``, ``answer`` (what the verdict says), ``settled`` (false, with the
     reason, when the judge gave no verdict)."""
-    fields: dict[str, Any] = {
+    fields: ResponseDict = {
         "score": judged.score,
         "analysis": judged.analysis,
         "metric": metric,
@@ -123,11 +133,11 @@ def _result_fields(judged: Judged, metric: str) -> dict[str, Any]:
     return fields
 
 
-def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> dict[str, Any]:
+def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> ResponseDict:
     """The response with its result fields in canonical position (where ``score`` goes) and ``judge``
     last; the judge entry names the judge model that gave the verdict."""
     fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric)
-    judge: dict[str, Any] = {"metric": metric, "model": model}
+    judge: JsonObject = {"metric": metric, "model": model}
     if judged.template is not None:
         judge["template"] = judged.template
     if judged.lang is not None:
@@ -135,7 +145,7 @@ def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> 
     judge.update(judged.details)
     judge["usage"] = judged.usage
     judge["status"] = judged.status
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     placed = False
     for key, value in response.items():
         if key in _RESULT_FIELDS or key == "judge":
@@ -147,12 +157,12 @@ def _fill(response: dict[str, Any], judged: Judged, metric: str, model: str) -> 
     if not placed:
         out.update(fields)
     out["judge"] = judge
-    return out
+    return cast(ResponseDict, out)
 
 
 async def _judge_all(
-    records: list[dict[str, Any]], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    records: list[RecordDict], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
+) -> tuple[list[RecordDict], JudgeSummary]:
     from scoring._client.http import ChatClient
     from scoring._client.options import Limits, RetryPolicy
     from scoring._runner.journal import Journal
@@ -182,7 +192,8 @@ async def _judge_all(
                     responses = target_turn(record).get("responses") or []
                 except ValueError:
                     continue
-                for i, response in enumerate(responses):
+                # as the file holds them: an entry that is no object is passed over
+                for i, response in enumerate(cast("list[ResponseDict | None]", responses)):
                     if not isinstance(response, dict):
                         continue
                     if plan.fallback and not needs_fallback(response):
@@ -210,16 +221,18 @@ async def _judge_all(
         responses[i] = _fill(responses[i], judged, plan.metric, options.judge_model)
     summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
     summary.update(
-        judge_model=options.judge_model,
-        judge_requests=ask.bought,
-        judge_reused=ask.reused,
+        {
+            "judge_model": options.judge_model,
+            "judge_requests": ask.bought,
+            "judge_reused": ask.reused,
+        }
     )
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
     return out, summary
 
 
-def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
+def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:
     """In fallback mode a judge that could not give a verdict leaves the rule-based result standing:
     its score and its data fields (``metric``, ``answer``, ``settled``...), the analysis noting why."""
     if judged.status == "scored" or response.get("score") is None:
@@ -229,15 +242,15 @@ def _keep_rule_score(response: dict[str, Any], judged: Judged) -> Judged:
     judged.analysis = f"{rule} [judge fallback gave no verdict: {judged.analysis}]".strip()
     kept = {key: response[key] for key in _RESULT_FIELDS if key in response}
     kept["analysis"] = judged.analysis
-    judged.kept_rule = kept
+    judged.kept_rule = cast(ResponseDict, kept)
     return judged
 
 
 async def _judge_one(
     ask: JournaledAsker,
     plan: _Plan,
-    record: dict[str, Any],
-    response: dict[str, Any],
+    record: RecordDict,
+    response: ResponseDict,
     index: int,
     progress: Progress | None,
 ) -> Judged:
@@ -257,7 +270,7 @@ async def _judge_one(
 
 
 def judge_records(
-    records: list[dict[str, Any]], *, metric: str, options: JudgeOptions, progress: Progress | None = None
+    records: list[RecordDict], *, metric: str, options: JudgeOptions, progress: Progress | None = None
 ) -> JudgeOutcome:
     """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
     ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).

@@ -20,16 +20,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from formatkit._core.record import JsonObject, RecordDict, ResponseDict
 from scoring._judges.call import add_usage
 from scoring._judges.inputs import target_turn
 from scoring._judges.kinds import judge_kind, kind_of
 from scoring._judges.result import Judged
 from scoring._judges.scale import Scale
 
-__all__ = ["mean_of", "rounded", "score_fraction", "scored_values", "shown", "summarize", "summary_lines"]
+__all__ = [
+    "JudgeSummary",
+    "mean_of",
+    "rounded",
+    "score_fraction",
+    "scored_values",
+    "shown",
+    "summarize",
+    "summary_lines",
+]
+
+#: The judges' summary: the counts above, the judge kind's own keys (:attr:`JudgeKind.summarise
+#: <scoring._judges.kinds.JudgeKind.summarise>`) and the judge run's (``judge_model``, ``judge_requests``,
+#: ``judge_reused``, ``fallback``). Open by design (a new judge kind brings its own keys): a JSON object.
+JudgeSummary = JsonObject
 
 
-def score_fraction(response: dict[str, Any]) -> float | None:
+def score_fraction(response: ResponseDict) -> float | None:
     """A response's score as a fraction for aggregation (x100 gives the 0-100 dataset scale).
 
     An absolute judge's score is mapped from its scale (``response["judge"]["scale"]``, e.g. 2 on 0-2 is
@@ -60,7 +75,7 @@ def scored_values(results: list[Judged]) -> list[float]:
     return [j.score for j in results if j.status == "scored" and j.score is not None]
 
 
-def _model_usage(records: list[dict[str, Any]]) -> dict[str, int]:
+def _model_usage(records: list[RecordDict]) -> dict[str, int]:
     total: dict[str, int] = {}
     for record in records:
         try:
@@ -82,12 +97,12 @@ def _untagged(judged: Judged) -> bool:
     return isinstance(orders, list) and any(isinstance(o, dict) and o.get("tagged") is False for o in orders)
 
 
-def summarize(records: list[dict[str, Any]], results: list[Judged], metric: str, *, scale: Scale) -> dict[str, Any]:
+def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, scale: Scale) -> JudgeSummary:
     judge_usage: dict[str, int] = {}
     for judged in results:
         add_usage(judge_usage, judged.usage)
     statuses = [j.status for j in results]
-    summary: dict[str, Any] = {
+    summary: JudgeSummary = {
         "metric": metric,
         "responses": len(results),
         "scored": statuses.count("scored"),
@@ -110,7 +125,7 @@ def shown(value: Any) -> str:
     return "—" if not isinstance(value, (int, float)) else f"{round(value, 2) + 0.0:.2f}"
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: JudgeSummary) -> list[str]:
     """The judges' summary for people (the text report): what the verdicts say, and what could not be had.
 
     The judge kind's figures (its ``headline``: pairwise, mean x100, win/tie/loss and how often the two

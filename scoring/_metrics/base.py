@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.record import JsonObject, RecordDict, reference_of
+
 __all__ = ["Item", "ItemScore", "item_from_record"]
 
 
@@ -14,7 +16,7 @@ class Item:
 
     question: str
     reference: str | None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: JsonObject = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class ItemScore:
     matched_by: str | None = None
 
 
-def item_from_record(record: dict[str, Any]) -> Item:
+def item_from_record(record: RecordDict) -> Item:
     """Question (last user turn), reference and meta of a canonical record."""
     messages = record.get("messages") or []
     question = ""
@@ -47,7 +49,6 @@ def item_from_record(record: dict[str, Any]) -> Item:
         if isinstance(message, dict) and message.get("role") == "user":
             question = str(message.get("content") or "")
             break
-    target = messages[-1] if messages and isinstance(messages[-1], dict) else {}
-    reference = target.get("reference_response")
-    meta = record.get("meta")
+    reference = reference_of(record)
+    meta: Any = record.get("meta")
     return Item(question, None if reference is None else str(reference), meta if isinstance(meta, dict) else {})

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from formatkit import convert, iter_dicts
 from formatkit._core.issues import Report
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import output_lock, refuse_special
 from scoring._client.options import with_fields
 from scoring._judges.options import JudgeOptions
@@ -35,7 +36,7 @@ from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
 from scoring._runner.options import EndpointOptions, RunOptions
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import RUN_RECORD, now_iso, write_run_record
+from scoring._runner.provenance import RUN_RECORD, RunRecord, now_iso, write_run_record
 from scoring._runner.run_file import run_file
 
 if TYPE_CHECKING:
@@ -117,10 +118,10 @@ def _count(path: Path, limit: int | None) -> int:
     return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
 
 
-def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[dict[str, Any]]]:
+def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDict]]:
     """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[RecordDict]:
         taken: dict[str, int] = {}
         for record in iter_dicts(path, mode="infer-eval", profile="none"):
             name = dataset_of(record, path.stem)
@@ -202,8 +203,8 @@ def _evaluate(
     )
     outcome.run = run_file(source, paths.answered, endpoint, run, progress=run_progress, started=started)
     # written once the answers are (a judge that stops the flow leaves them described), again at the end
-    record = dict(outcome.run.run_record or {})
-    record.update(started=started_at, sets=[str(path) for path in sets])
+    record: RunRecord = {**(outcome.run.run_record or {})}
+    record.update({"started": started_at, "sets": [str(path) for path in sets]})
     record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
     write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))

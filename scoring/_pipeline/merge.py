@@ -19,7 +19,6 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -27,6 +26,7 @@ from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._errors import MergeError
 from scoring._runner.provenance import (
     RUN_RECORD,
+    RunRecord,
     formatkit_version,
     now_iso,
     read_run_record,
@@ -48,7 +48,7 @@ class Part:
     given: str
     data: Path
     record_path: Path
-    record: dict[str, Any] | None = None
+    record: RunRecord | None = None
     shard: Shard | None = None
     expected: int = 0
     input_records: int = 0
@@ -64,7 +64,7 @@ class MergeOutcome:
     output: Path
     records: int
     parts: list[Part] = field(default_factory=list)
-    run_record: dict[str, Any] = field(default_factory=dict)
+    run_record: RunRecord = field(default_factory=RunRecord)
 
 
 def resolve_part(given: str | os.PathLike[str]) -> Part:
@@ -198,7 +198,7 @@ def merge_parts(
     with atomic_writer(out) as handle:
         for position in range(total):
             handle.write(next(readers[position % count]))
-    run_record = {
+    run_record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "merged": now_iso(),
         "command": command,
@@ -206,10 +206,10 @@ def merge_parts(
         "input_fingerprint": by_index[0].fingerprint,
         "parts": [{"path": part.name, **(part.record or {})} for part in by_index],
     }
-    first = by_index[0].record or {}
+    first: RunRecord = by_index[0].record or {}
     for key in ("model", "base_url", "parameters", "judge"):
         values = [(part.record or {}).get(key) for part in by_index]
         if all(value == values[0] for value in values) and values[0] is not None:
-            run_record[key] = first.get(key)
+            run_record[key] = first[key]  # present: values[0] is its value
     write_run_record(run_record_path(out), run_record)
     return MergeOutcome(out, total, by_index, run_record)

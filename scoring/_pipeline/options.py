@@ -12,9 +12,10 @@ name them for the type checker.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from formatkit._core.modes import Mode, Profile
+from formatkit._core.record import Parameters
 from scoring._judges.options import JudgeOptions
 from scoring._metrics.registry import AUTO
 from scoring._runner.shard import Shard
@@ -74,7 +75,7 @@ class EvalOptions:
     limit: int | None = None
     mode: Mode = "infer-eval"
     profile: Profile = "platform"
-    defaults: dict[str, Any] | None = None
+    defaults: Parameters | None = None
     restart: bool = False
     retry_empty: int = 0
     math_timeout: float = 2.0
@@ -91,7 +92,7 @@ class EvalFields(TypedDict, total=False):
     limit: int | None
     mode: Mode
     profile: Profile
-    defaults: dict[str, Any] | None
+    defaults: Parameters | None
     restart: bool
     retry_empty: int
     math_timeout: float

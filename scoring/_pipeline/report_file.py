@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
 from scoring._report.aggregate import dataset_of
@@ -23,6 +24,7 @@ from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
 from scoring._report.runs import SpeedTally, runs_html, runs_text
+from scoring._report.shapes import ReportedRun
 from scoring._runner.provenance import run_records_of
 
 __all__ = [
@@ -51,13 +53,13 @@ class CollectedResults:
     unscored: list[str] = field(default_factory=list)
 
 
-def _records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+def _records(path: str | os.PathLike[str]) -> Iterator[RecordDict]:
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
-                record = orjson.loads(line)
+                record: RecordDict = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
                 raise ResultsFileError(
                     f"{path}: line {number} is not JSON ({exc}); is this a results file from `score`?"
@@ -67,14 +69,9 @@ def _records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             yield record
 
 
-def _has_scoring(record: dict[str, Any]) -> bool:
+def _has_scoring(record: RecordDict) -> bool:
     """Whether a scorer has been over the record: a response holds a score or an analysis."""
-    messages = record["messages"]
-    target = messages[-1] if messages and isinstance(messages[-1], dict) else {}
-    responses = target.get("responses")
-    return isinstance(responses, list) and any(
-        isinstance(r, dict) and ("score" in r or "analysis" in r) for r in responses
-    )
+    return bool(score_entries(record))
 
 
 def collect_results(
@@ -114,12 +111,12 @@ def collect_results(
     return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored))
 
 
-def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[dict[str, Any]]]:
+def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[ReportedRun]]:
     """Each model's run records (what produced its results), from the records beside the files."""
-    runs: dict[str, list[dict[str, Any]]] = {}
+    runs: dict[str, list[ReportedRun]] = {}
     for path in paths:
         for record in run_records_of(path):
-            entry = {"file": str(path), **record}
+            entry: ReportedRun = {"file": str(path), **record}
             entry.pop("summary", None)  # counts the report shows in its own way
             runs.setdefault(str(record.get("model") or "(unknown model)"), []).append(entry)
     return runs

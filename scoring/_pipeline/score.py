@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict, ScoreField, target_responses
 from scoring._metrics.auto import AutoTally, MetricChoice
 from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
 from scoring._report.aggregate import Aggregate, DatasetStats, dataset_of, finish
+from scoring._report.shapes import AggregateSummary
 
 __all__ = [
     "RESULT_FIELDS",
@@ -33,10 +34,19 @@ __all__ = [
 RULE_METRICS = tuple(metric_names("rule"))
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
-RESULT_FIELDS = ("score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by")
+RESULT_FIELDS: tuple[ScoreField, ...] = (
+    "score",
+    "analysis",
+    "metric",
+    "answer",
+    "settled",
+    "unsettled_reason",
+    "guessed",
+    "matched_by",
+)
 
 
-def write_result(response: dict[str, Any], result: ItemScore, metric: str) -> None:
+def write_result(response: ResponseDict, result: ItemScore, metric: str) -> None:
     """Write ``result`` into ``response`` as data: ``score``, ``analysis`` (for people), and the fields
     programs read — ``metric``, ``answer`` (None when nothing was extracted), ``settled`` and, only when
     they apply, ``unsettled_reason``, ``guessed`` and ``matched_by`` (the rule that decided an exact score)."""
@@ -62,9 +72,7 @@ def score_response(content: str | None, item: Item, metric: str, guard: SympyGua
     return rule_function(metric, guard)(content, item)
 
 
-def choose_metrics(
-    records: Iterable[Mapping[str, Any]], *, default_dataset: str = "dataset"
-) -> dict[str, MetricChoice]:
+def choose_metrics(records: Iterable[RecordDict], *, default_dataset: str = "dataset") -> dict[str, MetricChoice]:
     """What ``--metric auto`` chooses, summed up per dataset (it chooses per record)."""
     scorer = Scorer(default_dataset=default_dataset)
     scorer.prepare(records)
@@ -109,13 +117,13 @@ class Scorer:
             self.guard = default_guard()
         return self.guard
 
-    def prepare(self, records: Iterable[Mapping[str, Any]]) -> None:
+    def prepare(self, records: Iterable[RecordDict]) -> None:
         """``auto``'s first pass: count the kinds of every dataset's references (a no-op for other metrics)."""
         if self.metric != AUTO:
             return
         for record in records:
             name = dataset_of(record, self.default_dataset)
-            self.tallies.setdefault(name, AutoTally()).add(item_from_record(dict(record)))
+            self.tallies.setdefault(name, AutoTally()).add(item_from_record(record))
 
     def _choice(self, dataset: str, item: Item) -> MetricChoice:
         if self.metric != AUTO:
@@ -128,7 +136,7 @@ class Scorer:
             tally.add(item)
         return tally.choose(item)
 
-    def score_record(self, record: dict[str, Any]) -> dict[str, Any]:
+    def score_record(self, record: RecordDict) -> RecordDict:
         """Fill the result fields of every response of the record (in place) and count it."""
         name = dataset_of(record, self.default_dataset)
         item = item_from_record(record)
@@ -139,12 +147,12 @@ class Scorer:
             meta = record.get("meta")
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
                 stats.dimension = meta["dimension"]
-        for response in record["messages"][-1].get("responses") or []:
+        for response in target_responses(record):
             write_result(response, self._score_one(response, item, choice), choice.metric)
         stats.add(record)
         return record
 
-    def _score_one(self, response: dict[str, Any], item: Item, choice: MetricChoice) -> ItemScore:
+    def _score_one(self, response: ResponseDict, item: Item, choice: MetricChoice) -> ItemScore:
         if choice.metric == JUDGE_NEEDED:
             return ItemScore(None, f"unscorable without a judge: {choice.reason}")
         content = response.get("content")
@@ -172,17 +180,17 @@ class Scorer:
 
 @dataclass
 class ScoreOutcome:
-    records: list[dict[str, Any]]
+    records: list[RecordDict]
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> AggregateSummary:
         """The summary JSON of DESIGN.md (``score --json``)."""
         return self.aggregate.to_dict()
 
 
 def score_records(
-    records: Iterable[dict[str, Any]],
+    records: Iterable[RecordDict],
     *,
     metric: str = AUTO,
     default_dataset: str = "dataset",

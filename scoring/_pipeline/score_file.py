@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
+from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
+from scoring._judges.summary import JudgeSummary
 from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
@@ -31,7 +33,7 @@ from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import now_iso, read_run_record, run_record_path, write_run_record
+from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -48,7 +50,7 @@ class FileScoreOutcome:
     output: Path
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
-    judge_summary: dict[str, Any] = field(default_factory=dict)
+    judge_summary: JudgeSummary = field(default_factory=dict)
 
     @property
     def scored_responses(self) -> int:
@@ -130,7 +132,7 @@ def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions)
     write_run_record(run_record_path(out), record)
 
 
-def judge_record(judge: JudgeOptions) -> dict[str, Any]:
+def judge_record(judge: JudgeOptions) -> JudgeRecord:
     """The judge as the run record keeps it: its public URL, model, template and scale (never its key)."""
     from scoring._client.url import public_url
 
@@ -176,10 +178,10 @@ def _score(
     workers = how.workers
     default_dataset = Path(path).stem
 
-    def records() -> Iterator[dict[str, Any]]:
+    def records() -> Iterator[RecordDict]:
         for record in iter_dicts(path, mode=mode, profile="none"):
             if model_name:
-                for response in record["messages"][-1].get("responses") or []:
+                for response in target_responses(record):
                     response.setdefault("model", model_name)
             yield record
 
@@ -190,7 +192,7 @@ def _score(
         metrics = dict.fromkeys(names, metric)
         agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
         chosen = {name: MetricChoice(metric, "chosen with --metric") for name in names}
-        return FileScoreOutcome(out, agg, chosen, dict(judged.summary))
+        return FileScoreOutcome(out, agg, chosen, judged.summary.copy())
 
     guard = SympyGuard(timeout=math_timeout)
     try:
@@ -209,7 +211,7 @@ def _score(
             _write(out, judged.records)
             metrics = dict.fromkeys(scorer.stats, metric)
             agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
-            return FileScoreOutcome(out, agg, scorer.metrics, dict(judged.summary))
+            return FileScoreOutcome(out, agg, scorer.metrics, judged.summary.copy())
         _write(out, (scorer.score_record(record) for record in records()))
         return FileScoreOutcome(out, scorer.result(), scorer.metrics)
     finally:
@@ -218,7 +220,7 @@ def _score(
 
 def _auto_with_judge(
     scorer: Scorer,
-    records: Iterator[dict[str, Any]],
+    records: Iterator[RecordDict],
     out: Path,
     options: JudgeOptions,
     progress: Progress | None,
@@ -228,12 +230,12 @@ def _auto_with_judge(
     judge; the rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
     needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
-    summary: dict[str, Any] = {}
+    summary: JudgeSummary = {}
     if needy:
         judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
         for i, record in zip(needy, judged.records, strict=True):
             scored[i] = record
-        summary = dict(judged.summary)
+        summary = judged.summary.copy()
     _write(out, scored)
     default = scorer.default_dataset
     metrics = {n: c.metric for n, c in scorer.metrics.items()}
@@ -249,8 +251,8 @@ def _auto_with_judge(
     return FileScoreOutcome(out, agg, chosen, summary)
 
 
-def _first_metric(record: dict[str, Any]) -> str | None:
-    responses = record["messages"][-1].get("responses") or []
+def _first_metric(record: RecordDict) -> str | None:
+    responses = target_responses(record)
     return responses[0].get("metric") if responses else None
 
 

@@ -23,7 +23,10 @@ import struct
 import sys
 import traceback
 from collections import Counter
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:
+    from scoring._metrics.auto import AutoTally
 
 _HEADER = struct.Struct("<Q")
 
@@ -46,8 +49,18 @@ def receive(stream: IO[bytes]) -> Any:
     return pickle.loads(data)
 
 
+class WorkerSetup(TypedDict):
+    """What the parent sends a worker first: its import path, and the scorer's settings and ``auto`` tallies."""
+
+    sys_path: list[str]
+    metric: str
+    default_dataset: str
+    math_timeout: float
+    tallies: dict[str, AutoTally]
+
+
 def _serve(inbox: IO[bytes], outbox: IO[bytes]) -> None:
-    setup = receive(inbox)
+    setup: WorkerSetup = receive(inbox)
     sys.path[:] = setup["sys_path"]
 
     import orjson

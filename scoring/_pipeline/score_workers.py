@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from formatkit._core.interpreter import worker_command
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import dumps_line
 from scoring._errors import ScoringWorkerError
 from scoring._metrics.registry import AUTO
 from scoring._pipeline.score import Scorer
-from scoring._pipeline.score_worker import receive, send
+from scoring._pipeline.score_worker import WorkerSetup, receive, send
 from scoring._report.aggregate import DatasetStats
 
 __all__ = ["BATCH", "ScoringWorkerError", "merge_stats", "score_in_workers"]
@@ -89,7 +90,7 @@ class _Pool:
     the answer it waits for: the pipes cannot deadlock.
     """
 
-    def __init__(self, workers: int, setup: dict[str, Any]) -> None:
+    def __init__(self, workers: int, setup: WorkerSetup) -> None:
         # this process's import path, not the current folder's (a user's scoring.py there was run)
         command = worker_command("scoring._pipeline.score_worker", "main()")
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -179,7 +180,7 @@ def _read_lines(path: Path) -> Iterator[bytes]:
 
 
 def score_in_workers(
-    records: Callable[[], Iterator[dict[str, Any]]],
+    records: Callable[[], Iterator[RecordDict]],
     handle: IO[bytes],
     scorer: Scorer,
     workers: int,
@@ -194,7 +195,7 @@ def score_in_workers(
             spool = _spool_path(output)
             with open(spool, "wb") as sink:
 
-                def spooled() -> Iterator[dict[str, Any]]:
+                def spooled() -> Iterator[RecordDict]:
                     for record in records():
                         sink.write(dumps_line(record))
                         yield record
@@ -203,7 +204,7 @@ def score_in_workers(
             lines: Iterable[bytes] = _read_lines(spool)
         else:
             lines = (dumps_line(record) for record in records())
-        setup = {
+        setup: WorkerSetup = {
             "sys_path": list(sys.path),
             "metric": scorer.metric,
             "default_dataset": scorer.default_dataset,

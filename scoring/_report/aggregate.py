@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries
 from scoring._judges.kinds import JudgeKind, kind_of
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
@@ -35,6 +36,7 @@ from scoring._report.intervals import (
     seed_for,
     wilson,
 )
+from scoring._report.shapes import AggregateSummary, DatasetSummary, DimensionSummary, OverallHead
 
 __all__ = [
     "Aggregate",
@@ -54,7 +56,7 @@ __all__ = [
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
-def dataset_of(record: Mapping[str, Any], default: str) -> str:
+def dataset_of(record: RecordDict, default: str) -> str:
     meta = record.get("meta")
     if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
         return str(meta["dataset"])
@@ -64,7 +66,7 @@ def dataset_of(record: Mapping[str, Any], default: str) -> str:
 UNKNOWN_MODEL = "(unknown model)"
 
 
-def model_of(record: Mapping[str, Any]) -> str:
+def model_of(record: RecordDict) -> str:
     """The model that answered: the first response's ``model`` (seed 001's ``endpoint_id`` is its alias),
     else ``(unknown model)``. Two models' records are never merged under one name."""
     for response in _responses(record):
@@ -75,7 +77,7 @@ def model_of(record: Mapping[str, Any]) -> str:
     return UNKNOWN_MODEL
 
 
-def record_key(record: Mapping[str, Any]) -> int:
+def record_key(record: RecordDict) -> int:
     """What identifies an item across models' results within one report: its session_id, turns and
     reference (a hash; only compared inside one process, so the salted str hash is fine)."""
     messages = record.get("messages") or []
@@ -84,7 +86,7 @@ def record_key(record: Mapping[str, Any]) -> int:
         for message in messages
         if isinstance(message, dict) and message.get("role") in ("system", "user")
     )
-    reference = messages[-1].get("reference_response") if messages and isinstance(messages[-1], dict) else None
+    reference = reference_of(record)
     try:
         return hash((record.get("session_id"), parts, reference))
     except TypeError:  # an unhashable session_id or content (a list): fall back to its text
@@ -100,15 +102,10 @@ def _win_value(response: Mapping[str, Any], score: float) -> float:
     return {"win": 1.0, "tie": 0.5, "loss": 0.0}[outcome]
 
 
-def _responses(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    messages = record.get("messages") or []
-    if not messages or not isinstance(messages[-1], dict):
-        return []
-    responses = messages[-1].get("responses") or []
-    return [r for r in responses if isinstance(r, dict)]
+_responses = response_entries
 
 
-def _majority(responses: list[dict[str, Any]], mean: float) -> float:
+def _majority(responses: list[ResponseDict], mean: float) -> float:
     """The score of the most frequent answer (first seen wins a tie), read from each response's ``answer``;
     a response whose metric found no answer votes for "no answer". The mean when no response was scored."""
     answers: list[tuple[str | None, float]] = []
@@ -123,9 +120,9 @@ def _majority(responses: list[dict[str, Any]], mean: float) -> float:
     return next(s for a, s in answers if a == top)
 
 
-def record_score(record: Mapping[str, Any]) -> float | None:
+def record_score(record: RecordDict) -> float | None:
     """Mean score of a record's scored responses (None when none could be scored)."""
-    scores = [float(r["score"]) for r in _responses(record) if isinstance(r.get("score"), int | float)]
+    scores = [float(s) for r in _responses(record) if isinstance(s := r.get("score"), int | float)]
     return sum(scores) / len(scores) if scores else None
 
 
@@ -185,7 +182,7 @@ class DatasetStats:
     #: Pairwise datasets: the 0–100 win rate (ties half) that enters the dimension, and its interval.
     win_interval: Interval | None = None
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: RecordDict) -> None:
         self.records += 1
         responses = _responses(record)
         scores: list[float] = []
@@ -303,8 +300,8 @@ class DatasetStats:
         if self.is_pairwise:
             self.win_interval = _interval(self.win_values, self.name, point=self.dimension_score)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> DatasetSummary:
+        out: DatasetSummary = {
             "metric": self.metric,
             "score": self.score,
             "records": self.records,
@@ -359,8 +356,8 @@ class DimensionStats:
     score: float | None
     interval: Interval | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"score": self.score, "datasets": self.datasets}
+    def to_dict(self) -> DimensionSummary:
+        out: DimensionSummary = {"score": self.score, "datasets": self.datasets}
         if self.interval is not None:
             out["ci"] = self.interval.as_list()
             out["interval"] = self.interval.method
@@ -412,12 +409,13 @@ class Aggregate:
                 out[name] = 1.0 / (len(dims) * len(names))
         return out
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"overall": self.overall}
+    def to_dict(self) -> AggregateSummary:
+        head: OverallHead = {"overall": self.overall}
         if self.overall_interval is not None:
-            out["overall_ci"] = self.overall_interval.as_list()
-            out["overall_interval"] = self.overall_interval.method
-        return out | {
+            head["overall_ci"] = self.overall_interval.as_list()
+            head["overall_interval"] = self.overall_interval.method
+        return {
+            **head,
             "dimensions": {name: dim.to_dict() for name, dim in self.dimensions.items()},
             "datasets": {name: stats.to_dict() for name, stats in self.datasets.items()},
             "records": sum(s.records for s in self.datasets.values()),
@@ -522,7 +520,7 @@ class Aggregator:
         self.void_as_zero = void_as_zero
         self.datasets: dict[str, DatasetStats] = {}
 
-    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> None:
+    def add(self, record: RecordDict, default_dataset: str = "dataset") -> None:
         name = dataset_of(record, default_dataset)
         stats = self.datasets.get(name)
         if stats is None:
@@ -546,7 +544,7 @@ class Aggregator:
 
 
 def aggregate(
-    records: Iterable[Mapping[str, Any]],
+    records: Iterable[RecordDict],
     *,
     default_dataset: str = "dataset",
     dimensions: Mapping[str, str] | None = None,
@@ -561,7 +559,7 @@ def aggregate(
     return aggregator.finish(dimensions)
 
 
-def metric_of(record: Mapping[str, Any]) -> str | None:
+def metric_of(record: RecordDict) -> str | None:
     """The metric that scored the record: the first response's ``metric`` (a judge's verdict names its own)."""
     for response in _responses(record):
         metric = response.get("metric")

@@ -21,15 +21,34 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import orjson
 
+from formatkit._core.record import RecordDict
 from scoring._report.aggregate import DatasetStats
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import comparison_tables, flags, notes
 from scoring._report.models import Comparison
-from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, SampleCollector
+from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, Sample, SampleCollector, SampleText
+from scoring._report.shapes import (
+    Cell,
+    Delta,
+    Distribution,
+    DistributionModel,
+    Leaderboard,
+    LeaderboardRow,
+    PageAnswer,
+    PageData,
+    PageQuestion,
+    PageResponse,
+    Radar,
+    RadarAxis,
+    RadarLegend,
+    RadarPolygon,
+    ShortText,
+    Tick,
+)
 
 __all__ = ["MAX_SAMPLES", "SampleCollector", "page_data", "render_html", "short_labels"]
 
@@ -81,13 +100,23 @@ class Bar:
     high: float | None
 
 
+class BarGroup(TypedDict):
+    """One label's bars (a dataset or a dimension), one per model, from height ``y``."""
+
+    label: str
+    short: str
+    y: float
+    mid: float
+    bars: list[Bar]
+
+
 def _bars(
     groups: list[tuple[str, list[tuple[str, float | None, Interval | None]]]], models: list[str], plot: float
-) -> tuple[list[dict[str, Any]], float]:
+) -> tuple[list[BarGroup], float]:
     """Horizontal grouped bars on 0–100: one group per label, one bar per model; returns groups and height."""
     colour = {m: PALETTE[i % len(PALETTE)] for i, m in enumerate(models)}
     shorts = short_labels([label for label, _ in groups], 28)
-    out = []
+    out: list[BarGroup] = []
     y = 10.0
     for (label, values), short in zip(groups, shorts, strict=True):
         bars = []
@@ -112,13 +141,13 @@ def _bars(
     return out, y + 20
 
 
-def _radar(comp: Comparison, dims: list[str]) -> dict[str, Any] | None:
+def _radar(comp: Comparison, dims: list[str]) -> Radar | None:
     """A radar of the dimension scores (three dimensions or more), one polygon per model; each axis is
     numbered and named short, and a legend gives the full names and every model's score."""
     if len(dims) < 3:
         return None
     radius, centre = 120.0, 170.0
-    axes: list[dict[str, Any]] = []
+    axes: list[RadarAxis] = []
     angles = [-math.pi / 2 + 2 * math.pi * i / len(dims) for i in range(len(dims))]
     shorts = short_labels(dims, 16)
     for number, (angle, dim, short) in enumerate(zip(angles, dims, shorts, strict=True), 1):
@@ -133,7 +162,7 @@ def _radar(comp: Comparison, dims: list[str]) -> dict[str, Any] | None:
                 "anchor": "middle" if abs(math.cos(angle)) < 0.3 else ("start" if math.cos(angle) > 0 else "end"),
             }
         )
-    polygons = []
+    polygons: list[RadarPolygon] = []
     for i, (model, agg) in enumerate(comp.models.items()):
         points = []
         for angle, dim in zip(angles, dims, strict=True):
@@ -145,7 +174,7 @@ def _radar(comp: Comparison, dims: list[str]) -> dict[str, Any] | None:
         " ".join(f"{centre + radius * f * math.cos(a):.1f},{centre + radius * f * math.sin(a):.1f}" for a in angles)
         for f in (0.25, 0.5, 0.75, 1.0)
     ]
-    legend = [
+    legend: list[RadarLegend] = [
         {
             "number": number,
             "label": dim,
@@ -156,10 +185,10 @@ def _radar(comp: Comparison, dims: list[str]) -> dict[str, Any] | None:
     return {"axes": axes, "polygons": polygons, "rings": rings, "centre": centre, "size": 2 * centre, "legend": legend}
 
 
-def _distribution(comp: Comparison) -> dict[str, Any]:
+def _distribution(comp: Comparison) -> Distribution:
     """Per model, the share of records in each score bin (0, 0.1, …, 1; pairwise as its win rate), and
     the y axis: its top (a round share above the highest bar) and ticks."""
-    models: list[dict[str, Any]] = []
+    models: list[DistributionModel] = []
     highest = 0.0
     for i, (model, agg) in enumerate(comp.models.items()):
         counts = [0] * 11
@@ -171,7 +200,7 @@ def _distribution(comp: Comparison) -> dict[str, Any]:
         highest = max(highest, *shares)
         models.append({"model": model, "colour": PALETTE[i % len(PALETTE)], "shares": shares})
     top = next((t for t in (0.1, 0.2, 0.25, 0.4, 0.5, 0.6, 0.8, 1.0) if highest <= t), 1.0)
-    ticks = [{"share": top * k / 4, "label": f"{top * k / 4 * 100:.0f} %"} for k in range(5)]
+    ticks: list[Tick] = [{"share": top * k / 4, "label": f"{top * k / 4 * 100:.0f} %"} for k in range(5)]
     return {"models": models, "bins": [f"{b / 10:.1f}" for b in range(11)], "top": top, "ticks": ticks}
 
 
@@ -190,7 +219,7 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _cell(score: float | None, interval: Interval | None, suffix: str = "") -> dict[str, Any]:
+def _cell(score: float | None, interval: Interval | None, suffix: str = "") -> Cell:
     ci = "" if interval is None else f" [{interval.low:.1f}, {interval.high:.1f}]"
     return {"value": score, "text": _num(score), "ci": ci if score is not None else "", "suffix": suffix}
 
@@ -201,7 +230,7 @@ def _void(count: int, as_zero: bool) -> str:
     return f"; {count} void verdict{'' if count == 1 else 's'}" + (" counted as 0" if as_zero else "")
 
 
-def _leaderboard(comp: Comparison) -> dict[str, Any]:
+def _leaderboard(comp: Comparison) -> Leaderboard:
     """Rows grouped by dimension: the dimension, then its datasets; overall last. Each row marks its best
     model (several models that do not all tie) and gives each model's difference from the first, with the
     paired test's verdict where there is one (datasets and overall)."""
@@ -210,7 +239,7 @@ def _leaderboard(comp: Comparison) -> dict[str, Any]:
     by_dim: dict[str, list[str]] = {}
     for dim, dataset in comp.dataset_names():
         by_dim.setdefault(dim, []).append(dataset)
-    rows: list[dict[str, Any]] = []
+    rows: list[LeaderboardRow] = []
     for dim, datasets in by_dim.items():
         own = all(list(d.datasets) == [dim] for a in comp.models.values() if (d := a.dimensions.get(dim)))
         if not own:  # the dimension heads its datasets (one that is its own dimension: its row says it)
@@ -239,7 +268,7 @@ def _leaderboard(comp: Comparison) -> dict[str, Any]:
     return {"models": names, "rows": rows, "delta_heads": heads}
 
 
-def _delta(row: dict[str, Any], names: list[str], i: int, paired: Mapping[tuple[str, str, str], Any]) -> dict[str, Any]:
+def _delta(row: LeaderboardRow, names: list[str], i: int, paired: Mapping[tuple[str, str, str], Any]) -> Delta:
     first, other = row["cells"][0]["value"], row["cells"][i]["value"]
     if first is None or other is None:
         return {"text": "", "class": "", "title": ""}
@@ -266,7 +295,7 @@ OUTCOME_CODES = {"right": "r", "partial": "p", "wrong": "w", "unscorable": "u"}
 PACK_ABOVE = 256 * 1024
 
 
-def page_data(collector: SampleCollector | None) -> dict[str, Any]:
+def page_data(collector: SampleCollector | None) -> PageData:
     """The browser's data, compact: the models, the string table, conversation prefixes and the questions.
     A question is ``{"d": dataset, "id": session_id, "q": question, "r": reference, "g": spread, "a":
     answers}`` with ``a`` one entry per model (null: no answer); an answer is ``{"h": prefix, "r":
@@ -278,11 +307,18 @@ def page_data(collector: SampleCollector | None) -> dict[str, Any]:
         return {"models": [], "strings": [], "prefixes": [], "questions": [], "left_out": 0}
     empty = collector.text("")
 
-    def response(r: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {"o": OUTCOME_CODES[r["outcome"]]}
+    def response(r: Sample) -> PageResponse:
+        out: PageResponse = {"o": OUTCOME_CODES[r["outcome"]]}
         if r["score"] is not None:
             out["s"] = r["score"]
-        for key, short in (("content", "c"), ("answer", "x"), ("metric", "m"), ("analysis", "n"), ("error", "e")):
+        texts: tuple[tuple[SampleText, ShortText], ...] = (
+            ("content", "c"),
+            ("answer", "x"),
+            ("metric", "m"),
+            ("analysis", "n"),
+            ("error", "e"),
+        )
+        for key, short in texts:
             if r[key] != empty:
                 out[short] = r[key]
         if r["verdicts"] != empty:
@@ -291,10 +327,10 @@ def page_data(collector: SampleCollector | None) -> dict[str, Any]:
             out["u"] = 1
         return out
 
-    def answer(a: Answer | None) -> dict[str, Any] | None:
+    def answer(a: Answer | None) -> PageAnswer | None:
         if a is None:
             return None
-        out: dict[str, Any] = {"r": [response(r) for r in a.responses]}
+        out: PageAnswer = {"r": [response(r) for r in a.responses]}
         if a.history:
             out["h"] = a.history
         if len(a.responses) != 1:
@@ -303,8 +339,8 @@ def page_data(collector: SampleCollector | None) -> dict[str, Any]:
                 out["s"] = round(a.score, 4)
         return out
 
-    def question(q: Question) -> dict[str, Any]:
-        out: dict[str, Any] = {"d": q.dataset, "id": q.session_id, "q": q.question, "r": q.reference}
+    def question(q: Question) -> PageQuestion:
+        out: PageQuestion = {"d": q.dataset, "id": q.session_id, "q": q.question, "r": q.reference}
         if q.spread:
             out["g"] = round(q.spread, 4)
         out["a"] = [answer(q.answers.get(m)) for m in range(len(collector.models))]
@@ -390,7 +426,7 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
     return env.get_template("report.html.j2").render(**context)
 
 
-def collect(records: Iterable[tuple[Mapping[str, Any], str, str]]) -> SampleCollector:
+def collect(records: Iterable[tuple[RecordDict, str, str]]) -> SampleCollector:
     collector = SampleCollector()
     for record, model, dataset in records:
         collector.add(record, model, dataset)

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import cast
 
+from formatkit._core.record import RecordDict
 from scoring._report.aggregate import Aggregate, Aggregator, model_of
 from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
+from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
 
 __all__ = ["INTERVAL_NOTE", "PAIRWISE_NOTE", "Comparison", "Difference", "ModelsAggregator", "compare"]
 
@@ -41,7 +43,7 @@ class Difference:
         """Whether the interval leaves out 0 (otherwise the gap is within noise)."""
         return self.interval is not None and (self.interval.low > 0 or self.interval.high < 0)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DifferenceSummary:
         return {
             "a": self.a,
             "b": self.b,
@@ -61,9 +63,9 @@ class Comparison:
     models: dict[str, Aggregate]
     differences: list[Difference] = field(default_factory=list)
     #: Each model's run records (``run.json``: what produced its results), when the files have them.
-    runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    runs: dict[str, list[ReportedRun]] = field(default_factory=dict)
     #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.runs`).
-    speed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    speed: dict[str, SpeedSummary] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -81,10 +83,10 @@ class Comparison:
     def dimension_names(self) -> list[str]:
         return list(dict.fromkeys(dim for dim, _ in self.dataset_names()))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ComparisonSummary:
         """Today's keys (the first model's, named by ``model``) and ``models``, ``comparisons``, ``intervals``."""
         first = next(iter(self.models.values()), None)
-        out: dict[str, Any] = first.to_dict() if first else {"overall": None, "dimensions": {}, "datasets": {}}
+        out = cast(ComparisonSummary, first.to_dict() if first else {"overall": None, "dimensions": {}, "datasets": {}})
         out["model"] = next(iter(self.models), None)
         out["models"] = {name: agg.to_dict() for name, agg in self.models.items()}
         out["comparisons"] = [d.to_dict() for d in self.differences]
@@ -103,7 +105,7 @@ class ModelsAggregator:
         self.void_as_zero = void_as_zero
         self.by_model: dict[str, Aggregator] = {}
 
-    def add(self, record: Mapping[str, Any], default_dataset: str = "dataset") -> str:
+    def add(self, record: RecordDict, default_dataset: str = "dataset") -> str:
         """Add ``record``; return the model it was counted under."""
         model = model_of(record)
         aggregator = self.by_model.get(model)

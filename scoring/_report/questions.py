@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.aggregate import record_key
 
@@ -88,12 +89,31 @@ def _verdicts(judge: Any) -> str:
     return "\n".join(lines)
 
 
+#: A sample's texts the report shows (each a string-table number).
+SampleText = Literal["content", "answer", "metric", "analysis", "error"]
+
+
+class Sample(TypedDict):
+    """One response as the report keeps it: texts are string-table numbers."""
+
+    content: int
+    score: float | None
+    fraction: float | None
+    outcome: str
+    metric: int
+    answer: int
+    analysis: int
+    error: int
+    verdicts: int
+    unsettled: bool
+
+
 @dataclass
 class Answer:
     """One model's responses to one question. Text fields are string-table numbers."""
 
     history: int  # the conversation before the question (a prefix-table number): models may differ in it
-    responses: list[dict[str, Any]]
+    responses: list[Sample]
     score: float | None  # mean of the responses' 0–1 scores; None when none was scored
     outcome: str
 
@@ -159,7 +179,7 @@ class SampleCollector:
             self.models.append(name)
         return number
 
-    def add(self, record: Mapping[str, Any], model: str, dataset: str) -> None:
+    def add(self, record: RecordDict, model: str, dataset: str) -> None:
         model_id = self.model(model)
         key = record_key(record)
         # The same item twice in one model's file pairs with the other model's in order (as the differences do).
@@ -171,7 +191,6 @@ class SampleCollector:
             return
         self.samples += 1
         messages = [m for m in record.get("messages") or [] if isinstance(m, dict)]
-        target = messages[-1] if messages else {}
         history = [(self.text(m.get("role")), self.text(m.get("content"))) for m in messages[:-1]]
         question = history.pop()[1] if history and self.strings[history[-1][0]] == "user" else self.text("")
         if number is None:
@@ -181,11 +200,11 @@ class SampleCollector:
                     self.text(dataset),
                     _text(record.get("session_id")),
                     question,
-                    self.text(target.get("reference_response")),
+                    self.text(reference_of(record)),
                 )
             )
-        raw = [r for r in target.get("responses") or [] if isinstance(r, dict)]
-        responses = []
+        raw = response_entries(record)
+        responses: list[Sample] = []
         values = []
         for response in raw:
             value = fraction(response)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
 
+from formatkit._core.record import JsonObject
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
 
@@ -87,7 +88,7 @@ _LEGEND = (
 
 
 def _pairwise_note(name: str, stats: DatasetStats) -> str | None:
-    pairwise = stats.to_dict().get("pairwise")
+    pairwise: Mapping[str, Any] | None = stats.to_dict().get("pairwise")
     if not pairwise:
         return None
     note = (
@@ -233,10 +234,10 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
     wb.save(path)
 
 
-def render(agg: Aggregate, fmt: str = "text", extra: dict[str, Any] | None = None) -> str:
+def render(agg: Aggregate, fmt: str = "text", extra: Mapping[str, Any] | None = None) -> str:
     """The aggregate as ``text``, ``md``, ``html`` or ``json`` (``extra`` keys are added to the JSON)."""
     if fmt == "json":
-        data = agg.to_dict()
+        data: JsonObject = {**agg.to_dict()}
         if extra:
             data.update(extra)
         return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"

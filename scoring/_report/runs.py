@@ -22,7 +22,9 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.xlsx_style import Sheet
+from scoring._report.shapes import ReportedRun, SpeedSummary
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
 
@@ -52,13 +54,8 @@ class SpeedTally:
     def __init__(self) -> None:
         self.models: dict[str, _ModelSpeed] = {}
 
-    def add(self, record: Mapping[str, Any], model: str) -> None:
-        messages = record.get("messages")
-        if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-            return
-        responses = messages[-1].get("responses")
-        if not isinstance(responses, list):
-            return
+    def add(self, record: RecordDict, model: str) -> None:
+        responses = target_responses(record)
         speed = self.models.get(model)
         for response in responses:
             if not isinstance(response, dict) or response.get("content") is None:
@@ -79,8 +76,8 @@ class SpeedTally:
                 speed.tokens += tokens
                 speed.token_seconds += float(latency) / 1000
 
-    def summary(self) -> dict[str, dict[str, Any]]:
-        out: dict[str, dict[str, Any]] = {}
+    def summary(self) -> dict[str, SpeedSummary]:
+        out: dict[str, SpeedSummary] = {}
         for model, speed in self.models.items():
             timed = len(speed.latency)
             out[model] = {
@@ -124,7 +121,7 @@ def _run_line(run: Mapping[str, Any]) -> str:
     )
 
 
-def runs_text(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> str:
+def runs_text(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, SpeedSummary]) -> str:
     """The runs and speed as lines for the text report ('' when there is nothing to say)."""
     lines: list[str] = []
     timed = {m: s for m, s in speed.items() if s["timed_responses"]}
@@ -137,7 +134,7 @@ def runs_text(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapp
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def runs_html(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> str:
+def runs_html(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, SpeedSummary]) -> str:
     """A small self-contained section for the HTML report ('' when there is nothing to show)."""
     text = runs_text(runs, speed)
     if not text:
@@ -149,7 +146,7 @@ def runs_html(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapp
     )
 
 
-def runs_sheets(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Mapping[str, Any]]) -> list[Sheet]:
+def runs_sheets(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, SpeedSummary]) -> list[Sheet]:
     """The workbook's "Runs" and "Speed" sheets (only those with rows)."""
     sheets: list[Sheet] = []
     timed = {m: s for m, s in speed.items() if s["timed_responses"]}
@@ -178,8 +175,8 @@ def runs_sheets(runs: Mapping[str, list[dict[str, Any]]], speed: Mapping[str, Ma
         sheet = Sheet("Runs", head)
         for records in runs.values():
             for run in records:
-                shard: dict[str, Any] = run["shard"] if isinstance(run.get("shard"), dict) else {}
-                judge: dict[str, Any] = run["judge"] if isinstance(run.get("judge"), dict) else {}
+                shard: Any = run["shard"] if isinstance(run.get("shard"), dict) else {}
+                judge: Any = run["judge"] if isinstance(run.get("judge"), dict) else {}
                 sheet.rows.append(
                     [
                         run.get("model"),

@@ -33,15 +33,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
+from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict
 from formatkit._core.writers import atomic_writer, dumps_line
 from scoring._errors import RequestNotSent
 from scoring._runner.journal import Journal, JournalSlot, journal_path
 from scoring._runner.lock import OutputLock
 from scoring._runner.progress import NullProgress, Progress
+from scoring._runner.provenance import RunRecord, RunSummaryDict
 from scoring._runner.requests import (
     alias_model,
     count_requests,
@@ -57,16 +58,16 @@ from scoring._runner.runner import Runner
 
 __all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "record_key", "settings_fingerprint"]
 
-Source = Callable[[], Iterable[dict[str, Any]]]
+Source = Callable[[], Iterable[RecordDict]]
 
 
-def settings_fingerprint(model: str, defaults: dict[str, Any]) -> str:
+def settings_fingerprint(model: str, defaults: Parameters) -> str:
     """What, besides the record, decides the answers: the model and the default parameters."""
     data = orjson.dumps({"model": model, "defaults": defaults}, option=orjson.OPT_SORT_KEYS)
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def record_key(position: int, record: dict[str, Any], settings: str) -> str:
+def record_key(position: int, record: RecordDict, settings: str) -> str:
     """``position:fingerprint`` of the conversation (``session_id`` and ``messages``) under ``settings``."""
     data = orjson.dumps(
         {"session_id": record.get("session_id"), "messages": record.get("messages"), "settings": settings},
@@ -75,12 +76,12 @@ def record_key(position: int, record: dict[str, Any], settings: str) -> str:
     return f"{position}:{hashlib.blake2b(data, digest_size=12).hexdigest()}"
 
 
-def _responses(record: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def _responses(record: RecordDict) -> Iterator[ResponseDict]:
     for message in record.get("messages") or []:
         yield from message.get("responses") or []
 
 
-def is_finished(record: dict[str, Any]) -> bool:
+def is_finished(record: RecordDict) -> bool:
     """Every response of the record has its content (or was scored already)."""
     return not any(is_open(response) for response in _responses(record))
 
@@ -146,9 +147,9 @@ class RunSummary:
     #: What the client decided on its own during the run (streaming refused, ...), for the user.
     notes: list[str] = field(default_factory=list)
     #: What produced the output (:mod:`scoring._runner.provenance`), once it is written.
-    run_record: dict[str, Any] | None = None
+    run_record: RunRecord | None = None
 
-    def add_output(self, record: dict[str, Any]) -> None:
+    def add_output(self, record: RecordDict) -> None:
         self.records += 1
         if is_finished(record):
             self.finished += 1
@@ -175,7 +176,7 @@ class RunSummary:
         empty reply, e.g. a gateway turning a backend error into ``""``, is finished but not content)."""
         return self.with_errors == 0 and self.empty_replies == 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RunSummaryDict:
         return {
             "records": self.records,
             "finished": self.finished,
@@ -199,7 +200,7 @@ class RunSummary:
 class DryRunPlan:
     """What a run would send."""
 
-    first_request: dict[str, Any] | None
+    first_request: JsonObject | None
     requests: int
     records_with_work: int
     already_finished: int
@@ -235,7 +236,7 @@ class RunJob:
     def plan(self) -> DryRunPlan:
         """Count the requests a run would send (the journal is read, never written); the first body."""
         table = SlotTable() if self.restart else SlotTable.from_journal(self.journal)
-        first: dict[str, Any] | None = None
+        first: JsonObject | None = None
         requests = with_work = finished = records = 0
         try:
             for position, record in enumerate(self.source()):
@@ -308,7 +309,7 @@ class RunJob:
             self.journal.close()
         return self.summary
 
-    def _entry(self, table: SlotTable, position: int, key: str) -> dict[str, Any] | None:
+    def _entry(self, table: SlotTable, position: int, key: str) -> JsonObject | None:
         """The journaled entry of the record at ``position`` if it is for this very record, else None."""
         slot = table.get(position)
         if slot is None:
@@ -316,7 +317,7 @@ class RunJob:
         found, entry = self.journal.read_item(slot)
         return entry if found == key else None
 
-    def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, RecordDict]]:
         retried: list[int] = []  # records that ended in error before: sent after the fresh ones
         redo = bool(self.runner.retry_empty)
         for position, record in enumerate(self.source()):
@@ -344,7 +345,7 @@ class RunJob:
             if entry is not None:
                 yield position, entry["record"]
 
-    def _note_served(self, record: dict[str, Any]) -> None:
+    def _note_served(self, record: RecordDict) -> None:
         """A journaled reply of this model from this endpoint proves the endpoint can serve."""
         health = self.runner.client.health
         if health.proven:

@@ -14,10 +14,11 @@ import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, NamedTuple
 
 import orjson
 
+from formatkit._core.record import JsonObject
 from formatkit._core.writers import open_no_follow
 
 __all__ = ["Journal", "JournalSlot", "journal_path"]
@@ -46,7 +47,7 @@ class Journal:
 
     # -- reading -----------------------------------------------------------------------------------------
 
-    def _lines(self) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    def _lines(self) -> Iterator[tuple[int, bytes, JsonObject]]:
         """(offset, raw line, parsed) for every whole, valid line; torn or foreign lines are skipped."""
         if not self.path.exists():
             return
@@ -63,7 +64,7 @@ class Journal:
                 if isinstance(data, dict) and isinstance(data.get("key"), str) and isinstance(data.get("entry"), dict):
                     yield start, raw, data
 
-    def load(self) -> dict[str, dict[str, Any]]:
+    def load(self) -> dict[str, JsonObject]:
         """Every key with its last entry. Tolerant of a torn last line (left by ``kill -9``)."""
         return {data["key"]: data["entry"] for _, _, data in self._lines()}
 
@@ -76,11 +77,11 @@ class Journal:
         for start, raw, data in self._lines():
             yield data["key"], JournalSlot(start, len(raw))
 
-    def read(self, slot: JournalSlot) -> dict[str, Any]:
+    def read(self, slot: JournalSlot) -> JsonObject:
         """The entry stored at ``slot`` (from :meth:`index`, :meth:`scan` or :meth:`append_slot`)."""
         return self.read_item(slot)[1]
 
-    def read_item(self, slot: JournalSlot) -> tuple[str, dict[str, Any]]:
+    def read_item(self, slot: JournalSlot) -> tuple[str, JsonObject]:
         """(key, entry) stored at ``slot``."""
         if self._out is not None:
             self._out.flush()
@@ -92,7 +93,7 @@ class Journal:
 
     # -- writing -----------------------------------------------------------------------------------------
 
-    def append(self, key: str, entry: dict[str, Any]) -> None:
+    def append(self, key: str, entry: JsonObject) -> None:
         """Write one line and flush it (and fsync when asked) before returning."""
         out = self._open()
         out.write(orjson.dumps({"key": key, "entry": entry}, option=orjson.OPT_APPEND_NEWLINE))
@@ -100,7 +101,7 @@ class Journal:
         if self.fsync:
             os.fsync(out.fileno())
 
-    def append_slot(self, key: str, entry: dict[str, Any]) -> JournalSlot:
+    def append_slot(self, key: str, entry: JsonObject) -> JournalSlot:
         """Like :meth:`append`, and return where the line went (for :meth:`read`)."""
         out = self._open()
         offset = out.tell()

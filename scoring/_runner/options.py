@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
+from formatkit._core.record import Parameters
 from scoring._client.options import Dialect, Limits, RetryPolicy
 from scoring._runner.shard import Shard
 
@@ -83,7 +84,7 @@ class RunOptions:
     - ``run_record``: write the run record (``OUT.run.json``) beside the output once it is written.
     """
 
-    defaults: dict[str, Any] | None = None
+    defaults: Parameters | None = None
     limit: int | None = None
     retry_empty: int = 0
     restart: bool = False
@@ -97,7 +98,7 @@ class RunOptions:
 class RunFields(TypedDict, total=False):
     """The fields of :class:`RunOptions`, each a keyword of :func:`run_file` and :func:`plan_file`."""
 
-    defaults: dict[str, Any] | None
+    defaults: Parameters | None
     limit: int | None
     retry_empty: int
     restart: bool

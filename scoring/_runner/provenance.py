@@ -15,10 +15,11 @@ import shlex
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 
+from formatkit._core.record import Parameters
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
 
@@ -27,6 +28,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RUN_RECORD",
+    "EndpointRecord",
+    "JudgeRecord",
+    "RunPart",
+    "RunRecord",
+    "RunSummaryDict",
+    "ShardRecord",
     "formatkit_version",
     "now_iso",
     "read_run_record",
@@ -40,6 +47,101 @@ RUN_RECORD = "run.json"
 _SUFFIX = ".run.json"
 #: Options whose value is secret (masked in the recorded command line): NAME=VALUE, the value masked.
 _HEADER_OPTIONS = ("--header", "--judge-header")
+
+
+class EndpointRecord(TypedDict):
+    """The endpoint and the client's settings as recorded: no key, header names only."""
+
+    base_url: str
+    model: str
+    stream: bool
+    concurrency: int
+    rpm: float | None
+    timeout: float
+    max_time: float | None
+    max_retries: int
+    headers: list[str]
+    rename_params: dict[str, str]
+    drop_params: list[str]
+    api_key_sent: bool
+
+
+class RunSummaryDict(TypedDict):
+    """What a run did, by the numbers (:meth:`scoring._runner.job.RunSummary.to_dict`)."""
+
+    records: int
+    finished: int
+    with_errors: int
+    resumed: int
+    nothing_to_do: int
+    sent_records: int
+    sent_with_errors: int
+    requests: int
+    attempts: int
+    stale_journal_entries: int
+    empty_replies: int
+    cut_off: int
+    errors_by_kind: dict[str, int]
+    tokens: dict[str, int]
+    notes: list[str]
+
+
+class ShardRecord(TypedDict):
+    """Which part of which input a ``--shard K/N`` output holds (what ``formatkit merge`` checks)."""
+
+    part: str
+    index: int
+    count: int
+    records: int
+    input_records: int
+    input_fingerprint: str
+
+
+class JudgeRecord(TypedDict):
+    """The judge: its public URL, model, template and scale (never its key)."""
+
+    base_url: str
+    model: str | None
+    template: str
+    scale: str
+
+
+#: What ``score`` adds to the run record it carries along: the metric, when, and from which file.
+ScoredRecord = TypedDict("ScoredRecord", {"metric": str, "finished": str, "from": str})
+
+
+class RunRecord(TypedDict, total=False):
+    """``OUT.run.json``: what produced an output. ``run`` writes the run's keys; ``score`` adds ``scored``
+    and ``judge``; ``eval`` adds ``sets``; ``merge`` writes ``merged``, ``records``, ``input_fingerprint``
+    and the ``parts`` with the keys they all share. Read back from disk, it is what the file holds."""
+
+    formatkit_version: str
+    started: str
+    finished: str
+    command: str | None
+    base_url: str
+    model: str
+    parameters: Parameters
+    endpoint: EndpointRecord
+    input: str | None
+    output: str
+    limit: int | None
+    retry_empty: int
+    summary: RunSummaryDict
+    shard: ShardRecord
+    scored: ScoredRecord
+    judge: JudgeRecord | None
+    sets: list[str]
+    merged: str
+    records: int
+    input_fingerprint: str
+    parts: list[RunPart]
+
+
+class RunPart(RunRecord, total=False):
+    """A merged part's own run record, with the part's file name."""
+
+    path: str
 
 
 def formatkit_version() -> str:
@@ -94,7 +196,7 @@ def safe_command(argv: Sequence[str]) -> str:
     return shlex.join(words)
 
 
-def endpoint_record(endpoint: EndpointOptions) -> dict[str, Any]:
+def endpoint_record(endpoint: EndpointOptions) -> EndpointRecord:
     """An :class:`~scoring._runner.options.EndpointOptions` as recorded: no key, header names only."""
     limits, dialect = endpoint.limits, endpoint.dialect
     return {
@@ -113,16 +215,16 @@ def endpoint_record(endpoint: EndpointOptions) -> dict[str, Any]:
     }
 
 
-def write_run_record(path: str | os.PathLike[str], record: dict[str, Any]) -> None:
+def write_run_record(path: str | os.PathLike[str], record: RunRecord) -> None:
     """Write ``record`` as indented JSON (Chinese kept as it is), atomically."""
     with atomic_writer(Path(path)) as handle:
         handle.write(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+def read_run_record(path: str | os.PathLike[str]) -> RunRecord | None:
     """The run record at ``path``; None when there is none or it is not a JSON object."""
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        data: RunRecord = orjson.loads(Path(path).read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return None
     return data if isinstance(data, dict) else None
@@ -132,7 +234,7 @@ def read_run_record(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 EVAL_OUTPUTS = ("answered.jsonl", "scored.jsonl")
 
 
-def run_records_of(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def run_records_of(path: str | os.PathLike[str]) -> list[RunRecord]:
     """The run records behind a results file: its own ``PATH.run.json`` (a merged file's: its parts'),
     or for an ``eval`` output the directory's ``run.json``; none when there is no record."""
     file = Path(path)

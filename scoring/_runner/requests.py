@@ -16,9 +16,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
+from formatkit._core.record import (
+    JsonObject,
+    MessageDict,
+    Parameters,
+    RecordDict,
+    ResponseDict,
+    is_empty,
+    is_open,
+    target_turn,
+)
+from formatkit._core.record import pending_turns as open_turns
 from scoring._client.health import too_long_for_context
 from scoring._client.reply import ChatResult
 from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
@@ -53,41 +64,21 @@ _RESPONSE_ORDER = (
 _MESSAGE_ORDER = ("role", "content", "reference_response", "responses")
 
 
-def is_open(response: dict[str, Any]) -> bool:
-    """True when the response still needs the endpoint: no content yet and not scored."""
-    return response.get("content") is None and response.get("score") is None and response.get("analysis") is None
-
-
-def open_turns(record: dict[str, Any], *, redo_empty: bool = False) -> Iterator[tuple[int, list[int]]]:
-    """(message index, indexes of its open responses) for every assistant turn with work, in order;
-    with ``redo_empty``, empty replies count as open too."""
-    for index, message in enumerate(record.get("messages") or []):
-        if message.get("role") != "assistant":
-            continue
-        responses = message.get("responses") or []
-        if index < len(record["messages"]) - 1 and message.get("content") is not None:
-            continue  # an earlier reply given as history
-        todo = [i for i, response in enumerate(responses) if is_open(response) or (redo_empty and is_empty(response))]
-        if todo:
-            yield index, todo[:1] if index < len(record["messages"]) - 1 else todo
-
-
 def _samples(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value < 1:
         return None
     return int(value)
 
 
-def expand_samples(record: dict[str, Any], defaults: dict[str, Any]) -> int:
+def expand_samples(record: RecordDict, defaults: Parameters) -> int:
     """Give the target turn one pending stub per sample (see the module docstring); how many were added.
 
     Only a turn whose responses are all still open (never filled) is expanded, and never beyond 16 (the
     parameter table's limit): a collected or half-run answer set is left as it is.
     """
-    messages = record.get("messages")
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+    target = target_turn(record)
+    if target is None:
         return 0
-    target = messages[-1]
     responses = target.get("responses")
     if target.get("role") != "assistant" or not isinstance(responses, list) or not responses:
         return 0
@@ -106,12 +97,12 @@ def expand_samples(record: dict[str, Any], defaults: dict[str, Any]) -> int:
     return added
 
 
-def count_requests(record: dict[str, Any], *, redo_empty: bool = False) -> int:
+def count_requests(record: RecordDict, *, redo_empty: bool = False) -> int:
     """How many requests the record needs (one per open response; and per empty one with ``redo_empty``)."""
     return sum(len(todo) for _, todo in open_turns(record, redo_empty=redo_empty))
 
 
-def request_params(defaults: dict[str, Any], own: dict[str, Any] | None, sample: int = 0) -> dict[str, Any]:
+def request_params(defaults: Parameters, own: Parameters | None, sample: int = 0) -> Parameters:
     """The parameters sent for sample ``sample`` of a response (see the module docstring)."""
     params = {**defaults, **(own or {})}
     params.pop("n", None)
@@ -126,7 +117,7 @@ def request_params(defaults: dict[str, Any], own: dict[str, Any] | None, sample:
     return params
 
 
-def history(messages: list[dict[str, Any]], upto: int) -> list[dict[str, str]]:
+def history(messages: list[MessageDict], upto: int) -> list[dict[str, str]]:
     """The OpenAI messages before index ``upto``; ValueError when one of them has no content."""
     out: list[dict[str, str]] = []
     for index, message in enumerate(messages[:upto]):
@@ -137,25 +128,25 @@ def history(messages: list[dict[str, Any]], upto: int) -> list[dict[str, str]]:
     return out
 
 
-def _ordered(data: dict[str, Any], order: tuple[str, ...]) -> dict[str, Any]:
+def _ordered(data: JsonObject, order: tuple[str, ...]) -> JsonObject:
     head = {k: data[k] for k in order if k in data}
     head.update((k, v) for k, v in data.items() if k not in head)
     return head
 
 
 def fill(
-    response: dict[str, Any],
+    response: ResponseDict,
     result: ChatResult,
     *,
     keep_logprobs: bool,
     model: str | None = None,
     endpoint: str | None = None,
-) -> dict[str, Any]:
+) -> ResponseDict:
     """The response with the reply written in (canonical key order; a previous error removed), with the
     ``model`` that answered, the ``endpoint`` (base URL, no credentials) that served it, and how long the
     request that got the reply took: ``latency_ms`` (sent to the whole reply read) and, when streamed,
     ``ttft_ms`` (sent to the first piece of text)."""
-    data = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
+    data: JsonObject = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
     data.setdefault("parameters", {})
     if model is not None:
         data["model"] = model
@@ -176,18 +167,13 @@ def fill(
         data["ttft_ms"] = round(result.ttft * 1000, 1)
     if keep_logprobs and result.logprobs is not None:
         data["logprobs"] = result.logprobs
-    return _ordered(data, _RESPONSE_ORDER)
+    return cast(ResponseDict, _ordered(data, _RESPONSE_ORDER))
 
 
-def is_empty(response: dict[str, Any]) -> bool:
-    """A reply was received and its ``content`` is empty or blank (a reasoning model that only reasoned)."""
-    content = response.get("content")
-    return isinstance(content, str) and not content.strip()
-
-
-def alias_model(record: dict[str, Any]) -> dict[str, Any]:
+def alias_model(record: RecordDict) -> RecordDict:
     """Seed 001's ``endpoint_id`` read as ``model`` in every response that has no ``model`` (in place)."""
-    for message in record.get("messages") or ():
+    messages: Sequence[Any] = record.get("messages") or ()
+    for message in messages:
         if not isinstance(message, dict):
             continue
         for response in message.get("responses") or ():
@@ -196,17 +182,17 @@ def alias_model(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-def fail(response: dict[str, Any], text: str) -> dict[str, Any]:
+def fail(response: ResponseDict, text: str) -> ResponseDict:
     """The response with ``error`` set (it stays open: a rerun retries it)."""
-    data = {k: v for k, v in response.items() if k != "error"}
+    data: JsonObject = {k: v for k, v in response.items() if k != "error"}
     data.setdefault("parameters", {})
     data["error"] = text
-    return data
+    return cast(ResponseDict, data)
 
 
-def set_content(message: dict[str, Any], content: str) -> dict[str, Any]:
+def set_content(message: MessageDict, content: str) -> MessageDict:
     """An earlier assistant turn with its generated text as ``content`` (canonical key order)."""
-    return _ordered({**message, "content": content}, _MESSAGE_ORDER)
+    return cast(MessageDict, _ordered({**message, "content": content}, _MESSAGE_ORDER))
 
 
 def error_text(exc: BaseException, scrub: Any = None) -> str:

@@ -22,15 +22,24 @@ import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import refuse_special
 from scoring._client.http import ChatClient
 from scoring._client.options import with_fields
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.options import EndpointOptions, RunFields, RunOptions
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import endpoint_record, formatkit_version, now_iso, run_record_path, write_run_record
+from scoring._runner.provenance import (
+    RunRecord,
+    ShardRecord,
+    endpoint_record,
+    formatkit_version,
+    now_iso,
+    run_record_path,
+    write_run_record,
+)
 from scoring._runner.runner import Runner
 from scoring._runner.shard import Shard, ShardTally, shard_source
 from scoring._runner.stopping import GracefulStop, Stopped
@@ -40,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EndpointOptions", "RunOptions", "plan_file", "run_file"]
 
-Records = Callable[[], Iterable[dict[str, Any]]]
+Records = Callable[[], Iterable[RecordDict]]
 
 
 def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | None) -> Records:
@@ -51,7 +60,7 @@ def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | N
 
         path = source
 
-        def records() -> Iterator[dict[str, Any]]:
+        def records() -> Iterator[RecordDict]:
             return iter_dicts(path, mode=mode, profile="none")  # type: ignore[arg-type]
 
     if limit is None:
@@ -79,7 +88,7 @@ def _job(
     return RunJob(runner, records, Path(output), restart=options.restart, progress=progress, total=total)
 
 
-def shard_record(shard: Shard, tally: ShardTally, records: int) -> dict[str, Any]:
+def shard_record(shard: Shard, tally: ShardTally, records: int) -> ShardRecord:
     """The run record's ``shard``: which part of which input (what ``formatkit merge`` checks)."""
     return {
         "part": shard.label,
@@ -155,7 +164,7 @@ def run_file(
         summary = asyncio.run(main())
     except Stopped as stopped:
         raise GracefulStop.error(stopped) from None
-    record: dict[str, Any] = {
+    record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "started": started_at,
         "finished": now_iso(),

@@ -28,8 +28,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from formatkit._core.record import MessageDict, Parameters, RecordDict, ResponseDict
 from scoring._client.http import ChatClient
 from scoring._errors import EndpointUnavailableError, RequestNotSent
 from scoring._runner.requests import (
@@ -74,7 +74,7 @@ class Runner:
         self,
         client: ChatClient,
         *,
-        defaults: dict[str, Any] | None = None,
+        defaults: Parameters | None = None,
         keep_logprobs: bool | None = None,
         max_active_records: int | None = None,
         retry_empty: int = 0,
@@ -89,16 +89,16 @@ class Runner:
 
     # -- one record --------------------------------------------------------------------------------------
 
-    async def run_record(self, record: dict[str, Any]) -> RecordOutcome:
+    async def run_record(self, record: RecordDict) -> RecordOutcome:
         """Fill every open response of ``record`` in place; see the module docstring."""
         outcome = RecordOutcome()
         expand_samples(record, self.defaults)
-        messages: list[dict[str, Any]] = record.get("messages") or []
+        messages: list[MessageDict] = record.get("messages") or []
         last = len(messages) - 1
         for index, message in enumerate(messages):
             if message.get("role") != "assistant" or not message.get("responses"):
                 continue
-            responses: list[dict[str, Any]] = message["responses"]
+            responses: list[ResponseDict] = message["responses"]
             if index < last:
                 if message.get("content") is not None:
                     continue
@@ -122,8 +122,8 @@ class Runner:
                     await asyncio.gather(*(self._sample(messages, index, i, outcome) for i in todo))
         return outcome
 
-    async def _sample(self, messages: list[dict[str, Any]], index: int, sample: int, outcome: RecordOutcome) -> None:
-        responses: list[dict[str, Any]] = messages[index]["responses"]
+    async def _sample(self, messages: list[MessageDict], index: int, sample: int, outcome: RecordOutcome) -> None:
+        responses: list[ResponseDict] = messages[index]["responses"]
         response = responses[sample]
         try:
             params = request_params(self.defaults, response.get("parameters"), sample)
@@ -151,7 +151,7 @@ class Runner:
         outcome.filled += 1
 
     def _skip_rest(
-        self, messages: list[dict[str, Any]], failed: int, outcome: RecordOutcome, why: str = "could not be generated"
+        self, messages: list[MessageDict], failed: int, outcome: RecordOutcome, why: str = "could not be generated"
     ) -> None:
         reason = f"skipped: assistant turn {failed} {why}, so this turn has no history"
         for later in messages[failed + 1 :]:
@@ -165,8 +165,8 @@ class Runner:
     # -- many records ------------------------------------------------------------------------------------
 
     async def run_many(
-        self, records: Iterable[tuple[int, dict[str, Any]]]
-    ) -> AsyncIterator[tuple[int, dict[str, Any], RecordOutcome]]:
+        self, records: Iterable[tuple[int, RecordDict]]
+    ) -> AsyncIterator[tuple[int, RecordDict, RecordOutcome]]:
         """Run ``(position, record)`` pairs with a bounded number of records at work; yield as they finish.
 
         The input is pulled lazily, so memory holds only the records at work. On
@@ -178,10 +178,10 @@ class Runner:
         # costs memory and scheduling.
         concurrency = self.client.concurrency
         limit = self.max_active_records or max(16, concurrency + concurrency // 4)
-        done: asyncio.Queue[tuple[int, dict[str, Any], RecordOutcome] | BaseException] = asyncio.Queue()
+        done: asyncio.Queue[tuple[int, RecordDict, RecordOutcome] | BaseException] = asyncio.Queue()
         active: set[asyncio.Task[None]] = set()
 
-        async def work(position: int, record: dict[str, Any]) -> None:
+        async def work(position: int, record: RecordDict) -> None:
             try:
                 outcome = await self.run_record(record)
             except Exception as exc:  # handed to the consumer, which stops the run

@@ -17,9 +17,10 @@ import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import orjson
+
+from formatkit._core.record import RecordDict
 
 __all__ = ["Shard", "ShardTally", "shard_source"]
 
@@ -64,7 +65,7 @@ class ShardTally:
         self.records = 0
         self._hash = hashlib.blake2b(digest_size=16)
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: RecordDict) -> None:
         self.records += 1
         data = orjson.dumps({"session_id": record.get("session_id"), "messages": record.get("messages")})
         self._hash.update(len(data).to_bytes(8, "little"))
@@ -76,12 +77,12 @@ class ShardTally:
 
 
 def shard_source(
-    records: Callable[[], Iterable[dict[str, Any]]], shard: Shard, tallies: list[ShardTally]
-) -> Callable[[], Iterator[dict[str, Any]]]:
+    records: Callable[[], Iterable[RecordDict]], shard: Shard, tallies: list[ShardTally]
+) -> Callable[[], Iterator[RecordDict]]:
     """A source giving only ``shard``'s records; each pass appends its :class:`ShardTally` to ``tallies``
     (complete once the pass has read the input to its end)."""
 
-    def source() -> Iterator[dict[str, Any]]:
+    def source() -> Iterator[RecordDict]:
         tally = ShardTally()
         tallies.append(tally)
         for position, record in enumerate(records()):

@@ -9,7 +9,7 @@ from typing import Any
 import openpyxl
 from typer.testing import CliRunner
 
-from formatkit import export_excel
+from formatkit import RecordDict, ResponseDict, export_excel
 from formatkit.cli import app
 
 SEED = Path(__file__).parents[2] / "fixtures" / "seed"
@@ -22,7 +22,8 @@ def _sheet(path: Path) -> list[dict[str, Any]]:
     return [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
 
 
-def _record(content: str, **response: Any) -> dict[str, Any]:
+def _record(content: str, **response: Any) -> RecordDict:
+    extra: ResponseDict = response  # type: ignore[assignment]  # the response's result keys, as given
     return {
         "session_id": 0,
         "messages": [
@@ -30,7 +31,7 @@ def _record(content: str, **response: Any) -> dict[str, Any]:
             {
                 "role": "assistant",
                 "reference_response": "答案",
-                "responses": [{"parameters": {}, "content": content, **response}],
+                "responses": [{"parameters": {}, "content": content, **extra}],
             },
         ],
     }

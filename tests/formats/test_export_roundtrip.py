@@ -11,7 +11,7 @@ import pytest
 from roundtrip import records_without_source
 from typer.testing import CliRunner
 
-from formatkit import export_excel, iter_dicts, validate_file
+from formatkit import RecordDict, export_excel, iter_dicts, validate_file
 from formatkit.cli import app
 
 FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
@@ -148,7 +148,7 @@ TRICKY = [
 
 
 def test_cells_read_back_exactly_as_written(tmp_path: Path) -> None:
-    records = [
+    records: list[RecordDict] = [
         {
             "session_id": i,
             "messages": [
@@ -168,7 +168,7 @@ def test_cells_read_back_exactly_as_written(tmp_path: Path) -> None:
 
 
 def test_sheet_is_readable(tmp_path: Path) -> None:
-    record = {
+    record: RecordDict = {
         "session_id": 0,
         "messages": [
             {"role": "user", "content": "问题"},

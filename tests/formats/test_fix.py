@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 from typer.testing import CliRunner, Result
 
-from formatkit import fix_file, iter_dicts, validate_file
+from formatkit import RecordDict, fix_file, iter_dicts, validate_file
 from formatkit.cli import app
 
 FIX = Path(__file__).parents[2] / "fixtures" / "fix"
@@ -42,7 +42,7 @@ def fix(*args: str) -> Result:
     return CliRunner(env={"LC_ALL": "", "LC_MESSAGES": "", "LANG": "C.UTF-8"}).invoke(app, ["fix", *args])
 
 
-def records(path: Path) -> list[dict[str, Any]]:
+def records(path: Path) -> list[RecordDict]:
     return list(iter_dicts(path, meta=False))
 
 

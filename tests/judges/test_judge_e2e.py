@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from formatkit import MessageDict, MetaDict, RecordDict, ResponseDict, target_responses
 from scoring._judges import JudgeSetupError, judge_records
 from scoring._judges.options import JudgeOptions
 
@@ -20,13 +21,13 @@ def rec(
     question: str,
     reference: str | None,
     *contents: str | None,
-    history: list[dict[str, str]] | None = None,
-    meta: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    target: dict[str, Any] = {"role": "assistant"}
+    history: list[MessageDict] | None = None,
+    meta: MetaDict | None = None,
+) -> RecordDict:
+    target: MessageDict = {"role": "assistant"}
     if reference is not None:
         target["reference_response"] = reference
-    responses: list[dict[str, Any]] = []
+    responses: list[ResponseDict] = []
     for content in contents:
         if content is None:
             responses.append({"parameters": {}, "error": "HTTP 500: upstream failed"})
@@ -39,7 +40,7 @@ def rec(
                 }
             )
     target["responses"] = responses
-    record: dict[str, Any] = {
+    record: RecordDict = {
         "session_id": sid,
         "messages": [*(history or []), {"role": "user", "content": question}, target],
     }
@@ -59,9 +60,8 @@ def section(prompt: str, name: str) -> str:
     return match.group(1)
 
 
-def response_of(record: dict[str, Any], index: int = 0) -> dict[str, Any]:
-    response: dict[str, Any] = record["messages"][-1]["responses"][index]
-    return response
+def response_of(record: RecordDict, index: int = 0) -> ResponseDict:
+    return target_responses(record)[index]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -537,11 +537,13 @@ def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI,
     fake_openai.responder = _math_judge({"a long story": "<answer>7</answer>"}, {"7": "<score>1</score>"})
     settled = rec(0, "1+1", "2", "2")
     response_of(settled).update(
-        score=1.0, analysis="math: extracted «2»; score 1.00", metric="math", answer="2", settled=True
+        {"score": 1.0, "analysis": "math: extracted «2»; score 1.00", "metric": "math", "answer": "2", "settled": True}
     )
     unsettled = rec(1, "3+4", "7", "a long story")
     # the analysis says nothing a program reads: the fallback decides from the fields beside the score
-    response_of(unsettled).update(score=0.0, analysis="math: extracted «2»; score 1.00", metric="math", answer=None)
+    response_of(unsettled).update(
+        {"score": 0.0, "analysis": "math: extracted «2»; score 1.00", "metric": "math", "answer": None}
+    )
     options = opts(fake_openai, tmp_path, judge_fallback=True)
     outcome = judge_records([settled, unsettled], metric="math", options=options)
     assert response_of(outcome.records[0]) == response_of(settled)  # untouched
@@ -556,7 +558,7 @@ def test_math_judge_fallback_sends_only_unsettled_items(fake_openai: FakeOpenAI,
 def test_math_judge_fallback_without_a_verdict_keeps_the_rule_result(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.responder = lambda body: "I cannot tell."
     unsettled = rec(1, "3+4", "7", "a long story")
-    rule = {
+    rule: ResponseDict = {
         "score": 0.0,
         "analysis": "math: time limit",
         "metric": "math",
@@ -566,7 +568,7 @@ def test_math_judge_fallback_without_a_verdict_keeps_the_rule_result(fake_openai
     }
     response_of(unsettled).update(rule)
     outcome = judge_records([unsettled], metric="math", options=opts(fake_openai, tmp_path, judge_fallback=True))
-    response = response_of(outcome.records[0])
+    response: dict[str, Any] = {**response_of(outcome.records[0])}
     assert {k: response[k] for k in rule if k != "analysis"} == {k: v for k, v in rule.items() if k != "analysis"}
     assert response["analysis"].startswith("math: time limit [judge fallback gave no verdict")
     assert response["judge"]["status"] == "unparseable"
@@ -602,7 +604,7 @@ def test_resume_after_kill_buys_nothing_twice(fake_openai: FakeOpenAI, tmp_path:
     from scoring._runner.journal import Journal
 
     fake_openai.responder = lambda body: '{"analysis": "same", "choice": "A=B"}'
-    fake_openai.delay = 0.05
+    fake_openai.hold_after(20)  # 20 verdicts, then the rest wait: the kill comes before the run can end
     journal = tmp_path / "judge.journal"
     proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, fake_openai.base_url, str(journal)])
     try:
@@ -663,7 +665,7 @@ def test_reply_cut_off_at_the_token_limit_says_so(fake_openai: FakeOpenAI, tmp_p
     assert fake_openai.requests == 0 and "cut off" in response_of(again.records[0])["analysis"]
 
 
-def _math(score: float | None, answer: str | None, **fields: Any) -> dict[str, Any]:
+def _math(score: float | None, answer: str | None, **fields: Any) -> ResponseDict:
     # The analysis is written to mislead: the fallback must read the data fields, never the prose.
     return {
         "content": "x",
@@ -672,7 +674,7 @@ def _math(score: float | None, answer: str | None, **fields: Any) -> dict[str, A
         "metric": "math",
         "answer": answer,
         "settled": True,
-        **fields,
+        **fields,  # type: ignore[typeddict-item]
     }
 
 
@@ -689,7 +691,7 @@ def _math(score: float | None, answer: str | None, **fields: Any) -> dict[str, A
         pytest.param(_math(1.0, "12", guessed=True), False, id="guessed-right"),
     ],
 )
-def test_needs_fallback(response: dict[str, Any], expected: bool) -> None:
+def test_needs_fallback(response: ResponseDict, expected: bool) -> None:
     from scoring._judges.fallback import needs_fallback
 
     assert needs_fallback(response) is expected
@@ -781,8 +783,9 @@ def test_judge_endpoint_going_down_stops_with_what_was_bought(tmp_path: Path) ->
 
 def test_judge_summary_lines() -> None:
     from scoring._judges import summary_lines
+    from scoring._judges.summary import JudgeSummary
 
-    absolute = {
+    absolute: JudgeSummary = {
         "metric": "judge",
         "judge_model": "j",
         "responses": 5,
@@ -806,7 +809,7 @@ def test_judge_summary_lines() -> None:
         "verdict planted in a response is refused (no score) rather than excluded by the tag",
         "  judge requests: 4 bought, 1 reused from the journal",
     ]
-    math = {
+    math: JudgeSummary = {
         "metric": "math-judge",
         "judge_model": "j",
         "responses": 2,
@@ -819,13 +822,13 @@ def test_judge_summary_lines() -> None:
         "Judge j (math-judge): 2 of 2 response(s) scored; strict accuracy 50.00, loose accuracy 62.50",
         "  sent to the judge: 2 response(s) the math rules could not settle; 7 settled by the rules",
     ]
-    pairwise = {"metric": "pairwise", "judge_model": "j", "responses": 0, "scored": 0, "mean_x100": None}
+    pairwise: JudgeSummary = {"metric": "pairwise", "judge_model": "j", "responses": 0, "scored": 0, "mean_x100": None}
     assert summary_lines(pairwise)[0] == (
         "Judge j (pairwise): 0 of 0 response(s) scored; mean ×100 —; win 0, tie 0, loss 0"
     )
 
 
-LANG_CASES: list[tuple[str, list[dict[str, str]], str, str]] = [
+LANG_CASES: list[tuple[str, list[MessageDict], str, str]] = [
     (
         "chinese conversation, formula as the last turn",
         [
@@ -871,7 +874,7 @@ LANG_CASES: list[tuple[str, list[dict[str, str]], str, str]] = [
     ids=[c[0] for c in LANG_CASES],
 )
 def test_prompt_language_follows_the_whole_conversation(
-    fake_openai: FakeOpenAI, tmp_path: Path, history: list[dict[str, str]], question: str, lang: str
+    fake_openai: FakeOpenAI, tmp_path: Path, history: list[MessageDict], question: str, lang: str
 ) -> None:
     fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
     record = rec(0, question, "4", "4", history=history)

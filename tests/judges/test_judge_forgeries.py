@@ -21,6 +21,7 @@ from typing import Any, Literal
 import pytest
 from fakeserver import FakeOpenAI, last_user
 
+from formatkit import RecordDict
 from scoring._judges import judge_records
 from scoring._judges.options import JudgeOptions
 from scoring._judges.parse import UnparseableReply, parse_absolute, parse_math_grade, parse_pairwise
@@ -347,7 +348,7 @@ def test_analysis_comes_from_the_tagged_verdict() -> None:
 # the forgery
 
 
-def _record(content: str, reference: str = "5") -> dict[str, Any]:
+def _record(content: str, reference: str = "5") -> RecordDict:
     return {
         "session_id": 1,
         "messages": [

@@ -15,6 +15,7 @@ import pytest
 from fakeserver import FakeOpenAI, Fault, last_user
 from typer.testing import CliRunner
 
+from formatkit import RecordDict
 from formatkit.cli import app
 from scoring._errors import JudgeUnavailableError
 from scoring._judges import judge_records
@@ -32,7 +33,7 @@ SAME_FAILURES = 3
 RECORDS = 20
 
 
-def _records(n: int = RECORDS) -> list[dict[str, Any]]:
+def _records(n: int = RECORDS) -> list[RecordDict]:
     return [
         {
             "session_id": i,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from formatkit import RecordDict
 from scoring._judges.inputs import checklist_text, conversation_text
 from scoring._judges.prompts import Prompts, parse_lang
 from scoring._judges.templates import (
@@ -119,7 +120,7 @@ def test_custom_template_replaces_the_verdict_stage_only(tmp_path: Path) -> None
     path = tmp_path / "grade.txt"
     path.write_text("{{question}} {{reference}} {{answer}} <score>", encoding="utf-8")
     prompts = Prompts.load(("math_extract", "math_grade"), lang=None, template=path)
-    record = {"session_id": 0, "messages": [{"role": "user", "content": "求和"}, {"role": "assistant"}]}
+    record: RecordDict = {"session_id": 0, "messages": [{"role": "user", "content": "求和"}, {"role": "assistant"}]}
     assert prompts.get("math_grade", record)[0].source == str(path)
     assert prompts.get("math_extract", record) == (builtin_template("math_extract", "zh"), "zh")
 
@@ -160,7 +161,7 @@ def test_neutralize() -> None:
 
 
 def test_conversation_text_and_checklist() -> None:
-    record = {
+    record: RecordDict = {
         "session_id": 0,
         "messages": [
             {"role": "system", "content": "Be brief."},
@@ -177,7 +178,10 @@ def test_conversation_text_and_checklist() -> None:
     assert checklist_text(record, "en") == "Is it brief?"
     record["meta"] = {"checklist": []}
     assert checklist_text(record, "zh") == "（本题没有评分要点）"
-    single = {"session_id": 1, "messages": [{"role": "user", "content": "just this"}, {"role": "assistant"}]}
+    single: RecordDict = {
+        "session_id": 1,
+        "messages": [{"role": "user", "content": "just this"}, {"role": "assistant"}],
+    }
     assert conversation_text(single, "en") == "just this"
 
 

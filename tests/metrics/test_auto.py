@@ -3,10 +3,9 @@ the metric each record needs, and free text of either language is left for a jud
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from formatkit import RecordDict
 from scoring import Item, score_records
 from scoring._metrics.auto import reference_kind
 
@@ -44,7 +43,7 @@ def test_reference_kind(question: str, reference: str, kind: str) -> None:
     assert reference_kind(Item(question, reference)) == kind
 
 
-def _record(i: int, question: str, reference: str, reply: str) -> dict[str, Any]:
+def _record(i: int, question: str, reference: str, reply: str) -> RecordDict:
     return {
         "session_id": i,
         "messages": [

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import scoring
+from formatkit import RecordDict, ResponseDict
 from formatkit.cli import app
 
 RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
@@ -37,7 +38,7 @@ def user_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "user_metrics"
 
 
-def _scored(path: Path) -> list[dict[str, object]]:
+def _scored(path: Path) -> list[ResponseDict]:
     lines = path.read_text(encoding="utf-8").splitlines()
     return [r for line in lines for r in json.loads(line)["messages"][-1]["responses"]]
 
@@ -56,7 +57,7 @@ def test_custom_metric_from_the_command_line(tmp_path: Path, user_metrics: str) 
 
 
 def test_a_bool_is_a_score_and_garbage_is_unscorable(user_metrics: str) -> None:
-    record = {
+    record: RecordDict = {
         "session_id": 1,
         "messages": [
             {"role": "user", "content": "q"},

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import orjson
 import pytest
 
+from formatkit import RecordDict
 from scoring import aggregate, choose_metrics, score_records
 from scoring._metrics.auto import JUDGE_NEEDED
 
@@ -15,7 +16,7 @@ RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
 SETS = ["mmlu_pro", "gsm8k", "math_mixed", "yes_no"]
 
 
-def load(name: str) -> list[dict[str, Any]]:
+def load(name: str) -> list[RecordDict]:
     return [orjson.loads(line) for line in (RESPONSES / f"{name}.jsonl").read_bytes().splitlines()]
 
 
@@ -25,7 +26,7 @@ def test_every_response_scores_as_expected(name: str) -> None:
     outcome = score_records(records, metric="auto", default_dataset=name)
     for record in outcome.records:
         got = [r.get("score") for r in record["messages"][-1]["responses"]]
-        assert got == record["meta"]["expected"], (record["session_id"], record["messages"][-1]["responses"])
+        assert got == dict(record["meta"])["expected"], (record["session_id"], record["messages"][-1]["responses"])
         for response in record["messages"][-1]["responses"]:
             assert response["analysis"]
 
@@ -38,7 +39,7 @@ def test_records_keep_order_and_count() -> None:
 
 
 def test_auto_picks_per_dataset() -> None:
-    picks = {name: choose_metrics(load(name))[load(name)[0]["meta"]["dataset"]].metric for name in SETS}
+    picks = {name: choose_metrics(load(name))[str(load(name)[0]["meta"]["dataset"])].metric for name in SETS}
     # math_mixed holds one option-letter item among math answers: auto scores it with choice, the rest with math
     assert picks == {"mmlu_pro": "choice", "gsm8k": "exact", "math_mixed": "mixed", "yes_no": "choice"}
     reason = choose_metrics(load("math_mixed"))["math_mixed"].reason
@@ -47,7 +48,7 @@ def test_auto_picks_per_dataset() -> None:
 
 def test_auto_leaves_long_free_text_to_a_judge() -> None:
     essay = "A long reference answer that explains the history of the city in many words. " * 5
-    record = {
+    record: RecordDict = {
         "session_id": 0,
         "messages": [
             {"role": "user", "content": "Tell me about it"},
@@ -69,20 +70,24 @@ def test_summary_shape_and_math_strict_loose() -> None:
     assert {"metric", "score", "records", "errors"} <= set(ds)
     assert ds["metric"] == "math"
     assert ds["records"] == 25 and ds["errors"] == 1
-    assert ds["strict"] < ds["loose"]
-    assert 0 <= summary["overall"] <= 100
+    strict, loose, overall = ds["strict"], ds["loose"], summary["overall"]
+    assert strict is not None and loose is not None and overall is not None
+    assert strict < loose
+    assert 0 <= overall <= 100
 
 
 def test_samples_give_pass_at_k_and_majority() -> None:
     outcome = score_records(load("mmlu_pro"), metric="choice")
     ds = outcome.summary()["datasets"]["mmlu_pro"]
     assert ds["samples"] == 3
-    assert ds["pass_at_k"] >= ds["score"]
+    pass_at_k, score = ds["pass_at_k"], ds["score"]
+    assert pass_at_k is not None and score is not None
+    assert pass_at_k >= score
     assert "majority" in ds
 
 
 def test_aggregate_dimensions_then_overall() -> None:
-    records: list[dict[str, Any]] = []
+    records: list[RecordDict] = []
     for name in SETS:
         records += score_records(load(name), metric="auto").records
     agg = aggregate(records)
@@ -90,7 +95,7 @@ def test_aggregate_dimensions_then_overall() -> None:
     assert set(dims) == {"综合能力", "推理数学", "语言创作"}
     math_dim = [agg.datasets[n].score for n in ("gsm8k", "math_mixed")]
     assert dims["推理数学"]["score"] == pytest.approx(sum(s for s in math_dim if s is not None) / 2, abs=0.01)
-    assert agg.overall == pytest.approx(sum(d["score"] for d in dims.values()) / 3, abs=0.01)
+    assert agg.overall == pytest.approx(sum(cast(float, d["score"]) for d in dims.values()) / 3, abs=0.01)
     assert agg.usage["total_tokens"] > 0
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from formatkit import RecordDict, ResponseDict
 from scoring import Item, score_records
 from scoring._pipeline.score import score_response
 
@@ -159,8 +160,8 @@ def test_rule(
     assert result.analysis
 
 
-def _record(reference: str, replies: list[str | None], dataset: str) -> dict[str, Any]:
-    responses = [{"content": r} if r is not None else {"error": "HTTP 500"} for r in replies]
+def _record(reference: str, replies: list[str | None], dataset: str) -> RecordDict:
+    responses: list[ResponseDict] = [{"content": r} if r is not None else {"error": "HTTP 500"} for r in replies]
     return {
         "session_id": 0,
         "meta": {"dataset": dataset},

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
+from formatkit import RecordDict
 from formatkit.cli import app
 
 RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
@@ -139,7 +139,7 @@ def test_bad_dimensions_file_exits_2(scored: list[Path], tmp_path: Path) -> None
     assert runner.invoke(app, ["report", str(scored[0]), "--dimensions", str(mapping)]).exit_code == 2
 
 
-def _judged(score: float, scale: str, judge_tokens: int) -> dict[str, Any]:
+def _judged(score: float, scale: str, judge_tokens: int) -> RecordDict:
     return {
         "session_id": 0,
         "messages": [

@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from two_models import HOSTILE, build
 from typer.testing import CliRunner
 
 import scoring
+from formatkit import RecordDict
 from formatkit.cli import app
 from scoring._report.intervals import wilson
 from scoring._report.models import ModelsAggregator
@@ -27,11 +28,11 @@ def two(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def _record(
     i: int, score: float | None, *, model: str | None = "m", dataset: str = "set", key: str = "model", **extra: Any
-) -> dict[str, Any]:
+) -> RecordDict:
     response: dict[str, Any] = {"parameters": {}, "content": "x", "score": score, "analysis": "a", **extra}
     if model is not None:
         response[key] = model
-    return {
+    record = {
         "session_id": i,
         "messages": [
             {"role": "user", "content": f"q{i}"},
@@ -39,9 +40,10 @@ def _record(
         ],
         "meta": {"dataset": dataset},
     }
+    return cast(RecordDict, record)  # the response's keys as given (model, or endpoint_id)
 
 
-def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+def _write(path: Path, records: list[RecordDict]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return path
 

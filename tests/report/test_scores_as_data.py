@@ -3,14 +3,13 @@ those fields, never the analysis text."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 import scoring
+from formatkit import RecordDict
 
 
-def _record(reference: str, replies: list[str], dataset: str = "capitals") -> dict[str, Any]:
+def _record(reference: str, replies: list[str], dataset: str = "capitals") -> RecordDict:
     return {
         "session_id": 1,
         "messages": [

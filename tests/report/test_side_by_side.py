@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 from two_models import build
 from typer.testing import CliRunner
 
+from formatkit import RecordDict
 from formatkit.cli import app
 
 runner = CliRunner()
@@ -164,7 +165,7 @@ def test_the_question_cap_keeps_every_models_answer_to_the_questions_it_keeps(mo
     collector = questions.SampleCollector()
     for model in ("a", "b"):  # one model's file after the other, as report reads them
         for i in range(5):
-            record = {
+            record: RecordDict = {
                 "session_id": i,
                 "messages": [
                     {"role": "user", "content": f"q{i}"},

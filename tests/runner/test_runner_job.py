@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from formatkit import RecordDict
 from scoring import RetryPolicy
 from scoring._client.http import ChatClient
 from scoring._runner.job import RunJob, RunSummary, journal_path, record_key, settings_fingerprint
@@ -17,7 +18,7 @@ from scoring._runner.progress import NullProgress, PlainProgress, format_seconds
 from scoring._runner.runner import Runner
 
 
-def records(count: int) -> list[dict[str, Any]]:
+def records(count: int) -> list[RecordDict]:
     return [
         {
             "session_id": i,
@@ -31,7 +32,7 @@ def records(count: int) -> list[dict[str, Any]]:
     ]
 
 
-def run_job(server: FakeOpenAI, source: list[dict[str, Any]], out: Path, **kw: Any) -> RunSummary:
+def run_job(server: FakeOpenAI, source: list[RecordDict], out: Path, **kw: Any) -> RunSummary:
     async def go() -> RunSummary:
         async with ChatClient(server.base_url, "m", retry=RetryPolicy(backoff_base=0.001, max_retries=1)) as client:
             return await RunJob(Runner(client), lambda: iter(source), out, **kw).run()

@@ -10,6 +10,7 @@ import pytest
 from clients import client_options
 from fakeserver import FakeOpenAI, Fault, last_user
 
+from formatkit import RecordDict
 from scoring import Limits, RetryPolicy
 from scoring._client.http import ChatClient
 from scoring._errors import EndpointUnavailableError
@@ -19,7 +20,7 @@ from scoring._runner.runner import RecordOutcome, Runner
 SET_PARAMS = {"temperature": 1.0, "top_p": 0.7, "max_tokens": 4096, "logprobs": False, "top_logprobs": 10, "stop": []}
 
 
-def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1) -> dict[str, Any]:
+def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1) -> RecordDict:
     return {
         "session_id": 0,
         "messages": [
@@ -34,7 +35,7 @@ def single(prompt: str = "0+1", params: dict[str, Any] | None = None, n: int = 1
     }
 
 
-def multi_turn() -> dict[str, Any]:
+def multi_turn() -> RecordDict:
     return {
         "session_id": 7,
         "messages": [
@@ -51,7 +52,7 @@ def multi_turn() -> dict[str, Any]:
     }
 
 
-def run(server: FakeOpenAI, record: dict[str, Any], defaults: dict[str, Any] | None = None, **kw: Any) -> RecordOutcome:
+def run(server: FakeOpenAI, record: RecordDict, defaults: dict[str, Any] | None = None, **kw: Any) -> RecordOutcome:
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 1.0, "max_retries": 2}
     options.update(kw)
 

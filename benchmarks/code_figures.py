@@ -22,6 +22,8 @@ RECORD_MODULE = "formatkit/_core/record.py"
 MAX_PARAMETERS = 8
 
 _ANY_DICT = re.compile(r"dict\[str, Any\]")
+#: The record module's names for JSON objects with open keys (sampling parameters, schemas, raw lines).
+_OPEN_ALIASES = re.compile(r"\b(?:JsonObject|Parameters)\b(?!\s*=)")
 _LAST_MESSAGE = re.compile(r"""messages["']?\]?\[-1\]""")
 
 
@@ -36,6 +38,16 @@ def relative(path: Path) -> str:
 
 def count_any_dicts(text: str) -> int:
     return len(_ANY_DICT.findall(text))
+
+
+def open_alias_uses() -> int:
+    """Annotations through the record module's aliases of ``dict[str, Any]`` (import lines aside)."""
+    return sum(
+        len(_OPEN_ALIASES.findall(line))
+        for path in source_files()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "import" not in line and not line.lstrip().startswith(('"', "#"))
+    )
 
 
 def indexes_last_message(text: str) -> bool:
@@ -125,6 +137,7 @@ def main() -> int:
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
     print(f"modules: {len(files)}, lines: {lines:,}")
     print(f"dict[str, Any] in formatkit/ and scoring/: {any_dicts()}")
+    print(f"  and through the aliases JsonObject/Parameters (open keys): {open_alias_uses()}")
     indexers = last_message_indexers()
     print(f"files indexing messages[-1] outside {RECORD_MODULE}: {len(indexers)}")
     for where in indexers:

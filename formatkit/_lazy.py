@@ -7,7 +7,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_getattr"]
+__all__ = ["lazy_getattr", "load_ref"]
 
 
 def lazy_getattr(namespace: dict[str, Any], exports: Mapping[str, str]) -> Callable[[str], Any]:
@@ -20,9 +20,15 @@ def lazy_getattr(namespace: dict[str, Any], exports: Mapping[str, str]) -> Calla
         where = exports.get(name)
         if where is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module, _, defined = where.partition(":")
-        value = getattr(importlib.import_module(module), defined or name)
+        value = load_ref(where if ":" in where else f"{where}:{name}")
         namespace[name] = value
         return value
 
     return __getattr__
+
+
+def load_ref(ref: str) -> Any:
+    """The object a ``"module:name"`` reference names, its module imported now: the one way the tables that
+    name their entries by reference (lazy exports, input formats, metrics) turn a reference into the thing."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -8,12 +8,46 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from fakeserver import FakeOpenAI
 
 from scoring._metrics.math import SympyGuard
+
+# No hypothesis test is timed (its default: 200 ms an example, which a loaded machine exceeds); see
+# tests/test_architecture_tests.py for the rule.
+settings.register_profile("formatkit", deadline=None)
+settings.load_profile("formatkit")
+
+
+def _selects_slow(config: pytest.Config) -> bool:
+    """Whether this run's ``-m`` expression selects the tests marked slow (``-m slow``)."""
+    from _pytest.mark.expression import Expression
+
+    def slow_only(name: str, /, **kwargs: str | int | bool | None) -> bool:
+        return name == "slow"
+
+    marks = config.getoption("markexpr", "") or ""
+    return not marks or Expression.compile(marks).evaluate(slow_only)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run of the slow tests runs the property tests with their full count of examples (tests/fuzz.py)."""
+    import fuzz
+
+    if _selects_slow(config):
+        fuzz.FULL = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """... and selects them too: ``-m slow`` is the long hunt (the default suite runs a quarter of the examples)."""
+    if _selects_slow(config):
+        for item in items:
+            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -35,10 +69,11 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def guard() -> Iterator[SympyGuard]:
-    """One guarded sympy worker per test module (the math metric's tests)."""
-    g = SympyGuard(timeout=2.0)
+    """One guarded sympy worker for the math metric's tests (it restarts itself after a timeout or a crash;
+    starting one imports sympy, so the modules share it)."""
+    g = SympyGuard(timeout=30.0)  # far above any comparison here, however loaded the machine
     yield g
     g.close()
 

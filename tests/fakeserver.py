@@ -16,6 +16,7 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.api_key = "sk-..."             # demand this key: any other gets a 401 echoing it half-masked,
                                           # as OpenAI does ("Incorrect API key provided: sk-proj-****...")
     server.go_down()                      # stop listening: connections are refused from now on
+    server.hold_after(8); server.release()   # answer 8 more requests, hold the later ones (silent) until released
     server.stop(); FakeOpenAI().start(port)   # ... and come back on the same port
 
 Streaming: a request with ``"stream": true`` gets its reply as server-sent events (chunked), the content
@@ -121,6 +122,7 @@ class FakeOpenAI:
         self.ignore_stream = False
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
+        self._released = threading.Event()
         self.reset()
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -147,6 +149,21 @@ class FakeOpenAI:
             self.faults_served: list[str] = []
             self.bytes_sent = 0
             self._faults.clear()
+            self._hold_after: int | None = None
+        self._released.set()
+
+    def hold_after(self, count: int) -> None:
+        """Answer the next ``count`` requests, then hold every later one, sending nothing back, until
+        :meth:`release`: a test can act while requests are surely in flight, however slow the machine."""
+        with self._lock:
+            self._hold_after = self.requests + count
+            self._released.clear()
+
+    def release(self) -> None:
+        """Let the held requests go on (thread-safe); later ones are no longer held."""
+        with self._lock:
+            self._hold_after = None
+        self._released.set()
 
     def inject(self, faults: list[Fault]) -> None:
         """Queue faults: the next requests get them, one each, in order; then normal replies resume."""
@@ -179,6 +196,7 @@ class FakeOpenAI:
         return self
 
     def stop(self) -> None:
+        self._released.set()
         loop = self._loop
         if loop is None or self._thread is None:
             return
@@ -259,12 +277,15 @@ class FakeOpenAI:
             self.requests += 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            held = self._hold_after is not None and self.requests > self._hold_after
             if self.keep_bodies:
                 self.bodies.append(body)
                 self.auth_headers.append(headers.get("authorization"))
                 self.headers.append(headers)
                 self.paths.append(path)
         try:
+            while held and not self._released.is_set():
+                await asyncio.sleep(0.002)
             fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
             if fault is not None:
                 with self._lock:

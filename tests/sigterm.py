@@ -1,12 +1,15 @@
-"""SIGTERM sent to a formatkit command while it writes its output (the tests of issue 14)."""
+"""Signals sent to a running formatkit command: SIGTERM while it writes its output (the tests of issue 14), and
+what it says on stderr once it has heard one."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,3 +28,17 @@ def terminate_while_writing(args: list[str], folder: Path) -> tuple[int, bytes]:
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=120)
     return process.returncode, err
+
+
+def stderr_until(process: subprocess.Popen[Any], text: str) -> str:
+    """What ``process`` has written to stderr once it has written ``text`` (all it wrote, if it ended
+    first). Read from the pipe itself, so that ``process.communicate()`` afterwards gets the rest."""
+    assert process.stderr is not None
+    fd = process.stderr.fileno()
+    seen = b""
+    while text.encode() not in seen:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        seen += chunk
+    return seen.decode()

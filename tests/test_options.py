@@ -1,14 +1,12 @@
 """Options as objects (#26): the client takes ``Limits``, ``RetryPolicy`` and ``Dialect``; ``run_file``,
 ``score_file`` and ``evaluate`` take ``RunOptions``, ``ScoreOptions`` and ``EvalOptions`` (each field also a
-keyword of its own); the same objects travel down the stack, and no function takes more than 8 parameters."""
+keyword of its own); the same objects travel down the stack (tests/test_architecture.py holds the parameter count)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -42,21 +40,6 @@ def _set(tmp_path: Path, count: int = 5) -> Path:
         for i in range(count):
             handle.write(json.dumps({"prompt": f"{i}+1=？", "answer": str(i + 1)}, ensure_ascii=False) + "\n")
     return path
-
-
-def _code_figures() -> Any:
-    spec = importlib.util.spec_from_file_location("code_figures", ROOT / "benchmarks" / "code_figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("code_figures", module)  # its dataclasses look their module up while defined
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_no_function_takes_more_than_eight_parameters() -> None:
-    figures = _code_figures()
-    assert figures.MAX_PARAMETERS == 8
-    assert [f"{s.name} {s.where} ({s.parameters})" for s in figures.long_signatures()] == []
 
 
 @pytest.mark.parametrize(

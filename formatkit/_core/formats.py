@@ -16,12 +16,13 @@ CONTRIBUTING.md, "Add an input format" (tests/formats/test_format_recipe.py regi
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
+
+from formatkit._lazy import load_ref
 
 __all__ = [
     "INPUT_FORMATS",
@@ -112,7 +113,4 @@ def listed_suffixes(sep: str, last: str) -> str:
 
 def load(ref: Ref) -> Any:
     """The function or class ``ref`` names (imported now), or ``ref`` itself when it is one."""
-    if not isinstance(ref, str):
-        return ref
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return load_ref(ref) if isinstance(ref, str) else ref

@@ -65,7 +65,7 @@ from formatkit._core.record import JsonObject, Parameters
 from scoring._client.body import decoded_blocks, read_body
 from scoring._client.health import EndpointHealth, describe
 from scoring._client.options import Dialect, Limits, RetryPolicy
-from scoring._client.pacing import RateLimiter, asked_wait, backoff_delay, rate_limit_delay
+from scoring._client.pacing import Clock, RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
 from scoring._client.stream import StreamFolder, fold_stream
 from scoring._client.url import endpoint_url, public_url, url_secrets
@@ -115,6 +115,9 @@ def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
 
 class ChatClient:
     """Sends chat completions; see the module docstring for the guarantees."""
+
+    #: What backoff, rate-limit pauses and ``rpm`` read the time from and wait on (a test sets a fake one).
+    clock: Clock = Clock()
 
     def __init__(
         self,
@@ -264,7 +267,7 @@ class ChatClient:
                 if isinstance(exc, RetryableStatusError) and wait is not None and wait > self.retry.retry_after_cap:
                     raise self._too_long(exc, wait) from exc
                 if limited:
-                    now = time.monotonic()
+                    now = self.clock.now()
                     limited_since = now if limited_since is None else limited_since
                     window = max(window, wait or 0.0)
                     in_window = now - limited_since < window
@@ -284,7 +287,7 @@ class ChatClient:
                     )
                 if attempt >= self.retry.max_retries and not (limited and in_window):
                     raise self._give_up(exc, attempt + 1) from exc
-                await asyncio.sleep(wait)
+                await self.clock.sleep(wait)
                 self._fail_if_down()
                 attempt += 1
                 continue
@@ -326,10 +329,10 @@ class ChatClient:
         client = await self._idle.get()
         try:
             if self._limiter is not None:
-                await self._limiter.acquire()
-            pause = self._resume_at - time.monotonic()
+                await self._limiter.acquire(self.clock)
+            pause = self._resume_at - self.clock.now()
             if pause > 0:  # another request was told to wait: so is this one
-                await asyncio.sleep(pause)
+                await self.clock.sleep(pause)
             await self._wait_for_proof(bool(body.get("stream")))
             self._fail_if_down()  # it may have gone down while this request waited for its turn
             if self._stopping:
@@ -399,7 +402,7 @@ class ChatClient:
         """Tell the user at once about a long wait the server asked for (once per pause)."""
         if until <= self._resume_at + 1.0:
             return  # this pause was said already
-        clock = time.strftime("%H:%M:%S", time.localtime(time.time() + (until - time.monotonic())))
+        clock = time.strftime("%H:%M:%S", time.localtime(time.time() + (until - self.clock.now())))
         self.on_notice(
             f"the endpoint answered HTTP {exc.status} ({exc.said}): it asks to wait {_duration(wait)}; "
             f"every request pauses until {clock}, then goes on (Ctrl-C to stop: finished records are kept)"

@@ -13,6 +13,7 @@ from email.utils import parsedate_to_datetime
 from typing import NamedTuple
 
 __all__ = [
+    "Clock",
     "RateLimiter",
     "ServerWait",
     "asked_wait",
@@ -130,6 +131,17 @@ def server_wait(headers: Mapping[str, str]) -> float | None:
     return asked.seconds if asked is not None and asked.seconds > 0 else None
 
 
+class Clock:
+    """The time pacing reads and waits: the monotonic clock and :func:`asyncio.sleep`. A test hands the
+    client a fake one (``client.clock = ...``) to count the waits instead of sitting through them."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
 class RateLimiter:
     """Spaces request starts evenly so that at most ``rpm`` start in any minute (no bursts)."""
 
@@ -139,9 +151,9 @@ class RateLimiter:
         self.interval = 60.0 / rpm
         self._next = 0.0
 
-    async def acquire(self) -> None:
-        now = time.monotonic()
+    async def acquire(self, clock: Clock = Clock()) -> None:
+        now = clock.now()
         slot = max(now, self._next)
         self._next = slot + self.interval
         if slot > now:
-            await asyncio.sleep(slot - now)
+            await clock.sleep(slot - now)

@@ -70,7 +70,7 @@ def conversation_text(record: RecordDict, lang: Lang) -> str:
     history = [m for m in record.get("messages", [])[:-1] if isinstance(m, dict)]
     if len(history) == 1 and history[0].get("role") == "user":
         return neutralize(_content(history[0]))
-    labels = _ROLE_LABEL[lang]
+    labels = _ROLE_LABEL.get(lang) or _ROLE_LABEL["en"]  # a language without judge prompts: English's
     parts = [f"[{labels.get(str(m.get('role')), str(m.get('role')))}]\n{_content(m)}" for m in history]
     return neutralize("\n\n".join(parts))
 
@@ -90,4 +90,4 @@ def checklist_text(record: RecordDict, lang: Lang) -> str:
             return neutralize("\n".join(f"- {item}" for item in items))
     elif isinstance(value, str) and value.strip():
         return neutralize(value.strip())
-    return _NO_CHECKLIST[lang]
+    return _NO_CHECKLIST.get(lang) or _NO_CHECKLIST["en"]

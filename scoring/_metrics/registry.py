@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
+from formatkit._lazy import load_ref
 from scoring._errors import MetricError
 from scoring._metrics.base import Item, ItemScore
 
@@ -202,8 +203,7 @@ def implementation(spec: MetricSpec) -> object:
         return target
     found = _LOADED.get(target)
     if found is None:
-        module_name, _, attribute = target.partition(":")
-        found = _LOADED[target] = getattr(importlib.import_module(module_name), attribute)
+        found = _LOADED[target] = load_ref(target)
     return found
 
 

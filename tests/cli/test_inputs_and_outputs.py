@@ -153,7 +153,7 @@ def test_an_output_another_command_is_writing_is_refused(
 
 def test_two_scores_with_a_judge_on_one_output_buy_one_set_of_verdicts(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     """Two real `formatkit score` processes at once: the second stops before buying anything."""
-    fake_openai.delay = 1.0  # the first holds the output for 6 s
+    fake_openai.hold_after(1)  # one verdict, then the first waits (holding the output) until the second is done
     fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
     source = tmp_path / "free.jsonl"
     records = [
@@ -179,6 +179,7 @@ def test_two_scores_with_a_judge_on_one_output_buy_one_set_of_verdicts(fake_open
     while fake_openai.requests == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
     second = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    fake_openai.release()
     _, first_err = first.communicate(timeout=60)
     assert first.returncode == 0, first_err
     assert second.returncode == 2, second.stderr

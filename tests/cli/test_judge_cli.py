@@ -271,7 +271,9 @@ def test_score_interrupted_keeps_the_verdicts_and_resumes(fake_openai: FakeOpenA
     import sys
     import time
 
-    fake_openai.delay = 0.05
+    from sigterm import stderr_until
+
+    fake_openai.hold_after(8)  # 8 verdicts, then the requests in flight wait until the score has heard Ctrl-C
     fake_openai.responder = lambda body: '{"analysis": "ok", "score": 2}'
     source = write_jsonl(tmp_path / "in.jsonl", [rec(i, f"q{i}", "r", f"a{i}") for i in range(60)])
     out = tmp_path / "out.jsonl"
@@ -303,7 +305,9 @@ def test_score_interrupted_keeps_the_verdicts_and_resumes(fake_openai: FakeOpenA
     while not (journal.exists() and journal.read_bytes().count(b"\n") >= 8) and time.monotonic() < deadline:
         time.sleep(0.005)
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=10)
+    stderr = stderr_until(process, "request(s) in flight")
+    fake_openai.release()
+    stderr += process.communicate(timeout=60)[1]
     assert process.returncode == 130, stderr
     assert f"interrupted; the verdicts bought so far are kept in {journal}" in stderr
     assert "Traceback" not in stderr and not out.exists()

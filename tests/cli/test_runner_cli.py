@@ -7,10 +7,12 @@ from typing import Any
 
 import orjson
 import pytest
+from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault, last_user
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
+from scoring._client.http import ChatClient
 
 KEY = "sk-live-9f8e7d6c5b4a39281706SECRET"
 
@@ -443,7 +445,10 @@ def test_an_unset_key_variable_named_on_purpose_is_a_warning(fake_openai: FakeOp
     assert "warning" not in quiet.stderr  # the default variable unset: a local server with no key
 
 
-def test_the_summary_counts_retries_apart(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+def test_the_summary_counts_retries_apart(
+    fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ChatClient, "clock", FakeClock())  # the 429's backoff (1-2 s) counted, not slept
     fake_openai.inject([Fault("429", retry_after=0), Fault("500"), Fault("truncated")])
     result = invoke(
         fake_openai,
@@ -471,8 +476,9 @@ def test_the_summary_counts_retries_apart(fake_openai: FakeOpenAI, tmp_path: Pat
     ids=lambda v: v.kind if isinstance(v, Fault) else v,
 )
 def test_every_fault_exhausted_is_the_records_error_by_kind(
-    fake_openai: FakeOpenAI, tmp_path: Path, fault: Fault, kind: str
+    fake_openai: FakeOpenAI, tmp_path: Path, fault: Fault, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(ChatClient, "clock", FakeClock())  # the 429's backoff (1-2 s) counted, not slept
     fake_openai.rules.append(lambda body: fault if last_user(body) == "q1" else None)
     out = tmp_path / "out.jsonl"
     result = invoke(

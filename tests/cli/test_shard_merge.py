@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 from fakeserver import FakeOpenAI
+from sigterm import stderr_until
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
@@ -194,7 +195,7 @@ def test_a_killed_part_rerun_merges_to_the_unsharded_run(
     src, parts, whole = split
     for name in ("part2.jsonl", "part2.jsonl.run.json", "part2.jsonl.journal"):  # part 2 starts from nothing
         (tmp_path / name).unlink()
-    fake_openai.delay = 0.3
+    fake_openai.hold_after(1)  # one record, then the next waits in flight until the run has heard SIGTERM
     code = "import sys; from formatkit.cli import main; sys.argv[0] = 'formatkit'; main()"
     args = ["run", str(src), "-o", str(parts[1]), "--base-url", fake_openai.base_url, "--model", "fake"]
     process = subprocess.Popen(
@@ -208,7 +209,9 @@ def test_a_killed_part_rerun_merges_to_the_unsharded_run(
             break
         time.sleep(0.01)
     process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
+    said = stderr_until(process, "request(s) in flight")
+    fake_openai.release()
+    err = said.encode() + process.communicate(timeout=60)[1]
     assert process.returncode == 143, err
     assert not parts[1].exists()
     result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))

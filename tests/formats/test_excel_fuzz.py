@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+from fuzz import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +42,9 @@ headers = st.lists(
 rows = st.lists(st.lists(cells, max_size=7), max_size=8)
 merges = st.lists(st.tuples(st.integers(1, 9), st.integers(1, 7), st.integers(0, 2), st.integers(0, 1)), max_size=2)
 
-#: FUZZ_EXAMPLES=1000 for a longer hunt.
+#: FUZZ_EXAMPLES=1000 for a longer hunt (60 under -m slow, a quarter of that by default: tests/fuzz.py).
 SETTINGS = settings(
-    max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("FUZZ_EXAMPLES", str(examples(60)))),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

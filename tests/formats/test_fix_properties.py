@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from formatkit._rules.parameters import parse_parameters, repair_parameters_text
 ALPHABET = st.sampled_from(list("{}[]:,\"'=;\n “”‘’，：｛｝【】、；temperaxk_0.7-1TrueFalsnul\\"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(ALPHABET, max_size=40))
 def test_a_repaired_parameters_text_is_a_dict_the_rule_reads(text: str) -> None:
     repaired = repair_parameters_text(text)
@@ -40,7 +41,7 @@ LINES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(LINES, max_size=8), st.sampled_from(["\n", "\r\n"]), st.booleans())
 def test_jsonl_repairs_keep_every_line_in_place(lines: list[str], ending: str, bom: bool) -> None:
     data = (b"\xef\xbb\xbf" if bom else b"") + ending.join(lines).encode("utf-8") + ending.encode()
@@ -91,7 +92,7 @@ def typed(draw: st.DrawFn, mixed: bool = False) -> tuple[dict[str, object], str]
     return value, ime(value, draw, mixed=mixed)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(typed())
 def test_any_dict_typed_with_an_input_method_is_repaired_to_itself(case: tuple[dict[str, object], str]) -> None:
     value, text = case
@@ -101,7 +102,7 @@ def test_any_dict_typed_with_an_input_method_is_repaired_to_itself(case: tuple[d
         assert repair_parameters_text(text) == value
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(typed(mixed=True))
 def test_quotes_typed_half_in_each_mode_are_repaired_or_left_never_misread(
     case: tuple[dict[str, object], str],

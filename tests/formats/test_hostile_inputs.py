@@ -16,6 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 import pytest
+from fuzz import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sigterm import terminate_while_writing
@@ -367,7 +368,7 @@ def sheet_xml(draw: st.DrawFn) -> str:
     return "".join(rows)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(body=sheet_xml())
 def test_the_fast_scan_agrees_with_the_exact_parse(tmp_path: Path, body: str) -> None:
     path = xlsx(tmp_path / "f.xlsx", body)
@@ -391,7 +392,7 @@ _nasty = st.text(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=_nasty, value=_nasty)
 def test_jsonl_lines_with_surrogates_and_controls_never_crash(tmp_path: Path, key: str, value: str) -> None:
     path = tmp_path / "z.jsonl"

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fuzz import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,9 @@ multi_rows = st.fixed_dictionaries(
     {"messages": st.lists(message, max_size=4)}, optional={"answer": st.text(max_size=5)}
 )
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 def _check(path: Path, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from formatkit._api import jsonl_part
 from formatkit._api.conversion import convert
+from formatkit._core import interpreter
 from formatkit._core.modes import Mode
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -211,16 +212,18 @@ def test_a_worker_that_cannot_start_or_dies_leaves_one_process_outcome(
     with monkeypatch.context() as failing:
         failing.setattr(sys, "executable", "/bin/false")
         _compare(path, tmp_path, monkeypatch)
-    join = jsonl_part.LaterPart.join
+    # A worker killed once it has read its part and said so (SIGKILL, exit -9): whenever this process gets
+    # to the middle, before or after that, the worker's part is not used. (Killing it from here when this
+    # process gets there raced with a worker that had already finished.)
+    command = interpreter.worker_command
 
-    def killed_first(self: jsonl_part.LaterPart, run: Any, handle: Any) -> bool:
-        self._process.kill()
-        self._process.wait()
-        return join(self, run, handle)
+    def killed(module: str) -> list[str]:
+        return command(module, "main(sys.argv[1:]) + os.kill(os.getpid(), 9)")
 
     with monkeypatch.context() as killing:
-        killing.setattr(jsonl_part.LaterPart, "join", killed_first)
+        killing.setattr(jsonl_part, "worker_command", killed)
         _compare(path, tmp_path, monkeypatch)
+    assert two_parts == [False]  # the one worker that started (the others could not) was not used
     assert True not in two_parts
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -81,14 +82,14 @@ def _precise_odd_tags(window: bytes) -> bool:
     return window.count(b"<c ") != window.count(b'<c r="') or any(t in window for t in _ODD_TAGS) or _odd_space(window)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(window=windows)
 def test_unusual_finds_every_window_the_precise_tests_flag(window: bytes) -> None:
     if _precise_formula(window) or _precise_odd_tags(window):
         assert _UNUSUAL.search(window) is not None
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(window=windows)
 def test_the_prefix_hint_finds_every_prefixed_tag(window: bytes) -> None:
     if _PREFIXED.search(window):

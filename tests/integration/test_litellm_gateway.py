@@ -16,11 +16,13 @@ from typing import Any
 
 import orjson
 import pytest
+from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault, last_user
 from litellm_proxy import free_port, gateway_marks, running_proxy
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
+from scoring._client.http import ChatClient
 
 pytestmark = gateway_marks
 
@@ -119,7 +121,7 @@ def test_a_gateway_that_cannot_serve_stops_the_run(
 
 
 def test_a_rate_limited_backend_is_waited_out_not_given_up(
-    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path
+    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: set[str] = set()
 
@@ -132,12 +134,13 @@ def test_a_rate_limited_backend_is_waited_out_not_given_up(
 
     backend.rules.append(first_attempt_limited)
     out = tmp_path / "out.jsonl"
-    started = time.monotonic()
+    clock = FakeClock()  # the client's waits are counted on it, not slept
+    monkeypatch.setattr(ChatClient, "clock", clock)
     # --max-retries 0: only the server's own window keeps a rate-limited record alive.
     result = run(gateway, "backend", write_set(tmp_path / "set.jsonl", 6), out, "--max-retries", "0")
     assert result.exit_code == 0, result.stderr
     assert [r["content"] for r in responses(out)] == [f"q{i}" for i in range(6)]
-    assert time.monotonic() - started >= 1.0  # the server said "retry after 1 s"
+    assert len([wait for wait in clock.sleeps if wait >= 1.0]) >= 6  # each record: the server said "retry after 1 s"
     assert backend.requests == 12  # each record: one 429, then its answer
 
 
@@ -196,14 +199,15 @@ def test_a_streamed_run_through_the_gateway(gateway: Gateway, backend: FakeOpenA
 
 
 def test_a_backend_daily_quota_stops_the_run_at_once_saying_when_to_rerun(
-    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path
+    gateway: Gateway, backend: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     backend.rules.append(lambda body: Fault("429", retry_after=99999, message="You exceeded your daily quota"))
     out = tmp_path / "out.jsonl"
-    started = time.monotonic()
+    clock = FakeClock()  # the client's waits are counted on it, not slept
+    monkeypatch.setattr(ChatClient, "clock", clock)
     result = run(gateway, "backend", write_set(tmp_path / "set.jsonl", 20), out, "--concurrency", "4")
     assert result.exit_code == 1, result.stderr
-    assert time.monotonic() - started < 30  # not 15 minutes of silent sleep per attempt
+    assert clock.sleeps == []  # not 15 minutes of silent sleep per attempt
     assert "asks to wait 27 h 47 min" in result.stderr and "rerun after" in result.stderr, result.stderr
     assert backend.requests <= 4  # the requests in flight when the first answer came
 

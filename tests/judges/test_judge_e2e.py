@@ -604,7 +604,7 @@ def test_resume_after_kill_buys_nothing_twice(fake_openai: FakeOpenAI, tmp_path:
     from scoring._runner.journal import Journal
 
     fake_openai.responder = lambda body: '{"analysis": "same", "choice": "A=B"}'
-    fake_openai.delay = 0.05
+    fake_openai.hold_after(20)  # 20 verdicts, then the rest wait: the kill comes before the run can end
     journal = tmp_path / "judge.journal"
     proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, fake_openai.base_url, str(journal)])
     try:

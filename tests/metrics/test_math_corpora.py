@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzz import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,7 +71,7 @@ def _clean_references() -> tuple[str, ...]:
     return tuple(r for r in refs if all(score_math(w(r), Item("Q", r)).score == 1.0 for w in WRAPPERS.values()))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
     preamble=st.sampled_from(PREAMBLES),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,13 +15,13 @@ TEXT = st.lists(ALPHABET, max_size=80).map("".join)
 ANY = st.text(max_size=200)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(TEXT, TEXT)
 def test_math_equal_is_total(answer: str, reference: str) -> None:
     assert 0.0 <= math_equal(answer, reference) <= 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ANY, ANY)
 def test_every_metric_is_total_on_any_text(reply: str, reference: str) -> None:
     item = Item("Q\nA) 1\nB) 2", reference)

@@ -469,7 +469,8 @@ def test_sympy_screen(expr: str, expected: bool) -> None:
 
 
 def test_sympy_time_limit_returns_unsettled_and_the_worker_recovers() -> None:
-    g = SympyGuard(timeout=5.0)
+    # 60 s: a limit no comparison reaches however loaded the machine (the test is of 0.05 s, and recovery)
+    g = SympyGuard(timeout=60.0)
     try:
         assert g.equal("x", "x") is True  # warm the worker up
         g.timeout = 0.05
@@ -477,42 +478,42 @@ def test_sympy_time_limit_returns_unsettled_and_the_worker_recovers() -> None:
         verdict = g.equal(slow, "sin(x)*cos(x)")
         assert verdict in (None, False)
         assert g.equal("x**2-1", "(x-1)*(x+1)") in (True, None)
-        g.timeout = 5.0
+        g.timeout = 60.0
         assert g.equal("2*x", "x+x") is True
     finally:
         g.close()
 
 
 def test_worker_killed_on_hard_timeout_then_restarted() -> None:
-    g = SympyGuard(timeout=0.5)
+    g = SympyGuard(timeout=60.0)  # no comparison here reaches it, however loaded the machine
     try:
         assert g.equal("x", "x") is True
         proc = g._proc
         assert proc is not None
         proc.kill()  # a worker that died (or hung and was killed) is replaced on the next call
-        proc.wait(2)
+        proc.wait(60)
         assert g.equal("x+x", "2*x") in (True, None)
         assert g.equal("x*3", "3*x") is True
+        assert g._proc is not None and g._proc is not proc and g.timeouts == 0
     finally:
         g.close()
 
 
-#: A worker stuck in C code: it starts, reads the item, never answers, and no alarm reaches it.
+#: A worker stuck in C code: it starts, reads the item, and answers only two minutes later (``true``, a
+#: wrong answer for ``x`` against ``y``); no alarm reaches it.
 _HANGING_WORKER = [
     sys.executable,
     "-c",
-    "import sys, time; print('ready', flush=True); sys.stdin.readline(); time.sleep(120)",
+    "import sys, time; print('ready', flush=True); sys.stdin.readline(); time.sleep(120); print('true', flush=True)",
 ]
 
 
 def test_a_hung_worker_is_killed_at_the_time_limit() -> None:
-    import time
-
-    g = SympyGuard(timeout=0.3, startup_allowance=3.0, command=_HANGING_WORKER)
+    # The start-up allowance is generous (a loaded machine starts Python slowly; it is not the item's time).
+    # A guard that waited for the worker would get its late "true": None says it stopped waiting.
+    g = SympyGuard(timeout=0.3, startup_allowance=60.0, command=_HANGING_WORKER)
     try:
-        start = time.monotonic()
         assert g.equal("x", "y") is None
-        assert time.monotonic() - start < 5
         assert g.timeouts == 1
         assert g._proc is None  # killed; the next call starts a fresh worker
     finally:

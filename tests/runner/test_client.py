@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from clients import client_options
+from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault, last_user
 
 from scoring import RetryPolicy
@@ -29,15 +30,21 @@ USER = [{"role": "user", "content": "你好，世界"}]
 KEY = "sk-test-0123456789abcdefSECRET"
 
 
-def client_for(server: FakeOpenAI, **kw: Any) -> ChatClient:
+def client_for(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) -> ChatClient:
+    """A client of the fake server; with ``clock``, its waits are counted on that clock, not slept."""
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
     options.update(kw)
-    return ChatClient(server.base_url, "fake-model", **client_options(**options))
+    client = ChatClient(server.base_url, "fake-model", **client_options(**options))
+    if clock is not None:
+        client.clock = clock
+    return client
 
 
-def complete(server: FakeOpenAI, params: dict[str, Any] | None = None, **kw: Any) -> list[ChatResult]:
+def complete(
+    server: FakeOpenAI, params: dict[str, Any] | None = None, clock: FakeClock | None = None, **kw: Any
+) -> list[ChatResult]:
     async def go() -> list[ChatResult]:
-        async with client_for(server, **kw) as client:
+        async with client_for(server, clock, **kw) as client:
             return await client.complete(USER, params or {})
 
     return asyncio.run(go())
@@ -121,7 +128,8 @@ def test_nested_usage_details_are_flattened(fake_openai: FakeOpenAI) -> None:
 )
 def test_every_transient_fault_is_survived(fake_openai: FakeOpenAI, fault: Fault) -> None:
     fake_openai.inject([fault, fault])
-    [result] = complete(fake_openai, timeout=0.3)
+    clock = FakeClock()
+    [result] = complete(fake_openai, clock=clock, timeout=0.3)
     assert result.content == "你好，世界"
     assert fake_openai.faults_served == [fault.kind, fault.kind]
     assert fake_openai.requests == 3
@@ -129,23 +137,28 @@ def test_every_transient_fault_is_survived(fake_openai: FakeOpenAI, fault: Fault
 
 def test_a_mix_of_faults_in_a_row(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=0), Fault("500"), Fault("close"), Fault("truncated"), Fault("empty")])
-    assert complete(fake_openai, max_retries=5)[0].content == "你好，世界"
+    clock = FakeClock()
+    assert complete(fake_openai, clock=clock, max_retries=5)[0].content == "你好，世界"
     assert fake_openai.requests == 6
+    # a 429 that says "wait 0" is the client's own rate-limit backoff: at least half of rate_limit_base (2 s)
+    assert clock.sleeps[0] >= 1.0 and len(clock.sleeps) == 5
 
 
 def test_retry_after_is_honoured(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=0.3)])
-    start = time.monotonic()
-    complete(fake_openai)
-    assert time.monotonic() - start >= 0.29
+    clock = FakeClock()
+    complete(fake_openai, clock=clock)
+    [waited] = clock.sleeps
+    assert 0.3 <= waited <= 0.3 + 0.001  # the server's wait, plus a jitter of at most backoff_base
+    assert fake_openai.requests == 2
 
 
 def test_a_wait_beyond_the_cap_stops_at_once_instead_of_sleeping(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=3600)])
-    start = time.monotonic()
+    clock = FakeClock()
     with pytest.raises(EndpointUnavailableError) as info:
-        complete(fake_openai, retry_after_cap=0.05)
-    assert time.monotonic() - start < 2 and fake_openai.requests == 1
+        complete(fake_openai, clock=clock, retry_after_cap=0.05)
+    assert clock.sleeps == [] and fake_openai.requests == 1
     assert info.value.kind == "quota" and "asks to wait 60 min" in str(info.value)
     assert "retry-after: 3600" in str(info.value) and "rerun after" in info.value.hint
 
@@ -244,13 +257,17 @@ def test_concurrency_bound_is_never_exceeded(fake_openai: FakeOpenAI) -> None:
 
 
 def test_rpm_spaces_requests(fake_openai: FakeOpenAI) -> None:
-    async def go() -> float:
-        async with client_for(fake_openai, concurrency=8, rpm=600) as client:  # one every 0.1 s
-            start = time.monotonic()
-            await asyncio.gather(*(client.complete(USER, {}) for _ in range(5)))
-            return time.monotonic() - start
+    clock = FakeClock()
+    start = clock.time
 
-    assert asyncio.run(go()) >= 0.39
+    async def go() -> None:
+        async with client_for(fake_openai, clock, concurrency=8, rpm=600) as client:  # one every 0.1 s
+            await asyncio.gather(*(client.complete(USER, {}) for _ in range(5)))
+
+    asyncio.run(go())
+    assert fake_openai.requests == 5
+    # the first starts at once, each other one a tenth of a second after the one before
+    assert sorted(clock.wakes) == pytest.approx([start + 0.1, start + 0.2, start + 0.3, start + 0.4])
 
 
 def test_mock_transport_works_too() -> None:
@@ -290,8 +307,9 @@ def test_rate_limiter_rejects_nonsense() -> None:
 
 
 def test_a_reply_trickled_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
-    # --timeout is the longest silence: a reply that keeps coming, however slowly, is never cut.
-    fake_openai.inject([Fault("drip", delay=0.02)])
+    # --timeout is the longest silence: a reply that keeps coming, however slowly, is never cut
+    # (some 250 bytes, one every 5 ms or more: over a second in all, never 0.3 s silent).
+    fake_openai.inject([Fault("drip", delay=0.005)])
     [result] = complete(fake_openai, timeout=0.3)
     assert result.content == "你好，世界"
     assert fake_openai.requests == 1
@@ -299,7 +317,7 @@ def test_a_reply_trickled_slower_than_the_timeout_completes(fake_openai: FakeOpe
 
 def test_max_time_caps_an_attempt_as_a_whole(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("ok"), Fault("drip", delay=0.05), Fault("drip", delay=0.05)])
-    served, error = many(fake_openai, 2, timeout=0.3, max_time=0.3, max_retries=1)
+    served, error = many(fake_openai, 2, timeout=2.0, max_time=0.3, max_retries=1)  # no silence comes near 2 s
     assert isinstance(served, list)
     assert isinstance(error, RetriesExhaustedError)
     assert error_kind(error) == "timeout"
@@ -308,9 +326,9 @@ def test_max_time_caps_an_attempt_as_a_whole(fake_openai: FakeOpenAI) -> None:
 
 def test_retry_after_ms_is_honoured(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after_ms=300, retry_after=0)])
-    start = time.monotonic()
-    complete(fake_openai, backoff_base=0.0)
-    assert time.monotonic() - start >= 0.29
+    clock = FakeClock()
+    complete(fake_openai, clock=clock, backoff_base=0.0)
+    assert clock.sleeps == [pytest.approx(0.3)] and fake_openai.requests == 2
 
 
 def many(server: FakeOpenAI, count: int, **kw: Any) -> list[BaseException | list[ChatResult]]:
@@ -422,7 +440,9 @@ def test_first_failures_that_differ_do_not_stop(fake_openai: FakeOpenAI) -> None
 
 def test_rate_limits_and_timeouts_never_count_as_cannot_serve(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=0)] * 4 + [Fault("slow", delay=0.5)] * 2)
-    [result] = complete(fake_openai, timeout=0.2, max_retries=6, unavailable_after=2, rate_limit_base=0.01)
+    [result] = complete(
+        fake_openai, clock=FakeClock(), timeout=0.2, max_retries=6, unavailable_after=2, rate_limit_base=0.01
+    )
     assert result.content == "你好，世界"
 
 

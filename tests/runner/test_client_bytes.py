@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from clients import client_options
+from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault
 from typer.testing import CliRunner
 
@@ -30,12 +31,15 @@ USER = [{"role": "user", "content": "你好，世界"}]
 MIB = 1 << 20
 
 
-def ask(server: FakeOpenAI, **kw: Any) -> list[ChatResult]:
+def ask(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) -> list[ChatResult]:
+    """One request; with ``clock``, the client's waits are counted on that clock, not slept."""
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 0}
     options.update(kw)
 
     async def go() -> list[ChatResult]:
         async with ChatClient(server.base_url, "fake-model", **client_options(**options)) as client:
+            if clock is not None:
+                client.clock = clock
             return await client.complete(USER, {})
 
     return asyncio.run(go())
@@ -92,10 +96,10 @@ def test_a_daily_quota_stops_at_once_saying_what_the_server_asked(
     if fault.retry_after == "DATE":
         fault.retry_after = formatdate(time.time() + DAY, usegmt=True)
     fake_openai.rules.append(lambda body: fault)
-    started = time.monotonic()
+    clock = FakeClock()
     with pytest.raises(EndpointUnavailableError) as info:
-        ask(fake_openai, max_retries=5)
-    assert time.monotonic() - started < 10  # not 15 minutes of silent sleep per attempt
+        ask(fake_openai, clock, max_retries=5)
+    assert clock.sleeps == []  # not 15 minutes of silent sleep per attempt
     assert fake_openai.requests == 1
     error = info.value
     assert error.kind == "quota" and error.status == 429
@@ -106,9 +110,10 @@ def test_a_daily_quota_stops_at_once_saying_what_the_server_asked(
 def test_a_long_wait_within_the_cap_is_said_at_once(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=1.5)])
     heard: list[str] = []
-    [result] = ask(fake_openai, notice_wait=1.0, on_notice=heard.append, max_retries=2)
+    clock = FakeClock()
+    [result] = ask(fake_openai, clock, notice_wait=1.0, on_notice=heard.append, max_retries=2)
     assert result.content == "你好，世界"
-    assert len(heard) == 1
+    assert len(heard) == 1 and len(clock.sleeps) == 1 and clock.sleeps[0] >= 1.5
     assert "HTTP 429 (retry-after: 1.5)" in heard[0] and "asks to wait 2 s" in heard[0]
     assert "every request pauses until" in heard[0]
 
@@ -116,12 +121,19 @@ def test_a_long_wait_within_the_cap_is_said_at_once(fake_openai: FakeOpenAI) -> 
 @pytest.mark.parametrize("said", ["0", "-5", "PAST"])
 def test_a_wait_of_nothing_is_not_a_hot_loop(fake_openai: FakeOpenAI, said: str) -> None:
     value = formatdate(time.time() - 3600, usegmt=True) if said == "PAST" else said
-    limited_until = time.monotonic() + 1.5
-    fake_openai.rules.append(lambda body: Fault("429", retry_after=value) if time.monotonic() < limited_until else None)
-    [result] = ask(fake_openai, max_retries=0, rate_limit_base=0.4, rate_limit_window=30)
+    clock = FakeClock()
+    limited_until = clock.now() + 1.5  # on the client's clock: the limit lifts once it has waited 1.5 s
+    # (at most 50 refusals: a client that never waited would otherwise be refused for ever)
+    fake_openai.rules.append(
+        lambda body: (
+            Fault("429", retry_after=value) if clock.now() < limited_until and fake_openai.requests <= 50 else None
+        )
+    )
+    [result] = ask(fake_openai, clock, max_retries=0, rate_limit_base=0.4, rate_limit_window=30)
     assert result.content == "你好，世界"
     # the client's own growing backoff (0.2-0.4 s, 0.4-0.8 s, 0.8-1.6 s ...), not hundreds of attempts
     assert fake_openai.requests <= 6
+    assert all(wait >= 0.2 for wait in clock.sleeps)
 
 
 # -- bounds on bytes -----------------------------------------------------------------------------------

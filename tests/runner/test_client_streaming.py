@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import httpx
 import pytest
 from clients import client_options
+from fakeclock import FakeClock
 from fakeserver import FakeOpenAI, Fault
 
 from scoring import Dialect, RetryPolicy
@@ -20,16 +20,22 @@ from scoring._errors import ClientError, EndpointUnavailableError, RetriesExhaus
 USER = [{"role": "user", "content": "请逐步思考：1+1=?"}]
 
 
-def client_for(server: FakeOpenAI, **kw: Any) -> ChatClient:
+def client_for(server: FakeOpenAI, clock: FakeClock | None = None, **kw: Any) -> ChatClient:
+    """A client of the fake server; with ``clock``, its waits are counted on that clock, not slept."""
     options: dict[str, Any] = {"backoff_base": 0.001, "timeout": 2.0, "max_retries": 3}
     options.update(kw)
-    return ChatClient(server.base_url, "fake-model", **client_options(**options))
+    client = ChatClient(server.base_url, "fake-model", **client_options(**options))
+    if clock is not None:
+        client.clock = clock
+    return client
 
 
-def many(server: FakeOpenAI, count: int, params: dict[str, Any] | None = None, **kw: Any) -> list[Any]:
+def many(
+    server: FakeOpenAI, count: int, params: dict[str, Any] | None = None, clock: FakeClock | None = None, **kw: Any
+) -> list[Any]:
     async def go() -> list[Any]:
         out: list[Any] = []
-        async with client_for(server, **kw) as client:
+        async with client_for(server, clock, **kw) as client:
             for _ in range(count):
                 try:
                     out.append(await client.complete(USER, params or {}))
@@ -40,8 +46,10 @@ def many(server: FakeOpenAI, count: int, params: dict[str, Any] | None = None, *
     return asyncio.run(go())
 
 
-def one(server: FakeOpenAI, params: dict[str, Any] | None = None, **kw: Any) -> ChatResult:
-    [result] = many(server, 1, params, **kw)
+def one(
+    server: FakeOpenAI, params: dict[str, Any] | None = None, clock: FakeClock | None = None, **kw: Any
+) -> ChatResult:
+    [result] = many(server, 1, params, clock, **kw)
     assert isinstance(result, list), result
     first: ChatResult = result[0]
     return first
@@ -83,11 +91,13 @@ def test_logprobs_survive_streaming(fake_openai: FakeOpenAI) -> None:
 
 
 def test_a_slow_steady_stream_longer_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
-    # 20 pieces 0.05 s apart: a second in all, five times the timeout, never silent for long.
-    fake_openai.stream_pieces = 20
-    fake_openai.inject([Fault("trickle", delay=0.05)])
-    result = one(fake_openai, timeout=0.2, max_retries=0)
-    assert result.content == USER[0]["content"]
+    # 30 pieces 0.02 s apart: over 0.6 s in all, longer than the timeout, never silent for long (a gap 25 times
+    # shorter than the timeout, so that a loaded machine's hiccup between two pieces is not a silence).
+    fake_openai.responder = lambda body: "字" * 30
+    fake_openai.stream_pieces = 30
+    fake_openai.inject([Fault("trickle", delay=0.02)])
+    result = one(fake_openai, timeout=0.5, max_retries=0)
+    assert result.content == "字" * 30
     assert fake_openai.requests == 1
 
 
@@ -114,7 +124,7 @@ def test_a_stall_reports_the_silence(fake_openai: FakeOpenAI) -> None:
 def test_max_time_caps_a_steady_stream(fake_openai: FakeOpenAI) -> None:
     fake_openai.stream_pieces = 20
     fake_openai.inject([Fault("ok"), Fault("trickle", delay=0.05)])
-    _, error = many(fake_openai, 2, timeout=0.2, max_time=0.3, max_retries=0)
+    _, error = many(fake_openai, 2, timeout=2.0, max_time=0.3, max_retries=0)  # no silence comes near 2 s
     assert isinstance(error, RetriesExhaustedError) and "(--max-time)" in str(error)
 
 
@@ -225,42 +235,53 @@ def test_a_429_backs_off_longer_than_a_5xx() -> None:
 )
 def test_the_servers_wait_is_honoured(fake_openai: FakeOpenAI, fault: Fault) -> None:
     fake_openai.inject([fault])
-    start = time.monotonic()
-    one(fake_openai, backoff_base=0.0)
-    assert time.monotonic() - start >= 0.39
+    clock = FakeClock()
+    one(fake_openai, clock=clock, backoff_base=0.0)
+    assert clock.sleeps == [pytest.approx(0.4)] and fake_openai.requests == 2
 
 
 def test_a_rate_limited_request_outlasts_max_retries_until_the_window_passed(fake_openai: FakeOpenAI) -> None:
     # max_retries=1, but the server keeps saying "wait 0.1 s" for longer than that: the request waits out
     # the server's window (rate_limit_window) instead of giving up after two attempts.
     fake_openai.inject([Fault("ok"), *[Fault("429", retry_after=0.1)] * 6])
-    served, result = many(fake_openai, 2, max_retries=1, rate_limit_window=1.0)
+    clock = FakeClock()
+    served, result = many(fake_openai, 2, clock=clock, max_retries=1, rate_limit_window=1.0)
     assert isinstance(served, list) and isinstance(result, list)
     assert fake_openai.requests == 8
+    assert len(clock.sleeps) == 6 and all(0.1 <= s <= 0.101 for s in clock.sleeps)  # each the server's 0.1 s
 
 
 def test_a_rate_limit_that_never_ends_is_given_up_after_the_window(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("ok")])
     fake_openai.rules.append(lambda body: Fault("429", retry_after=0.1) if fake_openai.requests > 1 else None)
-    _, error = many(fake_openai, 2, max_retries=1, rate_limit_window=0.3)
+    clock = FakeClock()
+    _, error = many(fake_openai, 2, clock=clock, max_retries=1, rate_limit_window=0.3)
     assert isinstance(error, RetriesExhaustedError) and error_kind(error) == "http_429"
     assert 4 <= error.attempts <= 6
+    assert len(clock.sleeps) == error.attempts - 1  # waited before each attempt after the first, then gave up
 
 
 def test_a_rate_limit_pauses_the_other_requests_too(fake_openai: FakeOpenAI) -> None:
     fake_openai.inject([Fault("429", retry_after=0.5)])
-    fake_openai.delay = 0.05
+    clock = FakeClock()
 
-    async def go() -> float:
-        async with client_for(fake_openai, concurrency=4) as client:
+    async def go() -> None:
+        clock.hold = asyncio.Event()  # the pause lasts until the test ends it
+        async with client_for(fake_openai, clock, concurrency=4) as client:
             first = asyncio.ensure_future(client.complete(USER, {}))
-            await asyncio.sleep(0.2)  # the 429 has arrived; a new request now waits for the pause
-            start = time.monotonic()
-            await client.complete(USER, {})
-            await first
-            return time.monotonic() - start
+            while not clock.sleeps and not first.done():  # until the 429 has come and the first waits
+                await asyncio.sleep(0.001)
+            second = asyncio.ensure_future(client.complete(USER, {}))
+            while len(clock.sleeps) < 2 and not second.done():
+                await asyncio.sleep(0.001)
+            # the second request, started during the pause, waits for what is left of it before sending
+            assert not second.done() and fake_openai.requests == 1
+            assert clock.sleeps[1] == pytest.approx(clock.sleeps[0]) and clock.sleeps[1] >= 0.5
+            clock.hold.set()
+            await asyncio.gather(first, second)
 
-    assert asyncio.run(go()) >= 0.2
+    asyncio.run(go())
+    assert fake_openai.requests == 3
 
 
 # -- URLs, keys, headers, parameters ---------------------------------------------------------------------
@@ -346,9 +367,9 @@ def test_extra_headers_renames_and_drops(fake_openai: FakeOpenAI) -> None:
 @pytest.mark.slow
 def test_a_4096_token_generation_slower_than_the_timeout_completes(fake_openai: FakeOpenAI) -> None:
     # 4,096 pieces ~2 ms apart: several seconds in all, far beyond --timeout 0.5, never silent that long.
-    fake_openai.responder = lambda body: "字" * 4096
-    fake_openai.stream_pieces = 4096
+    fake_openai.responder = lambda body: "字" * 3096
+    fake_openai.stream_pieces = 3096
     fake_openai.inject([Fault("trickle", delay=0.002)])
     result = one(fake_openai, timeout=0.5, max_retries=0)
-    assert result.content == "字" * 4096 and result.finish_reason == "stop"
+    assert result.content == "字" * 3096 and result.finish_reason == "stop"
     assert fake_openai.requests == 1 and fake_openai.faults_served == ["trickle"]

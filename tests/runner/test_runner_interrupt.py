@@ -14,6 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 from fakeserver import FakeOpenAI, Fault
+from sigterm import stderr_until
 
 CODE = "import sys; from formatkit.cli import main; sys.argv[0] = 'formatkit'; main()"
 
@@ -49,10 +50,14 @@ def score_args(server: FakeOpenAI, src: Path, out: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def start(args: list[str]) -> subprocess.Popen[str]:
+#: The command with an hour's grace after the first Ctrl-C: only the second Ctrl-C can end it soon.
+HOUR_OF_GRACE = "from scoring._runner import stopping; stopping.GracefulStop.__init__.__defaults__ = (3600.0,)\n" + CODE
+
+
+def start(args: list[str], code: str = CODE) -> subprocess.Popen[str]:
     env = {**os.environ, "OPENAI_API_KEY": ""}
     return subprocess.Popen(
-        [sys.executable, "-c", CODE, *args],
+        [sys.executable, "-c", code, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -77,7 +82,7 @@ STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated 
 def test_a_rerun_after_a_stop_buys_nothing_twice(
     fake_openai: FakeOpenAI, tmp_path: Path, command: str, signum: int, code: int, said: str
 ) -> None:
-    fake_openai.delay = 0.1  # four requests are always in flight when the signal comes
+    fake_openai.hold_after(8)  # then four requests are in flight, held until the run has heard the signal
     fake_openai.responder = (lambda body: '{"analysis": "ok", "score": 2}') if command == "score" else None
     count = 60
     out = tmp_path / "out.jsonl"
@@ -88,8 +93,13 @@ def test_a_rerun_after_a_stop_buys_nothing_twice(
         args = score_args(fake_openai, write_answered(tmp_path / "answered.jsonl", count), out)
     process = start(args)
     wait_for_lines(process, journal, 8)
+    deadline = time.monotonic() + 60
+    while fake_openai.in_flight < 4 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
     process.send_signal(signum)
-    _, stderr = process.communicate(timeout=30)
+    stderr = stderr_until(process, "request(s) in flight")
+    fake_openai.release()
+    stderr += process.communicate(timeout=30)[1]
     assert process.returncode == code, stderr
     assert said in stderr and "Traceback" not in stderr
     assert "waiting up to 10 s for the 4 request(s) in flight" in stderr
@@ -103,13 +113,14 @@ def test_a_rerun_after_a_stop_buys_nothing_twice(
 
 def test_a_second_ctrl_c_leaves_at_once(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    fake_openai.rules.append(lambda body: Fault("slow", delay=60) if "q3" not in str(body) else None)
-    process = start(run_args(fake_openai, write_set(tmp_path / "set.jsonl", 4), out))
+    fake_openai.rules.append(lambda body: Fault("slow", delay=600) if "q3" not in str(body) else None)
+    process = start(run_args(fake_openai, write_set(tmp_path / "set.jsonl", 4), out), HOUR_OF_GRACE)
     wait_for_lines(process, tmp_path / "out.jsonl.journal", 1)
     process.send_signal(signal.SIGINT)
-    time.sleep(0.5)
+    stderr = stderr_until(process, "Ctrl-C again to leave at once")  # the first one was heard
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=8)  # not the 10 s grace, not the 60 s replies
+    # neither the hour of grace nor the 600 s replies: only leaving at once ends it within the safety limit
+    stderr += process.communicate(timeout=120)[1]
     assert process.returncode == 130, stderr
     assert "Ctrl-C again to leave at once" in stderr and "Traceback" not in stderr
     assert "1 record(s) finished in this run are kept" in stderr

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 from fakeserver import FakeOpenAI, last_user
+from sigterm import stderr_until
 
 CONCURRENCY = 4
 
@@ -23,7 +24,7 @@ def write_set(path: Path, count: int) -> Path:
     return path
 
 
-def command(server: FakeOpenAI, src: Path, out: Path) -> list[str]:
+def command(server: FakeOpenAI, src: Path, out: Path, timeout: str = "5") -> list[str]:
     return [
         sys.executable,
         "-c",
@@ -41,7 +42,7 @@ def command(server: FakeOpenAI, src: Path, out: Path) -> list[str]:
         "--backoff-base",
         "0.001",
         "--timeout",
-        "5",
+        timeout,
     ]
 
 
@@ -86,7 +87,7 @@ def check_output(out: Path, count: int) -> None:
 
 
 def test_resume_after_kill_9_sends_nothing_finished_twice(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.delay = 0.02
+    fake_openai.hold_after(12)  # 12 replies, then the requests in flight wait: the kill comes before the end
     src = write_set(tmp_path / "set.jsonl", 60)
     out = tmp_path / "out.jsonl"
     kill_after(fake_openai, src, out, lines=12)
@@ -127,25 +128,34 @@ def test_killed_again_and_again(fake_openai: FakeOpenAI, tmp_path: Path) -> None
     check_output(out, count)
 
 
+def stop_in_flight(server: FakeOpenAI, process: subprocess.Popen[str], signum: int, answered: int = 8) -> str:
+    """Send ``signum`` once the server, having answered ``answered`` requests, holds the next ones in flight;
+    once the run has said it waits for them, let them go; the run's stderr."""
+    deadline = time.monotonic() + 60
+    while server.requests < answered + CONCURRENCY and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    process.send_signal(signum)
+    said = stderr_until(process, "request(s) in flight")
+    server.release()
+    _, rest = process.communicate(timeout=60)
+    return said + rest
+
+
 def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.delay = 0.05
+    fake_openai.hold_after(8)  # 8 replies, then the requests in flight wait for the test: the run cannot end first
     src = write_set(tmp_path / "set.jsonl", 60)
     out = tmp_path / "out.jsonl"
     journal = out.with_name("out.jsonl.journal")
     env = {**os.environ, "OPENAI_API_KEY": ""}
     process = subprocess.Popen(
-        command(fake_openai, src, out),
+        command(fake_openai, src, out, timeout="300"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 30
-    while not (journal.exists() and journal.read_bytes().count(b"\n") >= 8) and time.monotonic() < deadline:
-        time.sleep(0.005)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=10)
+    stderr = stop_in_flight(fake_openai, process, signal.SIGINT)
     assert process.returncode == 130, stderr
     done = journaled_prompts(journal)
     assert f"interrupted. {len(done)} record(s) finished in this run are kept in {journal}" in stderr
@@ -159,11 +169,11 @@ def test_ctrl_c_keeps_what_finished_and_a_rerun_resumes(fake_openai: FakeOpenAI,
     check_output(out, 60)
 
 
-def start_and_wait(server: FakeOpenAI, src: Path, out: Path, lines: int) -> subprocess.Popen[str]:
+def start_and_wait(server: FakeOpenAI, src: Path, out: Path, lines: int, timeout: str = "5") -> subprocess.Popen[str]:
     journal = out.with_name(out.name + ".journal")
     env = {**os.environ, "OPENAI_API_KEY": ""}
     process = subprocess.Popen(
-        command(server, src, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        command(server, src, out, timeout), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )
     deadline = time.monotonic() + 30
     while not (journal.exists() and journal.read_bytes().count(b"\n") >= lines) and time.monotonic() < deadline:
@@ -174,13 +184,12 @@ def start_and_wait(server: FakeOpenAI, src: Path, out: Path, lines: int) -> subp
 
 
 def test_sigterm_behaves_like_ctrl_c(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.delay = 0.05
+    fake_openai.hold_after(8)  # 8 replies, then the requests in flight wait for the test: the run cannot end first
     src = write_set(tmp_path / "set.jsonl", 60)
     out = tmp_path / "out.jsonl"
     journal = out.with_name("out.jsonl.journal")
-    process = start_and_wait(fake_openai, src, out, 8)
-    process.send_signal(signal.SIGTERM)
-    _, stderr = process.communicate(timeout=10)
+    process = start_and_wait(fake_openai, src, out, 8, timeout="300")
+    stderr = stop_in_flight(fake_openai, process, signal.SIGTERM)
     assert process.returncode == 143, stderr
     done = journaled_prompts(journal)
     assert f"terminated (SIGTERM). {len(done)} record(s) finished in this run are kept in {journal}" in stderr
@@ -196,16 +205,18 @@ def test_sigterm_behaves_like_ctrl_c(fake_openai: FakeOpenAI, tmp_path: Path) ->
 
 
 def test_a_second_run_on_the_same_output_is_refused_naming_the_holder(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.delay = 0.25  # 60 records, 4 at a time: the first run lasts about 4 s
+    # the first run gets 2 replies, then its requests wait until the second run is done: it holds the output
+    fake_openai.hold_after(2)
     src = write_set(tmp_path / "set.jsonl", 60)
     out = tmp_path / "out.jsonl"
-    first = start_and_wait(fake_openai, src, out, 2)
+    first = start_and_wait(fake_openai, src, out, 2, timeout="300")
     try:
         second = finish(fake_openai, src, out)
         assert second.returncode == 2, second.stderr
         assert f"is being written by another run (process {first.pid} holds" in second.stderr
         assert "nothing was sent" in second.stderr
     finally:
+        fake_openai.release()
         _, stderr = first.communicate(timeout=60)
     assert first.returncode == 0, stderr
     check_output(out, 60)

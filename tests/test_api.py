@@ -48,8 +48,8 @@ def test_scoring_exports_the_runner_lazily() -> None:
     ]
 
 
-#: The documented faces of the two packages (README, "Python API"). A name added or removed is a change
-#: of the public contract: update the README and this list together.
+#: The documented faces of the two packages (docs/pages/guide/python.md; docs/pages/reference/api.md lists them
+#: all). A name added or removed is a change of the public contract: update the docs and this list together.
 DOCUMENTED = {
     "formatkit": [
         "CODES", "FileReport", "FixResult", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",

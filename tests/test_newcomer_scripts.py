@@ -61,9 +61,13 @@ def test_scoring_math_never_runs_the_callers_script_again(fake_openai: FakeOpenA
     assert all(r["score"] == 1.0 and "sympy" in r["analysis"] for r in responses)
 
 
-README = Path(__file__).parents[1] / "README.md"
-FIXTURES = Path(__file__).parents[1] / "fixtures"
-#: The files the README's examples name, as a newcomer would have them beside the script.
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+#: Every page a user reads: the README, the pages of the documentation site (docs/pages/), and the
+#: benchmarks' page. Each ```python, ```bash and ```console block of them runs in a test.
+DOCUMENTS = (README, *sorted((ROOT / "docs" / "pages").rglob("*.md")), ROOT / "benchmarks" / "README.md")
+FIXTURES = ROOT / "fixtures"
+#: The files the documents' examples name, as a newcomer would have them beside the script.
 EXAMPLE_FILES = {
     "set.xlsx": FIXTURES / "seed" / "seed_excel_single_turn.xlsx",
     "set.jsonl": FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl",
@@ -74,10 +78,30 @@ EXAMPLE_FILES = {
 README_URL = "http://127.0.0.1:8000/v1"
 
 
+def document_name(document: Path) -> str:
+    return document.relative_to(ROOT).as_posix()
+
+
+def blocks_of(document: Path, language: str) -> list[str]:
+    """The fenced blocks of ``language`` in one document, in order."""
+    text = document.read_text(encoding="utf-8")
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+
+
+def doc_blocks(language: str) -> list[tuple[str, str]]:
+    """Every block of ``language`` in the documents, with the name of the document that shows it."""
+    found = [(document_name(d), block) for d in DOCUMENTS for block in blocks_of(d, language)]
+    assert found, language
+    return found
+
+
 def readme_blocks(language: str) -> list[str]:
-    blocks = re.findall(rf"^```{language}\n(.*?)^```", README.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+    blocks = blocks_of(README, language)
     assert blocks, language
     return blocks
+
+
+PYTHON_BLOCKS = doc_blocks("python")
 
 
 def newcomer_folder(tmp_path: Path) -> Path:
@@ -86,13 +110,19 @@ def newcomer_folder(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("index", range(len(readme_blocks("python"))))
-def test_every_readme_python_example_runs_as_a_script(fake_openai: FakeOpenAI, tmp_path: Path, index: int) -> None:
-    """Each ```python block of the README, saved as it is (a module named in its first comment is saved
+@pytest.mark.parametrize(
+    ("document", "index"),
+    [(name, i) for i, (name, _block) in enumerate(PYTHON_BLOCKS)],
+    ids=[f"{name}:{i}" for i, (name, _block) in enumerate(PYTHON_BLOCKS)],
+)
+def test_every_python_example_runs_as_a_script(
+    fake_openai: FakeOpenAI, tmp_path: Path, document: str, index: int
+) -> None:
+    """Each ```python block of the README and the docs, saved as it is (a module named in its first comment is saved
     under that name), against a server that demands the key in $OPENAI_API_KEY: the run_file example got a
     401 (EndpointOptions read no key), the ChatClient one was a SyntaxError (``async with`` outside a
     function), the Python API one a NameError (``records``)."""
-    source = readme_blocks("python")[index]
+    source = PYTHON_BLOCKS[index][1]
     folder = newcomer_folder(tmp_path)
     fake_openai.api_key = "sk-newcomer-0123456789"
     module = re.match(r"# (\w+)\.py\n", source)
@@ -107,12 +137,12 @@ def test_every_readme_python_example_runs_as_a_script(fake_openai: FakeOpenAI, t
 
 
 def test_a_metric_module_in_the_current_folder_works_from_the_console_script(tmp_path: Path) -> None:
-    """``formatkit score ... --metric mymetrics:fn`` with mymetrics.py in the current folder, as the README
-    shows it: the console script does not put the current folder on the path (it was exit 2, 'cannot import')."""
-    [module] = [b for b in readme_blocks("python") if b.startswith("# mymetrics.py")]
+    """``formatkit score ... --metric mymetrics:fn`` with mymetrics.py in the current folder, as the docs
+    show it: the console script does not put the current folder on the path (it was exit 2, 'cannot import')."""
+    [module] = [b for _name, b in doc_blocks("python") if b.startswith("# mymetrics.py")]
     folder = newcomer_folder(tmp_path)
     (folder / "mymetrics.py").write_text(module, encoding="utf-8")
-    [command] = [line for b in readme_blocks("bash") for line in b.splitlines() if "mymetrics:" in line]
+    [command] = [line for _name, b in doc_blocks("bash") for line in b.splitlines() if "mymetrics:" in line]
     console_script = Path(sys.executable).with_name("formatkit")
     args = [str(console_script), *shlex.split(command)[1:]]
     environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -145,11 +175,11 @@ def test_endpoint_options_read_the_key_as_the_cli_does(monkeypatch: pytest.Monke
     assert EndpointOptions("http://h/v1", "m", api_key_env="MY_KEY").key() is None
 
 
-def readme_commands() -> list[str]:
-    """The README's ``formatkit`` command lines in order (continuations joined, optional ``[...]`` parts left
+def document_commands(document: Path) -> list[str]:
+    """A document's ``formatkit`` command lines in order (continuations joined, optional ``[...]`` parts left
     out), without the ones that only show a synopsis (``...``)."""
     commands = []
-    for block in readme_blocks("bash"):
+    for block in blocks_of(document, "bash"):
         for line in block.replace("\\\n", " ").splitlines():
             line = re.sub(r"\s*\[[^\]]*\]", "", line.split("  #")[0]).strip()
             if line.startswith("formatkit ") and "..." not in line:
@@ -157,25 +187,44 @@ def readme_commands() -> list[str]:
     return commands
 
 
+def at_the_server(args: list[str], url: str) -> list[str]:
+    """Every endpoint a command names (``--base-url``, ``--judge-base-url``) replaced by the loopback server."""
+    return [url if i > 0 and args[i - 1] in ("--base-url", "--judge-base-url") else a for i, a in enumerate(args)]
+
+
+#: The commands of each document that run in the slow test below (the others name files of your own, such as
+#: gpt4o.scored.jsonl): a command that stops running, because a page changed, fails it.
+COMMANDS_RUN = {
+    "README.md": ["fix", "validate", "eval", "eval", "report", "export", "score"],
+    "docs/pages/index.md": ["eval", "report"],
+    "docs/pages/guide/convert.md": ["convert"],
+    "docs/pages/guide/run.md": ["run"],
+    "docs/pages/guide/score.md": ["score", "score", "report"],
+    "docs/pages/guide/eval.md": ["eval"],
+    "docs/pages/guide/gateways.md": ["eval", "run", "run", "run"],
+}
+
+
 @pytest.mark.slow
-def test_every_readme_command_runs_as_written(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    """Each `formatkit ...` line of the README, in order, in a fresh folder holding the fixtures, the README's
-    endpoint being the loopback server (a metric module the README shows beside the data)."""
+@pytest.mark.parametrize("document", DOCUMENTS, ids=document_name)
+def test_every_command_runs_as_written(fake_openai: FakeOpenAI, tmp_path: Path, document: Path) -> None:
+    """Each `formatkit ...` line of a document, in order, in a fresh folder holding the fixtures, every endpoint
+    it names being the loopback server (a metric module the docs show beside the data)."""
     (tmp_path / "fixtures").symlink_to(FIXTURES)
-    [module] = [b for b in readme_blocks("python") if b.startswith("# mymetrics.py")]
+    [module] = [b for _name, b in doc_blocks("python") if b.startswith("# mymetrics.py")]
     (tmp_path / "mymetrics.py").write_text(module, encoding="utf-8")
     console_script = Path(sys.executable).with_name("formatkit")
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "OPENAI_API_KEY")}
     ran = []
-    for command in readme_commands():
-        args = shlex.split(command.replace(README_URL, fake_openai.base_url))
+    for command in document_commands(document):
+        args = at_the_server(shlex.split(command), fake_openai.base_url)
         if not (tmp_path / args[2]).exists():
             continue  # a synopsis naming your own files (gpt4o.scored.jsonl, results.jsonl)
         ran.append(args[1])
         result = subprocess.run(
             [str(console_script), *args[1:]], cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120
         )
-        expected = 1 if "invalid" in command else 0  # the README shows validate finding an error
+        expected = 1 if "invalid" in command else 0  # the docs show validate finding an error
         assert result.returncode == expected, f"{command}\n{result.stderr}"
         assert "Traceback" not in result.stderr, command
-    assert ran == ["convert", "run", "score", "score", "report", "eval", "score"]
+    assert ran == COMMANDS_RUN.get(document_name(document), [])

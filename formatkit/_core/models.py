@@ -1,6 +1,6 @@
 """The canonical record: one conversation, its target turn, and the responses to it.
 
-Every stage of formatkit reads and writes this shape (FORMATS.md, "Canonical record")::
+Every stage of formatkit reads and writes this shape (docs/pages/reference/formats.md, "The canonical record")::
 
     {"session_id": 0,
      "messages": [{"role": "system", "content": "..."},

@@ -152,7 +152,7 @@ class _RecordKeys(TypedDict):
 
 
 class RecordDict(_RecordKeys, total=False):
-    """One conversation to evaluate, in the canonical shape (FORMATS.md, "Canonical record")."""
+    """One conversation to evaluate, in the canonical shape (docs/pages/reference/formats.md)."""
 
     #: Left out by ``convert --no-meta``; never null.
     meta: MetaDict

@@ -1,10 +1,10 @@
 """Excel files (.xlsx, .xls): the first sheet, its header, rows and sessions, as Drafts.
 
-The work is split by concern: :mod:`formatkit._reading.cells` reads the sheet (calamine for .xlsx,
-xlrd for .xls) into plain values; :mod:`formatkit._rules.excel_header`, :mod:`~formatkit._rules.excel_rows`
-and :mod:`~formatkit._rules.excel_sessions` apply the rules of FORMATS.md. Rows must all be read before
-the first record is known (a repeated session_id anywhere makes the file multi-turn), so the sheet is
-held in memory; the records are still produced one at a time.
+The work is split by concern: :mod:`formatkit._reading.cells` reads the sheet (calamine for .xlsx, xlrd for
+.xls) into plain values; :mod:`formatkit._rules.excel_header`, :mod:`~formatkit._rules.excel_rows` and
+:mod:`~formatkit._rules.excel_sessions` apply the rules of docs/pages/reference/formats.md. Rows must all be
+read before the first record is known (a repeated session_id anywhere makes the file multi-turn), so the sheet
+is held in memory; the records are still produced one at a time.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """jsonl files: read the lines, detect the file's shape and run the jsonl rules over each line.
 
-The rules themselves (FORMATS.md) live in :mod:`formatkit._rules.jsonl`, one function per rule; this
-driver only walks the lines, keeps the file's state (its shape, the session ids seen, the records handed
-out) and turns each line that passes into a Draft, or on the fast path into its canonical record.
+The rules themselves (docs/pages/reference/formats.md) live in :mod:`formatkit._rules.jsonl`, one function per
+rule; this driver only walks the lines, keeps the file's state (its shape, the session ids seen, the records
+handed out) and turns each line that passes into a Draft, or on the fast path into its canonical record.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Row 1 of an Excel sheet: which column is which, with the header rules of FORMATS.md.
+"""Row 1 of an Excel sheet: which column is which, with the header rules of docs/pages/reference/formats.md.
 
 A header that matches a known column after trimming or case-folding is a warning; an alias (``system``,
 ``prompt``, ``answer``) is a warning; an unknown header is an error with a "did you mean"; a duplicated

@@ -1,9 +1,9 @@
 """Excel rows → records: single- or multi-turn detection, the session rules, and one Draft per record.
 
-A file is multi-turn when a ``session_id`` repeats (FORMATS.md). One refinement: when every row sharing
-an id carries its own reference answer, those rows read as separate records that share an id by mistake
-(``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on its
-last row only.
+A file is multi-turn when a ``session_id`` repeats (docs/pages/reference/formats.md). One refinement: when
+every row sharing an id carries its own reference answer, those rows read as separate records that share an id
+by mistake (``duplicate_session_id``), not as one conversation — a multi-turn session keeps its reference on
+its last row only.
 
 A sheet with a ``dataset`` column (what ``export`` writes for results of several sets) numbers its sessions
 per dataset: a session is the rows sharing ``dataset`` and ``session_id``, so two sets that each count

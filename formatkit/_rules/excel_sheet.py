@@ -1,4 +1,4 @@
-"""Sheet-level rules of FORMATS.md about what Excel does not show: hidden rows and columns, rows an
+"""Sheet-level rules of docs/pages/reference/formats.md about what Excel does not show: hidden rows and columns, rows an
 AutoFilter hides, and an Excel table's totals row. Each is a warning that names the rows or columns, so
 nothing the user never saw goes into the evaluation set without a word."""
 

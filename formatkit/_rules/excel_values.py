@@ -1,4 +1,4 @@
-"""One Excel cell → the text or session id it stands for, with the cell rules of FORMATS.md.
+"""One Excel cell → the text or session id it stands for, with the cell rules of docs/pages/reference/formats.md.
 
 Numbers become text as Excel shows them (``1.0`` → ``1``); dates, booleans, error values and formulas
 without a saved value are errors in a text column; a cell over Excel's 32,767 characters is an error.

@@ -1,5 +1,6 @@
-"""The jsonl rules of FORMATS.md, one function per rule: each checks one thing of one line and reports
-what it finds in the sink. :mod:`formatkit._drivers.jsonl` runs them over the lines of a file.
+"""The jsonl rules of docs/pages/reference/formats.md, one function per rule: each checks one thing of one
+line and reports what it finds in the sink. :mod:`formatkit._drivers.jsonl` runs them over the lines of a
+file.
 
 Shapes: single-turn (``prompt``), multi-turn (``messages``) and the canonical record (``messages`` ending
 with the target assistant turn). Every line of a file must be of the first line's shape.

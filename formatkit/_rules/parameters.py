@@ -106,8 +106,9 @@ class ParameterSpec:
         return schema
 
 
-#: Known parameter names and their specs (FORMATS.md, "parameters"). The seed's list ends in 等 (not
-#: exhaustive): the serving engines' keys that model cards prescribe are known too, with a warning.
+#: Known parameter names and their specs (docs/pages/reference/rules.md, "Known parameters", generated from
+#: this table). The seed's list ends in 等 (not exhaustive): the serving engines' keys that model cards
+#: prescribe are known too, with a warning.
 KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
     "temperature": ParameterSpec("number", 0, 2),
     "top_p": ParameterSpec("number", 0, 1),

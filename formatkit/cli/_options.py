@@ -114,7 +114,7 @@ def _options_of(group: type) -> list[dataclasses.Field[Any]]:
 def parse_params(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
 
-    A key of the parameter table (FORMATS.md) must have a value of its type and range, as in a set:
+    A key of the parameter table (docs/pages/reference/rules.md) must have a value of its type and range, as in a set:
     ``--param temperature=5`` would make the endpoint refuse every request. Other keys (``logit_bias``, a
     server's own options) are sent as given.
     """

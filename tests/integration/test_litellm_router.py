@@ -1,9 +1,9 @@
 """Fan-out over replicas without a balancer of ours: one LiteLLM router in front of two model servers.
 
-The README's recipe: point ``--base-url`` at LiteLLM's proxy, whose ``model_list`` names one model twice
-(two deployments: two replicas of one model server); the router spreads the requests over both. Here the
-two replicas are two fake servers on 127.0.0.1 and the run is also split with ``--shard`` and merged, as on
-two machines: every record is answered once, both replicas serve, and nothing is sent twice.
+The recipe of docs/pages/guide/gateways.md: point ``--base-url`` at LiteLLM's proxy, whose ``model_list`` names
+one model twice (two deployments: two replicas of one model server); the router spreads the requests over both.
+Here the two replicas are two fake servers on 127.0.0.1 and the run is also split with ``--shard`` and merged,
+as on two machines: every record is answered once, both replicas serve, and nothing is sent twice.
 
 Marked ``gateway`` (run with ``pytest -m gateway tests/integration`` after ``pip install 'litellm[proxy]'``);
 skipped when the proxy is not installed.

@@ -33,6 +33,13 @@ def test_the_cli_imports_no_private_module() -> None:
     assert dict(code_figures.private_imports("formatkit/cli", "formatkit")) == {}
 
 
+def test_the_readme_is_a_front_door() -> None:
+    """At most 200 lines, and ``formatkit eval`` on its first screen (the rest is the docs site's)."""
+    length, first_eval = code_figures.readme_figures()
+    assert length <= 200
+    assert first_eval is not None and first_eval <= 40
+
+
 def test_the_figures_see_what_they_count(tmp_path: Path) -> None:
     """The counters are not blind: each finds its pattern in a sample written here."""
     sample = tmp_path / "sample.py"

@@ -19,9 +19,10 @@ exception), and they are the only place that knows the target turn is the last m
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, Literal, TypedDict, TypeVar
+from typing import Any, Literal, TypedDict, TypeVar, get_args
 
 __all__ = [
+    "SCORE_FIELDS",
     "JsonObject",
     "MessageDict",
     "MetaDict",
@@ -55,6 +56,8 @@ Parameters = dict[str, Any]
 Role = Literal["system", "user", "assistant"]
 #: The fields a scorer or a judge writes into a response (its score entry), cleared before a new result.
 ScoreField = Literal["score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by"]
+#: The fields a scorer writes into a response, in order: replaced as a whole, never left stale.
+SCORE_FIELDS: tuple[ScoreField, ...] = get_args(ScoreField)
 
 
 class UsageDict(TypedDict, total=False):

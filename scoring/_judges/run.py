@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict, ScoreField
+from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict
 from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
@@ -105,19 +105,6 @@ def _check_writable(path: Path) -> None:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
 
-#: The result fields a scorer writes (as scoring._pipeline writes them): replaced, never left stale.
-_RESULT_FIELDS: tuple[ScoreField, ...] = (
-    "score",
-    "analysis",
-    "metric",
-    "answer",
-    "settled",
-    "unsettled_reason",
-    "guessed",
-    "matched_by",
-)
-
-
 def _result_fields(judged: Judged, metric: str) -> ResponseDict:
     """Scores as data: ``metric``, ``answer`` (what the verdict says), ``settled`` (false, with the
     reason, when the judge gave no verdict)."""
@@ -148,7 +135,7 @@ def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> Re
     out: JsonObject = {}
     placed = False
     for key, value in response.items():
-        if key in _RESULT_FIELDS or key == "judge":
+        if key in SCORE_FIELDS or key == "judge":
             continue
         if key == "error" and not placed:
             out.update(fields)
@@ -240,7 +227,7 @@ def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:
     rule = f"{response.get('analysis') or ''}".strip()
     judged.score = response["score"]
     judged.analysis = f"{rule} [judge fallback gave no verdict: {judged.analysis}]".strip()
-    kept = {key: response[key] for key in _RESULT_FIELDS if key in response}
+    kept = {key: response[key] for key in SCORE_FIELDS if key in response}
     kept["analysis"] = judged.analysis
     judged.kept_rule = cast(ResponseDict, kept)
     return judged

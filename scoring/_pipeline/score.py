@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from formatkit._core.record import RecordDict, ResponseDict, ScoreField, target_responses
+from formatkit._core.record import SCORE_FIELDS, RecordDict, ResponseDict, target_responses
 from scoring._metrics.auto import AutoTally, MetricChoice
 from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
@@ -34,16 +34,7 @@ __all__ = [
 RULE_METRICS = tuple(metric_names("rule"))
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
-RESULT_FIELDS: tuple[ScoreField, ...] = (
-    "score",
-    "analysis",
-    "metric",
-    "answer",
-    "settled",
-    "unsettled_reason",
-    "guessed",
-    "matched_by",
-)
+RESULT_FIELDS = SCORE_FIELDS
 
 
 def write_result(response: ResponseDict, result: ItemScore, metric: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
@@ -130,11 +131,16 @@ def _token_lines(agg: Aggregate) -> list[str]:
     return lines
 
 
+def _md_cell(text: str) -> str:
+    """A cell of a Markdown table: no control character, line break or ``|`` breaks the table or the terminal."""
+    return escape_controls(text).replace("|", "\\|")
+
+
 def _markdown(agg: Aggregate) -> str:
     out = ["| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _rows(agg)]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _rows(agg)]
     out += ["", "| dimension | score | datasets |", "|---|---|---|"]
-    out += [f"| {a} | {b} | {c} |" for a, b, c in _dimension_rows(agg)]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _dimension_rows(agg)]
     out += [
         "",
         f"**Overall: {_overall(agg)}**",
@@ -143,7 +149,7 @@ def _markdown(agg: Aggregate) -> str:
     ]
     notes = _notes(agg)
     if notes:
-        out += ["", *[f"- {n}" for n in notes]]
+        out += ["", *[f"- {escape_controls(n)}" for n in notes]]
     return "\n".join(out) + "\n"
 
 
@@ -160,19 +166,19 @@ def _text(agg: Aggregate) -> str:
     for name in _HEAD:
         table.add_column(name, justify="right" if name not in ("dimension", "dataset", "metric") else "left")
     for row in _rows(agg):
-        table.add_row(*row)
+        table.add_row(*map(escape_controls, row))
     console.print(table)
     dims = Table(box=box.SIMPLE_HEAD, title="Capability dimensions")
     for name in ("dimension", "score", "datasets"):
         dims.add_column(name)
     for row in _dimension_rows(agg):
-        dims.add_row(*row)
+        dims.add_row(*map(escape_controls, row))
     console.print(dims)
     console.print(f"Overall: {_overall(agg)}")
     for line in _token_lines(agg):
         console.print(line)
     for note in _notes(agg):
-        console.print(note)
+        console.print(escape_controls(note))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 

@@ -10,6 +10,7 @@ import orjson
 
 from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
+from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
 
@@ -216,8 +217,8 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
         d = stats.to_dict()
         ws.append(
             [
-                stats.dimension,
-                name,
+                None if stats.dimension is None else cell_text(stats.dimension),
+                cell_text(name),
                 stats.metric,
                 stats.score,
                 d["strict"],
@@ -234,7 +235,7 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
     dims = wb.create_sheet("Dimensions")
     dims.append(["dimension", "score", "datasets"])
     for row in _dimension_rows(agg):
-        dims.append([row[0], agg.dimensions[row[0]].score, row[2]])
+        dims.append([cell_text(row[0]), agg.dimensions[row[0]].score, cell_text(row[2])])
     dims.append([])
     dims.append(["overall", agg.overall])
     wb.save(path)

@@ -70,11 +70,12 @@ def text_value(value: Any, place: Place, sink: IssueSink) -> str | None:
     if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
         shown = value.isoformat() if not isinstance(value, datetime.timedelta) else str(value)
         typed = _typed(value)
-        sink.add(
-            "date_cell",
-            Msg("date_cell", shown=shown) if typed is None else Msg("date_cell.typed", shown=shown, typed=typed),
-            **place,
-        )
+        if typed is None:
+            message = Msg("date_cell", shown=shown)
+        else:  # a time of day is a time, not a date: say which Excel made of what was typed
+            key = "date_cell.typed_time" if isinstance(value, datetime.time) else "date_cell.typed"
+            message = Msg(key, shown=shown, typed=typed)
+        sink.add("date_cell", message, **place)
         return shown
     if isinstance(value, CellError):
         error_cell(value, place, sink)

@@ -125,6 +125,9 @@ MESSAGES: dict[str, str] = {
     "date_cell.typed": "The cell holds the date {shown}, not text: Excel turns what is typed as {typed} into "
     "a date (and shows it as one). If {typed} was meant (a fraction, a ratio, a score), format the cell as Text "
     "and type {typed} again.",
+    "date_cell.typed_time": "The cell holds the time {shown}, not text: Excel turns what is typed as {typed} "
+    "into a time of day (and shows it as one). If {typed} was meant (a ratio, a score), format the cell as Text "
+    "and type {typed} again.",
     "boolean_cell": "The cell holds the logical value {shown}, not text. Type the text you mean; to keep the "
     "word {shown}, format the cell as Text first (or type '{shown}).",
     "error_cell": "The cell shows the Excel error {error}, usually a broken formula or reference. Fix the "

@@ -104,6 +104,8 @@ MESSAGES: dict[str, str] = {
     + "），再重新输入。",
     "date_cell.typed": "单元格中是日期 {shown}，不是文本：输入 {typed} 时 Excel 会把它变成日期（并按日期显示）。如果想要的是 "
     "{typed}（分数、比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
+    "date_cell.typed_time": "单元格中是时间 {shown}，不是文本：输入 {typed} 时 Excel 会把它变成一天中的时刻（并按时间显示）。"
+    "如果想要的是 {typed}（比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
     "boolean_cell": "单元格中是逻辑值 {shown}，不是文本。请输入你想要的文本；若要保留单词 {shown}，请先把单元格格式设为文本"
     "（" + _AS_TEXT + "），或输入 '{shown}。",
     "error_cell": "单元格显示 Excel 错误值 {error}，通常是公式或引用出错。请修正公式，或把它替换成值（复制该单元格，再右键单击 → "

@@ -1,5 +1,5 @@
 """Issue 29 item 6, silent changes and wrong words, from the command line on workbooks built at test time:
-a time cell called a time."""
+a number Excel cut to 15 digits, a time cell called a time, headers fix renames."""
 
 from __future__ import annotations
 
@@ -29,6 +29,22 @@ def _workbook(path: Path, rows: list[list[Any]], header: list[str] = HEADER) -> 
 def _validate(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, ["validate", *args])
     return result.exit_code, result.output
+
+
+def test_a_number_excel_cut_to_15_digits_is_a_located_warning_saying_how_to_type_it(tmp_path: Path) -> None:
+    # Excel writes an 18-digit number typed into a cell as 1.23456789012346E+17: the last digits are gone.
+    path = _workbook(tmp_path / "ids.xlsx", [[1, "", "订单号是多少？", 1.23456789012346e17], [2, "", "1+1", 2]])
+    code, output = _validate(str(path))
+    assert code == 0, output
+    [line] = [line for line in output.splitlines() if "[long_number]" in line]
+    assert line.lstrip().startswith("warning") and "Sheet!D2 (reference_response)" in line
+    assert "1.23456789012346E+17" in line and "15 digits" in line and "'123456789012345678" in line
+    code, output = _validate("--lang", "zh", str(path))
+    assert "Excel 只保留数字的前 15 位" in output and "文本" in output
+    # a number of 15 digits or less, and one typed short (1E+20), are left alone
+    rows = [[1, "", "q", 999_999_999_999_999], [2, "", "q", 1e20], [3, "", "q", 1234567890123400.0]]
+    exact = _workbook(tmp_path / "exact.xlsx", rows)
+    assert "long_number" not in _validate(str(exact))[1]
 
 
 def test_a_time_cell_is_called_a_time_not_a_date(tmp_path: Path) -> None:

@@ -140,6 +140,9 @@ MESSAGES: dict[str, str] = {
     "number_format.unrendered": 'The cell stores {stored} under the number format "{format}", which formatkit '
     "cannot render; it is read as {stored}. If Excel shows something else, type the text you mean (format "
     "the cell as Text first).",
+    "long_number": "The cell holds the number {shown}, not text: Excel keeps only the first 15 digits of a "
+    "number, so a longer one typed here (an ID, a phone or card number) lost the digits after them and is read "
+    "as {shown}. Format the cell as Text, or type an apostrophe first ('123456789012345678), and type it again.",
     "stale_formula_value": 'The cell holds a formula whose saved value ("{shown}") the workbook itself marks '
     "as out of date (it asks Excel to recalculate everything on opening: pandas and xlsxwriter write a "
     "placeholder 0). Open the file in Excel and save it, or write the value instead of the formula. Text "

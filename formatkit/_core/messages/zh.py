@@ -116,6 +116,9 @@ MESSAGES: dict[str, str] = {
     "保存在 meta.raw_values 中。如果要用存储的值，请把单元格格式设为“常规”（或设为文本后重新输入）。",
     "number_format.unrendered": "单元格以数字格式“{format}”存储 {stored}，formatkit 无法按该格式显示；按 {stored} 读取。"
     "如果 Excel 显示的是别的内容，请输入你想要的文本（先把单元格格式设为文本）。",
+    "long_number": "单元格中是数字 {shown}，不是文本：Excel 只保留数字的前 15 位，在这里输入的更长的数字（编号、电话号码、"
+    "卡号）已丢失其后的各位，读作 {shown}。请把单元格格式设为文本（" + _AS_TEXT + "），或先输入一个英文撇号"
+    "（'123456789012345678），再重新输入。",
     "stale_formula_value": "单元格中公式保存的值（“{shown}”）被工作簿自身标记为过期（要求 Excel 打开时全部重算：pandas 和 "
     "xlsxwriter 会写入占位值 0）。请用 Excel 打开文件并保存，或直接写入值而不是公式。以“=”开头的文本须在前面加一个英文撇号 '。",
     "hidden_rows": "第 {rows} 行在 Excel 中{what}，但仍会像其他行一样被读取。请取消隐藏（全选 → 右键单击行号 → 取消隐藏；"
@@ -364,6 +367,7 @@ MESSAGES: dict[str, str] = {
     "summary.error_cell": "单元格中是 Excel 错误值（#N/A、#REF! 等）。",
     "summary.cell_too_long": "单元格超过 Excel 的 32,767 个字符上限。",
     "summary.number_format": "数字单元格显示的文本与存储的值不同（数字格式）。",
+    "summary.long_number": "文本列中有超过 15 位的数字：Excel 只保留 15 位。",
     "summary.stale_formula_value": "公式保存的值被工作簿标记为过期（fullCalcOnLoad）。",
     "summary.hidden_rows": "表格中有行在 Excel 中被隐藏或筛选掉，但仍会被读取。",
     "summary.hidden_columns": "表格中有列在 Excel 中被隐藏，但仍会被读取。",

@@ -58,3 +58,37 @@ def test_a_time_cell_is_called_a_time_not_a_date(tmp_path: Path) -> None:
     # a date keeps its own words
     dated = _workbook(tmp_path / "dates.xlsx", [[1, "", "比分？", datetime.datetime(2026, 1, 2)]])
     assert "the date 2026-01-02" in _validate(str(dated))[1]
+
+
+def test_fix_renames_headers_spelled_with_spaces_case_or_a_line_break(tmp_path: Path) -> None:
+    header = ["Session ID", "System Prompt", "query\n(问题)", "Reference Response"]
+    path = _workbook(tmp_path / "template.xlsx", [[1, "你是助手", "1+1=?", "2"]], header)
+    code, output = _validate(str(path))
+    assert code == 0, output
+    for text, name in [("System Prompt", "system_prompt"), ("query (问题)", "query"), ("Session ID", "session_id")]:
+        assert f'Header "{text}" is read as "{name}"' in output
+    assert 'Header "Reference Response" is read as "reference_response"' in output
+    assert "unknown_column" not in output and "missing_column" not in output
+    fixed = tmp_path / "fixed.xlsx"
+    result = CliRunner().invoke(app, ["fix", str(path), "-o", str(fixed)])
+    assert result.exit_code == 0, result.output
+    assert 'header "System Prompt" renamed to "system_prompt"' in result.output
+    assert 'header "Reference Response" renamed to "reference_response"' in result.output
+    assert 'header "query (问题)" renamed to "query"' in result.output
+    book = openpyxl.load_workbook(fixed)
+    renamed = [cell.value for cell in book.worksheets[0][1]]
+    assert renamed == ["session_id", "system_prompt", "query", "reference_response"]
+    assert _validate(str(fixed))[0] == 0
+
+
+def test_a_header_that_only_looks_like_a_column_stays_unknown(tmp_path: Path) -> None:
+    header = ["session_id", "query", "reference_response", "query\nnotes", "system prompt id"]
+    path = _workbook(tmp_path / "notes.xlsx", [[1, "1+1=?", "2", "x", "y"]], header)
+    output = _validate(str(path))[1]
+    assert "duplicate_column" in output  # query\nnotes names query by its first line
+    assert 'Unknown column "system prompt id"' in output
+    # a first line that is an alias is an alias, one in Chinese is a Chinese name
+    path = _workbook(tmp_path / "alias.xlsx", [["1+1=?", "2"]], ["Prompt\n(用户输入)", "答案\nanswer"])
+    output = _validate(str(path))[1]
+    assert 'Header "Prompt (用户输入)" is accepted as an alias of "query"' in output
+    assert 'Unknown column "答案 answer" in row 1. Did you mean "reference_response"?' in output

@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from formatkit.cli import app
 
+EXCEL = Path(__file__).parents[2] / "fixtures" / "invalid" / "excel"
+
 HEADER = ["session_id", "system_prompt", "query", "reference_response"]
 
 
@@ -92,3 +94,24 @@ def test_a_header_that_only_looks_like_a_column_stays_unknown(tmp_path: Path) ->
     output = _validate(str(path))[1]
     assert 'Header "Prompt (用户输入)" is accepted as an alias of "query"' in output
     assert 'Unknown column "答案 answer" in row 1. Did you mean "reference_response"?' in output
+
+
+def test_only_commands_that_take_sheet_say_read_it_with_sheet(tmp_path: Path) -> None:
+    empty_first, extra = str(EXCEL / "no_records_first_sheet_empty.xlsx"), str(EXCEL / "extra_sheet.xlsx")
+    server = ["--base-url", "http://127.0.0.1:9/v1", "--model", "m"]  # never reached: the file stops them
+    without = {
+        "eval": ["eval", empty_first, *server, "-o", str(tmp_path / "eval")],
+        "run": ["run", empty_first, *server, "-o", str(tmp_path / "run.jsonl")],
+        "score": ["score", empty_first, "-o", str(tmp_path / "scored.jsonl")],
+        "fix": ["fix", extra, "-o", str(tmp_path / "fixed.xlsx")],
+    }
+    for command, args in without.items():
+        for lang, words in (("en", "only the first sheet"), ("zh", "只读取第一个工作表")):
+            output = CliRunner().invoke(app, [*args, "--lang", lang]).output
+            assert words in output, (command, lang, output)
+            assert "--sheet" not in output, (command, lang, output)
+    for path in (empty_first, extra):
+        assert '--sheet "' in _validate(path)[1]
+        assert '--sheet "' in _validate("--lang", "zh", path)[1]
+        result = CliRunner().invoke(app, ["convert", path, "-o", str(tmp_path / "out.jsonl")])
+        assert '--sheet "' in result.output

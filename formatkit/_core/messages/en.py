@@ -41,6 +41,11 @@ MESSAGES: dict[str, str] = {
     '(session_id, query, reference_response, …), and only the first sheet is read; the data on "{other}" is '
     'ignored. If "{other}" holds the records, move it to the front (drag its tab to the left), or read it with '
     '--sheet "{other}".',
+    "no_records.first_sheet_empty.no_sheet_option": 'The first sheet "{sheet}" is empty and only the first '
+    'sheet is read; the data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left).',
+    "no_records.first_sheet_not_data.no_sheet_option": 'Row 1 of the first sheet "{sheet}" names no column of '
+    "an evaluation set (session_id, query, reference_response, …), and only the first sheet is read; the data "
+    'on "{other}" is ignored. If "{other}" holds the records, move it to the front (drag its tab to the left).',
     "no_records.blank_lines": "The file has no records: only blank lines.",
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
@@ -89,6 +94,8 @@ MESSAGES: dict[str, str] = {
     # --- Excel: workbook and sheet -------------------------------------------------------------------
     "extra_sheet": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. Move the records '
     'onto the first sheet, save them as a file of their own, or read that sheet with --sheet "{sheet}".',
+    "extra_sheet.no_sheet_option": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. '
+    "Move the records onto the first sheet, or save them as a file of their own.",
     "frag.first_sheet": '"{sheet}"',
     "frag.first_sheet_hidden": '"{sheet}", which is hidden: right-click a sheet tab → Unhide to see it',
     "merged_cells": "Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "

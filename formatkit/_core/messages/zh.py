@@ -37,6 +37,11 @@ MESSAGES: dict[str, str] = {
     "no_records.first_sheet_not_data": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
     "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
     '（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
+    "no_records.first_sheet_empty.no_sheet_option": "第一个工作表“{sheet}”是空的，而只读取第一个工作表；“{other}”上的数据"
+    "被忽略。请把那个工作表移到最前面（把它的标签拖到最左边）。",
+    "no_records.first_sheet_not_data.no_sheet_option": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
+    "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
+    "（把它的标签拖到最左边）。",
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",
@@ -75,6 +80,8 @@ MESSAGES: dict[str, str] = {
     "unreadable_file.no_sheet": "工作簿中没有名为“{sheet}”的工作表；现有工作表：{sheets}。请给 --sheet 其中一个名字。",
     # --- Excel：工作簿与工作表 ------------------------------------------------------------------------
     "extra_sheet": '工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表、另存为单独的文件，或用 --sheet "{sheet}" 读取那个工作表。',
+    "extra_sheet.no_sheet_option": "工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表，"
+    "或另存为单独的文件。",
     "frag.first_sheet": "“{sheet}”",
     "frag.first_sheet_hidden": "“{sheet}”，它是隐藏的：右键单击工作表标签 → 取消隐藏 即可看到",
     "merged_cells": "单元格 {span} 被合并了，只有第一个单元格有值。请取消合并（" + _UNMERGE + "），"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+import pytest
 from typer.testing import CliRunner
 
 from formatkit.cli import app
@@ -115,3 +116,34 @@ def test_only_commands_that_take_sheet_say_read_it_with_sheet(tmp_path: Path) ->
         assert '--sheet "' in _validate("--lang", "zh", path)[1]
         result = CliRunner().invoke(app, ["convert", path, "-o", str(tmp_path / "out.jsonl")])
         assert '--sheet "' in result.output
+
+
+LINE = '{"messages": [{"role": "user", "content": "你好"}], "answer": "嗨"}\n'
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom", "named"),
+    [
+        ("utf-32-le", b"\xff\xfe\x00\x00", "UTF-32"),
+        ("utf-32-be", b"\x00\x00\xfe\xff", "UTF-32"),
+        ("utf-16-le", b"\xff\xfe", "UTF-16"),
+        ("utf-16-be", b"\xfe\xff", "UTF-16"),
+        ("utf-32-le", b"", "UTF-32LE"),
+        ("utf-32-be", b"", "UTF-32BE"),
+        ("utf-16-le", b"", "UTF-16LE"),
+        ("utf-16-be", b"", "UTF-16BE"),
+    ],
+)
+def test_utf32_is_told_from_utf16_with_a_bom_or_without(tmp_path: Path, codec: str, bom: bytes, named: str) -> None:
+    path = tmp_path / "wide.jsonl"
+    path.write_bytes(bom + (LINE * 3).encode(codec))
+    code, output = _validate(str(path))
+    assert code == 1
+    [line] = [line for line in output.splitlines() if "[not_utf8]" in line]
+    assert f"it looks like {named}." in line and f"iconv -f {named} -t UTF-8" in line
+    assert "invalid_json" not in output  # one error for the encoding, not one per line
+    fixed = tmp_path / "fixed.jsonl"
+    result = CliRunner().invoke(app, ["fix", str(path), "-o", str(fixed)])
+    assert result.exit_code == 0, result.output
+    assert f"decoded the file from {named} and wrote it as UTF-8 (it reads: 你好" in result.output
+    assert fixed.read_text(encoding="utf-8") == LINE * 3

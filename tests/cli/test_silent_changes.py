@@ -4,6 +4,8 @@ a number Excel cut to 15 digits, a time cell called a time, headers fix renames.
 from __future__ import annotations
 
 import datetime
+import warnings
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +149,99 @@ def test_utf32_is_told_from_utf16_with_a_bom_or_without(tmp_path: Path, codec: s
     assert result.exit_code == 0, result.output
     assert f"decoded the file from {named} and wrote it as UTF-8 (it reads: 你好" in result.output
     assert fixed.read_text(encoding="utf-8") == LINE * 3
+
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+_DOC = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_TYPES = "http://schemas.openxmlformats.org/package/2006/content-types"
+_XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+
+
+def _parts(sheet_data: str, strings: list[str]) -> list[tuple[str, str]]:
+    """The parts of a one-sheet workbook with shared strings, as Excel lays them out."""
+    shared = "".join(f"<si><t>{s}</t></si>" for s in strings)
+    return [
+        (
+            "[Content_Types].xml",
+            f'<Types xmlns="{_TYPES}"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+            'relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override '
+            f'PartName="/xl/workbook.xml" ContentType="{_XLSX}.sheet.main+xml"/><Override '
+            f'PartName="/xl/worksheets/sheet1.xml" ContentType="{_XLSX}.worksheet+xml"/><Override '
+            f'PartName="/xl/sharedStrings.xml" ContentType="{_XLSX}.sharedStrings+xml"/></Types>',
+        ),
+        (
+            "_rels/.rels",
+            f'<Relationships xmlns="{_REL}"><Relationship Id="rId1" Type="{_DOC}/officeDocument" '
+            'Target="xl/workbook.xml"/></Relationships>',
+        ),
+        (
+            "xl/workbook.xml",
+            f'<workbook xmlns="{_MAIN}" xmlns:r="{_DOC}"><sheets><sheet name="数据" sheetId="1" r:id="rId1"/>'
+            "</sheets></workbook>",
+        ),
+        (
+            "xl/_rels/workbook.xml.rels",
+            f'<Relationships xmlns="{_REL}"><Relationship Id="rId1" Type="{_DOC}/worksheet" '
+            f'Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="{_DOC}/sharedStrings" '
+            'Target="sharedStrings.xml"/></Relationships>',
+        ),
+        ("xl/sharedStrings.xml", f'<sst xmlns="{_MAIN}" count="{len(strings)}">{shared}</sst>'),
+        ("xl/worksheets/sheet1.xml", f'<worksheet xmlns="{_MAIN}"><sheetData>{sheet_data}</sheetData></worksheet>'),
+    ]
+
+
+def _zip(path: Path, parts: list[tuple[str, str]]) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name the probe is made of
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, text in parts:
+                archive.writestr(name, text)
+    return path
+
+
+STRINGS = ["query", "reference_response", "一加一", "2", "二加二", "4"]
+HEAD = '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>'
+
+
+def _row(number: int, query: int, answer: int, quote: str = '"') -> str:
+    q = quote
+    return (
+        f"<row r={q}{number}{q}><c r={q}A{number}{q} t={q}s{q}><v>{query}</v></c>"
+        f"<c r={q}B{number}{q} t={q}s{q}><v>{answer}</v></c></row>"
+    )
+
+
+def test_damaged_workbooks_are_refused_at_their_place_not_read_silently(tmp_path: Path) -> None:
+    sound = _zip(tmp_path / "sound.xlsx", _parts(HEAD + _row(2, 2, 3) + _row(3, 4, 5), STRINGS))
+    code, output = _validate(str(sound))
+    assert code == 0, output
+    probes = {
+        # the same part twice: zipfile reads the last copy, another reader the first
+        "duplicate": _zip(
+            tmp_path / "duplicate.xlsx",
+            [*_parts(HEAD + _row(2, 2, 3), STRINGS), ("xl/worksheets/sheet1.xml", "<worksheet/>")],
+        ),
+        # row 2 written twice: the second copy's cells overwrite the first's
+        "row": _zip(tmp_path / "row.xlsx", _parts(HEAD + _row(2, 2, 3) + _row(2, 4, 5), STRINGS)),
+        # the same, spelled so that the exact XML parse reads it (single quotes)
+        "row_exact": _zip(tmp_path / "row_exact.xlsx", _parts(HEAD + _row(2, 2, 3, "'") + _row(2, 4, 5, "'"), STRINGS)),
+        # a shared-string index of -1: read as another cell's text
+        "shared": _zip(tmp_path / "shared.xlsx", _parts(HEAD + _row(2, -1, 3), STRINGS)),
+        "shared_exact": _zip(tmp_path / "shared_exact.xlsx", _parts(HEAD + _row(2, -1, 3, "'"), STRINGS)),
+    }
+    expected = {
+        "duplicate": ('holds its part "xl/worksheets/sheet1.xml" twice', ""),
+        "row": ('Row 2 of sheet "数据" is written twice', "数据!2:"),
+        "row_exact": ('Row 2 of sheet "数据" is written twice', "数据!2:"),
+        "shared": ('Cell A2 of sheet "数据" points at shared text number -1', "数据!A2:"),
+        "shared_exact": ('Cell A2 of sheet "数据" points at shared text number -1', "数据!A2:"),
+    }
+    for name, path in probes.items():
+        code, output = _validate(str(path))
+        words, place = expected[name]
+        assert code == 1, (name, output)
+        assert words in output and "[unreadable_file]" in output and place in output, (name, output)
+        result = CliRunner().invoke(app, ["convert", str(path), "-o", str(tmp_path / f"{name}.jsonl")])
+        assert result.exit_code == 1 and not (tmp_path / f"{name}.jsonl").exists(), (name, result.output)
+    assert "工作簿已损坏" in _validate("--lang", "zh", str(probes["row"]))[1]

@@ -50,6 +50,14 @@ MESSAGES: dict[str, str] = {
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
     "and save it again.",
+    "unreadable_file.duplicate_part": 'The workbook holds its part "{part}" twice (a damaged or tampered '
+    "file): which copy Excel would read cannot be told, so neither is read. Open it in Excel and save it again.",
+    "unreadable_file.repeated_row": 'Row {row} of sheet "{sheet}" is written twice (or out of order) in the file: '
+    "the workbook is damaged, one copy's cells would overwrite the other's, and Excel would repair it. Its cells "
+    "cannot be trusted: open it in Excel and save it again.",
+    "unreadable_file.shared_string": 'Cell {cell} of sheet "{sheet}" points at shared text number {index}, which '
+    "cannot exist: the workbook is damaged, and the cell would be read as another cell's text. Open it in Excel "
+    "and save it again.",
     "unreadable_file.damaged_plain": "The workbook is damaged and could not be read. Open it in Excel and "
     "save it again.",
     "unreadable_file.cannot_open": "The file could not be opened: {reason}.",

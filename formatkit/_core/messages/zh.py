@@ -45,6 +45,12 @@ MESSAGES: dict[str, str] = {
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",
+    "unreadable_file.duplicate_part": "工作簿中的部件“{part}”出现了两次（文件已损坏或被篡改）：无法判断 Excel 会读取哪一份，"
+    "因此都不读取。请用 Excel 打开并重新保存。",
+    "unreadable_file.repeated_row": "工作表“{sheet}”的第 {row} 行在文件中写了两次（或顺序颠倒）：工作簿已损坏，一份的单元格会"
+    "覆盖另一份，Excel 会修复它。这些单元格不可信：请用 Excel 打开并重新保存。",
+    "unreadable_file.shared_string": "工作表“{sheet}”的单元格 {cell} 指向第 {index} 个共享文本，这不可能存在：工作簿已损坏，"
+    "该单元格会被读成另一个单元格的文本。请用 Excel 打开并重新保存。",
     "unreadable_file.damaged_plain": "工作簿已损坏，无法读取。请用 Excel 打开后重新保存。",
     "unreadable_file.cannot_open": "无法打开文件：{reason}。",
     "unreadable_file.xlsx_named_xls": "文件名是 .xls，但内容是 .xlsx 工作簿（Excel 2007 及以后）。请改名为 .xlsx。",

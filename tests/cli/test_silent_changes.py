@@ -1,5 +1,7 @@
-"""Issue 29 item 6, silent changes and wrong words, from the command line on workbooks built at test time:
-a number Excel cut to 15 digits, a time cell called a time, headers fix renames."""
+"""Issue 29 item 6, silent changes and wrong words, from the command line on files built at test time: a
+number Excel cut to 15 digits, a time cell called a time, the headers fix renames, the --sheet hint only
+where there is a --sheet, UTF-32 told from UTF-16, damaged workbooks refused at their place, and eval
+--lang zh in Chinese beyond its issues."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ from typing import Any
 
 import openpyxl
 import pytest
+from fakeserver import FakeOpenAI
 from typer.testing import CliRunner
 
 from formatkit.cli import app
 
 EXCEL = Path(__file__).parents[2] / "fixtures" / "invalid" / "excel"
+SEED = Path(__file__).parents[2] / "fixtures" / "seed"
 
 HEADER = ["session_id", "system_prompt", "query", "reference_response"]
 
@@ -245,3 +249,20 @@ def test_damaged_workbooks_are_refused_at_their_place_not_read_silently(tmp_path
         result = CliRunner().invoke(app, ["convert", str(path), "-o", str(tmp_path / f"{name}.jsonl")])
         assert result.exit_code == 1 and not (tmp_path / f"{name}.jsonl").exists(), (name, result.output)
     assert "工作簿已损坏" in _validate("--lang", "zh", str(probes["row"]))[1]
+
+
+def test_eval_lang_zh_says_its_progress_and_judge_notes_in_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    sets = [str(SEED / "seed_excel_single_turn.xlsx"), str(SEED / "seed_jsonl_multi_turn.jsonl")]
+    args = ["eval", *sets, "--base-url", fake_openai.base_url, "--model", "m", "-o", str(tmp_path / "zh")]
+    result = CliRunner().invoke(app, [*args, "--lang", "zh"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "run：5/5 条记录 (100.0%)，" in lines[0] and "条有错误，剩余 " in lines[0]
+    [judge] = [line for line in lines if "需要裁判模型" in line]
+    assert "参考答案是自由文本或缺失（2 long）：规则无法评分" in judge
+    assert "with errors" not in result.output and "references are free text" not in result.output
+    english = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "en"), "--lang", "en"])
+    assert "run: 5/5 records (100.0%), " in english.output and ", 0 with errors, eta " in english.output
+    assert (
+        "references are free text or missing (2 long): rules cannot score them — use --metric judge" in english.output
+    )

@@ -192,6 +192,8 @@ MESSAGES: dict[str, str] = {
     "middle of an emoji; remove the escape or complete the pair.",
     "line_too_long": "The line holds {size:,} bytes, more than the {limit} a record may take; it was skipped. "
     "A file with no line breaks, or a JSON array on one line? jsonl needs one object per line.",
+    "nested_too_deep": "The line nests arrays and objects more than {limit} levels deep, deeper than a record "
+    "may be written; it was skipped. Flatten the value, or store it as a string.",
     "number_too_large": '"{field}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
     "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, or "
     "write it as a string.",

@@ -407,6 +407,7 @@ MESSAGES.update(
     {
         "ui.failed": "formatkit: error: {error}",
         "ui.failed_nothing_written": "formatkit: error: {error}; nothing was written",
+        "ui.proxy_unsupported": "formatkit: error: {variable}={proxy} names a SOCKS proxy, but httpx's SOCKS support is not installed: install it (pip install 'httpx[socks]'), or unset {variable}; nothing was sent",
         "ui.judge_hint": "check the judge endpoint",
         "ui.run.locked": "formatkit run: {error}; nothing was sent.",
         "ui.run.stopped": "formatkit run: stopped: {error}\n  {hint}.\n  {kept}; {output} was not written. Rerun the same command to resume: finished records are not sent again.",

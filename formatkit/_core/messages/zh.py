@@ -413,6 +413,7 @@ MESSAGES.update(
     {
         "ui.failed": "formatkit：错误：{error}",
         "ui.failed_nothing_written": "formatkit：错误：{error}；没有写入任何内容",
+        "ui.proxy_unsupported": "formatkit：错误：{variable}={proxy} 指向 SOCKS 代理，但没有安装 httpx 的 SOCKS 支持：请安装（pip install 'httpx[socks]'），或取消设置 {variable}；没有发送任何请求",
         "ui.judge_hint": "请检查裁判模型的端点",
         "ui.run.locked": "formatkit run：{error}；没有发送任何请求。",
         "ui.run.stopped": "formatkit run：已停止：{error}\n  {hint}。\n  {kept}；没有写入 {output}。重新运行同一命令即可继续：已完成的记录不会再次发送。",

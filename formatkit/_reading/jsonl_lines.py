@@ -104,8 +104,12 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
     -1 (never a count) when a number may lie at or beyond 2**63: orjson reads a longer integer as a float
     (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line.
 
-    ``dumps``, when given, receives the compact JSON of each nested value serialised here, by key (the
-    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters)."""
+    ``dumps``, when given, receives the compact JSON of each nested object serialised here, by key (the
+    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters); arrays are
+    left out.
+
+    A line nested past :data:`MAX_DEPTH` levels gives -1 too (orjson refuses to write it), so that the
+    exact check reports it."""
     if type(value) is not dict:
         try:
             dumped = orjson.dumps(value)
@@ -120,7 +124,19 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
         if kind is str:
             if ":" in item:  # a fast search; counting walks the whole text (Chinese uses "：" anyway)
                 count += item.count(":")
-        elif kind is dict or kind is list:
+        elif kind is list:
+            # Written inside a one-element tuple, so that orjson refuses it from MAX_DEPTH levels on, where the
+            # line's object could not be written: the exact check then says so, at the line. The two brackets
+            # hold no colon and no digit: the count and the screen are the same; these bytes are not kept.
+            try:
+                dumped = orjson.dumps((item,))
+            except orjson.JSONEncodeError:
+                return -1
+            nested = _nested_colons(dumped)
+            if nested < 0:
+                return -1
+            count += nested
+        elif kind is dict:
             try:
                 dumped = orjson.dumps(item)
             except orjson.JSONEncodeError:  # nested past orjson's limit: the exact check says so, at the line
@@ -139,8 +155,8 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
 
 
 def _too_deep_to_write(item: Any) -> bool:
-    """Whether a value orjson just wrote is one level too deep to be written inside the line's object (it
-    nests MAX_DEPTH levels itself). Asked only of values long enough to nest that deep."""
+    """Whether an object orjson just wrote is one level too deep to be written inside the line's object (it
+    nests MAX_DEPTH levels itself). Asked only of objects long enough to nest that deep."""
     try:
         orjson.dumps((item,))
     except orjson.JSONEncodeError:
@@ -322,7 +338,7 @@ def iter_json_lines(
     """Yield ``(line_number, value)`` for each line that parses; report every other line.
 
     ``dumps``, when given, holds for the line just yielded the compact JSON (``orjson.dumps``) of nested
-    top-level values the duplicate-key check serialised, by key; a key may be missing (then serialise it
+    top-level objects the duplicate-key check serialised, by key; a key may be missing (then serialise it
     yourself). It is emptied before each line.
 
     ``start``: the byte offset to read from (the start of a line) and that line's number, to read the part of

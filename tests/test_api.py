@@ -85,7 +85,9 @@ SUBMODULES = {
         "UnreadablePathError",
     ],
     "formatkit.files": ["TERMINATED", "check_path", "output_lock", "read_small_file"],
-    "formatkit.messages": ["DEFAULT_LANG", "Msg", "catalogue", "languages", "locale_lang", "resolve_lang", "ui"],
+    "formatkit.messages": [
+        "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
+    ],
     "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
     "scoring.errors": [

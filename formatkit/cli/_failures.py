@@ -15,6 +15,9 @@ refusals: one line, never a traceback).
 A template's fields are filled by name: ``error`` is the exception's text; any other field is the
 command's context value of that name (called with the exception when it is a function, so a hint is
 worded only when it is printed), else the exception's attribute of that name (``bought``, ``mode``).
+Every text field is printed through :func:`formatkit.messages.escape_controls` (names and texts from a
+file or a server cannot drive the terminal or forge a line); the exception's text and a merge's
+``problems`` keep their own line breaks, each line escaped.
 
 The table is built on first need: the fast path of ``convert`` imports neither scoring nor the
 report's printer until something fails.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -162,13 +166,32 @@ def say(key: str, lang: str | None, source: object = None, /, **context: Any) ->
         if name is None or name in fields:
             continue
         if name == "error":
-            fields[name] = str(source)
+            value = str(source)
         elif name in context:
             value = context[name]
-            fields[name] = value(source) if callable(value) else value
+            value = value(source) if callable(value) else value
         else:
-            fields[name] = getattr(source, name)
+            value = getattr(source, name)
+        fields[name] = _printable(name, value)
     return ui(key, lang, **fields)
+
+
+#: Fields whose text is several lines by design (a worker's failing frame, a merge's list of problems).
+_LINES = frozenset({"error", "problems"})
+
+
+def _printable(name: str, value: Any) -> Any:
+    """A field's value as the terminal may show it: text (a str, a path) with its control characters
+    escaped; numbers as they are."""
+    from formatkit.messages import escape_controls
+
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        return value
+    if name in _LINES:
+        return "\n".join(escape_controls(line) for line in value.split("\n"))
+    return escape_controls(value)
 
 
 @contextlib.contextmanager

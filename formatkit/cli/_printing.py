@@ -12,7 +12,6 @@ Every word is a template of the message catalogue, in the language asked for (``
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -20,7 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 from formatkit.cli._base import standard_stream
 from formatkit.cli._wrap import display_width, wrap
 from formatkit.codes import CAUSES, describe
-from formatkit.messages import Msg, locale_lang, ui
+from formatkit.messages import Msg, escape_controls, locale_lang, ui
 
 if TYPE_CHECKING:
     from formatkit import FileReport, Issue, Report
@@ -43,21 +42,6 @@ FILE_LEVEL = (
     "mixed_session_ids",
     "extra_sheet",
 )
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def escape_controls(text: str) -> str:
-    """Control characters (and bidi overrides, lone surrogates) as visible escapes; tabs and line breaks
-    become spaces. Chinese and every other printable text are left as they are."""
-    if text.isprintable():
-        return text
-    text = text.replace("\t", " ").replace("\r\n", " ").replace("\n", " ")
-    return _CONTROLS.sub(lambda m: _escape(m.group()), text)
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 class _Style:

@@ -8,6 +8,7 @@ import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
 from formatkit.cli._failures import exits, say
+from formatkit.messages import escape_controls
 
 _HELP = """Put the outputs of `run --shard K/N` (or `eval --shard K/N` directories) back together.
 
@@ -38,7 +39,7 @@ def merge(
     for part in parts:
         if not Path(part).exists():
             fail_usage(f"{part}: no such file or directory")
-    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {problem}" for problem in exc.problems)}
+    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {escape_controls(p)}" for p in exc.problems)}
     with exits("merge", None, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
     typer.echo(say("merge.merged", None, outcome, parts=len(outcome.parts)), err=True)

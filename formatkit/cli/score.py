@@ -18,6 +18,7 @@ from formatkit.cli._common import (
 )
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
+from formatkit.messages import escape_controls
 from scoring import AUTO, METRICS, metric_names
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoRet
             from scoring.report import judge_summary_lines as summary_lines
 
             for line in summary_lines(outcome.judge_summary):
-                typer.echo(line)
+                typer.echo(escape_controls(line))  # the judge's model, as the server named it
         typer.echo(say("wrote", lang, output=outcome.output))
     if outcome.scored_responses == 0:
         typer.echo(say("score.nothing_scored", lang), err=True)

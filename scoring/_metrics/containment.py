@@ -1,4 +1,4 @@
-"""Containment (SCORING.md, "exact"): a short reference found as a whole answer in the reply's answer.
+"""Containment (docs/pages/scoring.md, "exact"): a short reference found as a whole answer in the reply's answer.
 
 ``中国的首都是哪里？`` answered ``中国的首都是北京。`` holds the reference ``北京`` as its answer, though the
 reply is not the reference. The Chinese QA post-processors of OpenCompass and EvalScope look for the

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,8 +135,15 @@ def render_report(collected: CollectedResults, fmt: str, *, color: bool = False,
     if fmt in ("text", "md"):
         extra = runs_text(comp.runs, comp.speed)
         if extra:
-            text += "\n" + ("```\n" + extra + "```\n" if fmt == "md" else extra)
+            text += "\n" + (_fenced(extra) if fmt == "md" else extra)
     return text
+
+
+def _fenced(text: str) -> str:
+    """``text`` as a Markdown code block whose fence no run of backticks in it (a name's) can close."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}{fence}\n"
 
 
 def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt: str) -> None:

@@ -176,7 +176,7 @@ class ScoreOutcome:
     metrics: dict[str, MetricChoice]
 
     def summary(self) -> AggregateSummary:
-        """The summary JSON of DESIGN.md (``score --json``)."""
+        """The summary JSON of ``score --json``."""
         return self.aggregate.to_dict()
 
 

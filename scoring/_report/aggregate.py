@@ -1,4 +1,5 @@
-"""Aggregation (SCORING.md, seed 001): record → dataset → capability dimension → overall, on 0–100.
+"""Aggregation (docs/pages/scoring.md, "Aggregation and intervals"): record → dataset → capability
+dimension → overall, on 0–100.
 
 - A record's score is the mean of its scored responses; a dataset's score is the mean over its scored
   records (``loose``); ``strict`` is the share of responses scoring 1.0 (math reports both).
@@ -366,7 +367,7 @@ class DimensionStats:
 
 @dataclass
 class Aggregate:
-    """Datasets, dimensions and the overall score; :meth:`to_dict` is the summary JSON of DESIGN.md."""
+    """Datasets, dimensions and the overall score; :meth:`to_dict` is the summary JSON of ``score --json``."""
 
     datasets: dict[str, DatasetStats]
     dimensions: dict[str, DimensionStats]

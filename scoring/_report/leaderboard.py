@@ -2,7 +2,9 @@
 models as columns, per-model details, and the paired differences.
 
 Names (models, datasets, dimensions) are printed literally: rich never reads them as markup, Markdown gets
-them backslash-escaped."""
+them backslash-escaped; in both, a control character, a bidi override or a line break in a name is shown as
+its escape (:func:`~formatkit._core.issue_parts.escape_controls`), so a name cannot drive the terminal or
+forge a line. The tables themselves (html and the workbook draw them too) hold the names as they are."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from formatkit._core.issue_parts import escape_controls
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N, Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
@@ -216,8 +219,8 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 def md_escape(text: str) -> str:
     """A cell as literal Markdown text: the characters that make emphasis, links, HTML, code or a cell
-    border are backslash-escaped; line breaks become spaces."""
-    return _MD_SPECIAL.sub(r"\\\1", text.replace("\r", " ").replace("\n", " "))
+    border are backslash-escaped; line breaks become spaces, control characters their escapes."""
+    return escape_controls(_MD_SPECIAL.sub(r"\\\1", text.replace("\r", " ").replace("\n", " ")))
 
 
 def _markdown(comp: Comparison) -> str:
@@ -250,16 +253,16 @@ def _text(comp: Comparison, *, color: bool, width: int | None) -> str:
         emoji=False,
     )
     for table in comparison_tables(comp):
-        rich_table = RichTable(box=box.SIMPLE_HEAD, title=Text(table.title), title_justify="left")
+        rich_table = RichTable(box=box.SIMPLE_HEAD, title=Text(escape_controls(table.title)), title_justify="left")
         for j, head in enumerate(table.head):
-            rich_table.add_column(Text(head), justify="right" if j in table.numeric else "left", overflow="fold")
+            column = Text(escape_controls(head))
+            rich_table.add_column(column, justify="right" if j in table.numeric else "left", overflow="fold")
         for row in table.rows:
-            rich_table.add_row(
-                *(Text(cell, style=_style(table, j, row) if color else "") for j, cell in enumerate(row))
-            )
+            styles = [_style(table, j, row) if color else "" for j in range(len(row))]
+            rich_table.add_row(*(Text(escape_controls(cell), style=styles[j]) for j, cell in enumerate(row)))
         console.print(rich_table)
     for note in notes(comp):
-        console.print(Text(note))
+        console.print(Text(escape_controls(note)))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 

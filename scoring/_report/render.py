@@ -8,7 +8,9 @@ from typing import Any
 
 import orjson
 
+from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
+from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
 
@@ -130,11 +132,16 @@ def _token_lines(agg: Aggregate) -> list[str]:
     return lines
 
 
+def _md_cell(text: str) -> str:
+    """A cell of a Markdown table: no control character, line break or ``|`` breaks the table or the terminal."""
+    return escape_controls(text).replace("|", "\\|")
+
+
 def _markdown(agg: Aggregate) -> str:
     out = ["| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _rows(agg)]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _rows(agg)]
     out += ["", "| dimension | score | datasets |", "|---|---|---|"]
-    out += [f"| {a} | {b} | {c} |" for a, b, c in _dimension_rows(agg)]
+    out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _dimension_rows(agg)]
     out += [
         "",
         f"**Overall: {_overall(agg)}**",
@@ -143,7 +150,7 @@ def _markdown(agg: Aggregate) -> str:
     ]
     notes = _notes(agg)
     if notes:
-        out += ["", *[f"- {n}" for n in notes]]
+        out += ["", *[f"- {escape_controls(n)}" for n in notes]]
     return "\n".join(out) + "\n"
 
 
@@ -160,19 +167,19 @@ def _text(agg: Aggregate) -> str:
     for name in _HEAD:
         table.add_column(name, justify="right" if name not in ("dimension", "dataset", "metric") else "left")
     for row in _rows(agg):
-        table.add_row(*row)
+        table.add_row(*map(escape_controls, row))
     console.print(table)
     dims = Table(box=box.SIMPLE_HEAD, title="Capability dimensions")
     for name in ("dimension", "score", "datasets"):
         dims.add_column(name)
     for row in _dimension_rows(agg):
-        dims.add_row(*row)
+        dims.add_row(*map(escape_controls, row))
     console.print(dims)
     console.print(f"Overall: {_overall(agg)}")
     for line in _token_lines(agg):
         console.print(line)
     for note in _notes(agg):
-        console.print(note)
+        console.print(escape_controls(note))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
@@ -210,8 +217,8 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
         d = stats.to_dict()
         ws.append(
             [
-                stats.dimension,
-                name,
+                None if stats.dimension is None else cell_text(stats.dimension),
+                cell_text(name),
                 stats.metric,
                 stats.score,
                 d["strict"],
@@ -228,7 +235,7 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
     dims = wb.create_sheet("Dimensions")
     dims.append(["dimension", "score", "datasets"])
     for row in _dimension_rows(agg):
-        dims.append([row[0], agg.dimensions[row[0]].score, row[2]])
+        dims.append([cell_text(row[0]), agg.dimensions[row[0]].score, cell_text(row[2])])
     dims.append([])
     dims.append(["overall", agg.overall])
     wb.save(path)

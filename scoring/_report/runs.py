@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import html
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.xlsx_style import Sheet
 from scoring._report.shapes import ReportedRun, SpeedSummary
@@ -98,45 +99,59 @@ def _ms(value: Any) -> str:
     return "–" if value is None else f"{value:,.0f} ms"
 
 
-def _speed_line(model: str, s: Mapping[str, Any]) -> str:
+def _kept(text: str) -> str:
+    return text
+
+
+def _speed_line(model: str, s: Mapping[str, Any], clean: Callable[[str], str]) -> str:
     tps = s.get("tokens_per_second")
     line = (
-        f"  {model}: latency p50 {_ms(s['latency_ms']['p50'])}, p95 {_ms(s['latency_ms']['p95'])}; "
+        f"  {clean(model)}: latency p50 {_ms(s['latency_ms']['p50'])}, p95 {_ms(s['latency_ms']['p95'])}; "
         f"first token p50 {_ms(s['ttft_ms']['p50'])}; {'–' if tps is None else f'{tps:,.1f}'} output tokens/s "
         f"({s['timed_responses']} timed responses"
     )
     return line + (f", {s['untimed_responses']} without timings)" if s["untimed_responses"] else ")")
 
 
-def _run_line(run: Mapping[str, Any]) -> str:
+def _run_line(run: Mapping[str, Any], clean: Callable[[str], str]) -> str:
+    """A run record's line (and its command's): every value read from the record goes through ``clean``."""
+
+    def value(record: Mapping[str, Any], key: str) -> str:
+        return clean(str(record.get(key)))
+
     shard = run.get("shard")
-    part = f" part {shard.get('part')}" if isinstance(shard, dict) else ""
+    part = f" part {value(shard, 'part')}" if isinstance(shard, dict) else ""
     judge = run.get("judge")
-    judged = f"; judge {judge.get('model')} ({judge.get('template')})" if isinstance(judge, dict) else ""
-    params = orjson.dumps(run.get("parameters") or {}).decode()
+    judged = f"; judge {value(judge, 'model')} ({value(judge, 'template')})" if isinstance(judge, dict) else ""
+    params = clean(orjson.dumps(run.get("parameters") or {}).decode())
     return (
-        f"  {run.get('model')}{part}: {run.get('started')} → {run.get('finished')}, formatkit "
-        f"{run.get('formatkit_version')}, {run.get('base_url')}, parameters {params}{judged}"
-        + (f"\n    {run['command']}" if run.get("command") else "")
+        f"  {value(run, 'model')}{part}: {value(run, 'started')} → {value(run, 'finished')}, formatkit "
+        f"{value(run, 'formatkit_version')}, {value(run, 'base_url')}, parameters {params}{judged}"
+        + (f"\n    {value(run, 'command')}" if run.get("command") else "")
     )
 
 
-def runs_text(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, SpeedSummary]) -> str:
-    """The runs and speed as lines for the text report ('' when there is nothing to say)."""
+def runs_text(
+    runs: Mapping[str, list[ReportedRun]],
+    speed: Mapping[str, SpeedSummary],
+    clean: Callable[[str], str] = escape_controls,
+) -> str:
+    """The runs and speed as lines for the text report ('' when there is nothing to say). ``clean``: what
+    each value read from a file goes through (for a terminal, by default: its control characters escaped)."""
     lines: list[str] = []
     timed = {m: s for m, s in speed.items() if s["timed_responses"]}
     if timed:
         lines += ["speed (per model, from the runner's timings):"]
-        lines += [_speed_line(model, s) for model, s in timed.items()]
+        lines += [_speed_line(model, s, clean) for model, s in timed.items()]
     if runs:
         lines += ["runs (what produced these results; run.json):"]
-        lines += [_run_line(run) for records in runs.values() for run in records]
+        lines += [_run_line(run, clean) for records in runs.values() for run in records]
     return "\n".join(lines) + "\n" if lines else ""
 
 
 def runs_html(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, SpeedSummary]) -> str:
     """A small self-contained section for the HTML report ('' when there is nothing to show)."""
-    text = runs_text(runs, speed)
+    text = runs_text(runs, speed, _kept)  # html.escape'd below: the page holds the values as they are
     if not text:
         return ""
     return (

@@ -118,7 +118,7 @@ class OverallHead(_OverallKey, total=False):
 
 
 class AggregateSummary(_AggregateKeys, total=False):
-    """One model's summary JSON (DESIGN.md): datasets, dimensions, the overall score and the totals."""
+    """One model's summary JSON (``score --json``): datasets, dimensions, the overall score and the totals."""
 
     overall_ci: list[float]
     overall_interval: str

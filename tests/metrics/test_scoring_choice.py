@@ -1,4 +1,5 @@
-"""The choice metric, rule by rule (SCORING.md "choice"): markers, last-wins, bare letters, traps, yes/no."""
+"""The choice metric, rule by rule (docs/pages/scoring.md, "choice"): markers, last-wins, bare letters,
+traps, yes/no."""
 
 from __future__ import annotations
 

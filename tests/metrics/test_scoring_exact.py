@@ -1,4 +1,4 @@
-"""The exact metric (SCORING.md "exact"): normalisation, several accepted answers, numbers."""
+"""The exact metric (docs/pages/scoring.md, "exact"): normalisation, several accepted answers, numbers."""
 
 from __future__ import annotations
 

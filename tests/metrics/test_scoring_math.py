@@ -1,4 +1,4 @@
-"""The math metric, rule by rule: each case names the rule it pins (SCORING.md "math", seed 003)."""
+"""The math metric, rule by rule: each case names the rule it pins (docs/pages/scoring.md, "math", seed 003)."""
 
 from __future__ import annotations
 

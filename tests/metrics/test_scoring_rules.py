@@ -1,7 +1,8 @@
-"""SCORING.md, rule by rule: one table row per rule or trap of the rule-based metrics, named after it.
+"""The scoring rules (docs/pages/scoring.md), rule by rule: one table row per rule or trap of the
+rule-based metrics, named after it.
 
 The detailed tables live in test_scoring_choice/exact/math; this one is the checklist a reviewer reads
-next to SCORING.md, so a rule without a row here is a rule nobody pinned.
+next to docs/pages/scoring.md, so a rule without a row here is a rule nobody pinned.
 """
 
 from __future__ import annotations
@@ -173,14 +174,14 @@ def _record(reference: str, replies: list[str | None], dataset: str) -> RecordDi
 
 
 def test_math_reports_strict_and_loose_accuracy() -> None:
-    """SCORING.md: strict = share of items scoring 1.0, loose = mean score."""
+    """docs/pages/scoring.md: strict = share of items scoring 1.0, loose = mean score."""
     records = [_record("5 or -75", ["\\boxed{5}"], "m"), _record("3", ["\\boxed{3}"], "m")]
     ds = score_records(records, metric="math").summary()["datasets"]["m"]
     assert (ds["strict"], ds["loose"]) == (50.0, 75.0)
 
 
 def test_unscorable_responses_are_counted_apart() -> None:
-    """SCORING.md: never silently turned into 0 or dropped; counted separately in the report."""
+    """docs/pages/scoring.md: never silently turned into 0 or dropped; counted separately in the report."""
     records = [_record("B", [None], "c"), _record("B", ["B"], "c")]
     ds = score_records(records, metric="choice").summary()["datasets"]["c"]
     assert (ds["records"], ds["errors"], ds["score"]) == (2, 1, 100.0)

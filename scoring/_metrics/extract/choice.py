@@ -1,4 +1,4 @@
-"""Answer extraction for multiple-choice and yes/no items (SCORING.md, "choice").
+"""Answer extraction for multiple-choice and yes/no items (docs/pages/scoring.md, "choice").
 
 The reply's **last explicit commitment** wins: an answer marker (``ANSWER: X``, ``the answer is (X)``,
 ``[正确答案]X``, ``答案是X``, ``故选X``, ``\\boxed{X}``…) or a commitment in prose (``The closest option is
@@ -693,7 +693,7 @@ def _option_named(folded: str, letter: str, text: str) -> bool:
 
 
 def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> ChoiceExtraction | None:
-    """An option the reply's conclusion names without an answer marker (SCORING.md, "choice"):
+    """An option the reply's conclusion names without an answer marker (docs/pages/scoring.md, "choice"):
 
     - written as a letter with its own text in the last paragraph, in a sentence that does not reject it
       ("…would most likely identify as (B) Republican.", "…is (I). The separation of powers…"), when that

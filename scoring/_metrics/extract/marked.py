@@ -1,4 +1,4 @@
-"""A short answer's marked form (SCORING.md, "exact"): the text the reply commits to as its answer.
+"""A short answer's marked form (docs/pages/scoring.md, "exact"): the text the reply commits to as its answer.
 
 The last of these, by position, wins: an answer keyword (``#### 42``, ``The answer is``, ``Final answer:``,
 ``答案是``, ``答案：``, ``答案为``), a ``\\boxed{…}``, a short ``**bold**`` span that ends the reply's answer,

@@ -1,4 +1,4 @@
-"""A reply that withdraws its own answer (SCORING.md, "exact"): ``答案是 3。不对，应该是 4。``.
+"""A reply that withdraws its own answer (docs/pages/scoring.md, "exact"): ``答案是 3。不对，应该是 4。``.
 
 What a reply says before it corrects itself is no answer: the marked answer, the first line and the
 choice commitment are read only after the reply's last retraction. A retraction opens a sentence (a clause

@@ -354,7 +354,7 @@ MAX_ANSWER = 1000
 
 
 def answers_equal(pred: str, ref: str, guard: SympyGuard | None = None) -> Equality:
-    """Whether ``pred`` is mathematically the same answer as ``ref`` (SCORING.md, "math")."""
+    """Whether ``pred`` is mathematically the same answer as ``ref`` (docs/pages/scoring.md, "math")."""
     if len(pred) > MAX_ANSWER or len(ref) > MAX_ANSWER:
         same = text_key(pred) == text_key(ref)
         return Equality(same, how="long answers compared as text")

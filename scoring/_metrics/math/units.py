@@ -1,9 +1,10 @@
 """Units after an answer: ``15 m``, ``180 dm²``, ``12平方厘米``, ``30°``, ``45%``, ``42个``.
 
 :func:`split_unit` separates a trailing unit from the value and names it canonically, so ``平方米``,
-``m^2`` and ``square meters`` are the same unit. SCORING.md's rules are applied by the caller: a reference
-without unit accepts any unit, a missing unit is fine, two different units are a wrong answer — unless
-they are of one kind and the quantities agree once converted (:data:`SCALES`: ``5 cm`` = ``0.05 m``).
+``m^2`` and ``square meters`` are the same unit. The scoring rules (docs/pages/scoring.md) are applied by
+the caller: a reference without unit accepts any unit, a missing unit is fine, two different units are a
+wrong answer — unless they are of one kind and the quantities agree once converted (:data:`SCALES`:
+``5 cm`` = ``0.05 m``).
 """
 
 from __future__ import annotations

@@ -40,9 +40,9 @@ _PREFIXED = re.compile(rb"<[A-Za-z_][\w.-]*:(?:c|row|f)[\s/>]")
 _PREFIX_HINT = re.compile(rb":(?:c|row|f)[\s/>]")
 #: One pass for every tag the precise tests below look at: a formula (``<f>``, ``<f ``, ``<f/``), a
 #: ``<c>``/``<c/``/``<row>``/``<row/`` tag, one followed by a tab or line break, a ``<c `` whose first
-#: attribute is not ``r="``. A window without any is canonical on those counts (the common case); a window
-#: with one runs the precise tests, which decide.
-_UNUSUAL = re.compile(rb'<(?:c(?:[>/\t\r\n]| (?!r="))|row[>/\t\r\n]|f[ >/])')
+#: attribute is not ``r="``, a negative value (``<v>-``: a shared-string index must not be). A window without
+#: any is canonical on those counts (the common case); a window with one runs the precise tests, which decide.
+_UNUSUAL = re.compile(rb'<(?:c(?:[>/\t\r\n]| (?!r="))|row[>/\t\r\n]|f[ >/]|v>-)')
 _REF_TEXT = re.compile(r"\s*\$?([A-Za-z]{0,3})\$?(\d{1,9})\s*")
 #: Row numbers as Excel writes them: each row once, in increasing order (a repeat is a damaged sheet).
 _ROW_NUMBER = re.compile(rb'<row r="(\d{1,7})"')
@@ -131,9 +131,9 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                     # A lower bound of the cells with content: every '"/>' may close a formatting-only cell.
                     scan.cells += max(0, cells - window.count(b'"/>'))
                     rows = set(digits)
-                    # More row tags than rows holding cells, or a negative value: the precise look (a row
-                    # written twice repeats its tag; an empty row's tag, rare, costs a look too).
-                    if scan.damage is None and (window.count(b'<row r="') > len(rows) or b"<v>-" in window):
+                    # More row tags than rows holding cells, or a negative value (which _UNUSUAL found): the
+                    # precise look (a row written twice repeats its tag; an empty row's tag costs a look too).
+                    if scan.damage is None and (_more_rows(window, len(rows)) or (unusual and b"<v>-" in window)):
                         _check_rows(window, last_row, scan)
                     if digits:
                         max_row = max(max_row, max(map(int, rows)))
@@ -151,6 +151,15 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
         scan.estimated = True
         return scan
     return _exact(archive, part, scan)
+
+
+def _more_rows(window: bytes, rows: int) -> bool:
+    """Whether a canonical window holds more row tags than rows with cells, not counting a last row whose
+    cells begin in the next window."""
+    tags = window.count(b'<row r="')
+    if tags > rows and window.rfind(b'<row r="') > window.rfind(b'<c r="'):
+        tags -= 1
+    return tags > rows
 
 
 def _check_rows(window: bytes, last_row: int, scan: SheetScan) -> None:

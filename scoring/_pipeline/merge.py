@@ -8,13 +8,15 @@ positions K-1, K-1+N, ... of an input of ``input_records`` records with a given 
 
 Everything is checked before anything is written, and every problem is reported (not the first): parts
 of different inputs or splits, a part given twice, a part missing, a part with a record missing or
-doubled (its record count is not its share). Then the output is written atomically, record by record
+doubled (its record count is not its share, or a record is there twice: one of its share is then
+missing, named by the input position the second copy stands in). Then the output is written atomically, record by record
 from the parts in turn (memory stays flat), each line as the part holds it, so the merge of the parts of
 a run is byte for byte what one unsharded run writes. The merged file's run record lists the parts'.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from pathlib import Path
 
 import orjson
 
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._errors import MergeError
 from scoring._runner.provenance import (
@@ -110,18 +113,47 @@ def _lines(path: Path) -> Iterator[bytes]:
                 yield line if line.endswith(b"\n") else line + b"\n"
 
 
-def _count(part: Part) -> tuple[int, str | None]:
-    """The part's record count, and a problem when a line is not a JSON record."""
+def _identity(record: RecordDict) -> bytes:
+    """What tells one input record from another in a part: its session id, where it was read from
+    (``meta.source``) and its conversation (roles and contents, the responses left out)."""
+    meta = record.get("meta")
+    source = meta.get("source") if isinstance(meta, dict) else None
+    turns = [(m.get("role"), m.get("content")) for m in record["messages"] if isinstance(m, dict)]
+    data = orjson.dumps([record.get("session_id"), source, turns])
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _count(part: Part, seen: dict[bytes, tuple[Part, int]], doubled: list[str]) -> tuple[int, str | None]:
+    """The part's record count, and a problem when a line is not a JSON record; a record met before (in
+    this part or another: ``seen``) adds its problem to ``doubled``, naming both places and the input
+    record its line stands in for."""
     count = 0
+    assert part.shard is not None
     for number, line in enumerate(_lines(part.data), 1):
         try:
-            data = orjson.loads(line)
+            data: RecordDict = orjson.loads(line)
         except orjson.JSONDecodeError:
             return count, f"{part.name}: record {number} is not JSON: the part is damaged, run it again"
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             return count, f"{part.name}: record {number} is not a canonical record (no messages list)"
         count += 1
+        key = _identity(data)
+        first = seen.setdefault(key, (part, number))
+        if first != (part, number):
+            where = f"record {first[1]}" if first[0] is part else f"record {first[1]} of {first[0].name}"
+            position = part.shard.index + (number - 1) * part.shard.count  # 1-based, the input's order
+            lacks = (
+                f"; input record {position}, whose place it takes, is missing" if position <= part.input_records else ""
+            )
+            doubled.append(
+                f"{part.name} (part {part.shard.label}): record {number} (session_id "
+                f"{_session(data)}) is {where} again: that record would be doubled{lacks}; run the part again"
+            )
     return count, None
+
+
+def _session(record: RecordDict) -> str:
+    return orjson.dumps(record.get("session_id")).decode()
 
 
 def _check(parts: list[Part]) -> list[str]:
@@ -159,8 +191,11 @@ def _check(parts: list[Part]) -> list[str]:
             f"part(s) {', '.join(missing)} missing: their records would be missing "
             f"(give every part 1/{count} to {count}/{count})"
         )
+    seen: dict[bytes, tuple[Part, int]] = {}
     for part in parts:
-        actual, problem = _count(part)
+        doubled: list[str] = []
+        actual, problem = _count(part, seen, doubled)
+        problems += doubled
         if problem is not None:
             problems.append(problem)
         elif actual != part.expected:

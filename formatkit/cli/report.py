@@ -17,7 +17,8 @@ _HELP = """Aggregate scored results by model, then dimension and dataset, on 0â€
 
 Records are grouped by the model that answered (each response's "model", or seed 001's "endpoint_id";
 records without one are "(unknown model)"): several models' results, given as several files, are shown
-side by side as a leaderboard with the models as columns, never merged.
+side by side as a leaderboard with the models as columns, never merged. A file given twice (the same
+file under another path or a link, or a byte-for-byte copy of one) is read once, and said on stderr.
 
 A dataset is meta.dataset, else the file's name. Its dimension comes from --dimensions (a JSON file
 {"dataset": "dimension"}), else meta.dimension; a dataset without one is a dimension of its own. A

@@ -103,6 +103,7 @@ _LAZY = {
     "safe_command": "scoring._runner.provenance",
     "clean_api_key": "scoring._client.http",
     "public_url": "scoring._client.url",
+    "check_base_url": "scoring._client.url",
 }
 
 __all__ = [
@@ -147,6 +148,7 @@ __all__ = [
     "aggregate",
     "answers_equal",
     "boxed_contents",
+    "check_base_url",
     "choose_metric",
     "choose_metrics",
     "clean_api_key",
@@ -192,7 +194,7 @@ __getattr__ = lazy_getattr(globals(), _LAZY)
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult, clean_api_key
     from scoring._client.options import Dialect, Limits, RetryPolicy
-    from scoring._client.url import public_url
+    from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric

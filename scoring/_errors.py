@@ -166,6 +166,22 @@ class RunInterrupted(Exception):
         super().__init__(f"stopped by signal {signal}")
 
 
+class EndpointSetupError(ValueError):
+    """The endpoint cannot be asked as it is set up (a base URL that is no URL, an API key holding a
+    character no HTTP header can carry); found before the first request, so nothing was sent."""
+
+
+class ProxyUnsupportedError(EndpointSetupError):
+    """A proxy variable of the environment (``ALL_PROXY=socks5://...``) names a SOCKS proxy, and httpx's
+    SOCKS support (the ``socksio`` package) is not installed; ``variable`` and ``proxy`` (its URL, without
+    credentials) say which."""
+
+    def __init__(self, variable: str, proxy: str) -> None:
+        super().__init__(f"{variable}={proxy} names a SOCKS proxy, but httpx's SOCKS support is not installed")
+        self.variable = variable
+        self.proxy = proxy
+
+
 class JudgeSetupError(ValueError):
     """The judge cannot start (bad option, template or ``--against`` file); nothing was sent."""
 

@@ -19,6 +19,8 @@ ClientError                      base of every error the endpoint client raises 
 │   └── JudgeUnavailableError    the same, met by the LLM judges; ``.bought``, ``.reused``
 └── OutputLockedError            another run holds the output's lock; ``.pid``
 RunInterrupted                   the run was stopped by a signal (SIGTERM); ``.signal``
+EndpointSetupError               (ValueError) no request can be built: a base URL or an API key that cannot be sent
+└── ProxyUnsupportedError        a SOCKS proxy in the environment without httpx's SOCKS support; ``.variable``
 JudgeSetupError                  (ValueError) the judge cannot start: bad option, template or --against file
 MetricError                      (ValueError) a metric that is neither built in nor ``module:function``
 ResultsFileError                 (ValueError) a results file that is not canonical jsonl
@@ -28,6 +30,7 @@ ScoringWorkerError               (RuntimeError) a scoring worker process failed;
 
 from scoring._errors import (
     ClientError,
+    EndpointSetupError,
     EndpointUnavailableError,
     JudgeSetupError,
     JudgeUnavailableError,
@@ -36,6 +39,7 @@ from scoring._errors import (
     MetricError,
     OutputLockedError,
     PermanentRequestError,
+    ProxyUnsupportedError,
     ReplyTooLargeError,
     RequestNotSent,
     ResultsFileError,
@@ -49,6 +53,7 @@ from scoring._errors import (
 
 __all__ = [
     "ClientError",
+    "EndpointSetupError",
     "EndpointUnavailableError",
     "JudgeSetupError",
     "JudgeUnavailableError",
@@ -57,6 +62,7 @@ __all__ = [
     "MetricError",
     "OutputLockedError",
     "PermanentRequestError",
+    "ProxyUnsupportedError",
     "ReplyTooLargeError",
     "RequestNotSent",
     "ResultsFileError",

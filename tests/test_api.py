@@ -72,7 +72,7 @@ DOCUMENTED = {
         "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
-        "make_progress", "safe_command", "clean_api_key", "public_url",
+        "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url",
     ],
 }  # fmt: skip
 
@@ -91,10 +91,10 @@ SUBMODULES = {
     "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
     "scoring.errors": [
-        "ClientError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
+        "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
-        "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError", "RetryableStatusError",
-        "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
+        "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
+        "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
     ],
     "scoring.report": [
         "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",

@@ -22,11 +22,17 @@ from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject
 
-__all__ = ["MAX_LINE_BYTES", "guess_encoding", "iter_json_lines"]
+__all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "guess_encoding", "iter_json_lines"]
 
 #: The longest line read (bytes). A record past it (a 2 GB file with no line break) is one issue at its line,
 #: skipped in blocks of this size, instead of a MemoryError; 64 MiB holds a 128k-token context many times.
 MAX_LINE_BYTES = 64 << 20
+
+#: The deepest a line may nest arrays and objects, the line's own object counting as one: orjson writes no
+#: deeper (it reads 1,024 levels, so a deeper line would pass the reader and fail in every writer).
+MAX_DEPTH = 254
+#: The shortest compact JSON of a value nested MAX_DEPTH levels deep (an opener and a closer a level).
+_DEEP_BYTES = 2 * MAX_DEPTH
 
 _BOM = b"\xef\xbb\xbf"
 _INT_LIMIT = 2**63
@@ -98,10 +104,17 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
     -1 (never a count) when a number may lie at or beyond 2**63: orjson reads a longer integer as a float
     (2**200 becomes 1.6e60) and one up to 2**64 as an int, so the exact parse must look at the line.
 
-    ``dumps``, when given, receives the compact JSON of each nested value serialised here, by key (the
-    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters)."""
+    ``dumps``, when given, receives the compact JSON of each nested object serialised here, by key (the
+    rules reuse it: a parameters object's text is its cache key, see is_clean_parameters); arrays are
+    left out.
+
+    A line nested past :data:`MAX_DEPTH` levels gives -1 too (orjson refuses to write it), so that the
+    exact check reports it."""
     if type(value) is not dict:
-        dumped = orjson.dumps(value)
+        try:
+            dumped = orjson.dumps(value)
+        except orjson.JSONEncodeError:  # nested past orjson's limit: the exact check says so, at the line
+            return -1
         return -1 if _big_number(dumped) else dumped.count(b":")
     count = len(value)
     for key, item in value.items():
@@ -111,8 +124,25 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
         if kind is str:
             if ":" in item:  # a fast search; counting walks the whole text (Chinese uses "：" anyway)
                 count += item.count(":")
-        elif kind is dict or kind is list:
-            dumped = orjson.dumps(item)
+        elif kind is list:
+            # Written inside a one-element tuple, so that orjson refuses it from MAX_DEPTH levels on, where the
+            # line's object could not be written: the exact check then says so, at the line. The two brackets
+            # hold no colon and no digit: the count and the screen are the same; these bytes are not kept.
+            try:
+                dumped = orjson.dumps((item,))
+            except orjson.JSONEncodeError:
+                return -1
+            nested = _nested_colons(dumped)
+            if nested < 0:
+                return -1
+            count += nested
+        elif kind is dict:
+            try:
+                dumped = orjson.dumps(item)
+            except orjson.JSONEncodeError:  # nested past orjson's limit: the exact check says so, at the line
+                return -1
+            if len(dumped) >= _DEEP_BYTES and _too_deep_to_write(item):
+                return -1
             nested = _nested_colons(dumped)
             if nested < 0:
                 return -1
@@ -122,6 +152,30 @@ def _dumped_colons(value: Any, dumps: dict[str, bytes] | None = None) -> int:
         elif (kind is int or kind is float) and not -9.2e18 < item < 9.2e18:
             return -1
     return count
+
+
+def _too_deep_to_write(item: Any) -> bool:
+    """Whether an object orjson just wrote is one level too deep to be written inside the line's object (it
+    nests MAX_DEPTH levels itself). Asked only of objects long enough to nest that deep."""
+    try:
+        orjson.dumps((item,))
+    except orjson.JSONEncodeError:
+        return True
+    return False
+
+
+def _depth_past(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels deep (itself one), without
+    recursion: a line orjson reads may nest 1,024 levels, past Python's recursion limit."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if type(value) is dict or type(value) is list else []
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 #: :func:`_nested_colons` of small nested values already screened, by their compact JSON: a set repeats
@@ -169,7 +223,10 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
             line=line,
         )
         return False, None
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:  # deeper than Python's json reader goes (orjson reads up to 1,024 levels)
+        sink.add("nested_too_deep", Msg("nested_too_deep", limit=MAX_DEPTH), line=line)
+        return False, None
+    except ValueError as exc:
         detail: str | Msg = str(exc)
         if isinstance(exc, json.JSONDecodeError):
             # the decoder's words, as a template of their own so they are translated too
@@ -185,6 +242,9 @@ def _parse_slow(text: str, line: int, sink: IssueSink) -> tuple[bool, Any]:
         elif stripped.endswith(",") or stripped.startswith(("[", "]")):
             hint = Msg("frag.json_array")
         sink.add("invalid_json", Msg("invalid_json", detail=detail, where=where, hint=hint), line=line)
+        return False, None
+    if _depth_past(value, MAX_DEPTH):  # before the recursive checks below, and any writer, meet it
+        sink.add("nested_too_deep", Msg("nested_too_deep", limit=MAX_DEPTH), line=line)
         return False, None
     problem = _unrepresentable(value, "")
     if problem is not None:
@@ -278,7 +338,7 @@ def iter_json_lines(
     """Yield ``(line_number, value)`` for each line that parses; report every other line.
 
     ``dumps``, when given, holds for the line just yielded the compact JSON (``orjson.dumps``) of nested
-    top-level values the duplicate-key check serialised, by key; a key may be missing (then serialise it
+    top-level objects the duplicate-key check serialised, by key; a key may be missing (then serialise it
     yourself). It is emptied before each line.
 
     ``start``: the byte offset to read from (the start of a line) and that line's number, to read the part of

@@ -71,12 +71,14 @@ def failures() -> tuple[Failure, ...]:
         UnreadablePathError,
     )
     from scoring.errors import (
+        EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
         JudgeUnavailableError,
         MergeError,
         MetricError,
         OutputLockedError,
+        ProxyUnsupportedError,
         ResultsFileError,
         RunInterrupted,
         ScoringWorkerError,
@@ -84,7 +86,17 @@ def failures() -> tuple[Failure, ...]:
 
     interrupted = (KeyboardInterrupt,)
     terminated = (RunInterrupted,)
+    # what no request can be built from (found when the client is made, before the first request): bad usage
+    setup = tuple(
+        row
+        for command in ("run", "eval", "score")
+        for row in (
+            Failure(command, (ProxyUnsupportedError,), EXIT_USAGE, "proxy_unsupported"),
+            Failure(command, (EndpointSetupError,), EXIT_USAGE, "failed"),
+        )
+    )
     return (
+        *setup,
         # run IN -o OUT: the journal keeps what finished in every case
         Failure("run", (OutputLockedError,), EXIT_USAGE, "run.locked"),
         Failure("run", (EndpointUnavailableError,), EXIT_ERRORS, "run.stopped"),

@@ -151,13 +151,28 @@ def read_api_key(command: str, api_key_env: str, lang: str | None = None) -> str
     the warnings in ``lang`` (None: the locale's)."""
     from formatkit.cli._failures import say
     from scoring import clean_api_key
+    from scoring.errors import EndpointSetupError
 
-    api_key, warning = clean_api_key(os.environ.get(api_key_env))
+    try:
+        api_key, warning = clean_api_key(os.environ.get(api_key_env))
+    except EndpointSetupError as exc:  # a character no header can carry: refused before the first request
+        fail_usage(f"${api_key_env}: {exc}")
     if warning:
         typer.echo(say("api_key_cleaned", lang, command=command, env=api_key_env, warning=warning), err=True)
     if api_key is None and api_key_env != "OPENAI_API_KEY":
         typer.echo(say("api_key_unset", lang, command=command, env=api_key_env), err=True)
     return api_key
+
+
+def check_url(option_name: str, url: str) -> None:
+    """Exit 2 with one line when ``url`` is no URL a request can go to (``http://[::1/v1``)."""
+    from scoring import check_base_url
+    from scoring.errors import EndpointSetupError
+
+    try:
+        check_base_url(url)
+    except EndpointSetupError as exc:
+        fail_usage(f"{option_name} {exc}")
 
 
 def pairs(option_name: str, items: list[str], example: str) -> dict[str, str]:
@@ -228,6 +243,7 @@ class EndpointArgs:
         """Usage errors found without reading anything (exit 2)."""
         if not self.base_url.startswith(("http://", "https://")):
             fail_usage(f"--base-url {self.base_url!r}: expected an http:// or https:// URL")
+        check_url("--base-url", self.base_url)
 
     def endpoint_options(self, command: str, lang: str | None = None) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must, in
@@ -333,8 +349,15 @@ class JudgeArgs:
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
-        from scoring import JudgeOptions
+        from scoring import JudgeOptions, clean_api_key
+        from scoring.errors import EndpointSetupError
 
+        if self.judge_base_url is not None:  # what the judge's client would refuse, before anything is bought
+            check_url("--judge-base-url", self.judge_base_url)
+            try:
+                clean_api_key(os.environ.get(self.judge_api_key_env))
+            except EndpointSetupError as exc:
+                fail_usage(f"${self.judge_api_key_env}: {exc}")
         return JudgeOptions(
             judge_base_url=self.judge_base_url,
             judge_model=self.judge_model,

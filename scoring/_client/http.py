@@ -49,11 +49,13 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
 import random
 import re
 import ssl
 import sys
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Callable
 from types import TracebackType
 from typing import Any
@@ -68,11 +70,13 @@ from scoring._client.options import Dialect, Limits, RetryPolicy
 from scoring._client.pacing import Clock, RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
 from scoring._client.stream import StreamFolder, fold_stream
-from scoring._client.url import endpoint_url, public_url, url_secrets
+from scoring._client.url import check_base_url, endpoint_url, public_url, url_secrets
 from scoring._errors import (
     ClientError,
+    EndpointSetupError,
     EndpointUnavailableError,
     PermanentRequestError,
+    ProxyUnsupportedError,
     ReplyTooLargeError,
     RequestNotSent,
     RetriesExhaustedError,
@@ -102,15 +106,38 @@ _MESSAGE_FIELD = re.compile(rb'"message"\s*:\s*"((?:[^"\\]|\\.){0,2000})"')
 
 def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
     """``key`` without surrounding whitespace (a CRLF ``.env`` leaves a ``\\r``), and a warning when that
-    changed it; an empty key is no key."""
+    changed it; an empty key is no key. :class:`~scoring.errors.EndpointSetupError` when what is left
+    holds a character no HTTP header carries (a pasted ``…``, a zero-width space), naming the character
+    and its place, never the key."""
     if key is None:
         return None, None
     stripped = key.strip()
+    for position, char in enumerate(stripped, start=1):
+        if not " " <= char <= "~":  # an HTTP header carries printable ASCII only: refuse before any request
+            name = unicodedata.name(char, "a control character")
+            raise EndpointSetupError(
+                f"the API key holds {name.lower()} (U+{ord(char):04X}) at character {position} of "
+                f"{len(stripped)}: an HTTP header carries ASCII only (a key pasted from a document or a chat?); "
+                "copy the key again from its source"
+            )
     warning = None
     if stripped != key:
         ends = "a carriage return (\\r)" if key.rstrip(" \t").endswith("\r") else "whitespace"
         warning = f"the API key ends in {ends} (a file saved with Windows line ends?); it was stripped"
     return stripped or None, warning
+
+
+def _proxy_unsupported() -> ProxyUnsupportedError | None:
+    """The proxy variable httpx read that names a SOCKS proxy (the one its ImportError is about), if any."""
+    for variable in ("ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
+        value = os.environ.get(variable, "")
+        if value.lower().startswith("socks"):
+            try:
+                shown = public_url(value)
+            except ValueError:
+                shown = value.partition("://")[0] + "://..."
+            return ProxyUnsupportedError(variable, shown)
+    return None
 
 
 class ChatClient:
@@ -134,6 +161,7 @@ class ChatClient:
         self.model = model
         #: The options as given (:mod:`scoring._client.options`); the retry path reads ``retry`` as it is.
         self.limits, self.retry, self.dialect = limits, retry, dialect
+        check_base_url(base_url)
         self.url = endpoint_url(base_url)
         #: The base URL as it may be shown and recorded: no credentials.
         self.endpoint = public_url(base_url.strip().rstrip("/"))
@@ -163,7 +191,10 @@ class ChatClient:
         if self._api_key:
             sent_headers["Authorization"] = f"Bearer {self._api_key}"
         sent_headers.update(dialect.headers)
-        self._http = self._make_clients(self.concurrency, sent_headers, self.timeout, transport)
+        try:
+            self._http = self._make_clients(self.concurrency, sent_headers, self.timeout, transport)
+        except ImportError as exc:  # httpx met ALL_PROXY=socks5://... and has no SOCKS support installed
+            raise _proxy_unsupported() or exc from None
         # The free list is the concurrency bound: a request takes a client, sends, gives it back.
         self._idle: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
         for client in self._http:

@@ -12,9 +12,23 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-__all__ = ["endpoint_url", "public_url", "url_secrets"]
+__all__ = ["check_base_url", "endpoint_url", "public_url", "url_secrets"]
 
 _SECRET_KEY = re.compile(r"key|token|secret|sig|password|passwd|auth|credential", re.IGNORECASE)
+
+
+def check_base_url(base_url: str) -> None:
+    """Raise :class:`~scoring.errors.EndpointSetupError` (one line, the URL's own words) when ``base_url``
+    cannot be sent to: not http(s), no host, or a host or port no URL holds (``http://[::1/v1``)."""
+    from scoring._errors import EndpointSetupError
+
+    try:
+        parts = urlsplit(base_url.strip())
+        parts.port  # noqa: B018 - read for its check: a port past 65535, or not a number, raises here
+    except ValueError as exc:
+        raise EndpointSetupError(f"{base_url!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EndpointSetupError(f"{base_url!r}: expected an http:// or https:// URL with a host")
 
 
 def endpoint_url(base_url: str, path: str = "chat/completions") -> str:

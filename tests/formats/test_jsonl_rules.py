@@ -30,6 +30,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (J + "lone_surrogate.jsonl", "infer-eval", "lone_surrogate", {"line": 1, "field": "answer"}),
     (J + "number_too_large.jsonl", "infer-eval", "number_too_large", {"line": 1, "field": "parameters.seed"}),
     (J + "duplicate_key.jsonl", "infer-eval", "duplicate_key", {"line": 1, "field": "answer"}),
+    (J + "nested_too_deep.jsonl", "infer-eval", "nested_too_deep", {"line": 2}),
     (J + "duplicate_key_nested.jsonl", "infer-eval", "duplicate_key", {"line": 1, "field": "top_p"}),
     (J + "mixed_shapes.jsonl", "infer-eval", "mixed_shapes", {"line": 2}),
     (J + "unknown_key.jsonl", "infer-eval", "unknown_key", {"line": 1, "field": "answr"}),

@@ -192,6 +192,8 @@ MESSAGES: dict[str, str] = {
     "middle of an emoji; remove the escape or complete the pair.",
     "line_too_long": "The line holds {size:,} bytes, more than the {limit} a record may take; it was skipped. "
     "A file with no line breaks, or a JSON array on one line? jsonl needs one object per line.",
+    "nested_too_deep": "The line nests arrays and objects more than {limit} levels deep, deeper than a record "
+    "may be written; it was skipped. Flatten the value, or store it as a string.",
     "number_too_large": '"{field}" is an integer of {digits} digits, beyond the 64-bit range (±9.2e18) that '
     "JSON readers keep exactly; it would silently become an approximate number. Use a smaller number, or "
     "write it as a string.",
@@ -405,6 +407,7 @@ MESSAGES.update(
     {
         "ui.failed": "formatkit: error: {error}",
         "ui.failed_nothing_written": "formatkit: error: {error}; nothing was written",
+        "ui.proxy_unsupported": "formatkit: error: {variable}={proxy} names a SOCKS proxy, but httpx's SOCKS support is not installed: install it (pip install 'httpx[socks]'), or unset {variable}; nothing was sent",
         "ui.judge_hint": "check the judge endpoint",
         "ui.run.locked": "formatkit run: {error}; nothing was sent.",
         "ui.run.stopped": "formatkit run: stopped: {error}\n  {hint}.\n  {kept}; {output} was not written. Rerun the same command to resume: finished records are not sent again.",

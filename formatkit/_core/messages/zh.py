@@ -161,6 +161,7 @@ MESSAGES: dict[str, str] = {
     "保存它。文本可能是在表情符号中间被截断的；请删除该转义或补全这一对。",
     "line_too_long": "这一行有 {size:,} 字节，超过一条记录允许的 {limit}；已跳过。是没有换行的文件，还是写在一行里的 JSON 数组？"
     "jsonl 需要每行一个对象。",
+    "nested_too_deep": "这一行的数组和对象嵌套超过 {limit} 层，比一条记录能写出的更深；已跳过。请把该值展平，或存为字符串。",
     "number_too_large": "“{field}”是 {digits} 位整数，超出 JSON 读取器能精确保存的 64 位范围（±9.2e18）；它会悄悄变成近似值。"
     "请使用更小的数，或写成字符串。",
     "number_too_large.number": "这个数是 {digits} 位整数，超出 JSON 读取器能精确保存的 64 位范围（±9.2e18）；它会悄悄变成"
@@ -375,6 +376,7 @@ MESSAGES: dict[str, str] = {
     "summary.duplicate_key": "同一个对象中同一个键出现了两次。",
     "summary.lone_surrogate": "字符串中有孤立的 UTF-16 代理项（\\ud800），它不是文本。",
     "summary.line_too_long": "jsonl 的一行超过一条记录允许的长度（64 MiB）；已跳过。",
+    "summary.nested_too_deep": "jsonl 的一行中数组和对象的嵌套深于一条记录允许的层数（254 层）。",
     "summary.number_too_large": "整数超出 JSON 读取器能精确保存的 64 位范围。",
     "summary.mixed_shapes": "同一个文件中有不同格式的行。",
     "summary.unknown_key": "对象中有不属于该格式的键。",
@@ -411,6 +413,7 @@ MESSAGES.update(
     {
         "ui.failed": "formatkit：错误：{error}",
         "ui.failed_nothing_written": "formatkit：错误：{error}；没有写入任何内容",
+        "ui.proxy_unsupported": "formatkit：错误：{variable}={proxy} 指向 SOCKS 代理，但没有安装 httpx 的 SOCKS 支持：请安装（pip install 'httpx[socks]'），或取消设置 {variable}；没有发送任何请求",
         "ui.judge_hint": "请检查裁判模型的端点",
         "ui.run.locked": "formatkit run：{error}；没有发送任何请求。",
         "ui.run.stopped": "formatkit run：已停止：{error}\n  {hint}。\n  {kept}；没有写入 {output}。重新运行同一命令即可继续：已完成的记录不会再次发送。",

@@ -68,8 +68,8 @@ def fix_file(
     """Write a repaired copy of ``path`` to ``output`` (nothing with ``dry_run``) and validate the copy.
 
     UnreadablePathError for a missing input, an output that is the input, or an output of another kind
-    (``.xlsx`` for a workbook, ``.jsonl`` for jsonl); RepairError (nothing written) when no repair can
-    open an input validate reads without an error."""
+    (``.xlsx`` for a workbook, ``.jsonl`` for jsonl); RepairError (nothing written) when the repair of its
+    format cannot open an input validate reads without an error (a format without one is left to validate)."""
     source = check_path(path)
     target = Path(output)
     _check_output(source, target)
@@ -79,9 +79,9 @@ def fix_file(
     if any(code in before.counts for code in _UNREADABLE):
         return _unrepaired(path, output, before)
     known = input_format(source)
+    if known is None or known.repair is None:  # a kind fix does not repair: left to validate (CONTRIBUTING)
+        return _unrepaired(path, output, before)
     try:
-        if known is None or known.repair is None:
-            raise RepairError(f"fix does not repair {source.suffix or 'extensionless'} files")
         repaired = load(known.repair)(source)
         if repaired is None:
             raise RepairError("its repair could not read it")

@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -123,12 +124,11 @@ def _identity(record: RecordDict) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _count(part: Part, seen: dict[bytes, tuple[Part, int]], doubled: list[str]) -> tuple[int, str | None]:
-    """The part's record count, and a problem when a line is not a JSON record; a record met before (in
-    this part or another: ``seen``) adds its problem to ``doubled``, naming both places and the input
-    record its line stands in for."""
+def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int, str | None]:
+    """The part's record count, and a problem when a line is not a JSON record; with ``seen`` (the
+    identities of the records read so far, one 16-byte digest each), a record met before, in this part
+    or another, is added to ``again``."""
     count = 0
-    assert part.shard is not None
     for number, line in enumerate(_lines(part.data), 1):
         try:
             data: RecordDict = orjson.loads(line)
@@ -137,19 +137,64 @@ def _count(part: Part, seen: dict[bytes, tuple[Part, int]], doubled: list[str]) 
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             return count, f"{part.name}: record {number} is not a canonical record (no messages list)"
         count += 1
-        key = _identity(data)
-        first = seen.setdefault(key, (part, number))
-        if first != (part, number):
-            where = f"record {first[1]}" if first[0] is part else f"record {first[1]} of {first[0].name}"
-            position = part.shard.index + (number - 1) * part.shard.count  # 1-based, the input's order
-            lacks = (
-                f"; input record {position}, whose place it takes, is missing" if position <= part.input_records else ""
-            )
-            doubled.append(
-                f"{part.name} (part {part.shard.label}): record {number} (session_id "
-                f"{_session(data)}) is {where} again: that record would be doubled{lacks}; run the part again"
-            )
+        if seen is not None:
+            key = _identity(data)
+            if key in seen:
+                again.append(Again(part, number, key, _session(data)))
+            else:
+                seen.add(key)
     return count, None
+
+
+class Again(NamedTuple):
+    """A record met a second time: the part, its line among the part's records, its identity, its session id."""
+
+    part: Part
+    number: int
+    key: bytes
+    session: str
+
+
+#: The records met twice said per part; the rest are counted in one line.
+_SHOWN_AGAIN = 5
+
+
+def _doubled(parts: list[Part], again: list[Again]) -> list[str]:
+    """The problems of the records met twice: where each was met first (a second reading, only when there
+    is one), and the input record whose place the second copy takes (a part holds its share in input order)."""
+    wanted = {entry.key for entry in again}
+    first: dict[bytes, tuple[Part, int]] = {}
+    for part in parts:
+        for number, line in enumerate(_lines(part.data), 1):
+            try:
+                data: RecordDict = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # said as the part's problem
+            if isinstance(data, dict) and isinstance(data.get("messages"), list):
+                key = _identity(data)
+                if key in wanted:
+                    first.setdefault(key, (part, number))
+    problems: list[str] = []
+    said: dict[int, int] = {}
+    for entry in again:
+        part, number = entry.part, entry.number
+        assert part.shard is not None
+        said[id(part)] = said.get(id(part), 0) + 1
+        if said[id(part)] > _SHOWN_AGAIN:
+            continue
+        where_part, where = first[entry.key]
+        place = f"record {where}" if where_part is part else f"record {where} of {where_part.name}"
+        position = part.shard.index + (number - 1) * part.shard.count  # 1-based, the input's order
+        lacks = f"; input record {position}, whose place it takes, is missing" if position <= part.input_records else ""
+        problems.append(
+            f"{part.name} (part {part.shard.label}): record {number} (session_id {entry.session}) is {place} "
+            f"again: that record would be doubled{lacks}; run the part again"
+        )
+    for part in parts:
+        more = said.get(id(part), 0) - _SHOWN_AGAIN
+        if more > 0:
+            problems.append(f"{part.name}: {more} more record(s) there twice")
+    return problems
 
 
 def _session(record: RecordDict) -> str:
@@ -191,11 +236,13 @@ def _check(parts: list[Part]) -> list[str]:
             f"part(s) {', '.join(missing)} missing: their records would be missing "
             f"(give every part 1/{count} to {count}/{count})"
         )
-    seen: dict[bytes, tuple[Part, int]] = {}
+    seen: set[bytes] = set()
+    again: list[Again] = []
     for part in parts:
-        doubled: list[str] = []
-        actual, problem = _count(part, seen, doubled)
-        problems += doubled
+        assert part.shard is not None
+        # a part given twice is said above: its records are not each said again
+        check = seen if by_index[part.shard.index][0] is part else None
+        actual, problem = _count(part, check, again)
         if problem is not None:
             problems.append(problem)
         elif actual != part.expected:
@@ -206,6 +253,8 @@ def _check(parts: list[Part]) -> list[str]:
                 f"{part.input_records} input records is {part.expected}: {abs(actual - part.expected)} record(s) "
                 f"{how}; run the part again"
             )
+    if again:
+        problems += _doubled([p for p in parts if p.shard is not None and by_index[p.shard.index][0] is p], again)
     return problems
 
 

@@ -326,3 +326,23 @@ def test_report_adds_no_negative_count_a_results_file_holds(tmp_path: Path) -> N
     result = invoke("report", str(path))
     assert result.exit_code == 0, result.output
     assert "m: tokens 3 prompt + 0 completion = 9 total" in result.stdout
+
+
+def test_merge_says_five_records_twice_per_part_and_counts_the_rest(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    src = _set(tmp_path / "set.jsonl", 14)
+    parts = []
+    for k in (1, 2):
+        part = tmp_path / f"part{k}.jsonl"
+        assert _run(fake_openai, src, part, "--shard", f"{k}/2").exit_code == 0
+        parts.append(part)
+    lines = parts[1].read_bytes().splitlines(keepends=True)
+    parts[1].write_bytes(lines[0] * len(lines))  # its first record 7 times: 6 of its share missing
+    result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.count("is record 1 again: that record would be doubled") == 5
+    assert f"{parts[1]}: 1 more record(s) there twice" in result.stderr
+    # a part given twice is said once, not once per record
+    again = invoke("merge", str(parts[0]), str(parts[0]), "-o", str(tmp_path / "m2.jsonl"))
+    assert again.exit_code == 1
+    assert "part 1/2 is given 2 times" in again.stderr
+    assert "that record would be doubled" not in again.stderr

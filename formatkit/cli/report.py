@@ -17,7 +17,8 @@ _HELP = """Aggregate scored results by model, then dimension and dataset, on 0â€
 
 Records are grouped by the model that answered (each response's "model", or seed 001's "endpoint_id";
 records without one are "(unknown model)"): several models' results, given as several files, are shown
-side by side as a leaderboard with the models as columns, never merged.
+side by side as a leaderboard with the models as columns, never merged. A file given twice (the same
+file under another path or a link, or a byte-for-byte copy of one) is read once, and said on stderr.
 
 A dataset is meta.dataset, else the file's name. Its dimension comes from --dimensions (a JSON file
 {"dataset": "dimension"}), else meta.dimension; a dataset without one is a dimension of its own. A
@@ -70,11 +71,52 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
-    paths = paths_or_fail(paths)
+    paths = _once(paths_or_fail(paths))
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
         _report(paths, mapping, fmt, output, verdicts)
+
+
+def _once(paths: list[str]) -> list[str]:
+    """The paths with each file once: a file given again (the same file under any spelling, a link to it)
+    or a byte-for-byte copy of one given before is read once, and said on stderr; its records would
+    otherwise be counted twice (n doubled, the interval narrowed). Two files that differ in one byte
+    are two files."""
+    import hashlib
+    import os
+    import stat
+
+    kept: list[str] = []
+    files: dict[tuple[int, int], str] = {}  # (device, inode) -> the path given first
+    sizes: dict[int, list[str]] = {}  # a regular file's size -> the paths kept with it
+
+    def digest(path: str) -> bytes:
+        hasher = hashlib.blake2b()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                hasher.update(block)
+        return hasher.digest()
+
+    digests: dict[str, bytes] = {}
+    for path in paths:
+        info = os.stat(path)
+        first = files.get((info.st_dev, info.st_ino))
+        if first is not None:
+            typer.echo(say("report.same_file", None, path=path, first=first), err=True)
+            continue
+        files[(info.st_dev, info.st_ino)] = path
+        if stat.S_ISREG(info.st_mode):  # a copy: only a file of the same size is read to compare
+            same_size = sizes.setdefault(info.st_size, [])
+            if same_size:
+                mine = digests[path] = digest(path)
+                copy = next((p for p in same_size if digests.setdefault(p, digest(p)) == mine), None)
+                if copy is not None:
+                    typer.echo(say("report.same_content", None, path=path, first=copy), err=True)
+                    continue
+            same_size.append(path)
+        kept.append(path)
+    return kept
 
 
 def _report(

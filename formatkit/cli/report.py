@@ -79,43 +79,12 @@ def report(
 
 
 def _once(paths: list[str]) -> list[str]:
-    """The paths with each file once: a file given again (the same file under any spelling, a link to it)
-    or a byte-for-byte copy of one given before is read once, and said on stderr; its records would
-    otherwise be counted twice (n doubled, the interval narrowed). Two files that differ in one byte
-    are two files."""
-    import hashlib
-    import os
-    import stat
+    """The paths with each file once (:func:`scoring.distinct_files`); each repeat left out is said on stderr."""
+    from scoring import distinct_files
 
-    kept: list[str] = []
-    files: dict[tuple[int, int], str] = {}  # (device, inode) -> the path given first
-    sizes: dict[int, list[str]] = {}  # a regular file's size -> the paths kept with it
-
-    def digest(path: str) -> bytes:
-        hasher = hashlib.blake2b()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                hasher.update(block)
-        return hasher.digest()
-
-    digests: dict[str, bytes] = {}
-    for path in paths:
-        info = os.stat(path)
-        first = files.get((info.st_dev, info.st_ino))
-        if first is not None:
-            typer.echo(say("report.same_file", None, path=path, first=first), err=True)
-            continue
-        files[(info.st_dev, info.st_ino)] = path
-        if stat.S_ISREG(info.st_mode):  # a copy: only a file of the same size is read to compare
-            same_size = sizes.setdefault(info.st_size, [])
-            if same_size:
-                mine = digests[path] = digest(path)
-                copy = next((p for p in same_size if digests.setdefault(p, digest(p)) == mine), None)
-                if copy is not None:
-                    typer.echo(say("report.same_content", None, path=path, first=copy), err=True)
-                    continue
-            same_size.append(path)
-        kept.append(path)
+    kept, repeats = distinct_files(paths)
+    for repeat in repeats:
+        typer.echo(say(f"report.{repeat.how}", None, path=repeat.path, first=repeat.first), err=True)
     return kept
 
 

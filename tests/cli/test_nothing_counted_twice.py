@@ -346,3 +346,22 @@ def test_merge_says_five_records_twice_per_part_and_counts_the_rest(fake_openai:
     assert again.exit_code == 1
     assert "part 1/2 is given 2 times" in again.stderr
     assert "that record would be doubled" not in again.stderr
+
+
+def test_distinct_files_is_the_library_call_report_makes(tmp_path: Path) -> None:
+    """The rule lives in scoring (``scoring.distinct_files``), the command only prints what it left out."""
+    from scoring import Repeat, distinct_files
+
+    first = tmp_path / "a.jsonl"
+    first.write_text('{"x": 1}\n', encoding="utf-8")
+    copy = tmp_path / "b.jsonl"
+    copy.write_bytes(first.read_bytes())
+    other = tmp_path / "c.jsonl"
+    other.write_text('{"x": 2}\n', encoding="utf-8")  # same size, one byte apart: a file of its own
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(first)
+    paths = [str(first), str(copy), str(other), str(link)]
+    assert distinct_files(paths) == (
+        [str(first), str(other)],
+        [Repeat(str(copy), str(first), "same_content"), Repeat(str(link), str(first), "same_file")],
+    )

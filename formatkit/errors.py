@@ -9,6 +9,7 @@ becomes Issues in a report); these are for callers::
 
 FormatkitError
 ├── UnreadablePathError     a path that is missing, a directory, or not readable (CLI exit 2)
+├── RepairError             ``fix`` could not open a file validate reads; ``.source``, ``.output``
 ├── InvalidFileError        a file whose records were asked for has errors; ``.report``
 │   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back; ``.mode``
 └── OutputError             an output could not be written (nothing partial is left behind)
@@ -22,6 +23,7 @@ from formatkit._core.errors import (
     InvalidFileError,
     OutputBusyError,
     OutputError,
+    RepairError,
     SheetReadBackError,
     SmallFileError,
     UnreadablePathError,
@@ -32,6 +34,7 @@ __all__ = [
     "InvalidFileError",
     "OutputBusyError",
     "OutputError",
+    "RepairError",
     "SheetReadBackError",
     "SmallFileError",
     "UnreadablePathError",

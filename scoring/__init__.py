@@ -38,6 +38,8 @@ _LAZY = {
     "EvalOutcome": "scoring._pipeline.evaluate",
     "write_report": "scoring._pipeline.report_file",
     "collect_results": "scoring._pipeline.report_file",
+    "distinct_files": "scoring._pipeline.distinct_files",
+    "Repeat": "scoring._pipeline.distinct_files",
     "JudgeUnavailableError": "scoring._errors",
     "Aggregate": "scoring._report.aggregate",
     "Aggregator": "scoring._report.aggregate",
@@ -133,6 +135,7 @@ __all__ = [
     "MetricError",
     "MetricSpec",
     "RecordOutcome",
+    "Repeat",
     "RetryPolicy",
     "RuleFunction",
     "RunJob",
@@ -153,6 +156,7 @@ __all__ = [
     "choose_metrics",
     "clean_api_key",
     "collect_results",
+    "distinct_files",
     "evaluate",
     "exact_match",
     "extract_choice",
@@ -214,6 +218,7 @@ if TYPE_CHECKING:
     from scoring._metrics.math import SympyGuard, answers_equal, math_credit, math_equal, score_math
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
     from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
+    from scoring._pipeline.distinct_files import Repeat, distinct_files
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions

@@ -23,6 +23,8 @@ Streaming: a request with ``"stream": true`` gets its reply as server-sent event
 in ``stream_pieces`` pieces, then the finish chunk, a usage chunk when ``stream_options.include_usage``,
 and ``data: [DONE]``; ``server.refuse_stream = "message"`` answers such requests 400 with that message
 instead (a server without streaming), ``server.ignore_stream = True`` answers plain JSON.
+``server.usage = {...}`` is the ``usage`` of every reply instead of the counted one (a server that
+sends a negative count).
 
 Fault kinds: ``"429"`` (with ``retry_after`` seconds or an HTTP date), ``"500"``/``"502"``/``"503"``,
 ``"close"`` (socket closed with no reply), ``"partial"`` (connection cut in the middle of the body),
@@ -120,6 +122,8 @@ class FakeOpenAI:
         self.stream_pieces = 3
         self.refuse_stream: str | None = None
         self.ignore_stream = False
+        #: When set, the ``usage`` of every reply (plain or streamed) instead of the counted one.
+        self.usage: dict[str, Any] | None = None
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self._released = threading.Event()
@@ -512,7 +516,9 @@ class FakeOpenAI:
             "created": int(time.time()),
             "model": body.get("model", "fake"),
             "choices": choices,
-            "usage": {
+            "usage": dict(self.usage)
+            if self.usage is not None
+            else {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,

@@ -72,7 +72,8 @@ DOCUMENTED = {
         "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
-        "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url",
+        "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
+        "Repeat",
     ],
 }  # fmt: skip
 
@@ -81,8 +82,8 @@ DOCUMENTED = {
 SUBMODULES = {
     "formatkit.codes": ["CAUSES", "CODES", "Code", "Severity", "describe"],
     "formatkit.errors": [
-        "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "SheetReadBackError", "SmallFileError",
-        "UnreadablePathError",
+        "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "SheetReadBackError",
+        "SmallFileError", "UnreadablePathError",
     ],
     "formatkit.files": ["TERMINATED", "check_path", "output_lock", "read_small_file"],
     "formatkit.messages": [

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from formatkit._api.validate import check_path, validate_file
-from formatkit._core.errors import UnreadablePathError
+from formatkit._core.errors import RepairError, UnreadablePathError
 from formatkit._core.formats import input_format, load
 from formatkit._core.issues import FileReport
 from formatkit._core.modes import Mode, Profile
@@ -68,7 +68,8 @@ def fix_file(
     """Write a repaired copy of ``path`` to ``output`` (nothing with ``dry_run``) and validate the copy.
 
     UnreadablePathError for a missing input, an output that is the input, or an output of another kind
-    (``.xlsx`` for a workbook, ``.jsonl`` for jsonl)."""
+    (``.xlsx`` for a workbook, ``.jsonl`` for jsonl); RepairError (nothing written) when the repair of its
+    format cannot open an input validate reads without an error (a format without one is left to validate)."""
     source = check_path(path)
     target = Path(output)
     _check_output(source, target)
@@ -78,9 +79,18 @@ def fix_file(
     if any(code in before.counts for code in _UNREADABLE):
         return _unrepaired(path, output, before)
     known = input_format(source)
-    repaired = load(known.repair)(source) if known is not None and known.repair is not None else None
-    if repaired is None:  # a file no repair can open, or of a kind fix does not repair: validate says why
+    if known is None or known.repair is None:  # a kind fix does not repair: left to validate (CONTRIBUTING)
         return _unrepaired(path, output, before)
+    try:
+        repaired = load(known.repair)(source)
+        if repaired is None:
+            raise RepairError("its repair could not read it")
+    except RepairError as exc:
+        if not before.valid:  # a file no repair can open, and validate's report says why
+            return _unrepaired(path, output, before)
+        # validate reads it without an error: "nothing written" and exit 0 would claim a repair that
+        # did not happen; say that it could not be repaired, and why
+        raise RepairError(str(exc), source=str(path), output=str(output)) from exc
     data, changes, notes = repaired
     with _written(target, data, dry_run) as written:
         report = validate_file(written, mode=mode, profile=profile)

@@ -22,6 +22,7 @@ __all__ = [
     "InvalidFileError",
     "OutputBusyError",
     "OutputError",
+    "RepairError",
     "SheetReadBackError",
     "SmallFileError",
     "UnreadablePathError",
@@ -51,6 +52,16 @@ class SheetReadBackError(InvalidFileError):
     def __init__(self, report: FileReport, mode: Mode) -> None:
         super().__init__(report)
         self.mode = mode
+
+
+class RepairError(FormatkitError):
+    """``fix`` could not open a file that ``validate`` reads without an error (nothing was written): the
+    message says why; ``source`` and ``output`` are filled by :func:`formatkit.fix_file`."""
+
+    def __init__(self, message: str, *, source: str = "", output: str = "") -> None:
+        self.source = source
+        self.output = output
+        super().__init__(message)
 
 
 class OutputError(FormatkitError):

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.errors import RepairError
 from formatkit._core.issues import IssueSink
 from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._fixing.excel_book import Book, lost_parts, open_book, save_book
@@ -38,11 +39,12 @@ FILL_DOWN = ("session_id", "system_prompt", "parameters")
 
 def repair_excel(source: Path) -> Repaired | None:
     """The repaired copy of the workbook ``source`` (an .xls is rewritten as .xlsx), or None when openpyxl
-    or xlrd cannot open it (nothing to repair: validate says why)."""
+    or xlrd cannot open it (nothing to repair: validate says why); RepairError, saying why, when they
+    cannot open it though validate may read it (:func:`formatkit.fix_file` decides)."""
     try:
         book = open_book(source)
-    except Exception:
-        return None
+    except Exception as exc:
+        raise RepairError(f"{type(exc).__name__}: {exc}"[:300]) from exc
     changes = repair_workbook(book)
     notes: list[Change] = []
     if book.from_xls:

@@ -66,6 +66,7 @@ def failures() -> tuple[Failure, ...]:
         InvalidFileError,
         OutputBusyError,
         OutputError,
+        RepairError,
         SheetReadBackError,
         UnreadablePathError,
     )
@@ -132,7 +133,9 @@ def failures() -> tuple[Failure, ...]:
         Failure("output", (OutputError,), EXIT_USAGE, "failed"),
         Failure("convert", (OutputBusyError,), EXIT_USAGE, "failed_nothing_written"),
         Failure("convert", (OutputError, OSError), EXIT_ERRORS, "convert.not_written"),
-        # fix IN -o OUT: a path or output it cannot use is bad usage
+        # fix IN -o OUT: a file validate reads that fix cannot open is refused, saying why (nothing
+        # written); a path or output it cannot use is bad usage
+        Failure("fix", (RepairError,), EXIT_ERRORS, "fix.cannot_repair"),
         Failure("fix", (UnreadablePathError, OutputError, OSError), EXIT_USAGE, "failed"),
         # any command: the machine refusing (a full disk, a read-only folder), or an output another
         # command is writing (exit 2, as run's lock)

@@ -34,7 +34,8 @@ def fix(
     issues: IssueArgs,
 ) -> None:
     """Write a repaired copy: every mechanical repair with one right answer, each listed at its cell or line.
-    Exit 0 when the copy validates, 1 when errors remain (listed after the changes), 2 on bad usage."""
+    Exit 0 when the copy validates, 1 when errors remain (listed after the changes) or when a workbook
+    validate reads cannot be opened for repair (nothing written, the reason said), 2 on bad usage."""
     from formatkit import Report, fix_file
     from formatkit.messages import Msg, locale_lang
 

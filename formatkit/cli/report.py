@@ -17,7 +17,8 @@ _HELP = """Aggregate scored results by model, then dimension and dataset, on 0â€
 
 Records are grouped by the model that answered (each response's "model", or seed 001's "endpoint_id";
 records without one are "(unknown model)"): several models' results, given as several files, are shown
-side by side as a leaderboard with the models as columns, never merged.
+side by side as a leaderboard with the models as columns, never merged. A file given twice (the same
+file under another path or a link, or a byte-for-byte copy of one) is read once, and said on stderr.
 
 A dataset is meta.dataset, else the file's name. Its dimension comes from --dimensions (a JSON file
 {"dataset": "dimension"}), else meta.dimension; a dataset without one is a dimension of its own. A
@@ -70,11 +71,21 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
-    paths = paths_or_fail(paths)
+    paths = _once(paths_or_fail(paths))
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
         _report(paths, mapping, fmt, output, verdicts)
+
+
+def _once(paths: list[str]) -> list[str]:
+    """The paths with each file once (:func:`scoring.distinct_files`); each repeat left out is said on stderr."""
+    from scoring import distinct_files
+
+    kept, repeats = distinct_files(paths)
+    for repeat in repeats:
+        typer.echo(say(f"report.{repeat.how}", None, path=repeat.path, first=repeat.first), err=True)
+    return kept
 
 
 def _report(

@@ -182,6 +182,7 @@ class ChatClient:
         self.health = EndpointHealth(public_url(self.url), retry.unavailable_after)
         #: Things the client decided on its own that a user should hear (streaming refused, ...).
         self.notes: list[str] = []
+        self._usage_refused = False  # a count below zero was noted (once per client)
         sent_headers = {
             "Content-Type": "application/json",
             "Accept": "application/json, text/event-stream",
@@ -376,7 +377,14 @@ class ChatClient:
             self.in_flight += 1
             sent_at = time.monotonic()
             try:
-                return _timed(await self._exchange(client, payload, streamed), sent_at)
+                results = _timed(await self._exchange(client, payload, streamed), sent_at)
+                if results[0].refused_usage is not None and not self._usage_refused:
+                    self._usage_refused = True
+                    self.notes.append(
+                        f"the endpoint sent a token count below zero ({self.scrub(results[0].refused_usage)[:120]}): "
+                        "such a count is unknown, left out of the token totals"
+                    )
+                return results
             finally:
                 self.in_flight -= 1
                 if self._settled is not None:

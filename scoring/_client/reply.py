@@ -9,7 +9,7 @@ import orjson
 
 from scoring._errors import MalformedResponseError
 
-__all__ = ["ChatResult", "parse_completion", "usage_counts"]
+__all__ = ["ChatResult", "parse_completion", "refused_counts", "usage_counts"]
 
 _MAX_MESSAGE = 500
 
@@ -29,6 +29,9 @@ class ChatResult:
     latency: float | None = None
     ttft: float | None = None
     first_piece_at: float | None = None
+    #: The counts the server sent below zero (``completion_tokens=-5``), left out of ``usage``: unknown,
+    #: never added into a total; the client notes them once.
+    refused_usage: str | None = None
 
 
 def parse_completion(raw: bytes) -> list[ChatResult]:
@@ -45,6 +48,7 @@ def parse_completion(raw: bytes) -> list[ChatResult]:
         hint = f": {error}" if error else ""
         raise MalformedResponseError(f"response has no choices{hint}"[:_MAX_MESSAGE])
     usage = usage_counts(data.get("usage"))
+    refused = refused_counts(data.get("usage"))
     results: list[tuple[int, ChatResult]] = []
     for position, choice in enumerate(choices):
         if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
@@ -69,6 +73,7 @@ def parse_completion(raw: bytes) -> list[ChatResult]:
                     finish_reason=finish if isinstance(finish, str) else None,
                     usage=usage,
                     logprobs=choice.get("logprobs"),
+                    refused_usage=refused,
                 ),
             )
         )
@@ -77,15 +82,42 @@ def parse_completion(raw: bytes) -> list[ChatResult]:
 
 
 def usage_counts(raw: Any) -> dict[str, int] | None:
-    """Integer counts; nested details (``completion_tokens_details.reasoning_tokens``) are flattened."""
+    """Integer counts; nested details (``completion_tokens_details.reasoning_tokens``) are flattened. A
+    count below zero is no count: it is left out (unknown), never added into a total, and so is the
+    ``total_tokens`` made with it (:func:`refused_counts` names them)."""
     if not isinstance(raw, dict):
         return None
     usage: dict[str, int] = {}
+    negative = False
     for key, value in raw.items():
         if isinstance(value, int) and not isinstance(value, bool):
-            usage[key] = value
+            if value >= 0:
+                usage[key] = value
+            else:
+                negative = True
         elif isinstance(value, dict):
             for inner, count in value.items():
-                if isinstance(count, int) and not isinstance(count, bool) and inner not in usage:
+                if isinstance(count, int) and not isinstance(count, bool) and count >= 0 and inner not in usage:
                     usage[inner] = count
+    if negative:  # a total made with a count below zero is no total either
+        usage.pop("total_tokens", None)
     return usage or None
+
+
+def refused_counts(raw: Any) -> str | None:
+    """The counts of a usage object below zero, as ``name=value`` (``completion_tokens=-5``); None when none is."""
+    if not isinstance(raw, dict):
+        return None
+    refused = [
+        f"{key}={value}"
+        for key, value in raw.items()
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0
+    ]
+    refused += [
+        f"{key}.{inner}={count}"
+        for key, value in raw.items()
+        if isinstance(value, dict)
+        for inner, count in value.items()
+        if isinstance(count, int) and not isinstance(count, bool) and count < 0
+    ]
+    return ", ".join(refused) or None

@@ -26,7 +26,7 @@ import orjson
 
 from formatkit._core.record import JsonObject
 from scoring._client.body import LineSplitter
-from scoring._client.reply import ChatResult, usage_counts
+from scoring._client.reply import ChatResult, refused_counts, usage_counts
 from scoring._errors import MalformedResponseError, StreamError
 
 __all__ = ["StreamFolder", "fold_stream"]
@@ -48,6 +48,7 @@ class StreamFolder:
     def __init__(self) -> None:
         self.choices: dict[int, _Choice] = {}
         self.usage: dict[str, int] | None = None
+        self.refused_usage: str | None = None
         self.done = False
         self.chunks = 0
         #: The monotonic clock when the first piece of text (content or reasoning) arrived.
@@ -81,6 +82,7 @@ class StreamFolder:
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.usage = usage_counts(usage)
+            self.refused_usage = refused_counts(usage)
         for position, choice in enumerate(chunk.get("choices") or ()):
             if not isinstance(choice, dict):
                 continue
@@ -128,6 +130,7 @@ class StreamFolder:
                     usage=self.usage,
                     logprobs={"content": slot.logprobs} if slot.logprobs is not None else None,
                     first_piece_at=self.first_piece_at,
+                    refused_usage=self.refused_usage,
                 )
             )
         return out

@@ -8,20 +8,24 @@ positions K-1, K-1+N, ... of an input of ``input_records`` records with a given 
 
 Everything is checked before anything is written, and every problem is reported (not the first): parts
 of different inputs or splits, a part given twice, a part missing, a part with a record missing or
-doubled (its record count is not its share). Then the output is written atomically, record by record
+doubled (its record count is not its share, or a record is there twice: one of its share is then
+missing, named by the input position the second copy stands in). Then the output is written atomically, record by record
 from the parts in turn (memory stays flat), each line as the part holds it, so the merge of the parts of
 a run is byte for byte what one unsharded run writes. The merged file's run record lists the parts'.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
+from formatkit._core.record import RecordDict
 from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._errors import MergeError
 from scoring._runner.provenance import (
@@ -110,18 +114,91 @@ def _lines(path: Path) -> Iterator[bytes]:
                 yield line if line.endswith(b"\n") else line + b"\n"
 
 
-def _count(part: Part) -> tuple[int, str | None]:
-    """The part's record count, and a problem when a line is not a JSON record."""
+def _identity(record: RecordDict) -> bytes:
+    """What tells one input record from another in a part: its session id, where it was read from
+    (``meta.source``) and its conversation (roles and contents, the responses left out)."""
+    meta = record.get("meta")
+    source = meta.get("source") if isinstance(meta, dict) else None
+    turns = [(m.get("role"), m.get("content")) for m in record["messages"] if isinstance(m, dict)]
+    data = orjson.dumps([record.get("session_id"), source, turns])
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int, str | None]:
+    """The part's record count, and a problem when a line is not a JSON record; with ``seen`` (the
+    identities of the records read so far, one 16-byte digest each), a record met before, in this part
+    or another, is added to ``again``."""
     count = 0
     for number, line in enumerate(_lines(part.data), 1):
         try:
-            data = orjson.loads(line)
+            data: RecordDict = orjson.loads(line)
         except orjson.JSONDecodeError:
             return count, f"{part.name}: record {number} is not JSON: the part is damaged, run it again"
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
             return count, f"{part.name}: record {number} is not a canonical record (no messages list)"
         count += 1
+        if seen is not None:
+            key = _identity(data)
+            if key in seen:
+                again.append(Again(part, number, key, _session(data)))
+            else:
+                seen.add(key)
     return count, None
+
+
+class Again(NamedTuple):
+    """A record met a second time: the part, its line among the part's records, its identity, its session id."""
+
+    part: Part
+    number: int
+    key: bytes
+    session: str
+
+
+#: The records met twice said per part; the rest are counted in one line.
+_SHOWN_AGAIN = 5
+
+
+def _doubled(parts: list[Part], again: list[Again]) -> list[str]:
+    """The problems of the records met twice: where each was met first (a second reading, only when there
+    is one), and the input record whose place the second copy takes (a part holds its share in input order)."""
+    wanted = {entry.key for entry in again}
+    first: dict[bytes, tuple[Part, int]] = {}
+    for part in parts:
+        for number, line in enumerate(_lines(part.data), 1):
+            try:
+                data: RecordDict = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # said as the part's problem
+            if isinstance(data, dict) and isinstance(data.get("messages"), list):
+                key = _identity(data)
+                if key in wanted:
+                    first.setdefault(key, (part, number))
+    problems: list[str] = []
+    said: dict[int, int] = {}
+    for entry in again:
+        part, number = entry.part, entry.number
+        assert part.shard is not None
+        said[id(part)] = said.get(id(part), 0) + 1
+        if said[id(part)] > _SHOWN_AGAIN:
+            continue
+        where_part, where = first[entry.key]
+        place = f"record {where}" if where_part is part else f"record {where} of {where_part.name}"
+        position = part.shard.index + (number - 1) * part.shard.count  # 1-based, the input's order
+        lacks = f"; input record {position}, whose place it takes, is missing" if position <= part.input_records else ""
+        problems.append(
+            f"{part.name} (part {part.shard.label}): record {number} (session_id {entry.session}) is {place} "
+            f"again: that record would be doubled{lacks}; run the part again"
+        )
+    for part in parts:
+        more = said.get(id(part), 0) - _SHOWN_AGAIN
+        if more > 0:
+            problems.append(f"{part.name}: {more} more record(s) there twice")
+    return problems
+
+
+def _session(record: RecordDict) -> str:
+    return orjson.dumps(record.get("session_id")).decode()
 
 
 def _check(parts: list[Part]) -> list[str]:
@@ -159,8 +236,13 @@ def _check(parts: list[Part]) -> list[str]:
             f"part(s) {', '.join(missing)} missing: their records would be missing "
             f"(give every part 1/{count} to {count}/{count})"
         )
+    seen: set[bytes] = set()
+    again: list[Again] = []
     for part in parts:
-        actual, problem = _count(part)
+        assert part.shard is not None
+        # a part given twice is said above: its records are not each said again
+        check = seen if by_index[part.shard.index][0] is part else None
+        actual, problem = _count(part, check, again)
         if problem is not None:
             problems.append(problem)
         elif actual != part.expected:
@@ -171,6 +253,8 @@ def _check(parts: list[Part]) -> list[str]:
                 f"{part.input_records} input records is {part.expected}: {abs(actual - part.expected)} record(s) "
                 f"{how}; run the part again"
             )
+    if again:
+        problems += _doubled([p for p in parts if p.shard is not None and by_index[p.shard.index][0] is p], again)
     return problems
 
 

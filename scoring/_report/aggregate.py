@@ -193,7 +193,7 @@ class DatasetStats:
             usage = response.get("usage")
             if isinstance(usage, dict):
                 for key, value in usage.items():
-                    if key in usage_total and type(value) is int:
+                    if key in usage_total and type(value) is int and value >= 0:  # below zero: unknown
                         usage_total[key] += value
             score = response.get("score")
             judge = response.get("judge")

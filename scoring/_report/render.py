@@ -106,13 +106,16 @@ def _pairwise_note(name: str, stats: DatasetStats) -> str | None:
 
 
 def _overall(agg: Aggregate) -> str:
-    """``Overall: 50.00 [..] (mean of 1 dimension(s), 0–100; 1 void verdict (…))``."""
+    """``Overall: 50.00 [..] (mean of 1 dimension(s), 0–100; 1 void verdict (…))``; a dimension without
+    a score is not counted in the mean, and said apart (``; 2 dimension(s) without a score``)."""
     interval = agg.overall_interval
     ci = f" [{interval.low:.1f}, {interval.high:.1f}]" if agg.overall is not None and interval else ""
     void = agg.void_note()
-    return f"{_num(agg.overall)}{ci} (mean of {len(agg.dimensions)} dimension(s), 0–100" + (
-        f"; {void})" if void else ")"
-    )
+    scored = sum(dim.score is not None for dim in agg.dimensions.values())
+    unscored = len(agg.dimensions) - scored
+    # the count said is the count averaged: a dimension without a score is not in the mean
+    without = f"; {unscored} dimension(s) without a score" if unscored else ""
+    return f"{_num(agg.overall)}{ci} (mean of {scored} dimension(s), 0–100{without}" + (f"; {void})" if void else ")")
 
 
 def _notes(agg: Aggregate) -> list[str]:

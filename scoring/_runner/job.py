@@ -167,7 +167,7 @@ class RunSummary:
             if isinstance(usage, dict):
                 for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
                     value = usage.get(name)
-                    if isinstance(value, int):
+                    if isinstance(value, int) and value >= 0:  # below zero (an old journal's): unknown
                         self.tokens[name] += value
 
     @property

@@ -164,15 +164,19 @@ def run_file(
         summary = asyncio.run(main())
     except Stopped as stopped:
         raise GracefulStop.error(stopped) from None
+    used = endpoint_record(endpoint)
+    # What was used, not what was asked: a server that refused streaming (or whose streaming was broken
+    # while plain requests worked) was asked without it from then on (the client's notes say why).
+    used["stream"] = used["stream"] and client.stream
     record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "started": started_at,
         "finished": now_iso(),
         "command": run.command,
-        "base_url": endpoint_record(endpoint)["base_url"],
+        "base_url": used["base_url"],
         "model": endpoint.model,
         "parameters": dict(run.defaults or {}),
-        "endpoint": endpoint_record(endpoint),
+        "endpoint": used,
         "input": None if callable(source) else str(source),
         "output": Path(output).name,
         "limit": run.limit,

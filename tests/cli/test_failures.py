@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from formatkit.cli import app
 from formatkit.cli._base import EXIT_INTERRUPTED, EXIT_TERMINATED
 from formatkit.cli._failures import exits, failure_of, failures, say
-from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, SheetReadBackError
+from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, RepairError, SheetReadBackError
 from formatkit.messages import catalogue
 from scoring import RunSummary
 from scoring.errors import (
@@ -74,6 +74,7 @@ def test_a_subclass_is_never_hidden_by_its_base() -> None:
         ("export", OutputBusyError("busy"), 2),
         ("export", OutputError("full"), 1),
         ("merge", MergeError(["a", "b"]), 1),
+        ("fix", RepairError("cannot open"), 1),
         ("convert", OutputBusyError("busy"), 2),
         ("output", OutputError("a folder"), 2),
         ("*", OutputBusyError("busy"), 2),
@@ -223,6 +224,14 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
             "requests are sent without an API key",
         ),
         ("failed_nothing_written", OutputBusyError("busy"), {}, "formatkit: error: busy; nothing was written"),
+        (  # new with #29 item 5: fix used to say "nothing written" and exit 0 (no message to keep)
+            "fix.cannot_repair",
+            RepairError("ParseError: unclosed token", source="in.xlsx", output="out.xlsx"),
+            {},
+            "formatkit fix: in.xlsx: could not be opened for repair (ParseError: unclosed token), though validate "
+            "reads it; nothing was written to out.xlsx: open it in Excel or LibreOffice, save it again and fix "
+            "the saved copy",
+        ),
     ]
 
 

@@ -482,5 +482,8 @@ MESSAGES.update(
         "ui.merge.merged": "merged {parts} parts into {output}: {records} records in input order",
         "ui.api_key_cleaned": "formatkit {command}: warning: ${env}: {warning}",
         "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
+        "ui.report.same_file": "formatkit report: {path} is {first} again (the same file): read once, its records counted once",
+        "ui.report.same_content": "formatkit report: {path} holds exactly what {first} holds (a copy): read once, its records counted once",
+        "ui.fix.cannot_repair": "formatkit fix: {source}: could not be opened for repair ({error}), though validate reads it; nothing was written to {output}: open it in Excel or LibreOffice, save it again and fix the saved copy",
     }
 )

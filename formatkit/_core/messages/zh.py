@@ -486,5 +486,8 @@ MESSAGES.update(
         "ui.merge.merged": "已把 {parts} 个部分合并到 {output}：{records} 条记录，按输入顺序",
         "ui.api_key_cleaned": "formatkit {command}：警告：${env}：{warning}",
         "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
+        "ui.report.same_file": "formatkit report：{path} 与 {first} 是同一个文件：只读取一次，其记录只计一次",
+        "ui.report.same_content": "formatkit report：{path} 的内容与 {first} 完全相同（副本）：只读取一次，其记录只计一次",
+        "ui.fix.cannot_repair": "formatkit fix：{source}：无法打开以进行修复（{error}），尽管 validate 能读取它；未写入 {output}：请用 Excel 或 LibreOffice 打开并重新保存，再对保存后的文件运行 fix",
     }
 )

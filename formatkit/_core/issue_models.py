@@ -7,7 +7,7 @@ report is built (a clean file's records need neither).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -42,10 +42,16 @@ class Issue(BaseModel):
         """The message's template key and fields, when the issue was made from one."""
         return self._template
 
-    def translated(self, lang: str) -> Issue:
-        """This issue with its message in ``lang`` (itself when it has no template or lang is English)."""
+    def translated(self, lang: str, variants: Mapping[str, str] | None = None) -> Issue:
+        """This issue with its message in ``lang`` (itself when it has no template or lang is English).
+        ``variants``: template keys said with another key of the same fields where the context asks for it
+        (the CLI's commands without ``--sheet`` say their sheet hints without it)."""
         template = self._template
-        if template is None or lang == DEFAULT_LANG:
+        if template is None:
+            return self
+        if variants and template.key in variants:
+            template = Msg(variants[template.key], **template.params)
+        elif lang == DEFAULT_LANG:
             return self
         copy = self.model_copy(update={"message": safe_text(template.render(lang))})
         copy._template = template
@@ -117,11 +123,11 @@ class FileReport(BaseModel):
             omitted=total - len(issues),
         )
 
-    def translated(self, lang: str) -> FileReport:
-        """This report with every message in ``lang``."""
-        if lang == DEFAULT_LANG:
+    def translated(self, lang: str, variants: Mapping[str, str] | None = None) -> FileReport:
+        """This report with every message in ``lang`` (``variants``: as :meth:`Issue.translated`)."""
+        if lang == DEFAULT_LANG and not variants:
             return self
-        return self.model_copy(update={"issues": [issue.translated(lang) for issue in self.issues]})
+        return self.model_copy(update={"issues": [issue.translated(lang, variants) for issue in self.issues]})
 
 
 def _issue_order(issue: Issue) -> tuple[int, int, str]:
@@ -145,14 +151,15 @@ class Report(BaseModel):
         valid = all(f.valid for f in files) and not any(i.severity == "error" for i in issues)
         return cls.model_construct(valid=valid, files=list(files), issues=list(issues))
 
-    def translated(self, lang: str) -> Report:
-        """This report with every message in ``lang`` (codes, places and keys stay as they are)."""
-        if lang == DEFAULT_LANG:
+    def translated(self, lang: str, variants: Mapping[str, str] | None = None) -> Report:
+        """This report with every message in ``lang`` (codes, places and keys stay as they are; ``variants``:
+        as :meth:`Issue.translated`)."""
+        if lang == DEFAULT_LANG and not variants:
             return self
         return self.model_copy(
             update={
-                "files": [file.translated(lang) for file in self.files],
-                "issues": [issue.translated(lang) for issue in self.issues],
+                "files": [file.translated(lang, variants) for file in self.files],
+                "issues": [issue.translated(lang, variants) for issue in self.issues],
             }
         )
 

@@ -90,7 +90,7 @@ class ExcelReader:
         try:
             data = read_sheet(self.path, self.sheet)
         except Unreadable as problem:
-            self.sink.add(problem.code, problem.message)
+            self.sink.add(problem.code, problem.message, **problem.place)
             return None
         sheet = data.name
         self._extra_sheets(data)

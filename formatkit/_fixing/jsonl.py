@@ -24,7 +24,7 @@ from typing import Any
 
 from formatkit._core.record import JsonObject
 from formatkit._fixing.changes import Change, Repaired, shown
-from formatkit._reading.jsonl_lines import guess_encoding
+from formatkit._reading.jsonl_lines import guess_encoding, wide_encoding
 from formatkit._rules.jsonl import ALIASES, MULTI_KEYS, SINGLE_KEYS
 from formatkit._rules.parameters import parse_parameters, repair_parameters_text
 
@@ -65,9 +65,14 @@ def repair_jsonl(data: bytes) -> tuple[bytes, list[Change]]:
 
 
 def _decode(data: bytes, changes: list[Change]) -> str | None:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        changes.append(Change(code="reencoded", data={"encoding": "UTF-16", "sample": _sample(data.decode("utf-16"))}))
-        return data.decode("utf-16")
+    wide = wide_encoding(data)
+    if wide is not None:
+        try:
+            text = data.decode(wide[1])
+        except UnicodeDecodeError:
+            return None  # not what its first bytes say: validate reports not_utf8
+        changes.append(Change(code="reencoded", data={"encoding": wide[0], "sample": _sample(text)}))
+        return text
     if data.startswith(_BOM):
         changes.append(Change(code="bom_removed", line=1))
         data = data[len(_BOM) :]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from formatkit._core.codes import Code
+from formatkit._core.draft import Place
 from formatkit._core.messages import Msg
 
 __all__ = [
@@ -116,10 +117,12 @@ class StaleValue:
 class Unreadable(Exception):
     """The workbook cannot be read; ``code`` and ``message`` become the file's issue."""
 
-    def __init__(self, code: Code, message: Msg) -> None:
+    def __init__(self, code: Code, message: Msg, place: Place | None = None) -> None:
         super().__init__(message.render())
         self.code = code
         self.message = message
+        #: Where in the workbook, when the damage has a place (a sheet, a row, a cell).
+        self.place: Place = place or {}
 
 
 @dataclass(slots=True)

@@ -22,7 +22,7 @@ from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject
 
-__all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "guess_encoding", "iter_json_lines"]
+__all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "guess_encoding", "iter_json_lines", "wide_encoding"]
 
 #: The longest line read (bytes). A record past it (a 2 GB file with no line break) is one issue at its line,
 #: skipped in blocks of this size, instead of a MemoryError; 64 MiB holds a 128k-token context many times.
@@ -70,10 +70,34 @@ def _pairs_with_duplicates(found: list[str]) -> Any:
     return hook
 
 
+def wide_encoding(data: bytes) -> tuple[str, str] | None:
+    """UTF-32 or UTF-16, as iconv names it, and Python's codec for it: by the byte-order mark (UTF-32's
+    FF FE 00 00 starts as UTF-16's FF FE does), else by where the zero bytes of the first characters fall
+    (JSON text starts with ASCII, which these encodings pad with zeros; UTF-8 text holds no zero byte
+    there). None for any other bytes."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32", "utf-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16", "utf-16"
+    head = data[:4]
+    if len(head) < 4 or 0 not in head:
+        return None
+    if head[1:] == b"\x00\x00\x00":
+        return "UTF-32LE", "utf-32-le"
+    if head[:3] == b"\x00\x00\x00":
+        return "UTF-32BE", "utf-32-be"
+    if head[1] == head[3] == 0:
+        return "UTF-16LE", "utf-16-le"
+    if head[0] == head[2] == 0:
+        return "UTF-16BE", "utf-16-be"
+    return None
+
+
 def guess_encoding(data: bytes) -> str:
     """Name the encoding non-UTF-8 bytes most likely are (Chinese files are usually GBK)."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "UTF-16"
+    wide = wide_encoding(data)
+    if wide is not None:
+        return wide[0]
     for name in ("gbk", "gb18030", "big5", "shift_jis"):
         try:
             data.decode(name)
@@ -362,11 +386,13 @@ def iter_json_lines(
             if len(raw) >= limit and raw[-1:] != b"\n":
                 _too_long(handle, number, len(raw), limit, sink)
                 continue
-            if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-                # UTF-16 (Windows "Unicode"): every line break is two bytes, so reading it line by line
-                # as UTF-8 would add a bogus invalid_json per line. The one error is the encoding.
-                bad_encoding_line, bad_encoding_count, encoding = 1, 1, "UTF-16"
-                break
+            if number == 1 and (raw.startswith((b"\xff\xfe", b"\xfe\xff")) or 0 in raw[:4]):
+                # UTF-16 (Windows "Unicode") or UTF-32: every line break is two or four bytes, so reading it
+                # line by line as UTF-8 would add a bogus invalid_json per line. The one error is the encoding.
+                wide = wide_encoding(raw)
+                if wide is not None:
+                    bad_encoding_line, bad_encoding_count, encoding = 1, 1, wide[0]
+                    break
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
                 sink.add(

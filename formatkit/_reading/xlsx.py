@@ -60,7 +60,17 @@ def read_xlsx(path: Path, sheet: str | None = None) -> SheetData:
 
 
 def _check_parts(archive: zipfile.ZipFile) -> None:
-    names = set(archive.namelist())
+    listed = archive.namelist()
+    names = set(listed)
+    if len(names) != len(listed):  # a part twice: which copy is the workbook cannot be told
+        seen: set[str] = set()
+        part = ""
+        for name in listed:
+            if name in seen:
+                part = name
+                break
+            seen.add(name)
+        raise Unreadable("unreadable_file", Msg("unreadable_file.duplicate_part", part=part))
     if "xl/workbook.xml" not in names:
         if "word/document.xml" in names:
             kind = Msg("frag.zip_docx")
@@ -157,6 +167,8 @@ def _read(
         part = parts[first] if first < len(parts) else None
         scan = prescan.result(archive, part) if part is not None else None
         if scan is not None and part is not None:
+            if scan.damage is not None:
+                raise _damaged(scan.damage, names[first])
             if _too_large(scan):
                 scan = exact_extent(archive, part, scan)
             _check_size(scan, names[first])
@@ -221,6 +233,24 @@ def _read(
 
 def _has_values(archive: zipfile.ZipFile, part: str | None) -> bool:
     return part is not None and has_values(archive, part)
+
+
+def _damaged(damage: tuple[str, Any], sheet: str) -> Unreadable:
+    """The refusal of a sheet whose XML is damaged so that its cells cannot be trusted (Excel would repair
+    it, dropping or moving cells): a row written twice, a negative shared-string index."""
+    kind, where = damage
+    if kind == "row":
+        return Unreadable(
+            "unreadable_file",
+            Msg("unreadable_file.repeated_row", sheet=sheet, row=where),
+            {"sheet": sheet, "row": where},
+        )
+    row, letters, index = where
+    return Unreadable(
+        "unreadable_file",
+        Msg("unreadable_file.shared_string", sheet=sheet, cell=f"{letters}{row}", index=index),
+        {"sheet": sheet, "row": row, "column": letters},
+    )
 
 
 def _too_large(scan: SheetScan) -> bool:

@@ -19,7 +19,10 @@ import re
 import zipfile
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 from xml.parsers import expat
+
+from formatkit._reading.cells import column_letter
 
 __all__ = ["SheetScan", "exact_extent", "scan_sheet"]
 
@@ -37,10 +40,14 @@ _PREFIXED = re.compile(rb"<[A-Za-z_][\w.-]*:(?:c|row|f)[\s/>]")
 _PREFIX_HINT = re.compile(rb":(?:c|row|f)[\s/>]")
 #: One pass for every tag the precise tests below look at: a formula (``<f>``, ``<f ``, ``<f/``), a
 #: ``<c>``/``<c/``/``<row>``/``<row/`` tag, one followed by a tab or line break, a ``<c `` whose first
-#: attribute is not ``r="``. A window without any is canonical on those counts (the common case); a window
-#: with one runs the precise tests, which decide.
-_UNUSUAL = re.compile(rb'<(?:c(?:[>/\t\r\n]| (?!r="))|row[>/\t\r\n]|f[ >/])')
+#: attribute is not ``r="``, a negative value (``<v>-``: a shared-string index must not be). A window without
+#: any is canonical on those counts (the common case); a window with one runs the precise tests, which decide.
+_UNUSUAL = re.compile(rb'<(?:c(?:[>/\t\r\n]| (?!r="))|row[>/\t\r\n]|f[ >/]|v>-)')
 _REF_TEXT = re.compile(r"\s*\$?([A-Za-z]{0,3})\$?(\d{1,9})\s*")
+#: Row numbers as Excel writes them: each row once, in increasing order (a repeat is a damaged sheet).
+_ROW_NUMBER = re.compile(rb'<row r="(\d{1,7})"')
+#: A shared-string cell whose index is negative (looked for only where ``<v>-`` occurs at all).
+_NEGATIVE_SHARED = re.compile(rb'<c r="([A-Z]{1,3})(\d{1,7})"[^>]* t="s"[^>]*>\s*<v>\s*(-\d{1,12})')
 
 
 @dataclass(slots=True)
@@ -60,6 +67,9 @@ class SheetScan:
     #: The fast path's bound: every reference counted, formatting-only cells (which calamine skips) too, so
     #: ``rows``/``cols`` may exceed the true extent; :func:`exact_extent` settles a refusal.
     estimated: bool = False
+    #: The first damage found that makes the cells untrustworthy: ("row", number) for a row written twice
+    #: (or out of order), ("shared", (row, column letters, index)) for a negative shared-string index.
+    damage: tuple[str, Any] | None = None
 
 
 def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()) -> SheetScan:
@@ -74,6 +84,7 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
     canonical = True
     carry = b""
     max_row = 0
+    last_row = 0
     letters: set[bytes] = set()
     with archive.open(part) as stream:
         while True:
@@ -119,13 +130,19 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                 else:
                     # A lower bound of the cells with content: every '"/>' may close a formatting-only cell.
                     scan.cells += max(0, cells - window.count(b'"/>'))
+                    rows = set(digits)
+                    # More row tags than rows holding cells, or a negative value (which _UNUSUAL found): the
+                    # precise look (a row written twice repeats its tag; an empty row's tag costs a look too).
+                    if scan.damage is None and (_more_rows(window, len(rows)) or (unusual and b"<v>-" in window)):
+                        _check_rows(window, last_row, scan)
                     if digits:
-                        max_row = max(max_row, max(map(int, set(digits))))
+                        max_row = max(max_row, max(map(int, rows)))
                         # 26 columns bound the width unless a reference goes past Z; a bound that looks too
                         # large is settled by the exact parse before anything is refused.
                         letters.add(b"Z")
                         if _WIDE.search(window):
                             letters.update(_WIDE_LETTERS.findall(window))
+                    last_row = max_row
             if not chunk:
                 break
     if canonical:
@@ -134,6 +151,30 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
         scan.estimated = True
         return scan
     return _exact(archive, part, scan)
+
+
+def _more_rows(window: bytes, rows: int) -> bool:
+    """Whether a canonical window holds more row tags than rows with cells, not counting a last row whose
+    cells begin in the next window."""
+    tags = window.count(b'<row r="')
+    if tags > rows and window.rfind(b'<row r="') > window.rfind(b'<c r="'):
+        tags -= 1
+    return tags > rows
+
+
+def _check_rows(window: bytes, last_row: int, scan: SheetScan) -> None:
+    """Note in ``scan.damage`` the first row number of a canonical window that repeats (or goes back to or
+    below ``last_row``, the last row of the windows before), or else its first negative shared-string index."""
+    for number in map(int, _ROW_NUMBER.findall(window)):
+        if number <= last_row:
+            scan.damage = ("row", number)
+            return
+        last_row = number
+    if b"<v>-" in window:
+        found = _NEGATIVE_SHARED.search(window)
+        if found is not None:
+            letters, row, index = found.groups()
+            scan.damage = ("shared", (int(row), letters.decode(), int(index)))
 
 
 def _odd_space(window: bytes) -> bool:
@@ -162,10 +203,10 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
     at = (0, 0)
     in_cell = valued = False
     max_row = max_col = cells = 0
-    formula = False
+    formula = shared = in_index = False
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal row, col, at, in_cell, valued, formula
+        nonlocal row, col, at, in_cell, valued, formula, shared, in_index
         local = name.rsplit(":", 1)[-1]
         if local == "c":
             ref = _REF_TEXT.fullmatch(attrs.get("r", ""))
@@ -176,19 +217,33 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
                 col += 1
                 at = (row, col)
             in_cell, valued = True, False
-            if attrs.get("t") == "e":
+            kind = attrs.get("t")
+            shared = kind == "s"
+            if kind == "e":
                 scan.suspects = True
         elif in_cell:
             valued = True
             if local == "f":
                 formula = True
+            in_index = shared and local == "v"
         elif local == "row":
             number = (attrs.get("r") or "").strip()
-            row = int(number) if number.isdigit() and len(number) <= 9 else row + 1
+            if number.isdigit() and len(number) <= 9:
+                if int(number) <= row and scan.damage is None:
+                    scan.damage = ("row", int(number))
+                row = int(number)
+            else:
+                row += 1
             col = 0
 
+    def text(data: str) -> None:
+        if in_index and data.strip().startswith("-") and scan.damage is None:
+            index = data.strip()
+            scan.damage = ("shared", (at[0], column_letter(at[1] - 1), int(index) if index[1:].isdigit() else index))
+
     def end(name: str) -> None:
-        nonlocal in_cell, max_row, max_col, cells
+        nonlocal in_cell, max_row, max_col, cells, in_index
+        in_index = False
         if in_cell and name.rsplit(":", 1)[-1] == "c":
             in_cell = False
             if valued:
@@ -199,6 +254,7 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
     parser = expat.ParserCreate()
     parser.StartElementHandler = start
     parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
     parser.buffer_text = True
     with archive.open(part) as stream:
         parser.ParseFile(stream)

@@ -1,6 +1,7 @@
 """Row 1 of an Excel sheet: which column is which, with the header rules of docs/pages/reference/formats.md.
 
-A header that matches a known column after trimming or case-folding is a warning; an alias (``system``,
+A header that matches a known column after trimming, case-folding, dropping spaces and underscores
+(``System Prompt``) or reading its cell's first line (``query`` over ``(问题)``) is a warning; an alias (``system``,
 ``prompt``, ``answer``) is a warning; an unknown header is an error with a "did you mean"; a duplicated
 header is an error; a column that holds data but has no header is an error; a missing required column
 is an error, reported once for the file.
@@ -8,6 +9,7 @@ is an error, reported once for the file.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -191,7 +193,34 @@ def header_name(text: str) -> tuple[str, HeaderMatch] | None:
     if folded in ALIASES:
         return ALIASES[folded], "alias"
     meant = CHINESE_NAMES.get(folded.replace(" ", ""))
-    return None if meant is None else (meant, "chinese")
+    if meant is not None:
+        return meant, "chinese"
+    # Spaces, underscores and line breaks are how a template spells a column (System Prompt, Reference
+    # Response, session id): without them it is the column's own name.
+    squeezed = _SQUEEZED.get(_SQUEEZE.sub("", folded))
+    if squeezed is not None:
+        return squeezed, "normalized"
+    if "\n" in folded or "\r" in folded:
+        return _first_line_name(folded)
+    return None
+
+
+#: Each column's name without its underscores (systemprompt → system_prompt).
+_SQUEEZED = {name.replace("_", ""): name for name in COLUMNS}
+_SQUEEZE = re.compile(r"[\s_]+")
+
+
+def _first_line_name(folded: str) -> tuple[str, HeaderMatch] | None:
+    """A header of several lines (``query`` over a gloss ``(问题)``) names the column its first line names:
+    a column's name there is a normalised header, an alias an alias, a Chinese name a Chinese one."""
+    for line in folded.splitlines():
+        if not line.strip():
+            continue
+        found = header_name(line)
+        if found is None or found[1] == "output":
+            return None
+        return (found[0], "normalized") if found[1] == "exact" else found
+    return None
 
 
 def _known_name(text: str, j: int, place: Place, sink: IssueSink) -> str | None:
@@ -199,7 +228,6 @@ def _known_name(text: str, j: int, place: Place, sink: IssueSink) -> str | None:
     found = header_name(text)
     if found is not None and found[1] in ("exact", "output"):
         return found[0]
-    folded = unicodedata.normalize("NFKC", text).strip().casefold()
     name = None if found is None or found[1] == "chinese" else found[0]
     if name is None:
         meant = found[0] if found is not None else None
@@ -211,7 +239,7 @@ def _known_name(text: str, j: int, place: Place, sink: IssueSink) -> str | None:
             **place,
         )
         return None
-    if folded in ALIASES:
+    if found is not None and found[1] == "alias":
         sink.add(
             "alias_column",
             Msg("alias_column", text=text.strip(), name=name),

@@ -23,6 +23,8 @@ __all__ = ["INVALID_ID", "MAX_CELL_CHARS", "number_text", "session_id_value", "t
 MAX_CELL_CHARS = 32_767
 #: Beyond 2**53 Excel's floats no longer hold every integer (and JSON readers lose precision).
 MAX_ID = 2**53
+#: From 10**15 on a number holds more than the 15 significant digits Excel keeps (it shows 1.23456789012346E+17).
+LONG_NUMBER = 1e15
 _INT_TEXT = re.compile(r"[+-]?\d+")
 
 
@@ -66,15 +68,19 @@ def text_value(value: Any, place: Place, sink: IssueSink) -> str | None:
         )
         return shown
     if isinstance(value, (int, float)):
-        return number_text(value)
+        shown = number_text(value)
+        if type(value) is float and abs(value) >= LONG_NUMBER and _fills_15_digits(value):
+            sink.add("long_number", Msg("long_number", shown=shown), **place)
+        return shown
     if isinstance(value, (datetime.date, datetime.time, datetime.timedelta)):
         shown = value.isoformat() if not isinstance(value, datetime.timedelta) else str(value)
         typed = _typed(value)
-        sink.add(
-            "date_cell",
-            Msg("date_cell", shown=shown) if typed is None else Msg("date_cell.typed", shown=shown, typed=typed),
-            **place,
-        )
+        if typed is None:
+            message = Msg("date_cell", shown=shown)
+        else:  # a time of day is a time, not a date: say which Excel made of what was typed
+            key = "date_cell.typed_time" if isinstance(value, datetime.time) else "date_cell.typed"
+            message = Msg(key, shown=shown, typed=typed)
+        sink.add("date_cell", message, **place)
         return shown
     if isinstance(value, CellError):
         error_cell(value, place, sink)
@@ -83,6 +89,15 @@ def text_value(value: Any, place: Place, sink: IssueSink) -> str | None:
         formula_without_value(place, sink)
         return "="
     return str(value)
+
+
+def _fills_15_digits(value: float) -> bool:
+    """Whether a number of 10**15 or more uses all 15 significant digits Excel keeps: a longer number typed
+    into Excel (an ID) was cut to them. One typed short, as 1E+20, is left alone."""
+    if not math.isfinite(value):
+        return False
+    mantissa = f"{value:.15e}".split("e")[0].rstrip("0")
+    return sum(c.isdigit() for c in mantissa) >= 15
 
 
 def _typed(value: datetime.date | datetime.time | datetime.timedelta) -> str | None:

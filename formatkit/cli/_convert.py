@@ -42,7 +42,7 @@ def run_convert(
     if outcome.clean:  # one line to print: no Report (pydantic) needed
         print_clean(outcome.summaries(), err=True, quiet_valid=True, lang=lang)
     else:
-        print_report(outcome.report(), err=True, quiet_valid=outcome.valid, shown=shown, lang=lang)
+        print_report(outcome.report(), err=True, quiet_valid=outcome.valid, shown=shown, lang=lang, sheet_option=True)
     if outcome.valid:
         echo(ui("wrote_records", lang or locale_lang(), records=outcome.records, output=output), err=True)
         return EXIT_OK

@@ -44,6 +44,14 @@ FILE_LEVEL = (
 )
 
 
+#: The messages that say "read it with --sheet", and what each says instead where the command has no --sheet
+#: (fix, run, score, eval): only validate and convert pass ``sheet_option``.
+NO_SHEET_OPTION = {
+    key: f"{key}.no_sheet_option"
+    for key in ("extra_sheet", "no_records.first_sheet_empty", "no_records.first_sheet_not_data")
+}
+
+
 class _Style:
     def __init__(self, out: TextIO, lang: str) -> None:
         tty = hasattr(out, "isatty") and out.isatty()
@@ -118,15 +126,17 @@ def print_report(
     quiet_valid: bool = False,
     shown: int | None = DEFAULT_SHOWN,
     lang: str | None = None,
+    sheet_option: bool = False,
 ) -> None:
     """The report for a person: per file its verdict line, then its issues grouped by code, each code with
     its count and its first ``shown`` places (None: every kept issue); then a one-line summary. ``lang``:
-    the language of every message (None: the locale's, see :func:`formatkit._core.messages.locale_lang`)."""
+    the language of every message (None: the locale's, see :func:`formatkit._core.messages.locale_lang`);
+    ``sheet_option``: the command takes ``--sheet``, so a message may say to read a sheet with it."""
     out = standard_stream(err)  # typer.echo's choice: on an ASCII stream, UTF-8 rather than a traceback
     if out is None:
         return
     lang = lang or locale_lang()
-    report = report.translated(lang)
+    report = report.translated(lang, None if sheet_option else NO_SHEET_OPTION)
     style = _Style(out, lang)
     counts: dict[str, int] = {}
     for issue in report.issues:

@@ -40,5 +40,5 @@ def run_validate(
     else:
         from formatkit.cli._printing import print_report
 
-        print_report(outcome.report(), shown=shown, lang=lang)
+        print_report(outcome.report(), shown=shown, lang=lang, sheet_option=True)
     return EXIT_OK if outcome.valid else EXIT_ERRORS

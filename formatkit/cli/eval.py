@@ -87,8 +87,10 @@ def eval_command(
     sets = paths_or_fail(sets)
     dimensions = report.mapping()
 
+    from formatkit.messages import locale_lang
     from scoring import EvalOptions, evaluate, make_progress
 
+    said = lang or locale_lang()
     options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
@@ -117,8 +119,10 @@ def eval_command(
                 shard=part,
                 command=recorded_command(ctx),
             ),
-            run_progress=make_progress(interval=requests.progress_interval),
-            judge_progress=make_progress(label="judge", unit="responses", interval=requests.progress_interval),
+            run_progress=make_progress(interval=requests.progress_interval, lang=said),
+            judge_progress=make_progress(
+                label="judge", unit="responses", interval=requests.progress_interval, lang=said
+            ),
         )
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
         print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown, lang=lang)
@@ -129,7 +133,7 @@ def eval_command(
         typer.echo(line, err=True)
     if judge_options is None:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
-            typer.echo(say("eval.judge_needed", lang, pick, dataset=name), err=True)
+            typer.echo(say("eval.judge_needed", lang, pick, dataset=name, reason=pick.said(said)), err=True)
     text = outcome.paths.report("text")
     typer.echo(text.read_text(encoding="utf-8"), nl=False)
     typer.echo(say("wrote", lang, output=", ".join(str(p) for p in outcome.reports)), err=True)

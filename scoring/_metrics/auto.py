@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from formatkit.messages import Msg
 from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.numeric import reference_number
@@ -77,6 +78,13 @@ def reference_kind(item: Item) -> str:
 class MetricChoice:
     metric: str
     reason: str
+    #: The reason as a catalogue message, when it has one (a printed line says it in ``--lang``; files keep
+    #: ``reason``, in English).
+    message: Msg | None = field(default=None, compare=False)
+
+    def said(self, lang: str) -> str:
+        """The reason in ``lang``."""
+        return self.reason if self.message is None else self.message.render(lang)
 
 
 _FREE_TEXT = MetricChoice(JUDGE_NEEDED, "the reference is free text: a judge is needed (--metric judge)")
@@ -155,8 +163,8 @@ class AutoTally:
             return MetricChoice("mixed", f"chosen per record: {per_metric} (references: {shown})")
         (metric,) = chosen
         if metric == JUDGE_NEEDED:
-            reason = f"references are free text or missing ({shown}): rules cannot score them — use --metric judge"
-            return MetricChoice(JUDGE_NEEDED, reason)
+            message = Msg("ui.auto.free_text", kinds=shown)
+            return MetricChoice(JUDGE_NEEDED, message.render(), message)
         return MetricChoice(metric, f"chosen per record from the references ({shown})")
 
     def _planned(self) -> Counter[str]:

@@ -70,17 +70,28 @@ class NullProgress(_Counts):
         return None
 
 
+#: The units the catalogue names (``ui.progress.<unit>``); another is printed as given.
+_UNITS = frozenset({"records", "responses"})
+
+
 class PlainProgress(NullProgress):
     """One line every ``interval`` seconds (and at the end) on ``stream``."""
 
     def __init__(
-        self, stream: IO[str] | None = None, *, interval: float = 10.0, label: str = "run", unit: str = "records"
+        self,
+        stream: IO[str] | None = None,
+        *,
+        interval: float = 10.0,
+        label: str = "run",
+        unit: str = "records",
+        lang: str = "en",
     ) -> None:
         super().__init__()
         self.stream = stream if stream is not None else sys.stderr
         self.interval = interval
         self.label = label
         self.unit = unit
+        self.lang = lang
         self._last = 0.0
         self._printed: tuple[int, int] | None = None
 
@@ -104,14 +115,21 @@ class PlainProgress(NullProgress):
 
     def _line(self) -> None:
         self._printed = (self.done, self.errors)
+        from formatkit.messages import ui
+
         total = "?" if self.total is None else str(self.total)
         share = f" ({100 * self.done / self.total:.1f}%)" if self.total else ""
-        print(
-            f"{self.label}: {self.done}/{total} {self.unit}{share}, {self.rate:.1f}/s, {self.errors} with errors, "
-            f"eta {format_seconds(self.eta)}",
-            file=self.stream,
-            flush=True,
+        unit = ui(f"progress.{self.unit}", self.lang) if self.unit in _UNITS else self.unit
+        fields = {"label": self.label, "done": self.done, "total": total, "unit": unit, "share": share}
+        line = ui(
+            "progress.line",
+            self.lang,
+            **fields,
+            rate=f"{self.rate:.1f}",
+            errors=self.errors,
+            eta=format_seconds(self.eta),
         )
+        print(line, file=self.stream, flush=True)
 
 
 class RichProgress(NullProgress):
@@ -170,11 +188,13 @@ def make_progress(
     stream: IO[str] | None = None,
     label: str = "run",
     unit: str = "records",
+    lang: str = "en",
 ) -> Progress:
-    """Rich on a terminal, plain lines otherwise, nothing when disabled (``label: done/total unit``)."""
+    """Rich on a terminal, plain lines otherwise, nothing when disabled (``label: done/total unit``); the
+    plain lines in ``lang``."""
     if not enabled:
         return NullProgress()
     out = stream if stream is not None else sys.stderr
     if out.isatty():
         return RichProgress(label=label, unit=unit)
-    return PlainProgress(out, interval=interval, label=label, unit=unit)
+    return PlainProgress(out, interval=interval, label=label, unit=unit, lang=lang)

@@ -73,6 +73,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     # rows and cells
     (X + "empty_row.xlsx", "infer-eval", "empty_row", at(3)),
     (X + "empty_text.xlsx", "infer-eval", "empty_text", at(3, QUERY)),
+    (X + "long_number.xlsx", "infer-eval", "long_number", at(3, REF)),
     (X + "date_cell.xlsx", "infer-eval", "date_cell", at(3, REF)),
     (X + "date_cell.xls", "infer-eval", "date_cell", at(3, REF)),
     (X + "boolean_cell.xlsx", "infer-eval", "boolean_cell", at(2, REF)),

@@ -41,9 +41,22 @@ MESSAGES: dict[str, str] = {
     '(session_id, query, reference_response, …), and only the first sheet is read; the data on "{other}" is '
     'ignored. If "{other}" holds the records, move it to the front (drag its tab to the left), or read it with '
     '--sheet "{other}".',
+    "no_records.first_sheet_empty.no_sheet_option": 'The first sheet "{sheet}" is empty and only the first '
+    'sheet is read; the data on "{other}" is ignored. Move that sheet to the front (drag its tab to the left).',
+    "no_records.first_sheet_not_data.no_sheet_option": 'Row 1 of the first sheet "{sheet}" names no column of '
+    "an evaluation set (session_id, query, reference_response, …), and only the first sheet is read; the data "
+    'on "{other}" is ignored. If "{other}" holds the records, move it to the front (drag its tab to the left).',
     "no_records.blank_lines": "The file has no records: only blank lines.",
     "unreadable_file.too_large": "The workbook is too large or too deeply nested to read. Split the data.",
     "unreadable_file.damaged": "The workbook is damaged and could not be read ({error}). Open it in Excel "
+    "and save it again.",
+    "unreadable_file.duplicate_part": 'The workbook holds its part "{part}" twice (a damaged or tampered '
+    "file): which copy Excel would read cannot be told, so neither is read. Open it in Excel and save it again.",
+    "unreadable_file.repeated_row": 'Row {row} of sheet "{sheet}" is written twice (or out of order) in the file: '
+    "the workbook is damaged, one copy's cells would overwrite the other's, and Excel would repair it. Its cells "
+    "cannot be trusted: open it in Excel and save it again.",
+    "unreadable_file.shared_string": 'Cell {cell} of sheet "{sheet}" points at shared text number {index}, which '
+    "cannot exist: the workbook is damaged, and the cell would be read as another cell's text. Open it in Excel "
     "and save it again.",
     "unreadable_file.damaged_plain": "The workbook is damaged and could not be read. Open it in Excel and "
     "save it again.",
@@ -89,6 +102,8 @@ MESSAGES: dict[str, str] = {
     # --- Excel: workbook and sheet -------------------------------------------------------------------
     "extra_sheet": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. Move the records '
     'onto the first sheet, save them as a file of their own, or read that sheet with --sheet "{sheet}".',
+    "extra_sheet.no_sheet_option": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. '
+    "Move the records onto the first sheet, or save them as a file of their own.",
     "frag.first_sheet": '"{sheet}"',
     "frag.first_sheet_hidden": '"{sheet}", which is hidden: right-click a sheet tab → Unhide to see it',
     "merged_cells": "Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "
@@ -125,6 +140,9 @@ MESSAGES: dict[str, str] = {
     "date_cell.typed": "The cell holds the date {shown}, not text: Excel turns what is typed as {typed} into "
     "a date (and shows it as one). If {typed} was meant (a fraction, a ratio, a score), format the cell as Text "
     "and type {typed} again.",
+    "date_cell.typed_time": "The cell holds the time {shown}, not text: Excel turns what is typed as {typed} "
+    "into a time of day (and shows it as one). If {typed} was meant (a ratio, a score), format the cell as Text "
+    "and type {typed} again.",
     "boolean_cell": "The cell holds the logical value {shown}, not text. Type the text you mean; to keep the "
     "word {shown}, format the cell as Text first (or type '{shown}).",
     "error_cell": "The cell shows the Excel error {error}, usually a broken formula or reference. Fix the "
@@ -137,6 +155,9 @@ MESSAGES: dict[str, str] = {
     "number_format.unrendered": 'The cell stores {stored} under the number format "{format}", which formatkit '
     "cannot render; it is read as {stored}. If Excel shows something else, type the text you mean (format "
     "the cell as Text first).",
+    "long_number": "The cell holds the number {shown}, not text: Excel keeps only the first 15 digits of a "
+    "number, so a longer one typed here (an ID, a phone or card number) lost the digits after them and is read "
+    "as {shown}. Format the cell as Text, or type an apostrophe first ('123456789012345678), and type it again.",
     "stale_formula_value": 'The cell holds a formula whose saved value ("{shown}") the workbook itself marks '
     "as out of date (it asks Excel to recalculate everything on opening: pandas and xlsxwriter write a "
     "placeholder 0). Open the file in Excel and save it, or write the value instead of the formula. Text "
@@ -446,6 +467,10 @@ MESSAGES.update(
         "ui.run.summary.note": "  note: {note}",
         "ui.run.summary.retry_errors": "  rerun the same command to retry the records that ended in error",
         "ui.run.dry_run": "dry run: would send {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
+        "ui.auto.free_text": "references are free text or missing ({kinds}): rules cannot score them — use --metric judge",
+        "ui.progress.line": "{label}: {done}/{total} {unit}{share}, {rate}/s, {errors} with errors, eta {eta}",
+        "ui.progress.records": "records",
+        "ui.progress.responses": "responses",
         "ui.eval.judge_needed": "formatkit eval: {dataset}: a judge is needed — {reason}; left unscored (give --judge-base-url and --judge-model to judge them)",
         "ui.score.judge_needed": "formatkit score: {dataset}: a judge is needed — {reason}; left unscored",
         "ui.score.nothing_scored": "formatkit score: no response could be scored",

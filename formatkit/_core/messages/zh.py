@@ -37,9 +37,20 @@ MESSAGES: dict[str, str] = {
     "no_records.first_sheet_not_data": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
     "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
     '（把它的标签拖到最左边），或用 --sheet "{other}" 读取它。',
+    "no_records.first_sheet_empty.no_sheet_option": "第一个工作表“{sheet}”是空的，而只读取第一个工作表；“{other}”上的数据"
+    "被忽略。请把那个工作表移到最前面（把它的标签拖到最左边）。",
+    "no_records.first_sheet_not_data.no_sheet_option": "第一个工作表“{sheet}”的第 1 行没有评测集的列（session_id、query、"
+    "reference_response……），而只读取第一个工作表；“{other}”上的数据被忽略。如果记录在“{other}”上，请把它移到最前面"
+    "（把它的标签拖到最左边）。",
     "no_records.blank_lines": "文件中没有记录：只有空行。",
     "unreadable_file.too_large": "工作簿太大或嵌套太深，无法读取。请拆分数据。",
     "unreadable_file.damaged": "工作簿已损坏，无法读取（{error}）。请用 Excel 打开后重新保存。",
+    "unreadable_file.duplicate_part": "工作簿中的部件“{part}”出现了两次（文件已损坏或被篡改）：无法判断 Excel 会读取哪一份，"
+    "因此都不读取。请用 Excel 打开并重新保存。",
+    "unreadable_file.repeated_row": "工作表“{sheet}”的第 {row} 行在文件中写了两次（或顺序颠倒）：工作簿已损坏，一份的单元格会"
+    "覆盖另一份，Excel 会修复它。这些单元格不可信：请用 Excel 打开并重新保存。",
+    "unreadable_file.shared_string": "工作表“{sheet}”的单元格 {cell} 指向第 {index} 个共享文本，这不可能存在：工作簿已损坏，"
+    "该单元格会被读成另一个单元格的文本。请用 Excel 打开并重新保存。",
     "unreadable_file.damaged_plain": "工作簿已损坏，无法读取。请用 Excel 打开后重新保存。",
     "unreadable_file.cannot_open": "无法打开文件：{reason}。",
     "unreadable_file.xlsx_named_xls": "文件名是 .xls，但内容是 .xlsx 工作簿（Excel 2007 及以后）。请改名为 .xlsx。",
@@ -75,6 +86,8 @@ MESSAGES: dict[str, str] = {
     "unreadable_file.no_sheet": "工作簿中没有名为“{sheet}”的工作表；现有工作表：{sheets}。请给 --sheet 其中一个名字。",
     # --- Excel：工作簿与工作表 ------------------------------------------------------------------------
     "extra_sheet": '工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表、另存为单独的文件，或用 --sheet "{sheet}" 读取那个工作表。',
+    "extra_sheet.no_sheet_option": "工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表，"
+    "或另存为单独的文件。",
     "frag.first_sheet": "“{sheet}”",
     "frag.first_sheet_hidden": "“{sheet}”，它是隐藏的：右键单击工作表标签 → 取消隐藏 即可看到",
     "merged_cells": "单元格 {span} 被合并了，只有第一个单元格有值。请取消合并（" + _UNMERGE + "），"
@@ -104,6 +117,8 @@ MESSAGES: dict[str, str] = {
     + "），再重新输入。",
     "date_cell.typed": "单元格中是日期 {shown}，不是文本：输入 {typed} 时 Excel 会把它变成日期（并按日期显示）。如果想要的是 "
     "{typed}（分数、比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
+    "date_cell.typed_time": "单元格中是时间 {shown}，不是文本：输入 {typed} 时 Excel 会把它变成一天中的时刻（并按时间显示）。"
+    "如果想要的是 {typed}（比例、比分），请把单元格格式设为文本（" + _AS_TEXT + "），再重新输入 {typed}。",
     "boolean_cell": "单元格中是逻辑值 {shown}，不是文本。请输入你想要的文本；若要保留单词 {shown}，请先把单元格格式设为文本"
     "（" + _AS_TEXT + "），或输入 '{shown}。",
     "error_cell": "单元格显示 Excel 错误值 {error}，通常是公式或引用出错。请修正公式，或把它替换成值（复制该单元格，再右键单击 → "
@@ -114,6 +129,9 @@ MESSAGES: dict[str, str] = {
     "保存在 meta.raw_values 中。如果要用存储的值，请把单元格格式设为“常规”（或设为文本后重新输入）。",
     "number_format.unrendered": "单元格以数字格式“{format}”存储 {stored}，formatkit 无法按该格式显示；按 {stored} 读取。"
     "如果 Excel 显示的是别的内容，请输入你想要的文本（先把单元格格式设为文本）。",
+    "long_number": "单元格中是数字 {shown}，不是文本：Excel 只保留数字的前 15 位，在这里输入的更长的数字（编号、电话号码、"
+    "卡号）已丢失其后的各位，读作 {shown}。请把单元格格式设为文本（" + _AS_TEXT + "），或先输入一个英文撇号"
+    "（'123456789012345678），再重新输入。",
     "stale_formula_value": "单元格中公式保存的值（“{shown}”）被工作簿自身标记为过期（要求 Excel 打开时全部重算：pandas 和 "
     "xlsxwriter 会写入占位值 0）。请用 Excel 打开文件并保存，或直接写入值而不是公式。以“=”开头的文本须在前面加一个英文撇号 '。",
     "hidden_rows": "第 {rows} 行在 Excel 中{what}，但仍会像其他行一样被读取。请取消隐藏（全选 → 右键单击行号 → 取消隐藏；"
@@ -363,6 +381,7 @@ MESSAGES: dict[str, str] = {
     "summary.error_cell": "单元格中是 Excel 错误值（#N/A、#REF! 等）。",
     "summary.cell_too_long": "单元格超过 Excel 的 32,767 个字符上限。",
     "summary.number_format": "数字单元格显示的文本与存储的值不同（数字格式）。",
+    "summary.long_number": "文本列中有超过 15 位的数字：Excel 只保留 15 位。",
     "summary.stale_formula_value": "公式保存的值被工作簿标记为过期（fullCalcOnLoad）。",
     "summary.hidden_rows": "表格中有行在 Excel 中被隐藏或筛选掉，但仍会被读取。",
     "summary.hidden_columns": "表格中有列在 Excel 中被隐藏，但仍会被读取。",
@@ -452,6 +471,10 @@ MESSAGES.update(
         "ui.run.summary.note": "  注意：{note}",
         "ui.run.summary.retry_errors": "  重新运行同一命令即可重试以错误结束的记录",
         "ui.run.dry_run": "试运行：将为 {records_with_work} 条记录发送 {requests} 个请求（{records} 条中已有 {already_finished} 条在日志中完成）；没有发送任何请求",
+        "ui.auto.free_text": "参考答案是自由文本或缺失（{kinds}）：规则无法评分——请用 --metric judge",
+        "ui.progress.line": "{label}：{done}/{total} {unit}{share}，{rate}/秒，{errors} 条有错误，剩余 {eta}",
+        "ui.progress.records": "条记录",
+        "ui.progress.responses": "个回答",
         "ui.eval.judge_needed": "formatkit eval：{dataset}：需要裁判模型——{reason}；未评分（给出 --judge-base-url 和 --judge-model 即可评判）",
         "ui.score.judge_needed": "formatkit score：{dataset}：需要裁判模型——{reason}；未评分",
         "ui.score.nothing_scored": "formatkit score：没有任何回答能够评分",

@@ -156,15 +156,19 @@ def _set(path: Path, records: int) -> Path:
     return path
 
 
+def _parts(server: FakeOpenAI, src: Path, folder: Path, count: int = 2) -> list[Path]:
+    """``run --shard K/count`` of ``src`` for every K: the parts merge reads."""
+    parts = [folder / f"part{k}.jsonl" for k in range(1, count + 1)]
+    for k, part in enumerate(parts, 1):
+        assert _run(server, src, part, "--shard", f"{k}/{count}").exit_code == 0
+    return parts
+
+
 def test_merge_refuses_a_part_holding_a_record_twice_and_names_the_one_missing(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
     src = _set(tmp_path / "set.jsonl", 11)
-    parts = []
-    for k in (1, 2, 3):
-        part = tmp_path / f"part{k}.jsonl"
-        assert _run(fake_openai, src, part, "--shard", f"{k}/3").exit_code == 0
-        parts.append(part)
+    parts = _parts(fake_openai, src, tmp_path, 3)
     # part 2/3 holds input records 2, 5, 8, 11: its third line becomes its second again (8 lost, 5 twice)
     lines = parts[1].read_bytes().splitlines(keepends=True)
     assert len(lines) == 4
@@ -183,11 +187,7 @@ def test_merge_refuses_a_part_holding_a_record_twice_and_names_the_one_missing(
 
 def test_merge_refuses_a_record_found_in_two_parts(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     src = _set(tmp_path / "set.jsonl", 4)
-    parts = []
-    for k in (1, 2):
-        part = tmp_path / f"part{k}.jsonl"
-        assert _run(fake_openai, src, part, "--shard", f"{k}/2").exit_code == 0
-        parts.append(part)
+    parts = _parts(fake_openai, src, tmp_path)
     # part 2/2 (input records 2 and 4) ends with part 1/2's first record instead of its own second
     first = parts[0].read_bytes().splitlines(keepends=True)[0]
     own = parts[1].read_bytes().splitlines(keepends=True)
@@ -330,11 +330,7 @@ def test_report_adds_no_negative_count_a_results_file_holds(tmp_path: Path) -> N
 
 def test_merge_says_five_records_twice_per_part_and_counts_the_rest(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     src = _set(tmp_path / "set.jsonl", 14)
-    parts = []
-    for k in (1, 2):
-        part = tmp_path / f"part{k}.jsonl"
-        assert _run(fake_openai, src, part, "--shard", f"{k}/2").exit_code == 0
-        parts.append(part)
+    parts = _parts(fake_openai, src, tmp_path)
     lines = parts[1].read_bytes().splitlines(keepends=True)
     parts[1].write_bytes(lines[0] * len(lines))  # its first record 7 times: 6 of its share missing
     result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))

@@ -189,9 +189,11 @@ def _merged(ws: Any, columns: dict[str, int]) -> list[Change]:
 def _last_data_row(ws: Any) -> int:
     """The last row with a value in a cell that is not under a merge (openpyxl's ``max_row`` counts the
     placeholder cells a merged range leaves on its edges)."""
+    from openpyxl.cell.cell import MergedCell
+
     last = 1
     for (row, _col), cell in ws._cells.items():
-        if row > last and cell.value is not None and type(cell).__name__ != "MergedCell":
+        if row > last and cell.value is not None and not isinstance(cell, MergedCell):
             last = row
     return last
 

@@ -90,19 +90,25 @@ def check_bounds(path: Path) -> None:
             block = _CELL_XFS.search(styles)
             count = len(_XF.findall(block.group(0))) if block is not None else 0
             if count > MAX_STYLES:
-                raise RepairRefusedError(Msg("fix_refused.styles", count=count, limit=MAX_STYLES))
+                raise RepairRefusedError(Msg("frag.fix_refused.styles", count=count, limit=MAX_STYLES))
+        sheets: dict[str, str] | None = None
         for name in names:
             if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
                 continue
             data = archive.read(name)
             if b"mergeCell" not in data:
                 continue
+            if sheets is None:
+                sheets = _sheet_names(archive)
+            sheet = sheets.get(name, name)
             count = 0
             for match in _MERGE_REF.finditer(data):
                 count += 1
                 if count > MAX_MERGED_RANGES:
                     total = len(_MERGE_REF.findall(data))
-                    raise RepairRefusedError(Msg("fix_refused.merges", part=name, count=total, limit=MAX_MERGED_RANGES))
+                    raise RepairRefusedError(
+                        Msg("frag.fix_refused.merges", sheet=sheet, count=total, limit=MAX_MERGED_RANGES)
+                    )
                 first, last = _corner(match.group(1), match.group(2)), _corner(match.group(3), match.group(4))
                 if first is None or last is None:
                     continue
@@ -110,8 +116,21 @@ def check_bounds(path: Path) -> None:
                 if cells > MAX_MERGED_CELLS:
                     span = f"{column_letter(first[1])}{first[0]}:{column_letter(last[1])}{last[0]}"
                     raise RepairRefusedError(
-                        Msg("fix_refused.merge_size", part=name, range=span, cells=cells, limit=MAX_MERGED_CELLS)
+                        Msg("frag.fix_refused.merge_size", sheet=sheet, range=span, cells=cells, limit=MAX_MERGED_CELLS)
                     )
+
+
+def _sheet_names(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Worksheet part → the sheet's name, as the workbook's relationships resolve it ({} when they cannot)."""
+    from formatkit._reading.xlsx import _sheet_parts
+
+    try:
+        workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+    except (KeyError, ElementTree.ParseError):
+        return {}
+    titles = [sheet.get("name") or "" for sheet in workbook.iter() if sheet.tag.endswith("}sheet")]
+    parts, _stale = _sheet_parts(archive)
+    return {part: title for part, title in zip(parts, titles, strict=False) if part is not None}
 
 
 def _corner(letters: bytes | None, digits: bytes | None) -> tuple[int, int] | None:

@@ -126,12 +126,14 @@ def _refused(tmp_path: Path, source: Path, *pieces: str) -> None:
 def test_one_range_over_the_whole_sheet_is_refused_naming_it(tmp_path: Path) -> None:
     source = _workbook(tmp_path / "whole.xlsx", ["D2:XFD1048576"])
     assert source.stat().st_size < 4096
-    _refused(tmp_path, source, "the merged range D2:XFD1048576 covers 17,176,707,075 cells", "unmerge it")
+    _refused(
+        tmp_path, source, 'sheet "Sheet1": the merged range D2:XFD1048576 covers 17,176,707,075 cells', "unmerge it"
+    )
 
 
 def test_200000_small_merges_are_refused_with_their_count(tmp_path: Path) -> None:
     source = _workbook(tmp_path / "merges.xlsx", [f"E{r}:F{r}" for r in range(2, 200_002)])
-    _refused(tmp_path, source, "holds 200,000 merged ranges, more than fix rewrites (10,000)")
+    _refused(tmp_path, source, 'sheet "Sheet1" holds 200,000 merged ranges, more than fix rewrites (10,000)')
 
 
 def test_a_million_cell_styles_are_refused_with_their_count(tmp_path: Path) -> None:
@@ -144,7 +146,7 @@ def test_the_refusal_in_chinese(tmp_path: Path) -> None:
     source = _workbook(tmp_path / "whole.xlsx", ["D2:XFD1048576"])
     done = _fix(str(source), "-o", str(tmp_path / "fixed.xlsx"), "--lang", "zh")
     assert done.returncode == 1
-    assert "合并区域 D2:XFD1048576 覆盖 17,176,707,075 个单元格" in done.stderr
+    assert "工作表“Sheet1”：合并区域 D2:XFD1048576 覆盖 17,176,707,075 个单元格" in done.stderr
     assert "未写入" in done.stderr
 
 

@@ -138,14 +138,20 @@ def _title_rows(workbook: Any, ws: Any) -> Change | None:
         notes.append(row)
     texts = [str(value).strip() for row in top[:found] for value in dict.fromkeys(row) if value not in (None, "")]
     # Ranges in the moved rows (or reaching into them) go with them; ranges below move up with their rows.
+    # The ranges below are shifted where they are (their placeholder cells move with the rows): merging
+    # them again would build a cell for every place a range covers.
     below = []
     for merged in list(ws.merged_cells.ranges):
         if merged.min_row > found:
-            below.append((merged.min_row - found, merged.min_col, merged.max_row - found, merged.max_col))
-        _unmerge(ws, merged)
+            below.append(merged)
+        else:
+            _unmerge(ws, merged)
     ws.delete_rows(1, found)
-    for r0, c0, r1, c1 in below:
-        ws.merge_cells(start_row=r0, start_column=c0, end_row=r1, end_column=c1)
+    ranges = ws.merged_cells.ranges  # a set keyed by each range's place: taken out, moved, put back
+    for merged in below:
+        ranges.remove(merged)
+        merged.shift(row_shift=-found)
+    ranges.update(below)
     return Change(
         code="title_rows_moved",
         data={

@@ -22,7 +22,14 @@ from formatkit._core.modes import Mode
 from formatkit._core.record import RecordDict
 from formatkit._reading.cells import SheetData, Unreadable, column_letter
 from formatkit._reading.workbook import read_sheet
-from formatkit._rules.excel_header import Header, names_a_column, read_header
+from formatkit._rules.excel_header import (
+    HEADER_SEARCH_ROWS,
+    Header,
+    header_names,
+    header_row,
+    names_a_column,
+    read_header,
+)
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
 from formatkit._rules.excel_sheet import check_hidden, merged_example
@@ -109,6 +116,19 @@ class ExcelReader:
                 Msg("no_records.first_sheet_not_data", sheet=sheet, other=data.extra_sheets[0]),
                 sheet=sheet,
                 row=1,
+            )
+            return None
+        found = header_row(rows[:HEADER_SEARCH_ROWS])
+        if found is not None:
+            # Title or note rows above the header: said once, where the header is; the sheet is not read
+            # from that row silently (``formatkit fix`` moves the rows above it to a sheet of their own).
+            names = ", ".join(f'"{name}"' for name in header_names(rows[found]))
+            above = "1" if found == 1 else f"1–{found}"
+            self.sink.add(
+                "header_not_first_row",
+                Msg("header_not_first_row", row=found + 1, names=names, rows=above, count=found),
+                sheet=sheet,
+                row=found + 1,
             )
             return None
         header = read_header(

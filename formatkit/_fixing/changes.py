@@ -16,6 +16,7 @@ __all__ = ["Change", "ChangeCode", "Repaired", "render", "shown"]
 
 ChangeCode = Literal[
     "sheet_moved",
+    "title_rows_moved",
     "header_renamed",
     "key_renamed",
     "cells_unmerged",

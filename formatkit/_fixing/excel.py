@@ -1,5 +1,8 @@
 """Repairs of a workbook (openpyxl), each with exactly one right answer:
 
+- title or note rows above the header (a template's merged title, 填写人…): moved to a new sheet
+  "说明", the header becomes row 1 (found by :func:`formatkit._rules.excel_header.header_row`, as validate
+  finds it); merged ranges in those rows go with them, ranges below move up;
 - the data sheet is not the first sheet (only the first is read): the one sheet whose row 1 names the
   known columns is moved to the front;
 - a header written in Chinese, full-width, another case or as an alias: renamed to the column it names
@@ -27,7 +30,7 @@ from formatkit._core.issues import IssueSink
 from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._fixing.excel_book import Book, lost_parts, open_book, save_book
 from formatkit._reading.cells import column_letter
-from formatkit._rules.excel_header import header_name
+from formatkit._rules.excel_header import HEADER_SEARCH_ROWS, header_name, header_row
 from formatkit._rules.excel_values import session_id_value
 from formatkit._rules.parameters import repair_parameters_text
 
@@ -71,11 +74,15 @@ def repair_workbook(book: Book) -> list[Change]:
     if not workbook.worksheets:
         return changes
     ws = workbook.worksheets[0]
+    removed = _title_rows(workbook, ws)
+    if removed is not None:
+        changes.append(removed)
+    shift = 0 if removed is None else int(removed.data["count"])
     changes += _headers(ws)
     columns = _columns(ws)
     changes += _merged(ws, columns)
     if not book.from_xls:
-        changes += _formulas(ws, book, columns)
+        changes += _formulas(ws, book, columns, shift)
     changes += _cells(ws, columns)
     return changes
 
@@ -112,6 +119,52 @@ def _data_sheet_first(workbook: Any) -> Change | None:
     ws.sheet_view.tabSelected = True
     workbook.active = 0
     return Change(code="sheet_moved", data={"sheet": ws.title, "position": position + 1}, sheet=ws.title)
+
+
+#: The sheet the rows above a header are moved to (a number is added when the name is taken).
+NOTES_SHEET = "说明"
+
+
+def _title_rows(workbook: Any, ws: Any) -> Change | None:
+    """Move the title and note rows above the header to a new sheet, so that the header is row 1."""
+    top = [[cell.value for cell in row] for row in ws.iter_rows(min_row=1, max_row=HEADER_SEARCH_ROWS)]
+    found = header_row(top)
+    if found is None:
+        return None
+    name, number = NOTES_SHEET, 1
+    while name in workbook.sheetnames:
+        number += 1
+        name = f"{NOTES_SHEET} {number}"
+    notes = workbook.create_sheet(name)
+    for row in top[:found]:
+        notes.append(row)
+    texts = [str(value).strip() for row in top[:found] for value in dict.fromkeys(row) if value not in (None, "")]
+    # Ranges in the moved rows (or reaching into them) go with them; ranges below move up with their rows.
+    # The ranges below are shifted where they are (their placeholder cells move with the rows): merging
+    # them again would build a cell for every place a range covers.
+    below = []
+    for merged in list(ws.merged_cells.ranges):
+        if merged.min_row > found:
+            below.append(merged)
+        else:
+            _unmerge(ws, merged)
+    ws.delete_rows(1, found)
+    ranges = ws.merged_cells.ranges  # a set keyed by each range's place: taken out, moved, put back
+    for merged in below:
+        ranges.remove(merged)
+        merged.shift(row_shift=-found)
+    ranges.update(below)
+    return Change(
+        code="title_rows_moved",
+        data={
+            "rows": "1" if found == 1 else f"1–{found}",
+            "count": found,
+            "text": shown(" / ".join(texts)) if texts else '""',
+            "notes": name,
+        },
+        sheet=ws.title,
+        row=1,
+    )
 
 
 def _headers(ws: Any) -> list[Change]:
@@ -209,7 +262,8 @@ def _unmerge(ws: Any, merged: Any) -> None:
         ws._cells.pop((row, col), None)
 
 
-def _formulas(ws: Any, book: Book, columns: dict[str, int]) -> list[Change]:
+def _formulas(ws: Any, book: Book, columns: dict[str, int], shift: int = 0) -> list[Change]:
+    """``shift``: rows removed above the header (the saved values are read from the original's places)."""
     formulas = [cell for row in ws.iter_rows() for cell in row if cell.data_type == "f"]
     if not formulas:
         return []
@@ -219,10 +273,11 @@ def _formulas(ws: Any, book: Book, columns: dict[str, int]) -> list[Change]:
     if values is None or ws.title not in values.sheetnames:
         return []
     wanted = {(cell.row, cell.column) for cell in formulas}
-    first, last = min(r for r, _ in wanted), max(r for r, _ in wanted)
+    first, last = min(r for r, _ in wanted) + shift, max(r for r, _ in wanted) + shift
     saved: dict[tuple[int, int], Any] = {}
     # One pass over the rows (a read-only sheet's cell() reads from the top on every call)
-    for r, row in enumerate(values[ws.title].iter_rows(min_row=first, max_row=last, values_only=True), start=first):
+    rows = values[ws.title].iter_rows(min_row=first, max_row=last, values_only=True)
+    for r, row in enumerate(rows, start=first - shift):
         for c, value in enumerate(row, start=1):
             if (r, c) in wanted:
                 saved[(r, c)] = value

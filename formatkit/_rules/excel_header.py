@@ -27,9 +27,12 @@ __all__ = [
     "ALIASES",
     "CHINESE_NAMES",
     "COLUMNS",
+    "HEADER_SEARCH_ROWS",
     "Header",
     "HeaderMatch",
     "header_name",
+    "header_names",
+    "header_row",
     "names_a_column",
     "read_header",
 ]
@@ -143,6 +146,36 @@ def names_a_column(cells: Sequence[Any]) -> bool:
     """Whether a row names any column of an evaluation set (exactly, as an alias, in Chinese, or an output
     column): a first row that names none (an instruction sheet's "请在“数据”工作表中填写") is no header."""
     return any(header_name(text) is not None for text in map(_header_text, cells) if text.strip())
+
+
+#: How many rows from the top a header is looked for under title and note rows.
+HEADER_SEARCH_ROWS = 10
+
+
+def header_names(cells: Sequence[Any]) -> list[str]:
+    """The known columns a row names (through :func:`header_name`), each once, in order."""
+    names: list[str] = []
+    for text in map(_header_text, cells):
+        if text.strip() and (found := header_name(text)) is not None and found[0] not in names:
+            names.append(found[0])
+    return names
+
+
+def _is_header(cells: Sequence[Any]) -> bool:
+    names = header_names(cells)
+    return "query" in names or len(names) >= 2
+
+
+def header_row(rows: Sequence[Sequence[Any]]) -> int | None:
+    """The 0-based index of the header row when row 1 is not one and a row below it within the first
+    :data:`HEADER_SEARCH_ROWS` is (a title or note row above the table); None otherwise. A header names
+    the query column or two known columns; both ``validate`` and ``formatkit fix`` read it here."""
+    if not rows or _is_header(rows[0]):
+        return None
+    for index in range(1, min(len(rows), HEADER_SEARCH_ROWS)):
+        if _is_header(rows[index]):
+            return index
+    return None
 
 
 def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:

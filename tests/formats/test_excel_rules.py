@@ -63,6 +63,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "missing_column_reference.xlsx", "infer-eval", "missing_column", at(1)),
     (X + "missing_column_reference.xlsx", "scored", "missing_column", at(1)),
     (X + "missing_column_response.xlsx", "scored", "missing_column", at(1)),
+    (X + "header_not_first_row.xlsx", "infer-eval", "header_not_first_row", at(2, None)),
     (X + "unknown_column.xlsx", "infer-eval", "unknown_column", at(1, "C (quary)")),
     (X + "duplicate_column.xlsx", "infer-eval", "duplicate_column", at(1, "G (query)")),
     (X + "missing_header.xlsx", "infer-eval", "missing_header", at(1, "G")),

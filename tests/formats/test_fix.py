@@ -290,7 +290,9 @@ def test_a_first_sheet_with_a_title_row_is_not_pushed_back(tmp_path: Path) -> No
     book.create_sheet("旧版").append(["query", "reference_response"])
     book.save(tmp_path / "set.xlsx")
     result = fix_file(tmp_path / "set.xlsx", tmp_path / "fixed.xlsx")
-    assert result.changes == [] and "missing_column" in result.report.counts
+    # the title row is moved to a notes sheet (#29 item 1); the first sheet stays first
+    assert [c.code for c in result.changes] == ["title_rows_moved"]
+    assert result.report.valid and openpyxl.load_workbook(tmp_path / "fixed.xlsx").sheetnames[0] == "Sheet"
 
 
 def test_jsonl_keys_in_another_case_width_or_alias_are_renamed(tmp_path: Path) -> None:

@@ -115,6 +115,9 @@ MESSAGES: dict[str, str] = {
     "formula_without_value": "The cell holds a formula whose result was never saved (the file was written by "
     "a program, not Excel), so there is no value to read. Open the file in Excel and save it, or write the "
     "value instead of the formula.",
+    "header_not_first_row": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
+    "only row 1 is read as the header, so nothing in this sheet was read. Run `formatkit fix` (it moves row(s) "
+    "{rows} to a sheet of their own), or delete row(s) {rows} so that the header is row 1.",
     "missing_column": 'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
     "found: {known}).{hint}",
     "frag.why.query": "every row needs the user's question",
@@ -374,6 +377,7 @@ MESSAGES: dict[str, str] = {
     "frag.known_names": " Known names: {names}.",
     # --- formatkit fix: its changes (fix.<change code>), its lines (fix.ui.*), its words (fix.word.*) ---
     "fix.sheet_moved": 'moved sheet "{sheet}" (the data) from position {position} to the front: only the first sheet is read',
+    "fix.title_rows_moved": 'moved row(s) {rows} above the header (title or notes: {text}) to the new sheet "{notes}"; the header is now row 1',
     "fix.header_renamed": 'header "{before}" renamed to "{after}" ({how})',
     "fix.key_renamed": 'key "{before}" renamed to "{after}" ({how})',
     "fix.cells_unmerged": "unmerged {range} and wrote {value} into each of its {count} cells",

@@ -98,6 +98,8 @@ MESSAGES: dict[str, str] = {
     "frag.merged_example.header": "第 1 行的每个表头各占一个单元格",
     "formula_without_value": "单元格中的公式从未保存过计算结果（文件由程序生成，而非 Excel），没有可读取的值。请用 Excel "
     "打开文件并保存，或直接写入值而不是公式。",
+    "header_not_first_row": "第 {row} 行看起来才是表头（{names}），它上面有 {count} 行标题或说明；表头只从第 1 行读取，"
+    "所以此工作表未被读取。请运行 `formatkit fix`（它会把第 {rows} 行移到单独的工作表），或删除第 {rows} 行，让表头成为第 1 行。",
     "missing_column": "第 1 行没有“{name}”列，而{why}。请在第 1 行添加“{name}”列（已找到的列：{known}）。{hint}",
     "frag.why.query": "每一行都需要用户的问题",
     "frag.why.reference_response": "在 {mode} 模式下要用参考答案给每条记录打分（只推理不打分请用 --mode infer-only）",
@@ -314,6 +316,7 @@ MESSAGES: dict[str, str] = {
     "frag.known_names": "可用的名称：{names}。",
     # --- formatkit fix：所做的修改（fix.<修改代码>）、输出的各行（fix.ui.*）、填入的词（fix.word.*） ---
     "fix.sheet_moved": '已将数据所在的工作表"{sheet}"从第 {position} 个移到最前：只读取第一个工作表',
+    "fix.title_rows_moved": '已将表头上方的第 {rows} 行（标题或说明：{text}）移到新工作表"{notes}"；表头现在是第 1 行',
     "fix.header_renamed": '表头"{before}"已改为"{after}"（{how}）',
     "fix.key_renamed": '键"{before}"已改为"{after}"（{how}）',
     "fix.cells_unmerged": "已取消合并 {range}，并在其 {count} 个单元格中都填入 {value}",
@@ -370,6 +373,7 @@ MESSAGES: dict[str, str] = {
     "summary.merged_cells": "合并单元格只有第一个单元格有值，其余单元格的值被隐藏。",
     "summary.formula_without_value": "公式单元格没有保存计算结果。",
     "summary.missing_column": "表头行缺少必需的列。",
+    "summary.header_not_first_row": "表头不在第 1 行，而在标题或说明行之下。",
     "summary.unknown_column": "表头中有无法识别的列名。",
     "summary.duplicate_column": "两个表头单元格是同一列。",
     "summary.missing_header": "某列有数据但没有表头。",

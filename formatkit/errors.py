@@ -10,6 +10,7 @@ becomes Issues in a report); these are for callers::
 FormatkitError
 ├── UnreadablePathError     a path that is missing, a directory, or not readable (CLI exit 2)
 ├── RepairError             ``fix`` could not open a file validate reads; ``.source``, ``.output``
+│   └── RepairRefusedError  a workbook past the bounds fix rewrites; ``.why`` names the range or count
 ├── InvalidFileError        a file whose records were asked for has errors; ``.report``
 │   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back; ``.mode``
 └── OutputError             an output could not be written (nothing partial is left behind)
@@ -24,6 +25,7 @@ from formatkit._core.errors import (
     OutputBusyError,
     OutputError,
     RepairError,
+    RepairRefusedError,
     SheetReadBackError,
     SmallFileError,
     UnreadablePathError,
@@ -35,6 +37,7 @@ __all__ = [
     "OutputBusyError",
     "OutputError",
     "RepairError",
+    "RepairRefusedError",
     "SheetReadBackError",
     "SmallFileError",
     "UnreadablePathError",

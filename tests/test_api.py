@@ -82,8 +82,8 @@ DOCUMENTED = {
 SUBMODULES = {
     "formatkit.codes": ["CAUSES", "CODES", "Code", "Severity", "describe"],
     "formatkit.errors": [
-        "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "SheetReadBackError",
-        "SmallFileError", "UnreadablePathError",
+        "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "RepairRefusedError",
+        "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
     "formatkit.files": ["TERMINATED", "check_path", "output_lock", "read_small_file"],
     "formatkit.messages": [

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from formatkit._api.validate import check_path, validate_file
-from formatkit._core.errors import RepairError, UnreadablePathError
+from formatkit._core.errors import RepairError, RepairRefusedError, UnreadablePathError
 from formatkit._core.formats import input_format, load
 from formatkit._core.issues import FileReport
 from formatkit._core.modes import Mode, Profile
@@ -85,6 +85,8 @@ def fix_file(
         repaired = load(known.repair)(source)
         if repaired is None:
             raise RepairError("its repair could not read it")
+    except RepairRefusedError as exc:  # past the bounds fix rewrites: refused, whatever validate found
+        raise RepairRefusedError(exc.why, source=str(path), output=str(output)) from None
     except RepairError as exc:
         if not before.valid:  # a file no repair can open, and validate's report says why
             return _unrepaired(path, output, before)

@@ -2,6 +2,8 @@
 
 FormatkitError
 ├── UnreadablePathError   a path that is missing, a directory, or not readable (CLI exit 2)
+├── RepairError           ``fix`` could not open a file validate reads
+│   └── RepairRefusedError  a workbook past the bounds fix rewrites (merged ranges, cell styles)
 ├── InvalidFileError      a file whose records were asked for has errors; carries its FileReport
 │   └── SheetReadBackError  the workbook ``export_excel`` would write does not read back (nothing written)
 └── OutputError           an output could not be written (nothing partial is left behind)
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from formatkit._core.issues import FileReport
+    from formatkit._core.messages import Msg
     from formatkit._core.modes import Mode
 
 __all__ = [
@@ -23,6 +26,7 @@ __all__ = [
     "OutputBusyError",
     "OutputError",
     "RepairError",
+    "RepairRefusedError",
     "SheetReadBackError",
     "SmallFileError",
     "UnreadablePathError",
@@ -62,6 +66,16 @@ class RepairError(FormatkitError):
         self.source = source
         self.output = output
         super().__init__(message)
+
+
+class RepairRefusedError(RepairError):
+    """``fix`` refused a workbook past the bounds it can rewrite in time and memory (merged ranges or cell
+    styles by the hundred thousand): ``why`` (a catalogue message) names the range or the count and what to
+    do; nothing was written."""
+
+    def __init__(self, why: Msg, *, source: str = "", output: str = "") -> None:
+        self.why = why
+        super().__init__(why.render("en"), source=source, output=output)
 
 
 class OutputError(FormatkitError):

@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from formatkit._core.errors import RepairError
+from formatkit._core.errors import RepairError, RepairRefusedError
 from formatkit._core.issues import IssueSink
 from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._fixing.excel_book import Book, lost_parts, open_book, save_book
@@ -46,6 +46,8 @@ def repair_excel(source: Path) -> Repaired | None:
     cannot open it though validate may read it (:func:`formatkit.fix_file` decides)."""
     try:
         book = open_book(source)
+    except RepairRefusedError:
+        raise
     except Exception as exc:
         raise RepairError(f"{type(exc).__name__}: {exc}"[:300]) from exc
     changes = repair_workbook(book)
@@ -208,6 +210,9 @@ def _label(name: str, columns: dict[str, int]) -> str:
 def _merged(ws: Any, columns: dict[str, int]) -> list[Change]:
     by_index = {j: name for name, j in columns.items() if name in FILL_DOWN}
     changes: list[Change] = []
+    if not by_index or not ws.merged_cells.ranges:
+        return changes
+    last = _last_data_row(ws)
     for merged in sorted(ws.merged_cells.ranges, key=lambda m: (m.min_col, m.min_row)):
         name = by_index.get(merged.min_col - 1)
         if name is None or merged.min_col != merged.max_col or merged.min_row < 2:
@@ -216,20 +221,34 @@ def _merged(ws: Any, columns: dict[str, int]) -> list[Change]:
         top = ws.cell(row=merged.min_row, column=merged.min_col)
         value, style = top.value, copy.copy(top._style)
         _unmerge(ws, merged)
-        for r in range(merged.min_row + 1, merged.max_row + 1):
+        # Only the rows that hold data (a range merged down to row 1,048,576 is not a million records)
+        end = min(merged.max_row, last) if last >= merged.min_row else merged.min_row
+        for r in range(merged.min_row + 1, end + 1):
             cell = ws.cell(row=r, column=merged.min_col)
             cell.value = value
             cell._style = copy.copy(style)
         changes.append(
             Change(
                 code="cells_unmerged",
-                data={"range": span, "value": shown(value), "count": merged.max_row - merged.min_row + 1},
+                data={"range": span, "value": shown(value), "count": end - merged.min_row + 1},
                 sheet=ws.title,
                 row=merged.min_row,
                 column=_label(name, columns),
             )
         )
     return changes
+
+
+def _last_data_row(ws: Any) -> int:
+    """The last row with a value in a cell that is not under a merge (openpyxl's ``max_row`` counts the
+    placeholder cells a merged range leaves on its edges)."""
+    from openpyxl.cell.cell import MergedCell
+
+    last = 1
+    for (row, _col), cell in ws._cells.items():
+        if row > last and cell.value is not None and not isinstance(cell, MergedCell):
+            last = row
+    return last
 
 
 def _unmerge(ws: Any, merged: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -14,9 +15,27 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+from formatkit._core.errors import RepairRefusedError
+from formatkit._core.messages import Msg
+from formatkit._reading.cells import column_letter
 from formatkit._reading.xlsx_book import recalculates_on_load
 
-__all__ = ["Book", "lost_parts", "open_book", "save_book"]
+__all__ = ["MAX_MERGED_CELLS", "MAX_MERGED_RANGES", "MAX_STYLES", "Book", "lost_parts", "open_book", "save_book"]
+
+#: openpyxl loads every merged range with a placeholder cell on its edges and every cell style as an
+#: object, in time that grows with each (10,000 merged ranges take it about two seconds): past these
+#: bounds a workbook is refused before it loads, naming the range or the count (validate reads it).
+MAX_MERGED_RANGES = 10_000
+#: The cells one merged range may cover (B2:XFD1048576 covers 17 billion).
+MAX_MERGED_CELLS = 100_000
+#: Excel's own limit on the cell formats of a workbook.
+MAX_STYLES = 64_000
+
+_MERGE_REF = re.compile(
+    rb'<(?:\w+:)?mergeCell\s+ref="\$?([A-Za-z]{1,3})\$?(\d{1,7})(?::\$?([A-Za-z]{1,3})\$?(\d{1,7}))?"'
+)
+_XF = re.compile(rb"<(?:\w+:)?xf[\s/>]")
+_CELL_XFS = re.compile(rb"<(?:\w+:)?cellXfs[\s>].*?</(?:\w+:)?cellXfs>", re.S)
 
 
 @dataclass
@@ -46,6 +65,7 @@ def open_book(path: Path) -> Book:
         head = handle.read(8)
     if head.startswith(b"\xd0\xcf\x11\xe0"):
         return Book(_from_xls(path), from_xls=True)
+    check_bounds(path)
     with warnings.catch_warnings():  # "extension is not supported and will be removed": the parts_lost note
         warnings.simplefilter("ignore")
         workbook = openpyxl.load_workbook(path, rich_text=False, keep_links=True)
@@ -57,6 +77,70 @@ def open_book(path: Path) -> Book:
         values=lambda: _quietly(lambda: openpyxl.load_workbook(path, data_only=True, read_only=True)),
         stale=stale,
     )
+
+
+def check_bounds(path: Path) -> None:
+    """Refuse (RepairRefusedError) an .xlsx that openpyxl could not load in time and memory proportional to
+    its data: too many merged ranges in a sheet, one merged range over too many cells, too many cell styles.
+    One pass over the parts' XML (validate has read them already, behind its zip-bomb guard)."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+        if "xl/styles.xml" in names:
+            styles = archive.read("xl/styles.xml")
+            block = _CELL_XFS.search(styles)
+            count = len(_XF.findall(block.group(0))) if block is not None else 0
+            if count > MAX_STYLES:
+                raise RepairRefusedError(Msg("frag.fix_refused.styles", count=count, limit=MAX_STYLES))
+        sheets: dict[str, str] | None = None
+        for name in names:
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            data = archive.read(name)
+            if b"mergeCell" not in data:
+                continue
+            if sheets is None:
+                sheets = _sheet_names(archive)
+            sheet = sheets.get(name, name)
+            count = 0
+            for match in _MERGE_REF.finditer(data):
+                count += 1
+                if count > MAX_MERGED_RANGES:
+                    total = len(_MERGE_REF.findall(data))
+                    raise RepairRefusedError(
+                        Msg("frag.fix_refused.merges", sheet=sheet, count=total, limit=MAX_MERGED_RANGES)
+                    )
+                first, last = _corner(match.group(1), match.group(2)), _corner(match.group(3), match.group(4))
+                if first is None or last is None:
+                    continue
+                cells = (abs(last[0] - first[0]) + 1) * (abs(last[1] - first[1]) + 1)
+                if cells > MAX_MERGED_CELLS:
+                    span = f"{column_letter(first[1])}{first[0]}:{column_letter(last[1])}{last[0]}"
+                    raise RepairRefusedError(
+                        Msg("frag.fix_refused.merge_size", sheet=sheet, range=span, cells=cells, limit=MAX_MERGED_CELLS)
+                    )
+
+
+def _sheet_names(archive: zipfile.ZipFile) -> dict[str, str]:
+    """Worksheet part → the sheet's name, as the workbook's relationships resolve it ({} when they cannot)."""
+    from formatkit._reading.xlsx import _sheet_parts
+
+    try:
+        workbook = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+    except (KeyError, ElementTree.ParseError):
+        return {}
+    titles = [sheet.get("name") or "" for sheet in workbook.iter() if sheet.tag.endswith("}sheet")]
+    parts, _stale = _sheet_parts(archive)
+    return {part: title for part, title in zip(parts, titles, strict=False) if part is not None}
+
+
+def _corner(letters: bytes | None, digits: bytes | None) -> tuple[int, int] | None:
+    """(1-based row, 0-based column) of a reference's corner; None when the range names one cell."""
+    if letters is None or digits is None:
+        return None
+    col = 0
+    for byte in letters.upper():
+        col = col * 26 + byte - 64
+    return int(digits), col - 1
 
 
 def _quietly(load: Callable[[], Any]) -> Any:

@@ -67,6 +67,7 @@ def failures() -> tuple[Failure, ...]:
         OutputBusyError,
         OutputError,
         RepairError,
+        RepairRefusedError,
         SheetReadBackError,
         UnreadablePathError,
     )
@@ -135,6 +136,7 @@ def failures() -> tuple[Failure, ...]:
         Failure("convert", (OutputError, OSError), EXIT_ERRORS, "convert.not_written"),
         # fix IN -o OUT: a file validate reads that fix cannot open is refused, saying why (nothing
         # written); a path or output it cannot use is bad usage
+        Failure("fix", (RepairRefusedError,), EXIT_ERRORS, "fix.refused"),
         Failure("fix", (RepairError,), EXIT_ERRORS, "fix.cannot_repair"),
         Failure("fix", (UnreadablePathError, OutputError, OSError), EXIT_USAGE, "failed"),
         # any command: the machine refusing (a full disk, a read-only folder), or an output another

@@ -17,8 +17,15 @@ from typer.testing import CliRunner
 from formatkit.cli import app
 from formatkit.cli._base import EXIT_INTERRUPTED, EXIT_TERMINATED
 from formatkit.cli._failures import exits, failure_of, failures, say
-from formatkit.errors import InvalidFileError, OutputBusyError, OutputError, RepairError, SheetReadBackError
-from formatkit.messages import catalogue
+from formatkit.errors import (
+    InvalidFileError,
+    OutputBusyError,
+    OutputError,
+    RepairError,
+    RepairRefusedError,
+    SheetReadBackError,
+)
+from formatkit.messages import Msg, catalogue
 from scoring import RunSummary
 from scoring.errors import (
     EndpointUnavailableError,
@@ -75,6 +82,7 @@ def test_a_subclass_is_never_hidden_by_its_base() -> None:
         ("export", OutputError("full"), 1),
         ("merge", MergeError(["a", "b"]), 1),
         ("fix", RepairError("cannot open"), 1),
+        ("fix", RepairRefusedError(Msg("frag.fix_refused.styles", count=70_000, limit=64_000)), 1),
         ("convert", OutputBusyError("busy"), 2),
         ("output", OutputError("a folder"), 2),
         ("*", OutputBusyError("busy"), 2),
@@ -231,6 +239,16 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
             "formatkit fix: in.xlsx: could not be opened for repair (ParseError: unclosed token), though validate "
             "reads it; nothing was written to out.xlsx: open it in Excel or LibreOffice, save it again and fix "
             "the saved copy",
+        ),
+        (  # new with #29 item 2: fix used to run for minutes past a gigabyte (no message to keep)
+            "fix.refused",
+            RepairRefusedError(
+                Msg("frag.fix_refused.merges", sheet="S", count=200_000, limit=10_000), source="in.xlsx"
+            ),
+            {"output": "out.xlsx", "why": lambda exc: exc.why.render("en")},
+            'formatkit fix: in.xlsx: sheet "S" holds 200,000 merged ranges, more than fix rewrites (10,000): unmerge '
+            "the cells (select all, Merge & Center off), save it and fix the saved copy; nothing was written to "
+            "out.xlsx (validate reads it)",
         ),
     ]
 

@@ -488,6 +488,10 @@ MESSAGES.update(
         "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
         "ui.report.same_file": "formatkit report: {path} is {first} again (the same file): read once, its records counted once",
         "ui.report.same_content": "formatkit report: {path} holds exactly what {first} holds (a copy): read once, its records counted once",
+        "ui.fix.refused": "formatkit fix: {source}: {why}; nothing was written to {output} (validate reads it)",
+        "frag.fix_refused.styles": "{count:,} cell styles, more than fix rewrites ({limit:,}, Excel's own limit): open it in Excel or LibreOffice, clear the unused formats, save it again and fix the saved copy",
+        "frag.fix_refused.merges": 'sheet "{sheet}" holds {count:,} merged ranges, more than fix rewrites ({limit:,}): unmerge the cells (select all, Merge & Center off), save it and fix the saved copy',
+        "frag.fix_refused.merge_size": 'sheet "{sheet}": the merged range {range} covers {cells:,} cells, more than fix rewrites ({limit:,}): unmerge it, or merge only the rows that hold data, save it and fix the saved copy',
         "ui.fix.cannot_repair": "formatkit fix: {source}: could not be opened for repair ({error}), though validate reads it; nothing was written to {output}: open it in Excel or LibreOffice, save it again and fix the saved copy",
     }
 )

@@ -492,6 +492,10 @@ MESSAGES.update(
         "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
         "ui.report.same_file": "formatkit report：{path} 与 {first} 是同一个文件：只读取一次，其记录只计一次",
         "ui.report.same_content": "formatkit report：{path} 的内容与 {first} 完全相同（副本）：只读取一次，其记录只计一次",
+        "ui.fix.refused": "formatkit fix：{source}：{why}；未写入 {output}（validate 能读取它）",
+        "frag.fix_refused.styles": "有 {count:,} 个单元格样式，超过 fix 能重写的上限（{limit:,}，即 Excel 自身的上限）：请用 Excel 或 LibreOffice 打开，清除未使用的格式，重新保存后再对保存后的文件运行 fix",
+        "frag.fix_refused.merges": "工作表“{sheet}”有 {count:,} 个合并区域，超过 fix 能重写的上限（{limit:,}）：请取消合并单元格（全选后关闭“合并后居中”），保存后再对保存后的文件运行 fix",
+        "frag.fix_refused.merge_size": "工作表“{sheet}”：合并区域 {range} 覆盖 {cells:,} 个单元格，超过 fix 能重写的上限（{limit:,}）：请取消该合并，或只合并有数据的行，保存后再对保存后的文件运行 fix",
         "ui.fix.cannot_repair": "formatkit fix：{source}：无法打开以进行修复（{error}），尽管 validate 能读取它；未写入 {output}：请用 Excel 或 LibreOffice 打开并重新保存，再对保存后的文件运行 fix",
     }
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from fakeserver import FakeOpenAI, last_user
+from recipes import recipe_blocks
 from typer.testing import CliRunner
 
 from formatkit.cli import app
@@ -28,14 +28,6 @@ from scoring._metrics.registry import METRICS, MetricSpec, register_metric, unre
 ROOT = Path(__file__).parents[2]
 RESPONSES = ROOT / "fixtures" / "responses"
 runner = CliRunner()
-
-
-def recipe_blocks(section: str) -> dict[str, str]:
-    """The Python blocks of a CONTRIBUTING.md section, by their first line (``# scoring/_judges/yes_no.py``)."""
-    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", body, re.DOTALL)
-    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from recipes import recipe_blocks
 from typer.testing import CliRunner
 
 from formatkit.cli import app
@@ -23,14 +23,6 @@ from scoring._metrics.registry import METRICS, MetricSpec, register_metric, unre
 ROOT = Path(__file__).parents[2]
 RESPONSES = ROOT / "fixtures" / "responses"
 runner = CliRunner()
-
-
-def recipe_blocks(section: str) -> dict[str, str]:
-    """The Python blocks of a CONTRIBUTING.md section, by their first line (``# scoring/_metrics/f1.py``)."""
-    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", body, re.DOTALL)
-    return {block.splitlines()[0].lstrip("# ").strip(): block for block in blocks}
 
 
 def last_word(reply: str, item: Item) -> ItemScore:

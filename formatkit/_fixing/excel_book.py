@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 
 from formatkit._core.errors import RepairRefusedError
 from formatkit._core.messages import Msg
-from formatkit._reading.cells import column_letter
+from formatkit._reading.cells import column_index, column_letter
 from formatkit._reading.xlsx_book import recalculates_on_load
 
 __all__ = ["MAX_MERGED_CELLS", "MAX_MERGED_RANGES", "MAX_STYLES", "Book", "lost_parts", "open_book", "save_book"]
@@ -137,10 +137,7 @@ def _corner(letters: bytes | None, digits: bytes | None) -> tuple[int, int] | No
     """(1-based row, 0-based column) of a reference's corner; None when the range names one cell."""
     if letters is None or digits is None:
         return None
-    col = 0
-    for byte in letters.upper():
-        col = col * 26 + byte - 64
-    return int(digits), col - 1
+    return int(digits), column_index(letters.decode("ascii").upper())
 
 
 def _quietly(load: Callable[[], Any]) -> Any:

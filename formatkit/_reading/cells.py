@@ -163,6 +163,14 @@ def pick_sheet(names: list[str], wanted: str | None, usable: list[bool]) -> int 
     raise Unreadable("unreadable_file", Msg("unreadable_file.no_sheet", sheet=wanted, sheets=shown))
 
 
+def column_index(letters: str) -> int:
+    """A → 0, Z → 25, AA → 26 (upper-case letters, as a cell reference writes them)."""
+    index = 0
+    for char in letters:
+        index = index * 26 + ord(char) - 64
+    return index - 1
+
+
 def column_letter(index: int) -> str:
     """0 → A, 25 → Z, 26 → AA."""
     letters = ""

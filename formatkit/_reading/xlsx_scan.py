@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from xml.parsers import expat
 
-from formatkit._reading.cells import column_letter
+from formatkit._reading.cells import column_index, column_letter
 
 __all__ = ["SheetScan", "exact_extent", "scan_sheet"]
 
@@ -147,7 +147,7 @@ def scan_sheet(archive: zipfile.ZipFile, part: str, styles: Collection[int] = ()
                 break
     if canonical:
         scan.rows = max_row
-        scan.cols = max((_col(x.decode()) + 1 for x in letters), default=0)
+        scan.cols = max((column_index(x.decode()) + 1 for x in letters), default=0)
         scan.estimated = True
         return scan
     return _exact(archive, part, scan)
@@ -211,7 +211,7 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
         if local == "c":
             ref = _REF_TEXT.fullmatch(attrs.get("r", ""))
             if ref and ref.group(1):
-                col = _col(ref.group(1).upper()) + 1
+                col = column_index(ref.group(1).upper()) + 1
                 at = (int(ref.group(2)), col)
             else:
                 col += 1
@@ -261,10 +261,3 @@ def _exact(archive: zipfile.ZipFile, part: str, scan: SheetScan) -> SheetScan:
     scan.rows, scan.cols, scan.cells, scan.estimated = max_row, max_col, cells, False
     scan.suspects = scan.suspects or formula
     return scan
-
-
-def _col(letters: str) -> int:
-    index = 0
-    for char in letters:
-        index = index * 26 + ord(char) - 64
-    return index - 1

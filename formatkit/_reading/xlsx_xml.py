@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 from xml.etree import ElementTree
 
-from formatkit._reading.cells import NO_VALUE, CellError, NoValue, StaleValue
+from formatkit._reading.cells import NO_VALUE, CellError, NoValue, StaleValue, column_index
 
 __all__ = ["ZIP_ERRORS", "Details", "TrueLengths", "find_details", "has_values", "iter_cells"]
 
@@ -72,7 +72,7 @@ def _walk(stream: IO[bytes]) -> Iterator[tuple[str, str, ElementTree.Element, in
                 col_index = -1
             elif tag == "c":
                 match = _CELL_REF.match(element.get("r") or "")
-                col_index = _col(match.group(1)) if match else col_index + 1
+                col_index = column_index(match.group(1)) if match else col_index + 1
         yield event, tag, element, row_index, col_index
         if event == "end" and tag in ("c", "row"):
             element.clear()
@@ -240,10 +240,3 @@ def _child_text(element: ElementTree.Element, name: str) -> str | None:
         if child.tag.rsplit("}", 1)[-1] == name:
             return child.text
     return None
-
-
-def _col(letters: str) -> int:
-    index = 0
-    for char in letters:
-        index = index * 26 + ord(char) - 64
-    return index - 1

@@ -73,7 +73,7 @@ DOCUMENTED = {
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
         "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat",
+        "Repeat", "PanelJudge", "read_panel",
     ],
 }  # fmt: skip
 

@@ -80,8 +80,7 @@ def eval_command(
     part = parse_shard(shard)
     defaults = requests.defaults()
     endpoint.check()
-    if (judge.judge_base_url is None) != (judge.judge_model is None):
-        fail_usage("--judge-base-url and --judge-model go together")
+    judge.check_together()
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")
     sets = paths_or_fail(sets)

@@ -11,6 +11,7 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
 from formatkit._core.xlsx_style import safe_text as cell_text
+from scoring._judges.panel_stats import panel_lines
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
 
@@ -120,7 +121,13 @@ def _overall(agg: Aggregate) -> str:
 
 def _notes(agg: Aggregate) -> list[str]:
     notes = [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
-    return notes + [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
+    notes += [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
+    return notes + _panel_notes(agg)
+
+
+def _panel_notes(agg: Aggregate) -> list[str]:
+    """Each dataset judged by a panel: the judges' agreement, each judge's void rate, escalation."""
+    return [line for name, s in agg.datasets.items() if s.panel for line in panel_lines(s.panel.to_dict(), name)]
 
 
 def _token_lines(agg: Aggregate) -> list[str]:
@@ -241,7 +248,55 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
         dims.append([cell_text(row[0]), agg.dimensions[row[0]].score, cell_text(row[2])])
     dims.append([])
     dims.append(["overall", agg.overall])
+    _panel_sheet(agg, wb)
     wb.save(path)
+
+
+_PANEL_HEAD = (
+    "dataset",
+    "judge",
+    "asked",
+    "valid",
+    "void",
+    "void rate",
+    "failed",
+    "self-consistency",
+    "position flips",
+    "panel agreement",
+    "agreement method",
+    "escalated",
+    "requests avoided",
+)
+
+
+def _panel_sheet(agg: Aggregate, wb: Any) -> None:
+    """A Judge panel sheet when a panel judged: one row per dataset and judge."""
+    panels = {name: s.panel.to_dict() for name, s in agg.datasets.items() if s.panel}
+    if not panels:
+        return
+    ws = wb.create_sheet("Judge panel")
+    ws.append(list(_PANEL_HEAD))
+    for name, panel in panels.items():
+        agreement = panel.get("agreement") or {}
+        escalated = panel.get("escalated")
+        for judge, figures in (panel.get("by_judge") or {}).items():
+            ws.append(
+                [
+                    cell_text(name),
+                    cell_text(judge),
+                    figures.get("asked"),
+                    figures.get("valid"),
+                    figures.get("void"),
+                    figures.get("void_rate"),
+                    figures.get("failed"),
+                    figures.get("self_consistency"),
+                    figures.get("flip_rate"),
+                    agreement.get("alpha"),
+                    agreement.get("method"),
+                    escalated.get("responses") if isinstance(escalated, dict) else None,
+                    panel.get("avoided"),
+                ]
+            )
 
 
 def render(agg: Aggregate, fmt: str = "text", extra: Mapping[str, Any] | None = None) -> str:

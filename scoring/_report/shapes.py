@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from formatkit._core.record import JsonObject
 from scoring._runner.provenance import RunRecord
 
 __all__ = [
@@ -86,6 +87,8 @@ class DatasetSummary(_DatasetKeys, total=False):
     win_rate: float | None
     win_rate_ci: list[float] | None
     note: str
+    #: A judge panel's figures (:mod:`scoring._judges.panel_stats`): agreement, void rates, escalation.
+    panel: JsonObject
 
 
 class _DimensionKeys(TypedDict):

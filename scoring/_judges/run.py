@@ -34,14 +34,17 @@ from scoring._judges.result import Judged
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
 from scoring._judges.summary import JudgeSummary, panel_summary, summarize
 from scoring._judges.templates import TemplateError
+from scoring._metrics.registry import JUDGE_NEEDED
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "RuleScore", "judge_records"]
 
-#: The settled rule score of a record's response (by its index), for ``judge_escalate`` to check the
-#: first verdict against; None when the rules cannot settle it.
-RuleScore = Callable[[RecordDict, int], float | None]
+#: The settled rule score of a response (by the record's place in the list and the response's in the
+#: record), for ``judge_escalate`` to check the first verdict against; None when the rules cannot settle it.
+RuleScore = Callable[[int, int], float | None]
+#: ``only``: why a response goes to the judge (None: it stays as it is, judged by the rules).
+SendReason = Callable[[ResponseDict], str | None]
 
 #: The judge metrics of the metric table (its entries with kind "judge"), when this module was loaded.
 METRICS = tuple(judge_names())
@@ -140,9 +143,9 @@ def _check_writable(path: Path) -> None:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
 
-def _result_fields(judged: Judged, metric: str) -> ResponseDict:
+def _result_fields(judged: Judged, metric: str, sent_because: str | None = None) -> ResponseDict:
     """Scores as data: ``metric``, ``answer`` (what the verdict says), ``settled`` (false, with the
-    reason, when the judge gave no verdict)."""
+    reason, when the judge gave no verdict); ``matched_by: "judge"`` when the rules left it to the judge."""
     fields: ResponseDict = {
         "score": judged.score,
         "analysis": judged.analysis,
@@ -152,14 +155,24 @@ def _result_fields(judged: Judged, metric: str) -> ResponseDict:
     }
     if judged.status != "scored":
         fields["unsettled_reason"] = judged.analysis
+    if sent_because is not None:
+        fields["matched_by"] = "judge"
     return fields
 
 
-def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> ResponseDict:
+def _fill(
+    response: ResponseDict, judged: Judged, metric: str, model: str, sent_because: str | None = None
+) -> ResponseDict:
     """The response with its result fields in canonical position (where ``score`` goes) and ``judge``
-    last; the judge entry names the judge model that gave the verdict."""
-    fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric)
+    last; the judge entry names the judge model that gave the verdict (and, when the rules left the
+    response to it, why: ``sent_because``, with the rule's own result as ``rule``)."""
+    fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric, sent_because)
     judge: JsonObject = {"metric": metric, "model": model}
+    if sent_because is not None:
+        judge["sent_because"] = sent_because
+        rule = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
+        if rule.get("metric") != JUDGE_NEEDED:
+            judge["rule"] = rule
     if judged.template is not None:
         judge["template"] = judged.template
     if judged.lang is not None:
@@ -189,6 +202,7 @@ async def _judge_all(
     progress: Progress | None,
     stop: GracefulStop,
     rule_score: RuleScore | None,
+    only: SendReason | None,
 ) -> tuple[list[RecordDict], JudgeSummary]:
     from scoring._client.http import ChatClient
     from scoring._client.options import Limits, RetryPolicy
@@ -199,6 +213,7 @@ async def _judge_all(
     out = [copy.deepcopy(record) for record in records]
     slots: list[tuple[int, int]] = []
     skipped = 0
+    sent: dict[tuple[int, int], str] = {}
     askers: list[JournaledAsker] = []
     try:
         async with contextlib.AsyncExitStack() as clients:
@@ -245,7 +260,13 @@ async def _judge_all(
                         skipped += 1
                         continue
                     slots.append((r, i))
-                    rule = rule_score(record, i) if rule_score is not None and options.judge_escalate else None
+                    if only is not None:
+                        reason = only(response)
+                        if reason is None:
+                            skipped += 1
+                            continue
+                        sent[(r, i)] = reason
+                    rule = rule_score(r, i) if rule_score is not None and options.judge_escalate else None
                     jobs.append(_judge_one(askers, seats, plan, options, record, response, i, progress, rule))
             if progress is not None:
                 progress.start(len(jobs))
@@ -267,7 +288,7 @@ async def _judge_all(
         responses = target_turn(out[r])["responses"]
         if plan.fallback:
             judged = _keep_rule_score(responses[i], judged)
-        responses[i] = _fill(responses[i], judged, plan.metric, model)
+        responses[i] = _fill(responses[i], judged, plan.metric, model, sent.get((r, i)))
     summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
     summary.update(
         {
@@ -282,6 +303,8 @@ async def _judge_all(
             summary["panel"]["down"] = [str(d) for d in downs]
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
+    if only is not None:
+        summary["undecided"] = {"judged": len(results), "settled_by_rules": skipped, **Counter(sent.values())}
     return out, summary
 
 
@@ -353,6 +376,7 @@ def judge_records(
     options: JudgeOptions,
     progress: Progress | None = None,
     rule_score: RuleScore | None = None,
+    only: SendReason | None = None,
 ) -> JudgeOutcome:
     """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
     ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
@@ -366,7 +390,9 @@ def judge_records(
     ``progress`` (optional, as the runner's) advances once per judged response.
     A panel (``options.judge_panel``, ``judge_repeats``, ``judge_escalate``; see :mod:`scoring._judges.panel`)
     keeps each judge's verdict in the response's ``judge.panel``; ``rule_score`` gives escalation the
-    settled rule score a first verdict must not contradict. One judge of a panel whose endpoint proves
+    settled rule score a first verdict must not contradict. ``only`` (``auto`` with a judge): the
+    responses it gives a reason for are judged, ``matched_by: "judge"`` and the reason in
+    ``judge.sent_because``; the others keep their rule result. One judge of a panel whose endpoint proves
     unusable leaves its verdicts void (``request_failed``); the run stops only when every judge is.
     On Ctrl-C (``KeyboardInterrupt``) or SIGTERM (:class:`~scoring._errors.RunInterrupted`) no new verdict is
     bought and those in flight get a few seconds to land in the journal; a second Ctrl-C leaves at once.
@@ -374,7 +400,7 @@ def judge_records(
     plan = _plan(metric, options)
     stop = GracefulStop()
     try:
-        out, summary = _run_sync(stop.guard(_judge_all(records, plan, options, progress, stop, rule_score)))
+        out, summary = _run_sync(stop.guard(_judge_all(records, plan, options, progress, stop, rule_score, only)))
     except Stopped as stopped:
         raise GracefulStop.error(stopped) from None
     return JudgeOutcome(records=out, summary=summary)

@@ -170,6 +170,18 @@ def summary_lines(summary: JudgeSummary) -> list[str]:
             f"  sent to the judge: {fallback.get('judged', 0)} response(s) the math rules could not settle; "
             f"{fallback.get('settled_by_rules', 0)} settled by the rules"
         )
+    undecided = summary.get("undecided")
+    if isinstance(undecided, dict):
+        why = ", ".join(
+            f"{n} {reason.replace('_', ' ')}"
+            for reason, n in undecided.items()
+            if reason not in ("judged", "settled_by_rules")
+        )
+        lines.append(
+            f"  sent to the judge by auto: {undecided.get('judged', 0)} response(s) the rules could not settle"
+            + (f" ({why})" if why else "")
+            + f"; {undecided.get('settled_by_rules', 0)} settled by the rules"
+        )
     causes = [
         (
             summary.get("unparseable", 0),

@@ -9,6 +9,7 @@ the math judge fallback hold the records in memory while the judges run.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -22,7 +23,9 @@ from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
 from scoring._judges import judge_records
+from scoring._judges.fallback import undecided
 from scoring._judges.options import JudgeOptions
+from scoring._judges.run import RuleScore
 from scoring._judges.summary import JudgeSummary
 from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
@@ -186,7 +189,9 @@ def _score(
             yield record
 
     if metric != AUTO and spec_of(metric).kind == "judge":
-        judged = judge_records(list(records()), metric=metric, options=options, progress=progress)
+        items = list(records())
+        rules = _rule_scores(items, default_dataset, math_timeout) if options.judge_escalate else None
+        judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
         _write(out, judged.records)
         names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
         metrics = dict.fromkeys(names, metric)
@@ -226,13 +231,17 @@ def _auto_with_judge(
     progress: Progress | None,
     void_as_zero: bool = False,
 ) -> FileScoreOutcome:
-    """``auto`` with a judge endpoint: the records auto leaves for a judge (free text) go to the absolute
-    judge; the rest keep their rule metric's score."""
+    """``auto`` with a judge endpoint: what the rules cannot settle goes to the absolute judge (free text,
+    "judge needed", a short text reference the reply does not match word for word, an answer no rule
+    could extract or compare: :func:`~scoring._judges.fallback.undecided`), ``matched_by: "judge"``; the
+    rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
-    needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
+    needy = [i for i, record in enumerate(scored) if any(undecided(r) for r in target_responses(record))]
     summary: JudgeSummary = {}
     if needy:
-        judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
+        judged = judge_records(
+            [scored[i] for i in needy], metric="judge", options=options, progress=progress, only=undecided
+        )
         for i, record in zip(needy, judged.records, strict=True):
             scored[i] = record
         summary = judged.summary.copy()
@@ -251,9 +260,33 @@ def _auto_with_judge(
     return FileScoreOutcome(out, agg, chosen, summary)
 
 
-def _first_metric(record: RecordDict) -> str | None:
-    responses = target_responses(record)
-    return responses[0].get("metric") if responses else None
+def _rule_scores(records: list[RecordDict], default_dataset: str, math_timeout: float) -> RuleScore:
+    """What the rules (``auto``) settle of each response, for escalation to check a first verdict against:
+    a score where the rules decide, None where they cannot (:func:`~scoring._judges.fallback.undecided`)."""
+    guard = SympyGuard(timeout=math_timeout)
+    try:
+        scorer = Scorer(metric=AUTO, default_dataset=default_dataset, guard=guard)
+        copies = [copy.deepcopy(record) for record in records]
+        scorer.prepare(copies)
+        settled: list[list[float | None]] = []
+        for record in copies:
+            scorer.score_record(record)
+            settled.append(
+                [
+                    None
+                    if undecided(response) or not isinstance(response.get("score"), int | float)
+                    else response["score"]
+                    for response in target_responses(record)
+                ]
+            )
+    finally:
+        guard.close()
+
+    def rule_score(record: int, response: int) -> float | None:
+        scores = settled[record] if record < len(settled) else []
+        return scores[response] if response < len(scores) else None
+
+    return rule_score
 
 
 def _write(output: Path, records: Any) -> None:

@@ -76,6 +76,12 @@ class JudgeOptions:
         )
 
     @property
+    def configured(self) -> bool:
+        """A judge is given (an endpoint, or a panel): ``auto`` then sends it what the rules cannot settle
+        (and a judge without its model is a setup error then, not a silent rule score)."""
+        return bool(self.judge_base_url or self.judge_panel)
+
+    @property
     def is_panel(self) -> bool:
         """More than one verdict per response (several judges, repeats) or escalation: the panel's record."""
         return len(self.judge_panel) > 1 or self.judge_repeats > 1 or self.judge_escalate

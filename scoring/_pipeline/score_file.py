@@ -130,7 +130,7 @@ def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions)
     if record is None:
         return
     record["scored"] = {"metric": metric, "finished": now_iso(), "from": source.name}
-    if judge.judge_base_url:
+    if judge.configured:
         record["judge"] = judge_record(judge)
     write_run_record(run_record_path(out), record)
 
@@ -145,12 +145,16 @@ def judge_record(judge: JudgeOptions) -> JudgeRecord:
         template = "built-in absolute_zh / absolute_en (by each record's language)"
     else:
         template = _builtin_prompt(judge.judge_lang)
-    return {
+    record: JudgeRecord = {
         "base_url": public_url(judge.judge_base_url or ""),
         "model": judge.judge_model,
         "template": template,
         "scale": judge.judge_scale,
     }
+    if judge.is_panel:
+        record["panel"] = [{"model": j.model, "base_url": public_url(j.base_url or "")} for j in judge.judges()]
+        record["aggregate"] = "escalate" if judge.judge_escalate else judge.judge_aggregate
+    return record
 
 
 def _builtin_prompt(judge_lang: str) -> str:
@@ -202,13 +206,13 @@ def _score(
     guard = SympyGuard(timeout=math_timeout)
     try:
         scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
-        if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.judge_base_url):
+        if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.configured):
             with atomic_writer(out) as handle:
                 score_in_workers(records, handle, scorer, workers, math_timeout, out)
             return FileScoreOutcome(out, scorer.result(), scorer.metrics)
         if metric == AUTO:
             scorer.prepare(records())
-        if metric == AUTO and options.judge_base_url:
+        if metric == AUTO and options.configured:
             return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]

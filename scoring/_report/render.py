@@ -11,9 +11,9 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
 from formatkit._core.xlsx_style import safe_text as cell_text
-from scoring._judges.panel_stats import panel_lines
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
+from scoring._report.panel import PANEL_HEAD, panel_notes, panel_rows
 
 __all__ = ["FORMATS", "render", "write_xlsx"]
 
@@ -122,12 +122,7 @@ def _overall(agg: Aggregate) -> str:
 def _notes(agg: Aggregate) -> list[str]:
     notes = [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
     notes += [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
-    return notes + _panel_notes(agg)
-
-
-def _panel_notes(agg: Aggregate) -> list[str]:
-    """Each dataset judged by a panel: the judges' agreement, each judge's void rate, escalation."""
-    return [line for name, s in agg.datasets.items() if s.panel for line in panel_lines(s.panel.to_dict(), name)]
+    return notes + panel_notes(agg)
 
 
 def _token_lines(agg: Aggregate) -> list[str]:
@@ -252,51 +247,14 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
     wb.save(path)
 
 
-_PANEL_HEAD = (
-    "dataset",
-    "judge",
-    "asked",
-    "valid",
-    "void",
-    "void rate",
-    "failed",
-    "self-consistency",
-    "position flips",
-    "panel agreement",
-    "agreement method",
-    "escalated",
-    "requests avoided",
-)
-
-
 def _panel_sheet(agg: Aggregate, wb: Any) -> None:
     """A Judge panel sheet when a panel judged: one row per dataset and judge."""
-    panels = {name: s.panel.to_dict() for name, s in agg.datasets.items() if s.panel}
-    if not panels:
-        return
-    ws = wb.create_sheet("Judge panel")
-    ws.append(list(_PANEL_HEAD))
-    for name, panel in panels.items():
-        agreement = panel.get("agreement") or {}
-        escalated = panel.get("escalated")
-        for judge, figures in (panel.get("by_judge") or {}).items():
-            ws.append(
-                [
-                    cell_text(name),
-                    cell_text(judge),
-                    figures.get("asked"),
-                    figures.get("valid"),
-                    figures.get("void"),
-                    figures.get("void_rate"),
-                    figures.get("failed"),
-                    figures.get("self_consistency"),
-                    figures.get("flip_rate"),
-                    agreement.get("alpha"),
-                    agreement.get("method"),
-                    escalated.get("responses") if isinstance(escalated, dict) else None,
-                    panel.get("avoided"),
-                ]
-            )
+    rows = list(panel_rows({"": agg}))
+    if rows:
+        ws = wb.create_sheet("Judge panel")
+        ws.append(list(PANEL_HEAD[1:]))
+        for row in rows:
+            ws.append(row[1:])
 
 
 def render(agg: Aggregate, fmt: str = "text", extra: Mapping[str, Any] | None = None) -> str:

@@ -15,6 +15,7 @@ from formatkit._core.xlsx_style import Fill, Sheet, write_sheet
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
+from scoring._report.panel import PANEL_HEAD, panel_rows
 from scoring._report.questions import Answer, SampleCollector, outcome_of
 from scoring._report.runs import runs_sheets
 
@@ -234,6 +235,9 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
         sheets.append(_questions(samples))
     for sheet in (*sheets, _details(comp), _differences(comp), *runs_sheets(comp.runs, comp.speed)):
         write_sheet(workbook, sheet)
+    panel = list(panel_rows(comp.models))
+    if panel:  # a judge panel judged: each judge's figures per model and dataset
+        write_sheet(workbook, Sheet("Judge panel", list(PANEL_HEAD), rows=panel))
     lines = notes(comp)
     if samples is not None and samples.left_out:
         lines.append(

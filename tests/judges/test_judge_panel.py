@@ -224,3 +224,24 @@ def test_krippendorff_alpha_reproduces_the_published_example() -> None:
     assert round(krippendorff_alpha(units, "interval") or 0, 3) == 0.849
     assert krippendorff_alpha([[2, 2], [2, 2]], "interval") is None  # no variation: chance is already perfect
     assert majority(["win", "win", "tie"]) == "win" and majority(["win", "tie"]) is None
+
+
+def test_escalation_from_the_command_line_checks_the_rules(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """``score --metric judge --judge-escalate``: the cheap judge says 0 for a reply the rules settle as
+    right (4 is 4): the strong judge is asked. A free-text item the rules cannot settle: the cheap one decides."""
+    fake_openai.responder = scripted({"cheap": verdict(0), "strong": verdict(2)})
+    records = [rec(0, "2+2?", "4", "4"), rec(1, "介绍长江。", "长江是中国最长的河流，全长约六千三百公里。", "很长。")]
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    out = tmp_path / "out.jsonl"
+    args = ["score", str(src), "-o", str(out), "--metric", "judge", "--judge-base-url", fake_openai.base_url]
+    args += ["--judge-model", "cheap", "--judge-model", "strong", "--judge-escalate", "--json"]
+    result = CliRunner(env={"OPENAI_API_KEY": "sk-test"}).invoke(app, args)
+    assert result.exit_code == 0, result.output
+    judged = [response_of(orjson.loads(line)) for line in out.read_bytes().splitlines()]
+    assert [r["score"] for r in judged] == [2.0, 0.0]
+    assert judged[0]["judge"]["escalations"] == [{"from": "cheap", "reason": "contradicts_rule"}]
+    assert judged[0]["judge"]["rule_score"] == 1.0 and "rule_score" not in judged[1]["judge"]
+    assert fake_openai.requests == 3
+    panel_figures = orjson.loads(result.stdout)["judge"]["panel"]
+    assert panel_figures["escalated"] == {"responses": 1, "contradicts_rule": 1} and panel_figures["avoided"] == 1

@@ -245,3 +245,37 @@ def test_escalation_from_the_command_line_checks_the_rules(fake_openai: FakeOpen
     assert fake_openai.requests == 3
     panel_figures = orjson.loads(result.stdout)["judge"]["panel"]
     assert panel_figures["escalated"] == {"responses": 1, "contradicts_rule": 1} and panel_figures["avoided"] == 1
+
+
+def test_eval_with_a_panel_reports_it(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """``eval`` with two judges: the model answers, auto sends the free text and the paraphrase to the
+    panel, and report.json and report.txt carry the panel's figures; run.json names the judges."""
+
+    def reply(body: dict[str, Any]) -> str:
+        if body["model"] == "m":
+            return {"介绍长江。": "长江是中国最长的河。", "番茄炒蛋放糖吗？": "可以，加一点点糖能提鲜。"}.get(
+                last_user(body), "4"
+            )
+        return verdict(2 if body["model"] == "a" else 1)(last_user(body))
+
+    fake_openai.responder = reply
+    src = tmp_path / "综合.jsonl"
+    lines = [
+        {"prompt": "介绍长江。", "answer": "长江是中国最长的河流，全长约六千三百公里，流经多个省份，最后注入东海。"},
+        {"prompt": "番茄炒蛋放糖吗？", "answer": "可以放少许糖"},
+        {"prompt": "2+2?", "answer": "4"},
+    ]
+    src.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    out = tmp_path / "eval"
+    args = ["eval", str(src), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(out)]
+    args += ["--judge-base-url", fake_openai.base_url, "--judge-model", "a", "--judge-model", "b"]
+    result = CliRunner(env={"OPENAI_API_KEY": ""}).invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = orjson.loads((out / "report.json").read_bytes())
+    dataset = report["datasets"]["综合"]
+    assert dataset["panel"]["judges"] == ["a", "b"] and dataset["panel"]["by_judge"]["a"]["asked"] == 2
+    assert "judge panel of 2 (mean)" in (out / "report.txt").read_text(encoding="utf-8")
+    run = orjson.loads((out / "run.json").read_bytes())
+    assert [j["model"] for j in run["judge"]["panel"]] == ["a", "b"]
+    scored = [response_of(orjson.loads(line)) for line in (out / "scored.jsonl").read_bytes().splitlines()]
+    assert [(r["score"], r.get("matched_by")) for r in scored] == [(1.5, "judge"), (1.5, "judge"), (1.0, "number")]

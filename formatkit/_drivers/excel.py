@@ -108,7 +108,11 @@ class ExcelReader:
         if end < 0:
             self._empty(data)
             return None
-        if self.sheet is None and data.extra_sheets and not any(names_a_column(row) for row in rows[:6]):
+        if (
+            self.sheet is None
+            and data.extra_sheets
+            and not any(names_a_column(row) for row in rows[:HEADER_SEARCH_ROWS])
+        ):
             # An instruction sheet before the data: the cause, said once; its header and rows are no set's
             # (a title row above a header is not one: the missing-column error says which row to move up)
             self.sink.add(
@@ -132,7 +136,12 @@ class ExcelReader:
             )
             return None
         header = read_header(
-            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]
+            rows[0],
+            _headerless_data(rows, end),
+            sheet=sheet,
+            mode=self.mode,
+            sink=self.sink,
+            below=rows[1:HEADER_SEARCH_ROWS],
         )
         self._merged(data, header)
         check_hidden(data, header, end + 1, self.sink)

@@ -32,7 +32,7 @@ from formatkit._rules.excel_header import (
 )
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
-from formatkit._rules.excel_sheet import check_hidden, merged_example
+from formatkit._rules.excel_sheet import check_hidden, is_notes_sheet, merged_example
 from formatkit._rules.parameters import check_parameters, clean_parameters_text
 
 __all__ = ["ExcelReader"]
@@ -180,9 +180,10 @@ class ExcelReader:
         # A hidden first sheet is still the one read, though Excel shows the user another one.
         first = Msg("frag.first_sheet_hidden" if data.hidden else "frag.first_sheet", sheet=data.name)
         for name in data.extra_sheets:
+            # a notes sheet (the one ``fix`` writes title rows to, or one named so) is not told to move its rows
             self.sink.add(
                 "extra_sheet",
-                Msg("extra_sheet", sheet=name, first=first),
+                Msg("extra_sheet.notes" if is_notes_sheet(name) else "extra_sheet", sheet=name, first=first),
                 sheet=name,
             )
 

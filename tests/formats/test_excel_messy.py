@@ -99,3 +99,18 @@ def test_header_under_many_note_rows_is_found_with_another_sheet_present(tmp_pat
     codes = [(i.code, i.row) for i in validate_file(tmp_path / "notes.xlsx").issues]
     assert ("header_not_first_row", 8) in codes
     assert not any(code == "no_records" for code, _ in codes)
+
+
+@pytest.mark.parametrize(("name", "notes"), [("说明", True), ("说明 2", True), ("README", True), ("Data2", False)])
+def test_an_extra_sheet_named_as_notes_is_not_told_to_move(tmp_path: Path, name: str, notes: bool) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["query", "reference_response"])
+    ws.append(["1+1?", "2"])
+    wb.create_sheet(name).append(["说明：每行一道题"])
+    wb.save(tmp_path / "two.xlsx")
+    [issue] = validate_file(tmp_path / "two.xlsx").issues
+    assert (issue.code, issue.severity, issue.sheet) == ("extra_sheet", "warning", name)
+    assert ("need no change" in issue.message) is notes
+    assert ("move the records onto the first sheet" in issue.message.lower()) is not notes

@@ -43,8 +43,8 @@ __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "RuleSc
 #: The settled rule score of a response (by the record's place in the list and the response's in the
 #: record), for ``judge_escalate`` to check the first verdict against; None when the rules cannot settle it.
 RuleScore = Callable[[int, int], float | None]
-#: ``only``: why a response goes to the judge (None: it stays as it is, judged by the rules).
-SendReason = Callable[[ResponseDict], str | None]
+#: ``only``: why a record's response goes to the judge (None: it stays as it is, judged by the rules).
+SendReason = Callable[[RecordDict, ResponseDict], str | None]
 
 #: The judge metrics of the metric table (its entries with kind "judge"), when this module was loaded.
 METRICS = tuple(judge_names())
@@ -134,11 +134,15 @@ def _seat_names(judges: tuple[PanelJudge, ...]) -> list[str | None]:
 
 
 def _check_writable(path: Path) -> None:
-    """The journal must be writable before the first verdict is bought, or that verdict would be lost."""
+    """The journal must be writable before the first verdict is bought, or that verdict would be lost. A
+    journal the check makes is removed again: a run refused before any request leaves no empty journal."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
         with path.open("ab"):
             pass
+        if not existed:
+            path.unlink()
     except OSError as exc:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
@@ -209,7 +213,7 @@ async def _judge_all(
     from scoring._runner.journal import Journal
 
     judges = options.judges()
-    journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
+    journal: Journal | None = None
     out = [copy.deepcopy(record) for record in records]
     slots: list[tuple[int, int]] = []
     skipped = 0
@@ -217,6 +221,7 @@ async def _judge_all(
     askers: list[JournaledAsker] = []
     try:
         async with contextlib.AsyncExitStack() as clients:
+            standing = []
             for judge in judges:
                 assert judge.base_url is not None
                 api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
@@ -233,9 +238,13 @@ async def _judge_all(
                 if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
                     client.on_notice = note
                 stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
-                askers.append(
-                    JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
-                )
+                standing.append(client)
+            # opened once the clients stand: an endpoint refused before any request leaves no empty journal
+            journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
+            askers += [
+                JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
+                for client in standing
+            ]
             seats = [
                 Seat(
                     judge.model,
@@ -261,7 +270,7 @@ async def _judge_all(
                         continue
                     slots.append((r, i))
                     if only is not None:
-                        reason = only(response)
+                        reason = only(record, response)
                         if reason is None:
                             skipped += 1
                             continue

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
-from formatkit._core.record import RecordDict, target_responses
+from formatkit._core.record import RecordDict, ResponseDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
 from scoring._judges import judge_records
@@ -33,7 +33,7 @@ from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
-from scoring._report.aggregate import Aggregate, aggregate
+from scoring._report.aggregate import Aggregate, aggregate, dataset_of
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
@@ -194,7 +194,7 @@ def _score(
 
     if metric != AUTO and spec_of(metric).kind == "judge":
         items = list(records())
-        rules = _rule_scores(items, default_dataset, math_timeout) if options.judge_escalate else None
+        rules = _rule_scores(items, default_dataset, how) if options.judge_escalate else None
         judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
         _write(out, judged.records)
         names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
@@ -205,7 +205,9 @@ def _score(
 
     guard = SympyGuard(timeout=math_timeout)
     try:
-        scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
+        scorer = Scorer(
+            metric=metric, default_dataset=default_dataset, guard=guard, declared=dict(how.dataset_metrics or {})
+        )
         if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.configured):
             with atomic_writer(out) as handle:
                 score_in_workers(records, handle, scorer, workers, math_timeout, out)
@@ -240,11 +242,16 @@ def _auto_with_judge(
     could extract or compare: :func:`~scoring._judges.fallback.undecided`), ``matched_by: "judge"``; the
     rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
-    needy = [i for i, record in enumerate(scored) if any(undecided(r) for r in target_responses(record))]
+    declared = scorer.declared  # a dataset whose metric the user declared keeps its rule scores
+
+    def send(record: RecordDict, response: ResponseDict) -> str | None:
+        return None if dataset_of(record, scorer.default_dataset) in declared else undecided(response)
+
+    needy = [i for i, record in enumerate(scored) if any(send(record, r) for r in target_responses(record))]
     summary: JudgeSummary = {}
     if needy:
         judged = judge_records(
-            [scored[i] for i in needy], metric="judge", options=options, progress=progress, only=undecided
+            [scored[i] for i in needy], metric="judge", options=options, progress=progress, only=send
         )
         for i, record in zip(needy, judged.records, strict=True):
             scored[i] = record
@@ -264,12 +271,13 @@ def _auto_with_judge(
     return FileScoreOutcome(out, agg, chosen, summary)
 
 
-def _rule_scores(records: list[RecordDict], default_dataset: str, math_timeout: float) -> RuleScore:
+def _rule_scores(records: list[RecordDict], default_dataset: str, how: ScoreOptions) -> RuleScore:
     """What the rules (``auto``) settle of each response, for escalation to check a first verdict against:
     a score where the rules decide, None where they cannot (:func:`~scoring._judges.fallback.undecided`)."""
-    guard = SympyGuard(timeout=math_timeout)
+    guard = SympyGuard(timeout=how.math_timeout)
     try:
-        scorer = Scorer(metric=AUTO, default_dataset=default_dataset, guard=guard)
+        declared = dict(how.dataset_metrics or {})
+        scorer = Scorer(metric=AUTO, default_dataset=default_dataset, guard=guard, declared=declared)
         copies = [copy.deepcopy(record) for record in records]
         scorer.prepare(copies)
         settled: list[list[float | None]] = []

@@ -255,6 +255,7 @@ async def _judge_all(
                 )
                 for judge, asker, name in zip(judges, askers, _seat_names(judges), strict=True)
             ]
+            panel = _Panel(askers, seats, plan, options)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
                 try:
@@ -276,7 +277,7 @@ async def _judge_all(
                             continue
                         sent[(r, i)] = reason
                     rule = rule_score(r, i) if rule_score is not None and options.judge_escalate else None
-                    jobs.append(_judge_one(askers, seats, plan, options, record, response, i, progress, rule))
+                    jobs.append(_judge_one(panel, record, response, i, progress, rule))
             if progress is not None:
                 progress.start(len(jobs))
             results = await asyncio.gather(*jobs)
@@ -336,11 +337,18 @@ def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:
     return judged
 
 
+@dataclass(frozen=True)
+class _Panel:
+    """What every response of a run is judged with: the judges' askers, their seats, the plan, the options."""
+
+    askers: list[JournaledAsker]
+    seats: list[Seat]
+    plan: _Plan
+    options: JudgeOptions
+
+
 async def _judge_one(
-    askers: list[JournaledAsker],
-    seats: list[Seat],
-    plan: _Plan,
-    options: JudgeOptions,
+    panel: _Panel,
     record: RecordDict,
     response: ResponseDict,
     index: int,
@@ -358,9 +366,10 @@ async def _judge_one(
 
         return call
 
+    plan, options = panel.plan, panel.options
     case = Case(record, response, index, plan.prompts, plan.scale, plan.against, plan.against_label)
     if options.is_panel:
-        counted_seats = [Seat(seat.model, tuple(counted(ask) for ask in seat.asks)) for seat in seats]
+        counted_seats = [Seat(seat.model, tuple(counted(ask) for ask in seat.asks)) for seat in panel.seats]
         judged = await judge_with_panel(
             plan.kind,
             case,
@@ -371,8 +380,8 @@ async def _judge_one(
             rule_score=rule,
         )
     else:
-        judged = await plan.kind.judge(counted(seats[0].asks[0]), case)
-    stopping = any(ask.stopping for ask in askers)
+        judged = await plan.kind.judge(counted(panel.seats[0].asks[0]), case)
+    stopping = any(ask.stopping for ask in panel.askers)
     if progress is not None and not stopping:  # a stop's unsent verdicts are not errors to count
         progress.advance(error=judged.status != "scored", resumed=bought == 0)
     return judged

@@ -194,8 +194,11 @@ def _score(
 
     if metric != AUTO and spec_of(metric).kind == "judge":
         items = list(records())
-        rules = _rule_scores(items, default_dataset, how) if options.judge_escalate else None
-        judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
+        if options.judge_escalate:  # a first verdict is checked against what the rules settle
+            rules = _rule_scores(items, default_dataset, how)
+            judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
+        else:
+            judged = judge_records(items, metric=metric, options=options, progress=progress)
         _write(out, judged.records)
         names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
         metrics = dict.fromkeys(names, metric)

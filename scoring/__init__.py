@@ -106,6 +106,7 @@ _LAZY = {
     "Prices": "scoring._runner.estimate",
     "PricesError": "scoring._errors",
     "estimate_file": "scoring._runner.estimate",
+    "estimate_evaluation": "scoring._pipeline.estimate_eval",
     "read_prices": "scoring._runner.estimate",
     "journal_path": "scoring._runner.journal",
     "make_progress": "scoring._runner.progress",
@@ -169,6 +170,7 @@ __all__ = [
     "clean_api_key",
     "collect_results",
     "distinct_files",
+    "estimate_evaluation",
     "estimate_file",
     "evaluate",
     "exact_match",
@@ -233,6 +235,7 @@ if TYPE_CHECKING:
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
     from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
     from scoring._pipeline.distinct_files import Repeat, distinct_files
+    from scoring._pipeline.estimate_eval import estimate_evaluation
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions

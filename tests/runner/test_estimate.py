@@ -132,3 +132,37 @@ def test_the_estimate_in_words(fake_openai: FakeOpenAI, tmp_path: Path, lang: st
     assert result.exit_code == 0, result.output
     assert said in result.stderr and ("prompt tokens" in result.stderr or "输入 token" in result.stderr)
     assert fake_openai.requests == 0
+
+
+def _eval_estimate(server: FakeOpenAI, out: Path, *extra: str) -> Result:
+    sets = [str(SEED / name) for name in SETS]
+    return invoke("eval", *sets, "-o", str(out), "--base-url", server.base_url, "--model", "m", "--estimate", *extra)
+
+
+def test_eval_estimate_counts_the_model_and_the_judge_and_buys_nothing(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.tokenize = True
+    judge = ["--judge-base-url", fake_openai.base_url, "--judge-model", "j"]
+    result = _eval_estimate(fake_openai, tmp_path / "eval", "--json", *judge)
+    assert result.exit_code == 0, result.output
+    counted = json.loads(result.stdout)
+    assert fake_openai.requests == 0 and counted["prompt_tokens_method"] == "tokenize"
+    # only the checked canonical set is written, as eval's first step (the rerun reads it again)
+    assert sorted(p.name for p in (tmp_path / "eval").iterdir()) == ["canonical.jsonl"]
+    ran = invoke("eval", *(str(SEED / n) for n in SETS), "-o", str(tmp_path / "eval"),
+                 "--base-url", fake_openai.base_url, "--model", "m", *judge)  # fmt: skip
+    assert ran.exit_code in (0, 1), ran.output
+    # what was bought: the model's requests as counted, and no more judge requests than the estimate's bound
+    judged = [b for b in fake_openai.bodies if b.get("model") == "j"]
+    assert fake_openai.requests - len(judged) == counted["requests"]
+    assert len(judged) <= counted["judge_requests"]
+    record = json.loads((tmp_path / "eval" / "run.json").read_text(encoding="utf-8"))
+    assert counted["prompt_tokens"] == record["summary"]["tokens"]["prompt_tokens"]
+
+
+def test_eval_estimate_of_an_invalid_set_shows_the_issues(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": 1}\n', encoding="utf-8")
+    result = invoke("eval", str(bad), "-o", str(tmp_path / "e"), "--base-url", fake_openai.base_url, "--model", "m",
+                    "--estimate")  # fmt: skip
+    assert result.exit_code == 1 and "bad.jsonl" in result.output
+    assert fake_openai.requests == 0

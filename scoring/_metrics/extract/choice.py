@@ -34,8 +34,14 @@ __all__ = [
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text".
-_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])[ \t]*(\S[^\n]*)", re.MULTILINE)
+# An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text"; the text
+# may stand on the next line ("D.\n\n$y=x$", as PDF extraction leaves it) unless that line opens an option.
+_LABEL = r"(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])"
+_OPTION_LINE = re.compile(
+    r"^[ \t]*" + _LABEL + r"[ \t]*(?:(?:\r?\n[ \t]*){1,2}(?![ \t]*(?:[\(\[（【][A-Z][\)\]）】]|[A-Z][\)\.．:：、,])))?"
+    r"(\S[^\n]*|(?=\s*\Z))",  # the last option may be a picture the text lost: "D.\n" ends the question
+    re.MULTILINE,
+)
 
 
 def option_letters(question: str | None, choices: Sequence[str] | None = None) -> str:
@@ -66,17 +72,55 @@ def _run_from_a(found: set[str]) -> str:
 def _option_lines(question: str) -> dict[str, str]:
     """The question's option lines (first text per letter), read once per question."""
     # reversed, so that the first line of each letter is the one kept
-    return {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
+    found = {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
+    if _GLUED_SIGN.search(question):
+        chained = _chained(nfkc(question))
+        if len(chained) > len(_run_from_a(set(found))):
+            return chained
+    return found
+
+
+# Options glued to each other, as PDF extraction leaves them: "…会增加C．给成年小鼠…", "…升高4C.在高浓度…",
+# "…尚未开\n始C.经典…" (a letter right after a character that is no space and no letter, then its full stop).
+# In a question that shows one, the options are read as a chain of labels A., B., C.… in order from the
+# option line that opens with A, wherever each next label stands; the longer of that and the lines wins.
+_GLUED_SIGN = re.compile(r"[^\sA-Za-z][B-Z][\.．、]")
+_FIRST_OPTION = re.compile(r"^[ \t]*[\(（]?A[\)）\.．、:：]", re.MULTILINE)
+
+
+def _chained(text: str) -> dict[str, str]:
+    starts = list(_FIRST_OPTION.finditer(text))
+    if not starts:
+        return {}
+    labels: list[tuple[str, int, int]] = [("A", starts[-1].start(), starts[-1].end())]
+    for letter in LETTERS[1:]:
+        m = re.compile(r"(?<![A-Za-z])" + letter + r"[\.．、]").search(text, labels[-1][2])
+        if m is None:
+            break
+        labels.append((letter, m.start(), m.end()))
+    ends = [start for _, start, _ in labels[1:]] + [len(text)]
+    return {letter: " ".join(text[end:stop].split()) for (letter, _, end), stop in zip(labels, ends, strict=True)}
 
 
 @functools.lru_cache(maxsize=4096)
 def _question_letters(question: str) -> str:
-    run = _run_from_a(set(_option_lines(question)))
+    found = set(_option_lines(question))
+    run = _run_from_a(found)
     if run:
-        return run
-    text = nfkc(question)
+        # one option the lines do not show ("$\\mathrm{C}$ 硫酸铝…" between B. and D.) is still an option
+        gap = len(run)
+        if gap + 1 < len(LETTERS) and LETTERS[gap] not in found and LETTERS[gap + 1] in found:
+            run = _run_from_a(found | {LETTERS[gap]})
+        if not _GLUED_SIGN.search(question):
+            return run
+    # glued options may also be inline ones ("A．宗教意识淡薄B．反对神灵崇拜 C．…"): the longer reading wins
+    inline = _inline_letters(question)
+    return inline if len(inline) > len(run) else run
+
+
+def _inline_letters(question: str) -> str:
     # Inline options count only when at least three appear in order A, B, C… (not "A. Smith met B. Jones").
-    inline = [a or b for a, b in _OPTION_INLINE.findall(text)]
+    inline = [a or b for a, b in _OPTION_INLINE.findall(nfkc(question))]
     expected = 0
     for letter in inline:
         if expected < len(LETTERS) and letter == LETTERS[expected]:
@@ -406,6 +450,9 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
             if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
                 shown = " ".join(body[m.start() : hedge.end()].split())[:60]
                 return ChoiceExtraction("", f'the last commitment hedges between options: "{shown}"', hedged=True)
+        if letters and _lists_options(body, m.end(), letters, valid):
+            shown = " ".join(body[m.start() : m.start() + 60].split())[:60]
+            return ChoiceExtraction("", f'the last commitment lists the options instead of choosing: "{shown}"')
         if m.group("letters") is not None and _article_trap(body, m):
             continue  # "Answer: A good question…" is English
         if letters and _EXAMPLE.search(body, max(0, pos - 16), pos) is not None:
@@ -422,6 +469,22 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
         if letters:
             return ChoiceExtraction(letters, f'the reply ends naming "{" ".join(tail.group(0).split())}"')
     return None if outside is None else ChoiceExtraction("", outside)
+
+
+_NEXT_LABEL = re.compile(r"(?<![A-Za-z])([B-Z])[\.．、]")
+
+
+def _lists_options(body: str, end: int, letters: str, valid: str) -> bool:
+    """After the marker's letter the line goes on through the next options' labels ("【答案】A. ①② B. ①③
+    C. ②④ D. ③④"): the reply copied the option list, choosing none."""
+    if len(letters) != 1:
+        return False
+    line = body[end : end + 200].split("\n", 1)[0]
+    expected = LETTERS.index(letters) + 1
+    for m in _NEXT_LABEL.finditer(line):
+        if expected < len(valid) and m.group(1) == LETTERS[expected]:
+            expected += 1
+    return expected - LETTERS.index(letters) > 2
 
 
 # A commitment after the letter: "C is the correct answer", "making (B) the correct answer", "C是正确答案",
@@ -795,6 +858,9 @@ def extract_choice(
     raw, cut = reply_body(text)
     body = _clean(raw)
     if "<" in body and END_TOKEN.search(body) is not None:
+        field = _answer_field(body, valid, options)
+        if field is not None:
+            return field
         # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
         for segment in END_TOKEN.split(body):
             found = _extract(segment, valid, options) if segment.strip() else None
@@ -823,6 +889,31 @@ def extract_choice(
     if cut:
         return ChoiceExtraction("", _CUT_OFF)
     return ChoiceExtraction("", "no answer marker or commitment, and the reply is not a bare letter")
+
+
+# An explanation closed by <eoe> ("【解析】…<eoe>\n【答案】AC<eoa>", GAOKAO-Bench's format) is reasoning that
+# weighs each option ("选项A是正确的"); the answer field after it is the reply's answer.
+_EXPLANATION_END = re.compile(r"<eoe>", re.IGNORECASE)
+_FIELD_MARKER = re.compile(r"【答案】|\[答案\]|答案[:：]|(?i:answer)[ \t]*[:：]")
+
+
+def _answer_field(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
+    """The answer field after the last explanation closed by ``<eoe>``; an empty extraction when that field
+    is there and names no option ("【答案】无正确答案"); None when there is no such field."""
+    ends = list(_EXPLANATION_END.finditer(body))
+    if not ends:
+        return None
+    after = body[ends[-1].end() :]
+    field = END_TOKEN.split(after, maxsplit=1)[0]
+    if not field.strip():
+        return None
+    found = _extract(field, valid, options)
+    if found is not None and (found.found or found.hedged):
+        return found
+    if _FIELD_MARKER.search(field) is None:
+        return None
+    shown = " ".join(field.split())[:60]
+    return ChoiceExtraction("", f'the answer field after the explanation names no option: "{shown}"')
 
 
 # What opens a correction: "，应该是C。", ", it's C.", ": the answer is (D)."

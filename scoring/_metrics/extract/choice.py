@@ -218,7 +218,7 @@ _SPLIT_LETTERS = re.compile(r"[A-Z]")
 _BARE = re.compile(
     r"^(?:(?i:option|choice|answer)[ \t]*:?[ \t]*|选项?[ \t]*)?[\(\[（【]?(?P<letters>"
     + _LETTER_SET
-    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|[ \t]*)$"
+    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
 )
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
@@ -275,6 +275,11 @@ def _article_trap(text: str, match: re.Match[str]) -> bool:
     if not re.match(r"[ \t]+[a-z]", text[end : end + 3]):
         return False
     return _LETTER_FOLLOWERS.match(text, end) is None
+
+
+# A set whose last letter is the article opening the option's text: "B, A whale", "答案：B A whale".
+_ARTICLE_AFTER = re.compile(r"[ \t]+[a-z]")
+_SET_TAIL = re.compile(r"[^A-Z]*[AI]\Z")
 
 
 def _clean(text: str) -> str:
@@ -439,6 +444,8 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
             tail = None
         m = pattern.match(body, pos)
         raw = _group(m) if m is not None else ""
+        if len(raw) > 1 and _ARTICLE_AFTER.match(body, m.end() if m is not None else 0):
+            raw = _SET_TAIL.sub("", raw)  # "The answer is B, A whale.": the option's text starts with "A"
         if m is None and pattern is _MARKER:
             m = _MARKER_LOWER[0].match(body, pos) or _MARKER_LOWER[1].match(body, pos)
             raw = m.group("letters").upper() if m is not None else ""
@@ -838,7 +845,38 @@ def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> Choice
         restated = restated_option(body, valid, options)
         if restated is not None:
             return restated
-    return found
+    return _after_negation(body, valid) or found
+
+
+# A marker that rules a letter out ("The answer is not A", "答案不是A") commits to nothing itself; the reply's
+# answer is the letter it then affirms: "…so it is C", "it must be (C)", "答案不是A，而是C".
+_NEGATED_MARKER = re.compile(
+    r"(?i:answer)[ \t]+(?i:is)[ \t]+(?i:not)[ \t]+[\(\[]?[A-Z][\)\]]?(?![A-Za-z0-9])"
+    r"|答案(?:不是|并非|不为|不应是)[ \t]*[\(（【]?[A-Z](?![A-Za-z0-9])"
+)
+_AFFIRMED = re.compile(
+    r"(?:\b(?i:it|this|that)(?:'s|[ \t]+(?:is|must[ \t]+be|should[ \t]+be|has[ \t]+to[ \t]+be))"
+    r"|而是|应该是|应是|应为|应选)"
+    r"[ \t]*(?:(?i:option)[ \t]*)?[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?(?![A-Za-z0-9])"
+)
+
+
+def _after_negation(body: str, valid: str) -> ChoiceExtraction | None:
+    """The letter affirmed after the reply's last negated marker (the last one there), when it is an option."""
+    negated = list(_NEGATED_MARKER.finditer(body))
+    if not negated:
+        return None
+    last = negated[-1]
+    affirmed = None
+    for m in _AFFIRMED.finditer(body, last.end()):
+        if m.group("letters") in valid and not _article_trap(body, m):
+            affirmed = m
+    if affirmed is None:
+        return None
+    shown = " ".join(body[last.start() : affirmed.end()].split())
+    if len(shown) > 60:
+        shown = f"{shown[:28]} … {shown[-28:]}"
+    return ChoiceExtraction(affirmed.group("letters"), f'the letter affirmed after a negated marker "{shown}"')
 
 
 def extract_choice(

@@ -930,26 +930,23 @@ def extract_choice(
 
 
 # An explanation closed by <eoe> ("【解析】…<eoe>\n【答案】AC<eoa>", GAOKAO-Bench's format) is reasoning that
-# weighs each option ("选项A是正确的"); the answer field after it is the reply's answer.
+# weighs each option ("选项A是正确的"); the answer field that opens the text after it is the reply's answer.
 _EXPLANATION_END = re.compile(r"<eoe>", re.IGNORECASE)
-_FIELD_MARKER = re.compile(r"【答案】|\[答案\]|答案[:：]|(?i:answer)[ \t]*[:：]")
+_FIELD_MARKER = re.compile(r"\s*(?:【答案】|\[答案\]|答案[ \t]*[:：]|(?i:answer)[ \t]*[:：])")
 
 
 def _answer_field(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
-    """The answer field after the last explanation closed by ``<eoe>``; an empty extraction when that field
-    is there and names no option ("【答案】无正确答案"); None when there is no such field."""
+    """The answer field opening the text after the last explanation closed by ``<eoe>``; an empty extraction
+    when that field names no option ("【答案】无正确答案"); None when there is no such field."""
     ends = list(_EXPLANATION_END.finditer(body))
     if not ends:
         return None
-    after = body[ends[-1].end() :]
-    field = END_TOKEN.split(after, maxsplit=1)[0]
-    if not field.strip():
-        return None
+    field = END_TOKEN.split(body[ends[-1].end() :], maxsplit=1)[0]
+    if _FIELD_MARKER.match(field) is None:
+        return None  # "[正确答案]B<eoe>\n例题：答案是C": what follows is no answer field
     found = _extract(field, valid, options)
     if found is not None and (found.found or found.hedged):
         return found
-    if _FIELD_MARKER.search(field) is None:
-        return None
     shown = " ".join(field.split())[:60]
     return ChoiceExtraction("", f'the answer field after the explanation names no option: "{shown}"')
 

@@ -20,7 +20,7 @@ NOTES_SHEET = "说明"
 
 #: Sheet names that say a sheet holds notes for people, not records (compared after NFKC, case folding and
 #: dropping a trailing number): such a sheet beside the data is said to be unread without advice to move it.
-_NOTES_NAMES = frozenset({NOTES_SHEET, "填写说明", "使用说明", "备注", "notes", "note", "readme", "instructions"})
+_NOTES_NAMES = frozenset({NOTES_SHEET, "填写说明", "使用说明", "notes", "note", "readme", "instructions"})
 
 
 def is_notes_sheet(name: str) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -666,10 +667,11 @@ def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> 
         return None
     folded = " ".join(body.split()).casefold()
     named: list[str] = []
+    openings = Counter(" ".join(option.split()).casefold()[:24] for option in options.values())
     for letter, option in options.items():
         text = " ".join(option.split()).casefold()[:24]
-        if letter not in valid or len(text) < 2:
-            continue
+        if letter not in valid or len(text) < 2 or openings[text] > 1:
+            continue  # an opening several options share names none of them
         low = letter.lower()
         for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
             pos = folded.find(form)
@@ -790,7 +792,10 @@ def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> Cho
     }
     # options whose text the last paragraph holds: only those are looked for written with their letter
     folded_last = " ".join(last.split()).casefold()
-    marked = {letter for letter, text in texts.items() if text[:24] in folded_last}
+    # an opening shared by several options ("Net National Product (NNP) is $1,650…" in all ten) names none:
+    # "(a) Net national product (NNP) is equal to…" is a part of the working, not option A
+    openings = Counter(text[:24] for text in texts.values())
+    marked = {letter for letter, text in texts.items() if text[:24] in folded_last and openings[text[:24]] == 1}
     if not marked and not concludes:
         return None
     sentences = [s for s in _SENTENCE_BREAK.split(last) if s.strip()] if marked else [final]

@@ -1,0 +1,202 @@
+"""CSV files: the cells of a table written as text, as Excel and LibreOffice save them and read them back.
+
+The text is decoded the way Excel's two CSV flavours write it: UTF-8 (with the byte-order mark of "CSV UTF-8",
+or without), else GBK (GB18030, Excel's plain "CSV" on a Chinese Windows), else UTF-16 with its mark (Excel's
+"Unicode text"). A file that is none of them cleanly is refused, never read as mojibake: GB18030 decodes almost
+any bytes, so a decoding that yields mostly characters outside GB2312 (Big5, Latin-1, ...) is refused too.
+
+Excel's own quirks: the separator is ``,``, or ``;`` where the locale writes decimal commas, or a tab (the
+most frequent one outside quotes on the first row; a first line ``sep=;`` names it, as Excel reads it); a
+quoted cell may hold line breaks (a row is one record, numbered as Excel numbers rows, not lines); a cell
+``="0123"`` is Excel's way to keep text that looks like a number (read as ``0123``); a cell Excel would
+compute (``=A1+1``) is a :class:`~formatkit._reading.cells.FormulaText`, kept as written and warned about
+by the cell rules; an error value Excel saved as its text (``#N/A``) is a :class:`~formatkit._reading.cells.CellError`.
+
+:func:`csv_rows` yields the rows with their numbers (usable on its own); :func:`read_csv` is the table
+format's ``sheet`` function (:data:`formatkit._core.formats.INPUT_FORMATS`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from formatkit._core.messages import Msg
+from formatkit._reading.cells import CellError, FormulaText, SheetData, Unreadable, pick_sheet
+
+__all__ = ["CsvLayout", "csv_layout", "csv_records", "csv_rows", "decode_csv", "read_csv", "unwrap_cell"]
+
+#: The separators Excel writes (``,``; ``;`` in locales with a decimal comma; a tab for "text").
+SEPARATORS = (",", ";", "\t")
+#: Error values as Excel writes them into a CSV (a formula's error is saved as its text).
+ERROR_TEXTS = frozenset(
+    ("#N/A", "#REF!", "#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!", "#SPILL!", "#CALC!", "#GETTING_DATA")
+)
+#: Of the non-ASCII characters a GB18030 decoding yields, at most this share may lie outside GB2312 (the
+#: 7,445 common characters): a Chinese text saved as GBK stays far below it, bytes of another encoding do not.
+RARE_SHARE = 0.2
+#: A cell may be this long (Python's csv module stops at 128 KiB; the cell rules say when one is too long).
+MAX_FIELD = 64 * 1024**2
+_TEXT_FORMULA = re.compile(r'="((?:[^"]|"")*)"')
+_SEP_LINE = re.compile(r"sep=(.)\r?\n?", re.S)
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """How a CSV file is written, so that a repaired copy is written the same way."""
+
+    #: The Python codec ("utf-8", "utf-8-sig", "gb18030", "utf-16").
+    encoding: str
+    #: The name said to the user ("UTF-8", "GBK", ...).
+    label: str
+    delimiter: str = ","
+    #: The line break between rows ("\r\n" as Excel writes, or "\n").
+    newline: str = "\r\n"
+    #: Excel's ``sep=;`` first line as written (its line break included; kept by a rewrite, and not a row).
+    sep_line: str = ""
+
+
+def decode_csv(data: bytes) -> tuple[str, CsvLayout]:
+    """The text of a CSV file and how it is written; :class:`Unreadable` when no encoding reads it cleanly."""
+    text, encoding, label = _decoded(data)
+    sep_line = ""
+    match = _SEP_LINE.match(text)
+    if match is not None and match.group(1) not in "\r\n":
+        delimiter, sep_line = match.group(1), match.group(0)
+    else:
+        delimiter = _delimiter(text)
+    newline = "\r\n" if "\r\n" in text[:65536] or "\n" not in text[:65536] else "\n"
+    return text, CsvLayout(encoding, label, delimiter, newline, sep_line)
+
+
+def _decoded(data: bytes) -> tuple[str, str, str]:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) and not data.startswith(b"\xff\xfe\x00\x00"):
+        try:
+            return data.decode("utf-16"), "utf-16", "UTF-16"
+        except UnicodeDecodeError:
+            pass
+    elif b"\x00" not in data[:4096]:
+        try:
+            if data.startswith(b"\xef\xbb\xbf"):
+                return data[3:].decode("utf-8"), "utf-8-sig", "UTF-8"
+            return data.decode("utf-8"), "utf-8", "UTF-8"
+        except UnicodeDecodeError:
+            pass
+        try:
+            text = data.decode("gb18030")
+        except UnicodeDecodeError:
+            pass
+        else:
+            if _plausible_chinese(text):
+                return text, "gb18030", "GBK"
+    raise Unreadable("unreadable_file", Msg("unreadable_file.csv_encoding"))
+
+
+def _plausible_chinese(text: str) -> bool:
+    """Whether a GB18030 decoding reads as text: its non-ASCII characters mostly common Chinese (GB2312)."""
+    wide = [char for char in text if ord(char) > 127]
+    if not wide:
+        return True
+    rare = 0
+    for char in wide:
+        try:
+            char.encode("gb2312")
+        except UnicodeEncodeError:
+            rare += 1
+    return rare <= RARE_SHARE * len(wide)
+
+
+def _delimiter(text: str) -> str:
+    """The separator most frequent outside quotes on the first row (a comma when none is)."""
+    counts = dict.fromkeys(SEPARATORS, 0)
+    quoted = False
+    for char in text[:65536]:
+        if char == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char in counts:
+            counts[char] += 1
+        elif char in "\r\n":
+            break
+    best = max(SEPARATORS, key=lambda sep: counts[sep])
+    return best if counts[best] else ","
+
+
+def csv_layout(path: Path) -> CsvLayout:
+    """How ``path`` is written (encoding, separator, line break); :class:`Unreadable` as :func:`read_csv`."""
+    return decode_csv(_bytes(path))[1]
+
+
+def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """The rows of a CSV file as ``(row number, cells)``, numbered as Excel numbers them when it opens the
+    file (a quoted line break does not start a row; a ``sep=`` line is not one), the cells as written but
+    ``="0123"`` unwrapped; :class:`Unreadable` when the file cannot be decoded."""
+    text, layout = decode_csv(_bytes(path))
+    for number, cells, _ in csv_records(text, layout):
+        yield number, [unwrap_cell(cell) for cell in cells]
+
+
+def csv_records(text: str, layout: CsvLayout) -> Iterator[tuple[int, list[str], str]]:
+    """The rows of a decoded CSV text: number, cells exactly as written (``="0123"`` kept) and the text the
+    row was read from (its line break included), so that a rewrite can copy a row it leaves unchanged."""
+    if layout.sep_line:
+        text = text[len(layout.sep_line) :]
+    csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD))
+    lines = io.StringIO(text, newline="")
+    consumed: list[str] = []
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            consumed.append(line)
+            yield line
+
+    reader = csv.reader(feed(), delimiter=layout.delimiter, strict=False)
+    try:
+        for number, cells in enumerate(reader, start=1):
+            yield number, cells, "".join(consumed)
+            consumed.clear()
+    except csv.Error as exc:
+        raise Unreadable("unreadable_file", Msg("unreadable_file.damaged", error=f"csv: {exc}")) from None
+
+
+def unwrap_cell(cell: str) -> str:
+    """``="0123"`` (Excel's text that looks like a number) → ``0123``; any other cell as it is."""
+    if cell.startswith('="'):
+        match = _TEXT_FORMULA.fullmatch(cell)
+        if match is not None:
+            return match.group(1).replace('""', '"')
+    return cell
+
+
+def read_csv(path: Path, sheet: str | None = None) -> SheetData:
+    """The table of a CSV file as a sheet named after the file (as Excel names it when it opens one)."""
+    name = path.stem
+    pick_sheet([name], sheet, [True])
+    text, layout = decode_csv(_bytes(path))
+    rows: list[list[Any]] = [[_value(unwrap_cell(cell)) for cell in cells] for _, cells, _ in csv_records(text, layout)]
+    data = SheetData(name=name, rows=rows)
+    if layout.encoding == "gb18030":
+        data.notes.append(("csv_encoding", Msg("csv_encoding", encoding=layout.label)))
+    return data
+
+
+def _value(cell: str) -> Any:
+    """A cell as the table rules read it: text, an Excel error value, or text Excel would compute."""
+    if cell[:1] == "=" and len(cell) > 1:
+        return FormulaText(cell)
+    if cell[:1] == "#" and cell in ERROR_TEXTS:
+        return CellError(cell)
+    return cell
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise Unreadable("unreadable_file", Msg("unreadable_file.cannot_open", reason=exc.strerror or exc)) from None

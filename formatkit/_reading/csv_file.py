@@ -10,7 +10,8 @@ most frequent one outside quotes on the first row; a first line ``sep=;`` names 
 quoted cell may hold line breaks (a row is one record, numbered as Excel numbers rows, not lines); a cell
 ``="0123"`` is Excel's way to keep text that looks like a number (read as ``0123``); a cell Excel would
 compute (``=A1+1``) is a :class:`~formatkit._reading.cells.FormulaText`, kept as written and warned about
-by the cell rules; an error value Excel saved as its text (``#N/A``) is a :class:`~formatkit._reading.cells.CellError`.
+by the cell rules; an error value Excel saved as its text (``#N/A``) is a :class:`~formatkit._reading.cells.CellError`;
+a number Excel had cut to 15 digits and wrote as ``1.23456789012346E+17`` is that number (the cell rules say so).
 
 :func:`csv_rows` yields the rows with their numbers (usable on its own); :func:`read_csv` is the table
 format's ``sheet`` function (:data:`formatkit._core.formats.INPUT_FORMATS`).
@@ -42,6 +43,8 @@ ERROR_TEXTS = frozenset(
 RARE_SHARE = 0.2
 #: A cell may be this long (Python's csv module stops at 128 KiB; the cell rules say when one is too long).
 MAX_FIELD = 64 * 1024**2
+#: A number as Excel writes one it cut to 15 significant digits (1.23456789012346E+17, LibreOffice E+017).
+_CUT_NUMBER = re.compile(r"[+-]?\d\.\d{14,}[eE][+-]?\d+")
 _TEXT_FORMULA = re.compile(r'="((?:[^"]|"")*)"')
 _SEP_LINE = re.compile(r"sep=(.)\r?\n?", re.S)
 
@@ -187,12 +190,21 @@ def read_csv(path: Path, sheet: str | None = None) -> SheetData:
 
 
 def _value(cell: str) -> Any:
-    """A cell as the table rules read it: text, an Excel error value, or text Excel would compute."""
-    if cell[:1] == "=" and len(cell) > 1:
+    """A cell as the table rules read it: text, an Excel error value, text Excel would compute, or a number
+    Excel cut to its 15 digits (the number, as the sheet held it: the cell rules say it was cut)."""
+    first = cell[:1]
+    if first == "=" and len(cell) > 1:
         return FormulaText(cell)
-    if cell[:1] == "#" and cell in ERROR_TEXTS:
+    if first == "#" and cell in ERROR_TEXTS:
         return CellError(cell)
+    if len(cell) >= 19 and first in _NUMBER_START and _CUT_NUMBER.fullmatch(cell):
+        number = float(cell)
+        if abs(number) >= 1e15:
+            return number
     return cell
+
+
+_NUMBER_START = frozenset("0123456789+-")
 
 
 def _bytes(path: Path) -> bytes:

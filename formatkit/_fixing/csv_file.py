@@ -74,7 +74,7 @@ def _in_csv(change: Change, title: str, sheet: str) -> Change:
 
 def _written(rows: list[tuple[int, list[str], str]], ws: Any, removed: int, layout: CsvLayout) -> bytes:
     """The copy's text: the rows below the removed title rows, each as it was written unless a repair
-    changed one of its cells (then written again, the other cells as they were written)."""
+    changed one of its cells (then written again, its other cells as they were written)."""
     out = io.StringIO(newline="")
     out.write(layout.sep_line)
     for r, (_, cells, source) in enumerate(rows[removed:], start=1):
@@ -82,12 +82,38 @@ def _written(rows: list[tuple[int, list[str], str]], ws: Any, removed: int, layo
         if all(_same(value, cell) for value, cell in zip(values, cells, strict=True)):
             out.write(source)
             continue
-        fields = [cell if _same(value, cell) else _text(value) for value, cell in zip(values, cells, strict=True)]
-        line = io.StringIO(newline="")
-        csv.writer(line, delimiter=layout.delimiter, lineterminator=layout.newline).writerow(fields)
-        written = line.getvalue()
-        out.write(written if source.endswith(("\n", "\r")) else written.rstrip("\r\n"))
+        body = source.rstrip("\r\n")
+        raw = _raw_fields(body, layout.delimiter)
+        if len(raw) != len(cells):  # a malformed row the reader read leniently: every cell written again
+            raw = [_quoted(cell, layout.delimiter) for cell in cells]
+        fields = [
+            raw[j] if _same(value, cell) else _quoted(_text(value), layout.delimiter)
+            for j, (value, cell) in enumerate(zip(values, cells, strict=True))
+        ]
+        out.write(layout.delimiter.join(fields) + source[len(body) :])
     return out.getvalue().encode(layout.encoding)
+
+
+def _raw_fields(body: str, delimiter: str) -> list[str]:
+    """The fields of one row's text exactly as written (quotes included)."""
+    fields, start, quoted = [], 0, False
+    for i, char in enumerate(body):
+        if char == '"':
+            quoted = not quoted
+        elif char == delimiter and not quoted:
+            fields.append(body[start:i])
+            start = i + 1
+    fields.append(body[start:])
+    return fields
+
+
+def _quoted(text: str, delimiter: str) -> str:
+    """A cell as the csv module writes it with the row's separator (quoted when it must be)."""
+    if not text:
+        return ""
+    line = io.StringIO(newline="")
+    csv.writer(line, delimiter=delimiter, lineterminator="\n").writerow([text])
+    return line.getvalue()[:-1]
 
 
 def _same(value: Any, cell: str) -> bool:

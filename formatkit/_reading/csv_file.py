@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.errors import UnreadablePathError
 from formatkit._core.messages import Msg
 from formatkit._reading.cells import CellError, FormulaText, SheetData, Unreadable, pick_sheet
 
@@ -136,13 +138,17 @@ def csv_layout(path: Path) -> CsvLayout:
     return decode_csv(_bytes(path))[1]
 
 
-def csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+def csv_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:
     """The rows of a CSV file as ``(row number, cells)``, numbered as Excel numbers them when it opens the
     file (a quoted line break does not start a row; a ``sep=`` line is not one), the cells as written but
-    ``="0123"`` unwrapped; :class:`Unreadable` when the file cannot be decoded."""
-    text, layout = decode_csv(_bytes(path))
-    for number, cells, _ in csv_records(text, layout):
-        yield number, [unwrap_cell(cell) for cell in cells]
+    ``="0123"`` unwrapped. :class:`~formatkit.errors.UnreadablePathError`, saying why, when the file cannot
+    be read or decoded (the reason ``validate`` gives as its ``unreadable_file`` issue)."""
+    try:
+        text, layout = decode_csv(_bytes(Path(path)))
+        for number, cells, _ in csv_records(text, layout):
+            yield number, [unwrap_cell(cell) for cell in cells]
+    except Unreadable as problem:
+        raise UnreadablePathError(f"{path}: {problem.message.render()}") from None
 
 
 def csv_records(text: str, layout: CsvLayout) -> Iterator[tuple[int, list[str], str]]:

@@ -15,8 +15,9 @@ import pytest
 from fakeserver import FakeOpenAI
 from typer.testing import CliRunner, Result
 
-from formatkit._reading.csv_file import csv_rows
 from formatkit.cli import app
+from formatkit.errors import UnreadablePathError
+from formatkit.files import csv_rows
 
 SEED = Path(__file__).parents[2] / "fixtures" / "seed"
 runner = CliRunner()
@@ -106,6 +107,8 @@ def test_a_file_in_no_encoding_read_cleanly_is_refused_not_garbled(tmp_path: Pat
     assert result.exit_code == 1
     assert "neither UTF-8 nor GBK" in result.output and "[unreadable_file]" in result.output
     assert not (tmp_path / "out.jsonl").exists()
+    with pytest.raises(UnreadablePathError, match="neither UTF-8 nor GBK"):
+        list(csv_rows(path))
 
 
 def test_fix_writes_the_csv_back_as_it_was_written(tmp_path: Path) -> None:

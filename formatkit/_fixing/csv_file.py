@@ -20,7 +20,7 @@ from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._fixing.excel import repair_workbook
 from formatkit._fixing.excel_book import Book
 from formatkit._reading.cells import Unreadable
-from formatkit._reading.csv_file import CsvLayout, csv_records, decode_csv, unwrap_cell
+from formatkit._reading.csv_file import CsvLayout, csv_records, decode_csv, raw_fields, unwrap_cell
 
 __all__ = ["repair_csv"]
 
@@ -83,7 +83,7 @@ def _written(rows: list[tuple[int, list[str], str]], ws: Any, removed: int, layo
             out.write(source)
             continue
         body = source.rstrip("\r\n")
-        raw = _raw_fields(body, layout.delimiter)
+        raw, _ = raw_fields(body, layout.delimiter)
         if len(raw) != len(cells):  # a malformed row the reader read leniently: every cell written again
             raw = [_quoted(cell, layout.delimiter) for cell in cells]
         fields = [
@@ -92,19 +92,6 @@ def _written(rows: list[tuple[int, list[str], str]], ws: Any, removed: int, layo
         ]
         out.write(layout.delimiter.join(fields) + source[len(body) :])
     return out.getvalue().encode(layout.encoding)
-
-
-def _raw_fields(body: str, delimiter: str) -> list[str]:
-    """The fields of one row's text exactly as written (quotes included)."""
-    fields, start, quoted = [], 0, False
-    for i, char in enumerate(body):
-        if char == '"':
-            quoted = not quoted
-        elif char == delimiter and not quoted:
-            fields.append(body[start:i])
-            start = i + 1
-    fields.append(body[start:])
-    return fields
 
 
 def _quoted(text: str, delimiter: str) -> str:

@@ -30,9 +30,9 @@ from typing import Any
 
 from formatkit._core.errors import UnreadablePathError
 from formatkit._core.messages import Msg
-from formatkit._reading.cells import CellError, FormulaText, SheetData, Unreadable, pick_sheet
+from formatkit._reading.cells import CellError, FormulaText, SheetData, Unreadable, column_letter, pick_sheet
 
-__all__ = ["CsvLayout", "csv_layout", "csv_records", "csv_rows", "decode_csv", "read_csv", "unwrap_cell"]
+__all__ = ["CsvLayout", "csv_layout", "csv_records", "csv_rows", "decode_csv", "raw_fields", "read_csv", "unwrap_cell"]
 
 #: The separators Excel writes (``,``; ``;`` in locales with a decimal comma; a tab for "text").
 SEPARATORS = (",", ";", "\t")
@@ -166,12 +166,43 @@ def csv_records(text: str, layout: CsvLayout) -> Iterator[tuple[int, list[str], 
             yield line
 
     reader = csv.reader(feed(), delimiter=layout.delimiter, strict=False)
+    number, source = 0, ""
     try:
         for number, cells in enumerate(reader, start=1):
-            yield number, cells, "".join(consumed)
+            source = "".join(consumed)
+            yield number, cells, source
             consumed.clear()
     except csv.Error as exc:
         raise Unreadable("unreadable_file", Msg("unreadable_file.damaged", error=f"csv: {exc}")) from None
+    fields, unclosed = raw_fields(source.rstrip("\r\n"), layout.delimiter)
+    if unclosed:  # only the last row can be: an unclosed quote runs to the end of the file
+        column = column_letter(len(fields) - 1)
+        count = source.count("\n") + (not source.endswith("\n"))
+        message = Msg("unreadable_file.csv_quote", row=number, column=column, lines=count)
+        raise Unreadable("unreadable_file", message, {"row": number, "column": column})
+
+
+def raw_fields(body: str, delimiter: str) -> tuple[list[str], bool]:
+    """The fields of one row's text exactly as written (quotes included), and whether the last one opens a
+    quote it never closes. A quote opens a quoted cell only at the start of a cell (elsewhere it is text)."""
+    fields: list[str] = []
+    start, quoted, i, end = 0, False, 0, len(body)
+    while i < end:
+        char = body[i]
+        if quoted:
+            if char == '"':
+                if i + 1 < end and body[i + 1] == '"':
+                    i += 1  # a quote written twice inside a quoted cell
+                else:
+                    quoted = False
+        elif char == '"' and i == start:
+            quoted = True
+        elif char == delimiter:
+            fields.append(body[start:i])
+            start = i + 1
+        i += 1
+    fields.append(body[start:])
+    return fields, quoted
 
 
 def unwrap_cell(cell: str) -> str:
@@ -188,7 +219,14 @@ def read_csv(path: Path, sheet: str | None = None) -> SheetData:
     name = path.stem
     pick_sheet([name], sheet, [True])
     text, layout = decode_csv(_bytes(path))
-    rows: list[list[Any]] = [[_value(unwrap_cell(cell)) for cell in cells] for _, cells, _ in csv_records(text, layout)]
+    try:
+        rows: list[list[Any]] = [
+            [_value(unwrap_cell(cell)) for cell in cells] for _, cells, _ in csv_records(text, layout)
+        ]
+    except Unreadable as problem:
+        if problem.place:
+            problem.place = {"sheet": name, **problem.place}
+        raise
     data = SheetData(name=name, rows=rows)
     if layout.encoding == "gb18030":
         data.notes.append(("csv_encoding", Msg("csv_encoding", encoding=layout.label)))

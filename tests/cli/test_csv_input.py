@@ -111,6 +111,19 @@ def test_a_file_in_no_encoding_read_cleanly_is_refused_not_garbled(tmp_path: Pat
         list(csv_rows(path))
 
 
+def test_a_quote_never_closed_is_said_at_its_cell(tmp_path: Path) -> None:
+    """A quote opened and never closed runs to the end of the file (Excel reads the rest as one cell): said
+    at the cell, not read as one record with an odd reference; a quote inside a cell is text."""
+    path = tmp_path / "quote.csv"
+    path.write_bytes(b'query,reference_response\r\nsay "hi",1\r\n"1+1,2\r\n2+2,4\r\n')
+    result = runner.invoke(app, ["validate", "--json", str(path)])
+    [report] = json.loads(result.output)["files"]
+    assert [(i["code"], i["sheet"], i["row"], i["column"]) for i in report["issues"]] == [
+        ("unreadable_file", "quote", 3, "A")
+    ]
+    assert "Cell A3 opens a quote that is never closed" in report["issues"][0]["message"]
+
+
 def test_fix_writes_the_csv_back_as_it_was_written(tmp_path: Path) -> None:
     """GBK, ; and CRLF kept; the header and parameters repaired; the rows no repair touched copied byte for
     byte (their quoting and ="0123" included); the title row above the header removed and said."""

@@ -75,7 +75,7 @@ MESSAGES: dict[str, str] = {
     + " (File → Save As → Excel Workbook).",
     "unreadable_file.xml": "The file is named {kind} but is an XML document (perhaps Excel 2003 XML). " + _RESAVE + ".",
     "unreadable_file.text": "The file is named {kind} but holds plain text (CSV or tab-separated?), not a "
-    "workbook. " + _RESAVE + ".",
+    "workbook. If it is a CSV, name it .csv (formatkit reads it); else " + _RESAVE[0].lower() + _RESAVE[1:] + ".",
     "unreadable_file.other": "The file is named {kind} but is not an Excel workbook (its first bytes are "
     "{head}); it may be damaged or of another kind. " + _RESAVE + ".",
     "unreadable_file.xls_damaged_kind": "The .xls workbook is damaged or of an unsupported kind ({error}). "
@@ -188,6 +188,9 @@ MESSAGES: dict[str, str] = {
     "formula_text": "The cell starts with = ({text}): Excel would compute it as a formula when it opens this CSV "
     "and show its result (or #NAME?) instead of the text. The text is read as written; if a value was meant, "
     "write the value.",
+    "unreadable_file.csv_quote": "Cell {column}{row} opens a quote that is never closed, so the rest of the file "
+    "({lines} line(s)) is one cell, as Excel reads it too. Close the quote (a quote inside a quoted cell is "
+    'written twice: "").',
     "unreadable_file.csv_encoding": "The CSV file is neither UTF-8 nor GBK text (Big5, Latin-1, or not text at "
     'all?), so it cannot be read without garbling it. Open it in Excel (or WPS) and save it as "CSV UTF-8 '
     '(Comma delimited)", or as .xlsx.',

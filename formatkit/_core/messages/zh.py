@@ -63,7 +63,8 @@ MESSAGES: dict[str, str] = {
     + _RESAVE
     + "（文件 → 另存为 → Excel 工作簿）。",
     "unreadable_file.xml": "文件名是 {kind}，但内容是 XML 文档（可能是 Excel 2003 XML）。" + _RESAVE + "。",
-    "unreadable_file.text": "文件名是 {kind}，但内容是纯文本（CSV 或制表符分隔？），不是工作簿。" + _RESAVE + "。",
+    "unreadable_file.text": "文件名是 {kind}，但内容是纯文本（CSV 或制表符分隔？），不是工作簿。如果是 CSV，请把扩展名改为 .csv"
+    "（formatkit 能读取）；否则" + _RESAVE + "。",
     "unreadable_file.other": "文件名是 {kind}，但不是 Excel 工作簿（开头字节为 {head}）；可能已损坏或是其他类型的文件。"
     + _RESAVE
     + "。",
@@ -153,6 +154,8 @@ MESSAGES: dict[str, str] = {
     "输出的记录为 UTF-8。其他工具可能读成乱码：请另存为“CSV UTF-8（逗号分隔）”，各处读到的才一样。",
     "formula_text": "单元格以 = 开头（{text}）：Excel 打开这个 CSV 时会把它当作公式计算，显示结果（或 #NAME?）而不是这段文字。"
     "这里按原文读取；如果本意是一个值，请直接写入该值。",
+    "unreadable_file.csv_quote": "单元格 {column}{row} 以引号开头但引号没有闭合，文件余下的部分（{lines} 行）都成了这一个单元格，"
+    'Excel 也会这样读。请补上闭合的引号（引号单元格内的引号要写成两个：""）。',
     "unreadable_file.csv_encoding": "CSV 文件既不是 UTF-8 也不是 GBK 文本（Big5、Latin-1，或根本不是文本？），"
     "无法不出乱码地读取。请用 Excel（或 WPS）打开后另存为“CSV UTF-8（逗号分隔）”，或另存为 .xlsx。",
     # --- jsonl：行 ------------------------------------------------------------------------------------

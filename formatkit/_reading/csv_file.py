@@ -40,13 +40,14 @@ SEPARATORS = (",", ";", "\t")
 ERROR_TEXTS = frozenset(
     ("#N/A", "#REF!", "#VALUE!", "#DIV/0!", "#NAME?", "#NUM!", "#NULL!", "#SPILL!", "#CALC!", "#GETTING_DATA")
 )
-#: Of the non-ASCII characters a GB18030 decoding yields, at most this share may lie outside GB2312 (the
-#: 7,445 common characters): a Chinese text saved as GBK stays far below it, bytes of another encoding do not.
+#: Of the distinct non-ASCII characters a GB18030 decoding yields, at most this share may lie outside GB2312
+#: (the 7,445 common ones): a Chinese text saved as GBK stays far below it, bytes of another encoding do not.
 RARE_SHARE = 0.2
 #: A cell may be this long (Python's csv module stops at 128 KiB; the cell rules say when one is too long).
 MAX_FIELD = 64 * 1024**2
 #: A number as Excel writes one it cut to 15 significant digits (1.23456789012346E+17, LibreOffice E+017).
 _CUT_NUMBER = re.compile(r"[+-]?\d\.\d{14,}[eE][+-]?\d+")
+_ASCII = re.compile(r"[\x00-\x7f]+")
 _TEXT_FORMULA = re.compile(r'="((?:[^"]|"")*)"')
 _SEP_LINE = re.compile(r"sep=(.)\r?\n?", re.S)
 
@@ -103,17 +104,18 @@ def _decoded(data: bytes) -> tuple[str, str, str]:
 
 
 def _plausible_chinese(text: str) -> bool:
-    """Whether a GB18030 decoding reads as text: its non-ASCII characters mostly common Chinese (GB2312)."""
-    wide = [char for char in text if ord(char) > 127]
-    if not wide:
-        return True
-    rare = 0
-    for char in wide:
-        try:
-            char.encode("gb2312")
-        except UnicodeEncodeError:
-            rare += 1
+    """Whether a GB18030 decoding reads as text: of the distinct non-ASCII characters it yields, most are
+    common Chinese (GB2312). Another encoding's bytes read as GB18030 yield rare characters all over, so a
+    large file is judged on 16 slices spread over it."""
+    if len(text) > 16 * _SLICE:
+        step = len(text) // 16
+        text = "".join(text[start : start + _SLICE] for start in range(0, len(text), step))
+    wide = "".join(set(_ASCII.sub("", text)))
+    rare = len(wide) - len(wide.encode("gb2312", "ignore").decode("gb2312"))
     return rare <= RARE_SHARE * len(wide)
+
+
+_SLICE = 16_384
 
 
 def _delimiter(text: str) -> str:
@@ -145,35 +147,37 @@ def csv_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:
     be read or decoded (the reason ``validate`` gives as its ``unreadable_file`` issue)."""
     try:
         text, layout = decode_csv(_bytes(Path(path)))
-        for number, cells, _ in csv_records(text, layout):
+        for number, cells, _ in csv_records(text, layout, sources=False):
             yield number, [unwrap_cell(cell) for cell in cells]
     except Unreadable as problem:
         raise UnreadablePathError(f"{path}: {problem.message.render()}") from None
 
 
-def csv_records(text: str, layout: CsvLayout) -> Iterator[tuple[int, list[str], str]]:
+def csv_records(text: str, layout: CsvLayout, *, sources: bool = True) -> Iterator[tuple[int, list[str], str]]:
     """The rows of a decoded CSV text: number, cells exactly as written (``="0123"`` kept) and the text the
-    row was read from (its line break included), so that a rewrite can copy a row it leaves unchanged."""
+    row was read from (its line break included), so that a rewrite can copy a row it leaves unchanged
+    (``""`` when ``sources`` is False: a reader that only needs the cells)."""
     if layout.sep_line:
         text = text[len(layout.sep_line) :]
     csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD))
     lines = io.StringIO(text, newline="")
-    consumed: list[str] = []
+    held: list[list[str]] = [[]]  # the lines of the row being read (the list is replaced at each row)
 
     def feed() -> Iterator[str]:
         for line in lines:
-            consumed.append(line)
+            held[0].append(line)
             yield line
 
     reader = csv.reader(feed(), delimiter=layout.delimiter, strict=False)
-    number, source = 0, ""
+    number, last = 0, held[0]
     try:
         for number, cells in enumerate(reader, start=1):
-            source = "".join(consumed)
-            yield number, cells, source
-            consumed.clear()
+            last = held[0]
+            held[0] = []
+            yield number, cells, "".join(last) if sources else ""
     except csv.Error as exc:
         raise Unreadable("unreadable_file", Msg("unreadable_file.damaged", error=f"csv: {exc}")) from None
+    source = "".join(last)
     fields, unclosed = raw_fields(source.rstrip("\r\n"), layout.delimiter)
     if unclosed:  # only the last row can be: an unclosed quote runs to the end of the file
         column = column_letter(len(fields) - 1)
@@ -221,7 +225,8 @@ def read_csv(path: Path, sheet: str | None = None) -> SheetData:
     text, layout = decode_csv(_bytes(path))
     try:
         rows: list[list[Any]] = [
-            [_value(unwrap_cell(cell)) for cell in cells] for _, cells, _ in csv_records(text, layout)
+            [cell if cell[:1] not in _SPECIAL else _value(cell) for cell in cells]
+            for _, cells, _ in csv_records(text, layout, sources=False)
         ]
     except Unreadable as problem:
         if problem.place:
@@ -234,21 +239,24 @@ def read_csv(path: Path, sheet: str | None = None) -> SheetData:
 
 
 def _value(cell: str) -> Any:
-    """A cell as the table rules read it: text, an Excel error value, text Excel would compute, or a number
-    Excel cut to its 15 digits (the number, as the sheet held it: the cell rules say it was cut)."""
-    first = cell[:1]
-    if first == "=" and len(cell) > 1:
-        return FormulaText(cell)
-    if first == "#" and cell in ERROR_TEXTS:
-        return CellError(cell)
-    if len(cell) >= 19 and first in _NUMBER_START and _CUT_NUMBER.fullmatch(cell):
+    """A cell whose first character (``_SPECIAL``) says it may be more than text, as the table rules read it:
+    text (``="0123"`` unwrapped), an Excel error value, text Excel would compute, or a number Excel cut to its
+    15 digits (the number, as the sheet held it: the cell rules say it was cut)."""
+    first = cell[0]
+    if first == "=":
+        text = unwrap_cell(cell)
+        return text if text is not cell else FormulaText(cell) if len(cell) > 1 else cell
+    if first == "#":
+        return CellError(cell) if cell in ERROR_TEXTS else cell
+    if len(cell) >= 19 and _CUT_NUMBER.fullmatch(cell):
         number = float(cell)
         if abs(number) >= 1e15:
             return number
     return cell
 
 
-_NUMBER_START = frozenset("0123456789+-")
+#: The first characters of a cell that may be more than its text (an empty cell is text).
+_SPECIAL = frozenset("=#0123456789+-")
 
 
 def _bytes(path: Path) -> bytes:

@@ -3,7 +3,7 @@
 The text is decoded the way Excel's two CSV flavours write it: UTF-8 (with the byte-order mark of "CSV UTF-8",
 or without), else GBK (GB18030, Excel's plain "CSV" on a Chinese Windows), else UTF-16 with its mark (Excel's
 "Unicode text"). A file that is none of them cleanly is refused, never read as mojibake: GB18030 decodes almost
-any bytes, so a decoding that yields mostly characters outside GB2312 (Big5, Latin-1, ...) is refused too.
+any bytes, so a decoding that does not read as Chinese text (Big5, Latin-1, ...) is refused too.
 
 Excel's own quirks: the separator is ``,``, or ``;`` where the locale writes decimal commas, or a tab (the
 most frequent one outside quotes on the first row; a first line ``sep=;`` names it, as Excel reads it); a
@@ -48,6 +48,8 @@ MAX_FIELD = 64 * 1024**2
 #: A number as Excel writes one it cut to 15 significant digits (1.23456789012346E+17, LibreOffice E+017).
 _CUT_NUMBER = re.compile(r"[+-]?\d\.\d{14,}[eE][+-]?\d+")
 _ASCII = re.compile(r"[\x00-\x7f]+")
+#: Kana, Greek and Cyrillic: what another encoding's bytes read as GB18030 yield, and Chinese text does not.
+_MOJIBAKE = re.compile(r"[\u0370-\u04ff\u3040-\u30ff]")
 _TEXT_FORMULA = re.compile(r'="((?:[^"]|"")*)"')
 _SEP_LINE = re.compile(r"sep=(.)\r?\n?", re.S)
 
@@ -98,21 +100,31 @@ def _decoded(data: bytes) -> tuple[str, str, str]:
         except UnicodeDecodeError:
             pass
         else:
-            if _plausible_chinese(text):
+            if _plausible_chinese(text, data):
                 return text, "gb18030", "GBK"
     raise Unreadable("unreadable_file", Msg("unreadable_file.csv_encoding"))
 
 
-def _plausible_chinese(text: str) -> bool:
-    """Whether a GB18030 decoding reads as text: of the distinct non-ASCII characters it yields, most are
-    common Chinese (GB2312). Another encoding's bytes read as GB18030 yield rare characters all over, so a
-    large file is judged on 16 slices spread over it."""
+def _plausible_chinese(text: str, data: bytes) -> bool:
+    """Whether a GB18030 decoding of ``data`` reads as Chinese text. Simplified Chinese: its distinct
+    non-ASCII characters are mostly common ones (GB2312). Traditional Chinese saved as GBK holds characters
+    outside GB2312 too, but bytes Big5 cannot read, and no Japanese kana, Greek or Cyrillic letters: those
+    are what Big5 (or Latin-1) bytes read as GB18030 yield among their rare characters. A large file is
+    judged on 16 slices spread over it."""
     if len(text) > 16 * _SLICE:
         step = len(text) // 16
         text = "".join(text[start : start + _SLICE] for start in range(0, len(text), step))
     wide = "".join(set(_ASCII.sub("", text)))
     rare = len(wide) - len(wide.encode("gb2312", "ignore").decode("gb2312"))
-    return rare <= RARE_SHARE * len(wide)
+    if rare <= RARE_SHARE * len(wide):
+        return True
+    if _MOJIBAKE.search(wide):
+        return False
+    try:
+        data.decode("big5")
+    except UnicodeDecodeError:
+        return True  # not Big5: traditional characters saved as GBK
+    return False
 
 
 _SLICE = 16_384

@@ -100,6 +100,20 @@ def test_excels_text_cells_and_a_tab_separated_utf16_file(tmp_path: Path) -> Non
     assert record["messages"][0]["content"] == "编号？"
 
 
+def test_traditional_chinese_saved_as_gbk_is_read(tmp_path: Path) -> None:
+    """GBK holds traditional characters outside GB2312 too: read, unlike the same text saved as Big5
+    (fixtures/invalid/csv/unreadable_file_big5.csv), which GB18030 would read as other characters."""
+    text = "query,reference_response\r\n這是一個關於機器學習的評測集，請問臺灣的首都是哪裡？,臺北\r\n"
+    (tmp_path / "繁體.csv").write_bytes(text.encode("gbk"))
+    assert list(csv_rows(tmp_path / "繁體.csv")) == [
+        (1, ["query", "reference_response"]),
+        (2, text.split("\r\n")[1].split(",")),
+    ]
+    (tmp_path / "big5.csv").write_bytes(text.encode("big5"))
+    with pytest.raises(UnreadablePathError, match="neither UTF-8 nor GBK"):
+        list(csv_rows(tmp_path / "big5.csv"))
+
+
 def test_a_file_in_no_encoding_read_cleanly_is_refused_not_garbled(tmp_path: Path) -> None:
     path = tmp_path / "西文.csv"
     path.write_bytes("query,reference_response\nOù est la gare ? Près de l'église,à gauche\n".encode("latin-1"))

@@ -5,8 +5,8 @@ or without), else GBK (GB18030, Excel's plain "CSV" on a Chinese Windows), else 
 "Unicode text"). A file that is none of them cleanly is refused, never read as mojibake: GB18030 decodes almost
 any bytes, so a decoding that does not read as Chinese text (Big5, Latin-1, ...) is refused too.
 
-Excel's own quirks: the separator is ``,``, or ``;`` where the locale writes decimal commas, or a tab (the
-most frequent one outside quotes on the first row; a first line ``sep=;`` names it, as Excel reads it); a
+Excel's own quirks: the separator is ``,``, or ``;`` where the locale writes decimal commas, or a tab (the one
+found as often on most of the first rows; a first line ``sep=;`` names it, as Excel reads it); a
 quoted cell may hold line breaks (a row is one record, numbered as Excel numbers rows, not lines); a cell
 ``="0123"`` is Excel's way to keep text that looks like a number (read as ``0123``); a cell Excel would
 compute (``=A1+1``) is a :class:`~formatkit._reading.cells.FormulaText`, kept as written and warned about
@@ -32,7 +32,7 @@ from formatkit._core.errors import UnreadablePathError
 from formatkit._core.messages import Msg
 from formatkit._reading.cells import CellError, FormulaText, SheetData, Unreadable, column_letter, pick_sheet
 
-__all__ = ["CsvLayout", "csv_layout", "csv_records", "csv_rows", "decode_csv", "raw_fields", "read_csv", "unwrap_cell"]
+__all__ = ["CsvLayout", "csv_records", "csv_rows", "decode_csv", "raw_fields", "read_csv", "unwrap_cell"]
 
 #: The separators Excel writes (``,``; ``;`` in locales with a decimal comma; a tab for "text").
 SEPARATORS = (",", ";", "\t")
@@ -131,25 +131,36 @@ _SLICE = 16_384
 
 
 def _delimiter(text: str) -> str:
-    """The separator most frequent outside quotes on the first row (a comma when none is)."""
-    counts = dict.fromkeys(SEPARATORS, 0)
+    """The separator of the table: of ``,``, ``;`` and tab, the one found outside quotes the same number of
+    times on most of the first rows (Excel writes every row as wide as the table; a title row above the
+    header may hold none), the most frequent breaking a tie; a comma when none is found."""
+    rows: list[dict[str, int]] = [dict.fromkeys(SEPARATORS, 0)]
     quoted = False
     for char in text[:65536]:
         if char == '"':
             quoted = not quoted
         elif quoted:
             continue
-        elif char in counts:
-            counts[char] += 1
-        elif char in "\r\n":
-            break
-    best = max(SEPARATORS, key=lambda sep: counts[sep])
-    return best if counts[best] else ","
+        elif char in rows[-1]:
+            rows[-1][char] += 1
+        elif char == "\n":
+            if len(rows) == _SNIFF_ROWS:
+                break
+            rows.append(dict.fromkeys(SEPARATORS, 0))
+
+    def score(sep: str) -> tuple[int, int]:
+        counts = [row[sep] for row in rows if row[sep]]
+        if not counts:
+            return (0, 0)
+        usual = max(set(counts), key=counts.count)
+        return (counts.count(usual), sum(counts))
+
+    best = max(SEPARATORS, key=score)
+    return best if score(best)[0] else ","
 
 
-def csv_layout(path: Path) -> CsvLayout:
-    """How ``path`` is written (encoding, separator, line break); :class:`Unreadable` as :func:`read_csv`."""
-    return decode_csv(_bytes(path))[1]
+#: The rows the separator is judged on.
+_SNIFF_ROWS = 10
 
 
 def csv_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, list[str]]]:

@@ -87,6 +87,25 @@ def test_rows_are_numbered_as_excel_numbers_them(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "separator"),
+    [
+        ("XX评测集（第二版）\r\nquery;reference_response\r\n1, 2, 3 的和？;6\r\nHello, world?;hi\r\n", ";"),
+        ("query;reference_response\r\n0,5+0,5;1\r\n2,5+1;3,5\r\n", ";"),
+        ("query,reference_response\r\n1;2;3 的和？,6\r\n", ","),
+        ("query\treference_response\r\n1,5+1\t2,5\r\n", "\t"),
+    ],
+    ids=["title-row-above", "decimal-commas", "semicolons-in-text", "tab"],
+)
+def test_the_separator_is_the_one_every_row_holds(tmp_path: Path, text: str, separator: str) -> None:
+    """The separator is the one found the same number of times on most rows, not the one a sentence or a
+    decimal comma holds more of, nor none because of a title row above the header."""
+    path = tmp_path / "set.csv"
+    path.write_bytes(text.encode())
+    rows = list(csv_rows(path))
+    assert rows == [(n, line.split(separator)) for n, line in enumerate(text.split("\r\n")[:-1], start=1)]
+
+
 def test_excels_text_cells_and_a_tab_separated_utf16_file(tmp_path: Path) -> None:
     """="0123" is Excel's text that looks like a number: read as 0123. Excel's "Unicode text" is UTF-16 with
     tabs between cells."""

@@ -134,14 +134,19 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def paired_moments(diffs: Sequence[float]) -> tuple[int, float, float]:
-    """``n``, the mean and the smoothed standard deviation of per-record differences (−1..1): half a
-    pseudo-record at −1 and at +1 enter the variance (never zero), not the mean."""
+def paired_moments(diffs: Sequence[float]) -> tuple[int, float, float, float]:
+    """``n``, the mean, the smoothed standard deviation and the standard error of per-record differences
+    (−1..1). Half a pseudo-record at −1 and at +1 enter the spread (never zero), not the mean: with the
+    records' total weight W = n + 1, the variance is their weighted variance and the standard error its
+    square root over W + 1, exactly the spread of the report's smoothed Bayesian bootstrap of the mean
+    (for many records, the usual s / sqrt(n))."""
     n = len(diffs)
     mean = sum(diffs) / n if n else 0.0
-    smooth = sum(diffs) / (n + 1)
+    weight = n + 1
+    smooth = sum(diffs) / weight
     squares = sum((d - smooth) ** 2 for d in diffs) + 0.5 * (-1 - smooth) ** 2 + 0.5 * (1 - smooth) ** 2
-    return n, mean, math.sqrt(squares / max(n, 1))
+    variance = squares / weight
+    return n, mean, math.sqrt(variance), math.sqrt(variance / (weight + 1))
 
 
 @dataclass(frozen=True)
@@ -155,8 +160,8 @@ class _Estimate:
 
 
 def _dataset_estimate(diffs: Sequence[float]) -> _Estimate:
-    n, mean, sd = paired_moments(diffs)
-    return _Estimate(n, mean, sd / math.sqrt(n), max(n - 1, 1), min_detectable_difference(n, sd), sd)
+    n, mean, sd, se = paired_moments(diffs)
+    return _Estimate(n, mean, se, max(n - 1, 1), min_detectable_difference(n, sd), sd)
 
 
 def _overall_estimate(parts: Sequence[tuple[float, _Estimate]]) -> _Estimate:

@@ -63,7 +63,9 @@ def _ranking(comp: Comparison) -> Rows | None:
     rank = {r.name: i for i, r in enumerate(models, 1)}
     rows: list[list[str]] = []
     for r in models:
-        ahead, behind, close = [], [], []
+        ahead: list[int] = []
+        behind: list[int] = []
+        close: list[int] = []
         for other in models:
             test = pairs.get(frozenset((r.name, other.name)))
             if other is r or test is None:

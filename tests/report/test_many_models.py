@@ -86,11 +86,8 @@ def _mm_fit(wins: list[list[float]], prior: float = 1.0, rounds: int = 20000) ->
 
 
 def _t_density(x: float, df: float) -> float:
-    return (
-        math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2))
-        / math.sqrt(df * math.pi)
-        * (1 + x * x / df) ** (-(df + 1) / 2)
-    )
+    front = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    return float(front * (1 + x * x / df) ** (-(df + 1) / 2))
 
 
 def _t_quantile_by_integration(p: float, df: float) -> float:

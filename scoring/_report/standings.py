@@ -9,12 +9,22 @@ A table stays readable at ten models: one row per model, its rivals named by ran
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from formatkit._core.xlsx_style import Fill, Sheet
 from scoring._report.models import Comparison
 from scoring._report.multiple import DISTINGUISHABLE, TOO_SMALL, PairTest
 from scoring._report.ratings import RATINGS_NOTE, Rating
 
-__all__ = ["RANKING_LEGEND", "Rows", "pairs_in_scope", "ranking_scope", "standings_notes", "standings_tables"]
+__all__ = [
+    "RANKING_LEGEND",
+    "Rows",
+    "pairs_in_scope",
+    "ranking_scope",
+    "standings_notes",
+    "standings_sheets",
+    "standings_tables",
+]
 
 RANKING_LEGEND = (
     "ranking: models by Bradley–Terry rating (logit scale, 95 % bootstrap interval); 'ahead of' / 'behind': the "
@@ -160,3 +170,44 @@ def standings_notes(comp: Comparison) -> list[str]:
         "set is too small to tell from noise: read it as no ranking"
     )
     return out
+
+
+def standings_sheets(comp: Comparison) -> list[Sheet]:
+    """The workbook's Ranking, Pairs (every scope) and Power sheets, numbers as numbers."""
+    if comp.ratings is None and not comp.pairs:
+        return []
+    sheets: list[Sheet] = []
+    if comp.ratings is not None:
+        ranking = _ranking(comp)
+        head = ["rank", "model", "rating", "low", "high", "battles", "overall", "ahead of", "behind", "too close"]
+        sheet = Sheet("Ranking", head, decimals={"rating", "low", "high", "overall"})
+        cells = {row[1]: row for row in ranking.rows} if ranking else {}
+        for rank, r in enumerate(comp.ratings.models(), 1):
+            row = cells.get(r.name, [""] * 7)
+            overall = comp.models[r.name].overall
+            sheet.rows.append([rank, r.name, r.rating, r.low, r.high, r.battles, overall, *row[4:7]])
+        for r in comp.ratings.players:
+            if r.anchor:
+                sheet.rows.append([None, f"({r.name})", r.rating, r.low, r.high, r.battles, None, None, None, None])
+        sheets.append(sheet)
+    head = ["a", "b", "scope", "paired records", "difference", "low", "high", "p", "p adjusted", "family"]
+    head += ["distinguishable", "detectable difference", "verdict"]
+    pairs = Sheet("Pairs", head, decimals={"difference", "low", "high", "detectable difference"})
+    for p in comp.pairs:
+        low, high = (p.interval.low, p.interval.high) if p.interval else (None, None)
+        values: list[Any] = [p.a, p.b, p.scope, p.records, p.difference, low, high, p.p, p.p_adjusted, p.family]
+        pairs.rows.append([*values, p.distinguishable, p.min_detectable, p.verdict])
+        fills: list[Fill | None] = [None] * 13
+        fills[10] = "right" if p.distinguishable else None
+        pairs.fills.append(fills)
+    sheets.append(pairs)
+    power = Sheet(
+        "Power",
+        ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs", "too close"],
+        decimals={"paired sd", "detectable difference", "largest gap"},
+    )
+    for name, d in comp.power.items():
+        line: list[Any] = [name, d["records"], d["paired_sd"], d["min_detectable_difference"]]
+        power.rows.append([*line, d["largest_difference"], d["pairs"], d["too_small"]])
+    sheets.append(power)
+    return sheets

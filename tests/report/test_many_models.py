@@ -263,3 +263,24 @@ def test_corrected_intervals_cover_every_true_difference_together() -> None:
     """Family-wise: all ten intervals of five models hold their true differences at once, in at least
     93 % of 400 simulated reports (nominal 95 %)."""
     assert _simulated_family_coverage(400, 20261127) >= 0.93
+
+
+def test_the_workbook_has_ranking_pairs_power_and_flips_with_rationale_and_diff(tmp_path: Path) -> None:
+    from openpyxl import load_workbook
+
+    a = [_record(i, 1.0, "a", content="答案是北京市") for i in range(3)]
+    b = [_record(i, 0.0, "b", content="答案是上海市") for i in range(3)]
+    c = [_record(i, float(i % 2), "c") for i in range(3)]
+    paths = [_write(tmp_path / f"{n}.jsonl", r) for n, r in (("a", a), ("b", b), ("c", c))]
+    out = tmp_path / "r.xlsx"
+    assert runner.invoke(app, ["report", *map(str, paths), "--format", "xlsx", "-o", str(out)]).exit_code == 0
+    book = load_workbook(out, read_only=True)
+    assert {"Ranking", "Pairs", "Power", "Flips"} <= set(book.sheetnames)
+    ranking = list(book["Ranking"].iter_rows(values_only=True))
+    assert [r[1] for r in ranking[1:]] == ["a", "c", "b"]
+    pairs = list(book["Pairs"].iter_rows(values_only=True))
+    assert len(pairs) == 1 + 3 and pairs[0][8] == "p adjusted"
+    flips = list(book["Flips"].iter_rows(values_only=True))
+    a_over_b = [r for r in flips[1:] if r[:2] == ("a", "b")]
+    assert len(a_over_b) == 3 and a_over_b[0][8] == "rule" and a_over_b[0][10] == "答案是[-上海-]{+北京+}市"
+    assert flips[1][:2] == ("a", "b")  # the best-rated pair first

@@ -62,7 +62,11 @@ def flip_lists(comp: Comparison, collector: SampleCollector) -> dict[tuple[str, 
     number = {name: i for i, name in enumerate(collector.models)}
     order = _order(comp, collector)
     out: dict[tuple[str, str], list[Question]] = {}
-    for a, b in sorted(permutations(order, 2), key=lambda p: (min(order.index(p[0]), order.index(p[1])), p)):
+    rank = {name: i for i, name in enumerate(order)}
+    # the top two first (both orders), then each next model against those above it
+    for a, b in sorted(
+        permutations(order, 2), key=lambda p: (max(rank[p[0]], rank[p[1]]), min(rank[p[0]], rank[p[1]]), rank[p[0]])
+    ):
         ia, ib = number[a], number[b]
         out[(a, b)] = [
             q

@@ -55,9 +55,14 @@ def pairs_in_scope(comp: Comparison, scope: str | None) -> dict[frozenset[str], 
     return {frozenset((p.a, p.b)): p for p in comp.pairs if p.scope == scope}
 
 
+def _signed(value: float) -> str:
+    text = f"{value:+.2f}"
+    return "+0.00" if text == "-0.00" else text
+
+
 def _rating(r: Rating) -> str:
-    ci = "" if r.low is None or r.high is None else f" [{r.low:+.2f}, {r.high:+.2f}]"
-    return f"{r.rating:+.2f}{ci}"
+    ci = "" if r.low is None or r.high is None else f" [{_signed(r.low)}, {_signed(r.high)}]"
+    return f"{_signed(r.rating)}{ci}"
 
 
 def _ranks(numbers: list[int]) -> str:

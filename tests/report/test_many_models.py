@@ -284,3 +284,34 @@ def test_the_workbook_has_ranking_pairs_power_and_flips_with_rationale_and_diff(
     a_over_b = [r for r in flips[1:] if r[:2] == ("a", "b")]
     assert len(a_over_b) == 3 and a_over_b[0][8] == "rule" and a_over_b[0][10] == "答案是[-上海-]{+北京+}市"
     assert flips[1][:2] == ("a", "c")  # the best-rated two first (a, c, then b)
+
+
+def test_a_verdict_against_another_models_file_is_a_battle_between_the_two(tmp_path: Path) -> None:
+    """`score --metric pairwise --against b.jsonl` writes `against: response in b.jsonl (...)`: when the
+    report reads b.jsonl too, the verdicts rate a against b directly (no anchor)."""
+    b_path = _write(tmp_path / "b.jsonl", [_record(i, float(i % 2), "b", "writing") for i in range(10)])
+    outcome = {1.0: "win", 0.0: "tie", -1.0: "loss"}
+    values = [1.0] * 7 + [0.0] * 2 + [-1.0]
+    against = f"response in {b_path}"
+    records = [
+        _record(
+            i,
+            v,
+            "a",
+            "duel",
+            metric="pairwise",
+            judge={
+                "metric": "pairwise",
+                "status": "scored",
+                "outcome": outcome[v],
+                "against": f"{against} (session_id {i!r}, response 0)",
+            },
+        )
+        for i, v in enumerate(values)
+    ]
+    a_path = _write(tmp_path / "a.jsonl", records)
+    data = _report_json([a_path, b_path])
+    assert data["rating_anchors"] == {} and data["ratings_method"]["battles"] == {"judge": 10}
+    wins = [[0.0, 7 + 1.0], [10 - 8.0, 0.0]]
+    expected = _mm_fit(wins)
+    assert data["ratings"]["a"]["rating"] == pytest.approx(expected[0], abs=0.01)

@@ -114,6 +114,7 @@ def eval_command(
                 restart=requests.restart,
                 retry_empty=requests.retry_empty,
                 math_timeout=scoring.math_timeout,
+                dataset_metrics=scoring.dataset_metrics(),
                 dimensions=dimensions,
                 void_as_zero=verdicts.void_as_zero,
                 shard=part,

@@ -157,37 +157,38 @@ def fit_bradley_terry(wins: FloatArray, prior: float = PRIOR) -> FloatArray:
     """The maximum-likelihood Bradley–Terry strengths (logit scale, centred on 0) of a win matrix
     (``wins[i, j]``: what i won against j, ties as halves), plus ``prior`` battles between every two
     players split evenly. Newton's method on the log-likelihood with the first strength held at 0."""
+    fitted: FloatArray = _fit_many(wins[None, :, :], prior)[0]
+    return fitted
+
+
+#: Newton steps are capped to this size on the logit scale (the log-likelihood is concave: a capped step
+#: still climbs, and a far start cannot overshoot into overflow).
+_MAX_STEP = 2.0
+
+
+def _fit_many(wins: FloatArray, prior: float = PRIOR) -> FloatArray:
+    """:func:`fit_bradley_terry` for a stack of win matrices at once (shape: resamples × n × n)."""
     import numpy as np
 
-    n = wins.shape[0]
-    w = wins + prior / 2 * (1 - np.eye(n))
-    games = w + w.T
-    won = w.sum(axis=1)
-    theta = np.zeros(n)
-
-    def loglik(t: FloatArray) -> float:
-        diff = t[:, None] - t[None, :]
-        return float((w * -np.logaddexp(0, -diff)).sum())
-
-    current = loglik(theta)
-    for _ in range(100):
-        p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))  # P(i beats j)
-        gradient = won - (games * p).sum(axis=1)
-        curvature = games * p * (1 - p)
-        hessian = curvature - np.diag(curvature.sum(axis=1))
-        step = np.zeros(n)
-        step[1:] = np.linalg.solve(hessian[1:, 1:], -gradient[1:])
-        size = 1.0
-        while True:
-            candidate = theta + size * step
-            value = loglik(candidate)
-            if value >= current - 1e-12 or size < 1e-6:
-                break
-            size /= 2
-        theta, current = candidate, value
-        if float(np.abs(size * step).max()) < 1e-10:
+    count, n, _ = wins.shape
+    w = wins + prior / 2 * (1 - np.eye(n))[None, :, :]
+    games = w + np.transpose(w, (0, 2, 1))
+    won = w.sum(axis=2)
+    theta = np.zeros((count, n))
+    diagonal = np.arange(n)
+    for _ in range(200):
+        p = 1 / (1 + np.exp(theta[:, None, :] - theta[:, :, None]))  # P(i beats j)
+        gradient = won - (games * p).sum(axis=2)
+        hessian = games * p * (1 - p)
+        hessian[:, diagonal, diagonal] -= hessian.sum(axis=2)
+        step = np.zeros((count, n))
+        step[:, 1:] = np.linalg.solve(hessian[:, 1:, 1:], -gradient[:, 1:, None])[:, :, 0]
+        largest = np.abs(step).max(axis=1, keepdims=True)
+        step *= np.minimum(1.0, _MAX_STEP / np.maximum(largest, 1e-300))
+        theta += step
+        if float(np.abs(step).max()) < 1e-10:
             break
-    centred: FloatArray = theta - theta.mean()
+    centred: FloatArray = theta - theta.mean(axis=1, keepdims=True)
     return centred
 
 
@@ -210,10 +211,12 @@ def rate(battles: Battles, *, resamples: int = RESAMPLES, seed: int = SEED) -> R
     point = centred(fit_bradley_terry(_win_matrix(n, first, second, share, np.ones(len(share)))))
     count = int(units.max()) + 1
     rng = np.random.default_rng(seed)
-    draws = np.empty((resamples, n))
+    stack = np.empty((resamples, n, n))
     for k in range(resamples):
         weight = np.bincount(rng.integers(0, count, count), minlength=count).astype(np.float64)[units]
-        draws[k] = centred(fit_bradley_terry(_win_matrix(n, first, second, share, weight)))
+        stack[k] = _win_matrix(n, first, second, share, weight)
+    fitted = _fit_many(stack)
+    draws = fitted - fitted[:, models].mean(axis=1, keepdims=True) if models.any() else fitted
     low, high = np.percentile(draws, [2.5, 97.5], axis=0)
     played = np.bincount(first, minlength=n) + np.bincount(second, minlength=n)
     players = [

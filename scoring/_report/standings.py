@@ -13,7 +13,7 @@ from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
 from scoring._report.models import Comparison
-from scoring._report.multiple import DISTINGUISHABLE, TOO_SMALL, PairTest
+from scoring._report.multiple import DISTINGUISHABLE, PairTest
 from scoring._report.ratings import RATINGS_NOTE, Rating
 
 __all__ = [
@@ -28,8 +28,8 @@ __all__ = [
 
 RANKING_LEGEND = (
     "ranking: models by Bradley–Terry rating (logit scale, 95 % bootstrap interval); 'ahead of' / 'behind': the "
-    "ranks of the models it is distinguishable from on {scope} (Holm-corrected paired test); 'too close': the "
-    "ranks it cannot be told from, the set being too small for the difference"
+    "ranks of the models it is distinguishable from on {scope} (Holm-corrected paired test); 'not told apart': the "
+    "ranks it cannot be distinguished from (the pairs table says whether the set is too small for the gap)"
 )
 
 
@@ -88,7 +88,7 @@ def _ranking(comp: Comparison) -> Rows | None:
             lead = test.difference if test.a == r.name else -test.difference
             if test.verdict == DISTINGUISHABLE:
                 (ahead if lead > 0 else behind).append(rank[other.name])
-            elif test.verdict == TOO_SMALL:
+            else:
                 close.append(rank[other.name])
         agg = comp.models[r.name]
         overall = "—" if agg.overall is None else f"{agg.overall:.2f}"
@@ -101,7 +101,7 @@ def _ranking(comp: Comparison) -> Rows | None:
     where = scope or "each dataset"
     return Rows(
         f"Ranking (Bradley–Terry rating, logit scale; verdicts on {where})",
-        ["rank", "model", "rating [95 % interval]", "overall", "ahead of", "behind", "too close"],
+        ["rank", "model", "rating [95 % interval]", "overall", "ahead of", "behind", "not told apart"],
         rows,
         {0, 2, 3},
     )
@@ -121,7 +121,7 @@ def _pairs(comp: Comparison) -> Rows | None:
                 p.b,
                 str(p.records),
                 f"{p.difference:+.2f}{ci}",
-                "—" if p.p_adjusted is None else f"{p.p_adjusted:.4f}",
+                "—" if p.p_adjusted is None else "<0.0001" if p.p_adjusted < 0.0001 else f"{p.p_adjusted:.4f}",
                 "—" if p.min_detectable is None else f"{p.min_detectable:.1f}",
                 p.verdict,
             ]
@@ -152,7 +152,7 @@ def _power(comp: Comparison) -> Rows | None:
         )
     return Rows(
         "What each dataset can tell (80 % power, α 0.05)",
-        ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs too close"],
+        ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs too small to tell"],
         rows,
         {1, 2, 3, 4},
     )
@@ -177,6 +177,10 @@ def standings_notes(comp: Comparison) -> list[str]:
     return out
 
 
+POWER_HEAD = ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs"]
+POWER_HEAD.append("too small to tell")
+
+
 def standings_sheets(comp: Comparison) -> list[Sheet]:
     """The workbook's Ranking, Pairs (every scope) and Power sheets, numbers as numbers."""
     if comp.ratings is None and not comp.pairs:
@@ -184,7 +188,7 @@ def standings_sheets(comp: Comparison) -> list[Sheet]:
     sheets: list[Sheet] = []
     if comp.ratings is not None:
         ranking = _ranking(comp)
-        head = ["rank", "model", "rating", "low", "high", "battles", "overall", "ahead of", "behind", "too close"]
+        head = ["rank", "model", "rating", "low", "high", "battles", "overall", "ahead of", "behind", "not told apart"]
         sheet = Sheet("Ranking", head, decimals={"rating", "low", "high", "overall"})
         cells = {row[1]: row for row in ranking.rows} if ranking else {}
         for rank, r in enumerate(comp.ratings.models(), 1):
@@ -208,7 +212,7 @@ def standings_sheets(comp: Comparison) -> list[Sheet]:
     sheets.append(pairs)
     power = Sheet(
         "Power",
-        ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs", "too close"],
+        POWER_HEAD,
         decimals={"paired sd", "detectable difference", "largest gap"},
     )
     for name, d in comp.power.items():

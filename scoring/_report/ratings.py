@@ -24,8 +24,6 @@ replacement (a fixed seed: reproducible).
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -232,14 +230,3 @@ def rate(battles: Battles, *, resamples: int = RESAMPLES, seed: int = SEED) -> R
     ]
     players.sort(key=lambda r: (-r.rating, r.name))
     return Ratings(players, dict(battles.sources), resamples=resamples, seed=seed)
-
-
-def win_probability(lead: float) -> float:
-    """The chance of winning a question with a rating lead of ``lead`` (logit scale)."""
-    return 1 / (1 + math.exp(-lead))
-
-
-def ranks(values: Sequence[float]) -> list[int]:
-    """1-based ranks, highest first (ties share the better rank)."""
-    ordered = sorted(values, reverse=True)
-    return [ordered.index(v) + 1 for v in values]

@@ -13,7 +13,7 @@ from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
 from scoring._report.models import Comparison
-from scoring._report.multiple import DISTINGUISHABLE, PairTest
+from scoring._report.multiple import DISTINGUISHABLE, PAIRS_NOTE, PairTest
 from scoring._report.ratings import RATINGS_NOTE, Rating
 
 __all__ = [
@@ -164,8 +164,6 @@ def standings_tables(comp: Comparison) -> list[Rows]:
 
 
 def standings_notes(comp: Comparison) -> list[str]:
-    from scoring._report.multiple import PAIRS_NOTE
-
     if comp.ratings is None and not comp.pairs:
         return []
     out = [RANKING_LEGEND.format(scope=ranking_scope(comp) or "each dataset"), RATINGS_NOTE, PAIRS_NOTE]

@@ -202,6 +202,10 @@ class MergeError(ValueError):
         self.problems = problems
 
 
+class PricesError(ValueError):
+    """A price file (``--prices``) that cannot be read or does not price the model; the message says what to change."""
+
+
 class ScoringWorkerError(RuntimeError):
     """A scoring worker failed (its traceback is the message); nothing was written."""
 

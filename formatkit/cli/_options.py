@@ -196,8 +196,11 @@ def pairs(option_name: str, items: list[str], example: str) -> dict[str, str]:
 class EndpointArgs:
     """Where and how the model's requests go (``run``, ``eval``)."""
 
-    base_url: str = option(
-        ..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept)."
+    base_url: list[str] = option(
+        ...,
+        "--base-url",
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept). Repeat it for replicas "
+        "of one model: requests go where there is free capacity, each with its own --concurrency and --rpm.",
     )
     model: str = option(..., "--model", help="Model name (or a platform's endpoint id).")
     api_key_env: str = option(
@@ -241,9 +244,12 @@ class EndpointArgs:
 
     def check(self) -> None:
         """Usage errors found without reading anything (exit 2)."""
-        if not self.base_url.startswith(("http://", "https://")):
-            fail_usage(f"--base-url {self.base_url!r}: expected an http:// or https:// URL")
-        check_url("--base-url", self.base_url)
+        for url in self.base_url:
+            if not url.startswith(("http://", "https://")):
+                fail_usage(f"--base-url {url!r}: expected an http:// or https:// URL")
+            check_url("--base-url", url)
+        if len(set(self.base_url)) != len(self.base_url):
+            fail_usage("--base-url: the same URL is given twice (give each replica once)")
 
     def endpoint_options(self, command: str, lang: str | None = None) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must, in
@@ -259,10 +265,13 @@ class EndpointArgs:
 
         def same(kind: type[L], **more: Any) -> L:
             """Options named as the library names them pass as they are (a field added to both passes too)."""
-            return kind(**{f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}, **more)
+            given = {f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}
+            return kind(**{**given, **more})
 
         return same(
             EndpointOptions,
+            base_url=self.base_url[0],
+            replicas=tuple(self.base_url[1:]),
             api_key=self.api_key,
             limits=same(Limits),
             retry=same(RetryPolicy),
@@ -282,7 +291,8 @@ class EndpointArgs:
             )
         if exc.kind == "key":
             return hint + f" in ${self.api_key_env}" + (" (it is not set)" if self.api_key is None else "")
-        hint += f" (--base-url {public_url(self.base_url)}, --model {self.model})"
+        urls = " ".join(f"--base-url {public_url(url)}" for url in self.base_url)
+        hint += f" ({urls}, --model {self.model})"
         if self.api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
             hint += f"; no API key was sent: set ${self.api_key_env} if the endpoint needs one"
         status = getattr(exc, "status", None)

@@ -22,6 +22,7 @@ from scoring._runner.shard import Shard
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient
+    from scoring._client.pool import AnyClient
 
 __all__ = ["EndpointOptions", "RunFields", "RunOptions"]
 
@@ -35,6 +36,10 @@ class EndpointOptions:
     - ``api_key``: the key sent; when None, the one in the environment variable ``api_key_env``
       (``OPENAI_API_KEY`` by default, as ``formatkit run --api-key-env`` and ``JudgeOptions`` do; cleaned
       of the ``\\r`` a CRLF ``.env`` leaves), read when the client is made; ``api_key_env=None`` sends no key.
+    - ``replicas``: more base URLs serving the same model (``formatkit run --base-url`` given again):
+      requests spread over ``base_url`` and these by each one's free capacity, each with its own
+      ``limits``, retries, rate-limit waits and stop rules; one that cannot serve is dropped and its
+      requests go to the others (:mod:`scoring._client.pool`).
     - ``limits``, ``retry``, ``dialect``: handed to the client as they are (:mod:`scoring._client.options`:
       concurrency, rpm and timeouts; retries and backoff; streaming, headers, renamed and dropped parameters).
     """
@@ -46,6 +51,12 @@ class EndpointOptions:
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     dialect: Dialect = field(default_factory=Dialect)
+    replicas: tuple[str, ...] = ()
+
+    @property
+    def base_urls(self) -> tuple[str, ...]:
+        """Every base URL requests go to: ``base_url``, then the ``replicas``."""
+        return (self.base_url, *self.replicas)
 
     def key(self) -> str | None:
         """The key sent: ``api_key``, else the one in ``$api_key_env`` (None: none)."""
@@ -55,18 +66,28 @@ class EndpointOptions:
 
         return clean_api_key(os.environ.get(self.api_key_env))[0]
 
-    def client(self) -> ChatClient:
-        """A :class:`~scoring._client.http.ChatClient` for this endpoint (httpx is loaded here, not before)."""
+    def client(self, base_url: str | None = None) -> ChatClient:
+        """A :class:`~scoring._client.http.ChatClient` for ``base_url`` (default: this endpoint's own,
+        the first one; httpx is loaded here, not before)."""
         from scoring._client.http import ChatClient
 
         return ChatClient(
-            self.base_url,
+            base_url or self.base_url,
             self.model,
             api_key=self.key(),
             limits=self.limits,
             retry=self.retry,
             dialect=self.dialect,
         )
+
+    def sender(self) -> AnyClient:
+        """What a run sends through: :meth:`client` when there is one base URL, else an
+        :class:`~scoring._client.pool.EndpointPool` of one client per base URL."""
+        if not self.replicas:
+            return self.client()
+        from scoring._client.pool import EndpointPool
+
+        return EndpointPool([self.client(url) for url in self.base_urls])
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from formatkit._core.record import RecordDict
 from formatkit._core.writers import refuse_special
-from scoring._client.http import ChatClient
 from scoring._client.options import with_fields
+from scoring._client.pool import AnyClient, EndpointPool
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.options import EndpointOptions, RunFields, RunOptions
 from scoring._runner.progress import Progress
@@ -71,7 +71,7 @@ def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | N
 def _job(
     source: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str],
-    client: ChatClient,
+    client: AnyClient,
     options: RunOptions,
     progress: Progress | None = None,
     tallies: list[ShardTally] | None = None,
@@ -109,7 +109,7 @@ def plan_file(
 ) -> DryRunPlan:
     """What :func:`run_file` would send (the first request body, the counts); nothing is sent."""
     run = with_fields(options, RunOptions, fields)
-    client = endpoint.client()
+    client = endpoint.sender()
     try:
         return _job(source, output, client, run).plan()
     finally:
@@ -144,7 +144,7 @@ def run_file(
         refuse_special(run_record_path(Path(output)))
     started_at = now_iso()
     tallies: list[ShardTally] = []
-    client = endpoint.client()
+    client = endpoint.sender()
     job = _job(source, output, client, run, progress, tallies)
     if started is not None:
         started(job)
@@ -183,6 +183,8 @@ def run_file(
         "retry_empty": run.retry_empty,
         "summary": summary.to_dict(),
     }
+    if isinstance(client, EndpointPool):  # several endpoints: what each one did
+        record["endpoints"] = client.report()
     if run.shard is not None and tallies:
         record["shard"] = shard_record(run.shard, tallies[-1], summary.records)
     summary.run_record = record

@@ -338,7 +338,11 @@ class RunArgs:
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
 
-    judge_base_url: str | None = option(None, "--judge-base-url", help="OpenAI-compatible judge endpoint.")
+    judge_base_url: list[str] = option(
+        [],
+        "--judge-base-url",
+        help="OpenAI-compatible judge endpoint; repeat it for replicas of the judge model (as --base-url).",
+    )
     judge_model: str | None = option(None, "--judge-model", help="Judge model name.")
     judge_api_key_env: str = option(
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
@@ -355,21 +359,25 @@ class JudgeArgs:
 
     @property
     def given(self) -> bool:
-        return self.judge_base_url is not None
+        return bool(self.judge_base_url)
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
         from scoring import JudgeOptions, clean_api_key
         from scoring.errors import EndpointSetupError
 
-        if self.judge_base_url is not None:  # what the judge's client would refuse, before anything is bought
-            check_url("--judge-base-url", self.judge_base_url)
+        for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
+            check_url("--judge-base-url", url)
+        if len(set(self.judge_base_url)) != len(self.judge_base_url):
+            fail_usage("--judge-base-url: the same URL is given twice (give each replica once)")
+        if self.judge_base_url:
             try:
                 clean_api_key(os.environ.get(self.judge_api_key_env))
             except EndpointSetupError as exc:
                 fail_usage(f"${self.judge_api_key_env}: {exc}")
         return JudgeOptions(
-            judge_base_url=self.judge_base_url,
+            judge_base_url=self.judge_base_url[0] if self.judge_base_url else None,
+            judge_replicas=tuple(self.judge_base_url[1:]),
             judge_model=self.judge_model,
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,

@@ -80,7 +80,7 @@ def eval_command(
     part = parse_shard(shard)
     defaults = requests.defaults()
     endpoint.check()
-    if (judge.judge_base_url is None) != (judge.judge_model is None):
+    if (not judge.judge_base_url) != (judge.judge_model is None):
         fail_usage("--judge-base-url and --judge-model go together")
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")

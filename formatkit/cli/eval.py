@@ -113,6 +113,7 @@ def eval_command(
                 defaults=defaults,
                 restart=requests.restart,
                 retry_empty=requests.retry_empty,
+                processes=requests.processes,
                 math_timeout=scoring.math_timeout,
                 dimensions=dimensions,
                 void_as_zero=verdicts.void_as_zero,

@@ -69,6 +69,7 @@ class EvalOptions:
     - ``shard``: run and score only that part of the records (after ``limit``); ``formatkit merge`` puts
       the directories of all parts back together.
     - ``command``: the command line ``run.json`` records.
+    - ``processes``: as :class:`~scoring._runner.options.RunOptions`'s (the run's worker processes).
     """
 
     judge: JudgeOptions | None = None
@@ -83,6 +84,7 @@ class EvalOptions:
     void_as_zero: bool = False
     shard: Shard | None = None
     command: str | None = None
+    processes: int = 1
 
 
 class EvalFields(TypedDict, total=False):
@@ -100,3 +102,4 @@ class EvalFields(TypedDict, total=False):
     void_as_zero: bool
     shard: Shard | None
     command: str | None
+    processes: int

@@ -13,7 +13,7 @@ Every field of :class:`RunOptions` may also be given to :func:`run_file` as a ke
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
 from formatkit._core.record import Parameters
@@ -89,6 +89,16 @@ class EndpointOptions:
 
         return EndpointPool([self.client(url) for url in self.base_urls])
 
+    def shares(self, processes: int) -> list[EndpointOptions]:
+        """These options split over ``processes`` workers: each gets a share of the concurrency (at least
+        1; so at most ``concurrency`` workers) and of ``rpm``."""
+        count = max(1, min(processes, self.limits.concurrency))
+        whole, extra = divmod(self.limits.concurrency, count)
+        rpm = self.limits.rpm / count if self.limits.rpm else self.limits.rpm
+        return [
+            replace(self, limits=replace(self.limits, concurrency=whole + (k < extra), rpm=rpm)) for k in range(count)
+        ]
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -103,6 +113,9 @@ class RunOptions:
     - ``total``: how many records the input holds, when known beforehand (the progress shows it).
     - ``command``: the command line the run record keeps.
     - ``run_record``: write the run record (``OUT.run.json``) beside the output once it is written.
+    - ``processes``: send from this many worker processes (past one core's ~20k streamed tokens a second;
+      :mod:`scoring._client.processes`), each with a share of every endpoint's concurrency and ``rpm``;
+      the records, journal, output and progress stay in this process. 1: no worker.
     """
 
     defaults: Parameters | None = None
@@ -114,6 +127,7 @@ class RunOptions:
     total: int | None = None
     command: str | None = None
     run_record: bool = True
+    processes: int = 1
 
 
 class RunFields(TypedDict, total=False):
@@ -128,3 +142,4 @@ class RunFields(TypedDict, total=False):
     total: int | None
     command: str | None
     run_record: bool
+    processes: int

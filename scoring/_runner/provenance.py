@@ -138,6 +138,7 @@ class RunRecord(TypedDict, total=False):
     input_fingerprint: str
     parts: list[RunPart]
     endpoints: list[EndpointReport]
+    processes: int
 
 
 class RunPart(RunRecord, total=False):

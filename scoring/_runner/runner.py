@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from formatkit._core.record import MessageDict, Parameters, RecordDict, ResponseDict
 from scoring._client.pool import AnyClient
+from scoring._client.processes import ProcessClient
 from scoring._errors import EndpointUnavailableError, RequestNotSent
 from scoring._runner.requests import (
     error_text,
@@ -72,7 +73,7 @@ class Runner:
 
     def __init__(
         self,
-        client: AnyClient,
+        client: AnyClient | ProcessClient,
         *,
         defaults: Parameters | None = None,
         keep_logprobs: bool | None = None,

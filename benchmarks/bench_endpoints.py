@@ -136,13 +136,17 @@ def _processes(tmp: Path, records: int, repeat: int, counts: list[int]) -> None:
         runs = [[_measure([url], src, 32, n, stream=True) for n in counts] for _ in range(repeat)]
         best = [max((run[i] for run in runs), key=lambda m: m["tps"]) for i in range(len(counts))]
         print(f"processes: {records} records of 300 streamed tokens, server in burst mode, {os.cpu_count()} cores")
-        print("  (steady-state tokens/s; whole run in brackets; CPU seconds of the run's process and of its workers)")
+        print("  (steady-state tokens/s; whole run in brackets; CPU seconds of the run's process and of its workers;")
+        print("   'per busiest CPU': tokens per CPU second of the busiest process, the rate with a core for each)")
         base = best[0]["tps"]
+        base_cpu = _per_busiest_cpu(best[0], counts[0])
         for n, result in zip(counts, best, strict=True):
             whole = result["tokens"] / result["seconds"]
+            per_cpu = _per_busiest_cpu(result, n)
             print(
                 f"  --processes {n}   {result['tps']:9.0f} tokens/s  {result['tps'] / base:.2f}x"
                 f"  [whole run {whole:.0f}]  CPU {result['parent_cpu']:.2f} s + workers {result['workers_cpu']:.2f} s"
+                f"  per busiest CPU {per_cpu:.0f} tokens/s {per_cpu / base_cpu:.2f}x"
             )
         split = [r for n, r in zip(counts, best, strict=True) if n > 1]
         if split:
@@ -151,6 +155,12 @@ def _processes(tmp: Path, records: int, repeat: int, counts: list[int]) -> None:
             print(f"  speed-up is bounded near {1 / share:.1f}x (the workers' part spreads, the rest does not)")
     finally:
         server.kill()
+
+
+def _per_busiest_cpu(result: dict[str, Any], processes: int) -> float:
+    """Tokens per CPU second of the busiest process (workers share their work evenly)."""
+    busiest = result["parent_cpu"] if processes == 1 else max(result["parent_cpu"], result["workers_cpu"] / processes)
+    return float(result["tokens"] / busiest)
 
 
 def main() -> None:

@@ -199,6 +199,7 @@ class EndpointArgs:
     base_url: list[str] = option(
         ...,
         "--base-url",
+        metavar="URL",
         help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept). Repeat it for replicas "
         "of one model: requests go where there is free capacity, each with its own --concurrency and --rpm.",
     )
@@ -349,6 +350,7 @@ class JudgeArgs:
     judge_base_url: list[str] = option(
         [],
         "--judge-base-url",
+        metavar="URL",
         help="OpenAI-compatible judge endpoint; repeat it for replicas of the judge model (as --base-url).",
     )
     judge_model: str | None = option(None, "--judge-model", help="Judge model name.")

@@ -15,6 +15,9 @@ sends requests. A request goes to the worker with the fewest requests at work.
 - :class:`~scoring._errors.EndpointUnavailableError` in a worker comes back as itself (status, hint,
   cause, kind): the run stops as with one process. A worker that ends unexpectedly stops the run the
   same way (what finished is journaled).
+- A worker that ends unexpectedly makes the others send nothing new (the run stops): what is bought
+  twice on the rerun is at most what was in flight, ``--concurrency`` requests, as after ``kill -9`` of
+  one process.
 - Ctrl-C and SIGTERM are the parent's: workers ignore both, and :meth:`ProcessClient.stop_sending`
   tells them to send nothing new, so what is in flight still lands in the journal. A worker whose parent
   is gone sees its socket close and ends.
@@ -101,6 +104,7 @@ class ProcessClient:
         self._workers: list[_Worker] = []
         self._starting: asyncio.Task[None] | None = None
         self._stopping = False
+        self._closing = False
         self._served: list[str] = []
         self._notes: list[str] = []
         self._ids = itertools.count()
@@ -135,7 +139,7 @@ class ProcessClient:
     def stop_sending(self) -> None:
         self._stopping = True
         for worker in self._workers:
-            if worker.gone is None:
+            if worker.gone is None and not worker.writer.is_closing():
                 worker.send("stop")
 
     def scrub(self, text: str) -> str:
@@ -249,6 +253,8 @@ class ProcessClient:
                     future.set_result((kind, frame[2]))
         except (ConnectionError, asyncio.IncompleteReadError, pickle.UnpicklingError, EOFError):
             pass
+        if not self._closing:  # a worker ended on its own: the run stops, so the others send nothing new
+            self.stop_sending()
         code = await asyncio.get_running_loop().run_in_executor(None, worker.process.wait)
         worker.gone = EndpointUnavailableError(
             f"worker process {worker.number + 1} of {self.processes} ended (exit code {code}) with "
@@ -270,6 +276,7 @@ class ProcessClient:
     # -- lifecycle ---------------------------------------------------------------------------------------
 
     async def aclose(self) -> None:
+        self._closing = True
         if self._starting is not None:
             with contextlib.suppress(BaseException):
                 await self._starting

@@ -196,8 +196,12 @@ def pairs(option_name: str, items: list[str], example: str) -> dict[str, str]:
 class EndpointArgs:
     """Where and how the model's requests go (``run``, ``eval``)."""
 
-    base_url: str = option(
-        ..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept)."
+    base_url: list[str] = option(
+        ...,
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept). Repeat it for replicas "
+        "of one model: requests go where there is free capacity, each with its own --concurrency and --rpm.",
     )
     model: str = option(..., "--model", help="Model name (or a platform's endpoint id).")
     api_key_env: str = option(
@@ -241,9 +245,12 @@ class EndpointArgs:
 
     def check(self) -> None:
         """Usage errors found without reading anything (exit 2)."""
-        if not self.base_url.startswith(("http://", "https://")):
-            fail_usage(f"--base-url {self.base_url!r}: expected an http:// or https:// URL")
-        check_url("--base-url", self.base_url)
+        for url in self.base_url:
+            if not url.startswith(("http://", "https://")):
+                fail_usage(f"--base-url {url!r}: expected an http:// or https:// URL")
+            check_url("--base-url", url)
+        if len(set(self.base_url)) != len(self.base_url):
+            fail_usage("--base-url: the same URL is given twice (give each replica once)")
 
     def endpoint_options(self, command: str, lang: str | None = None) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must, in
@@ -259,10 +266,13 @@ class EndpointArgs:
 
         def same(kind: type[L], **more: Any) -> L:
             """Options named as the library names them pass as they are (a field added to both passes too)."""
-            return kind(**{f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}, **more)
+            given = {f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}
+            return kind(**{**given, **more})
 
         return same(
             EndpointOptions,
+            base_url=self.base_url[0],
+            replicas=tuple(self.base_url[1:]),
             api_key=self.api_key,
             limits=same(Limits),
             retry=same(RetryPolicy),
@@ -282,7 +292,8 @@ class EndpointArgs:
             )
         if exc.kind == "key":
             return hint + f" in ${self.api_key_env}" + (" (it is not set)" if self.api_key is None else "")
-        hint += f" (--base-url {public_url(self.base_url)}, --model {self.model})"
+        urls = " ".join(f"--base-url {public_url(url)}" for url in self.base_url)
+        hint += f" ({urls}, --model {self.model})"
         if self.api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
             hint += f"; no API key was sent: set ${self.api_key_env} if the endpoint needs one"
         status = getattr(exc, "status", None)
@@ -309,6 +320,14 @@ class RunArgs:
     )
     restart: bool = option(False, "--restart", help="Discard the run's journal and start from scratch.")
     progress_interval: float = option(10.0, "--progress-interval", hidden=True, min=0.0)
+    processes: int = option(
+        1,
+        "--processes",
+        min=1,
+        metavar="N",
+        help="Send from N worker processes, each with a share of --concurrency: when the client, not the "
+        "endpoint, is the bound (past ~20k streamed tokens/s); one output, journal and progress bar.",
+    )
 
     def defaults(self) -> dict[str, Any]:
         """The default parameters (exit 2 on a bad --param)."""
@@ -321,14 +340,19 @@ class RunArgs:
         """The library's options; ``more``: the command's own (defaults, limit, mode, shard, ...)."""
         from scoring import RunOptions
 
-        return RunOptions(retry_empty=self.retry_empty, restart=self.restart, **more)
+        return RunOptions(retry_empty=self.retry_empty, restart=self.restart, processes=self.processes, **more)
 
 
 @dataclasses.dataclass(kw_only=True)
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
 
-    judge_base_url: str | None = option(None, "--judge-base-url", help="OpenAI-compatible judge endpoint.")
+    judge_base_url: list[str] = option(
+        [],
+        "--judge-base-url",
+        metavar="URL",
+        help="OpenAI-compatible judge endpoint; repeat it for replicas of the judge model (as --base-url).",
+    )
     judge_model: list[str] = option(
         [], "--judge-model", help="Judge model name; given again, a panel of judges at --judge-base-url."
     )
@@ -367,11 +391,11 @@ class JudgeArgs:
 
     @property
     def given(self) -> bool:
-        return self.judge_base_url is not None or self.judge_panel is not None
+        return bool(self.judge_base_url) or self.judge_panel is not None
 
     def check_together(self) -> None:
         """An endpoint without a model, or models without an endpoint (exit 2)."""
-        if self.judge_panel is None and (self.judge_base_url is None) != (not self.judge_model):
+        if self.judge_panel is None and (not self.judge_base_url) != (not self.judge_model):
             fail_usage("--judge-base-url and --judge-model go together")
 
     def judge_options(self, **more: Any) -> JudgeOptions:
@@ -379,6 +403,11 @@ class JudgeArgs:
         from scoring import JudgeOptions, PanelJudge, clean_api_key, read_panel
         from scoring.errors import EndpointSetupError, JudgeSetupError
 
+        for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
+            check_url("--judge-base-url", url)
+        if len(set(self.judge_base_url)) != len(self.judge_base_url):
+            fail_usage("--judge-base-url: the same URL is given twice (give each replica once)")
+        run_url = self.judge_base_url[0] if self.judge_base_url else None
         panel: tuple[PanelJudge, ...] = ()
         if self.judge_panel is not None:
             if self.judge_model:
@@ -392,19 +421,20 @@ class JudgeArgs:
         if self.judge_aggregate not in ("mean", "median", "majority"):
             fail_usage(f"--judge-aggregate {self.judge_aggregate!r}: expected mean, median or majority")
         # what the judges' clients would refuse, before anything is bought
-        endpoints = {(j.base_url or self.judge_base_url, j.api_key_env or self.judge_api_key_env) for j in panel}
-        if self.judge_base_url is not None and not panel:
-            endpoints.add((self.judge_base_url, self.judge_api_key_env))
-        for url, key_env in sorted(endpoints, key=str):
-            if url is None:
+        endpoints = {(j.base_url or run_url, j.api_key_env or self.judge_api_key_env) for j in panel}
+        if run_url is not None and not panel:
+            endpoints.add((run_url, self.judge_api_key_env))
+        for where, key_env in sorted(endpoints, key=str):
+            if where is None:
                 fail_usage(f"{self.judge_panel}: a judge without a base_url needs --judge-base-url")
-            check_url("--judge-base-url", url)
+            check_url("--judge-base-url", where)
             try:
                 clean_api_key(os.environ.get(key_env))
             except EndpointSetupError as exc:
                 fail_usage(f"${key_env}: {exc}")
         return JudgeOptions(
-            judge_base_url=self.judge_base_url,
+            judge_base_url=run_url,
+            judge_replicas=tuple(self.judge_base_url[1:]),
             judge_model=panel[0].model if panel else (self.judge_model[0] if self.judge_model else None),
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,

@@ -124,6 +124,7 @@ def eval_command(
         defaults=defaults,
         restart=requests.restart,
         retry_empty=requests.retry_empty,
+        processes=requests.processes,
         math_timeout=scoring.math_timeout,
         dataset_metrics=scoring.dataset_metrics(),
         dimensions=dimensions,

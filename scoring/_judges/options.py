@@ -65,6 +65,9 @@ class JudgeOptions:
     judge_min_valid: int = 1
     judge_repeats: int = 1
     judge_escalate: bool = False
+    #: More base URLs serving the judge model (``--judge-base-url`` given again): the judge's requests
+    #: spread over ``judge_base_url`` and these as a run's over its replicas (:mod:`scoring._client.pool`).
+    judge_replicas: tuple[str, ...] = ()
 
     def judges(self) -> tuple[PanelJudge, ...]:
         """The judges of the run, in order: the panel, or the one ``judge_model`` (none without a model);

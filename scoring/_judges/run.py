@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict
 from scoring._errors import JudgeSetupError, JudgeUnavailableError
@@ -37,6 +37,9 @@ from scoring._judges.templates import TemplateError
 from scoring._metrics.registry import JUDGE_NEEDED
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
+
+if TYPE_CHECKING:
+    from scoring._client.pool import AnyClient
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "RuleScore", "judge_records"]
 
@@ -208,8 +211,6 @@ async def _judge_all(
     rule_score: RuleScore | None,
     only: SendReason | None,
 ) -> tuple[list[RecordDict], JudgeSummary]:
-    from scoring._client.http import ChatClient
-    from scoring._client.options import Limits, RetryPolicy
     from scoring._runner.journal import Journal
 
     judges = options.judges()
@@ -221,19 +222,12 @@ async def _judge_all(
     askers: list[JournaledAsker] = []
     try:
         async with contextlib.AsyncExitStack() as clients:
-            standing = []
+            standing: list[AnyClient] = []
             for judge in judges:
                 assert judge.base_url is not None
                 api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
-                client = await clients.enter_async_context(
-                    ChatClient(
-                        judge.base_url,
-                        judge.model,
-                        api_key=api_key,
-                        limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
-                        retry=RetryPolicy(max_retries=options.max_retries),
-                    )
-                )
+                client = _judge_client(options, judge, api_key)
+                await clients.enter_async_context(client)  # its __aenter__ gives the client itself
                 note = getattr(progress, "note", None)
                 if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
                     client.on_notice = note
@@ -321,6 +315,28 @@ async def _judge_all(
 def _repeat_seat(name: str | None, repeat: int) -> str | None:
     parts = [p for p in (name, f"repeat {repeat}" if repeat else None) if p]
     return ", ".join(parts) or None
+
+
+def _judge_client(options: JudgeOptions, judge: PanelJudge, api_key: str | None) -> AnyClient:
+    """A judge's client: its endpoint, or a pool of one per base URL when the judge is at the run's
+    ``judge_base_url`` and ``judge_replicas`` are given (every judge of a panel there shares them)."""
+    from scoring._client.http import ChatClient
+    from scoring._client.options import Limits, RetryPolicy
+    from scoring._client.pool import EndpointPool
+
+    assert judge.base_url is not None
+    urls = (judge.base_url, *options.judge_replicas) if judge.base_url == options.judge_base_url else (judge.base_url,)
+    clients = [
+        ChatClient(
+            url,
+            judge.model,
+            api_key=api_key,
+            limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
+            retry=RetryPolicy(max_retries=options.max_retries),
+        )
+        for url in urls
+    ]
+    return clients[0] if len(clients) == 1 else EndpointPool(clients)
 
 
 def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:

@@ -220,6 +220,7 @@ def test_judge_options_field_names() -> None:
         "judge_min_valid",
         "judge_repeats",
         "judge_escalate",
+        "judge_replicas",
     ]
 
 

@@ -1,10 +1,12 @@
-"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply."""
+"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply.
+Chinese numerals count as numbers where they are used as such (``四个`` is 4; ``一起`` is no number)."""
 
 from __future__ import annotations
 
 import re
 
 from scoring._metrics.extract.retraction import after_retraction
+from scoring._metrics.extract.zh_numbers import arabic_numerals
 from scoring._metrics.normalize import nfkc, parse_number, reply_body
 
 __all__ = ["extract_number", "reference_number"]
@@ -33,7 +35,7 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     if not text:
         return None, "empty reply"
     raw, cut = reply_body(text)
-    body = nfkc(raw).replace("**", "")
+    body = arabic_numerals(nfkc(raw).replace("**", ""))  # "一年有四个季节" holds the number 4
     last_marker: re.Match[str] | None = None
     for m in _MARKER.finditer(after_retraction(body)):  # "答案是 3。不对，应该是 4。": 3 was withdrawn
         last_marker = m

@@ -107,7 +107,10 @@ _TIERS = (
         r"(?i:the\s+answer\s+is|the\s+result\s+is|answer(?!s)|result(?!s))|答案|结果|解得"
         r"|(?m:^)[ \t]*(?:A|Ans|ANS)\.?[ \t]*[:：]"  # GSM8K's "A: 18", "Ans: 18" on a line of their own
     ),
-    re.compile(r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故"),
+    re.compile(
+        r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故|那么"
+        r"|(?<=[，,])[ \t]*即(?=[ \t]*[\d$\\一二两三四五六七八九十零])"  # "…3个减去2个，即1个"
+    ),
 )
 # "A:" marks an answer only when a short one follows it ("A: Let's think step by step" is no answer).
 _LINE_MARKER = re.compile(r"[ \t]*(?:A|Ans|ANS)\.?[ \t]*[:：]$")

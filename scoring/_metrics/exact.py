@@ -252,7 +252,10 @@ def score_exact(content: str, item: Item) -> ItemScore:
     qualified = _qualified_number(reply_body(content)[0], answers)
     if qualified is not None:
         return qualified
-    contained = contained_answer(reply_body(raw)[0], answers)  # it reads where end tokens cut the reply
+    body = reply_body(raw)[0]
+    contained = contained_answer(body, answers)  # it reads where end tokens cut the reply
+    if contained is None and arabic_numerals(body) != body:
+        contained = contained_answer(arabic_numerals(body), answers)  # "成立于一九四九年" holds "1949年"
     if contained is not None:
         return ItemScore(
             1.0,

@@ -68,6 +68,11 @@ ZH = [
     ("1/3", "答案是三分之一。", 1.0),
     ("1/4", "答案是三分之一。", 0.0),
     ("50%", "百分之五十", 1.0),
+    ("60元", "旺季的门票是60块钱。", 1.0),
+    ("70元", "旺季的门票是60块钱。", 0.0),
+]
+# A reference naming what it counts is a short answer: auto scores it with exact.
+NAMED_COUNT = [
     ("旺季60元", "旺季的门票是60块钱。", 1.0),
     ("旺季60元", "旺季的门票是80块钱，淡季60元。", 0.0),
     ("旺季60元", "旺季的门票是60美元。", 0.0),
@@ -79,9 +84,13 @@ ZH = [
 def test_chinese_numerals_and_money_words(
     tmp_path: Path, metric: str, reference: str, reply: str, expected: float
 ) -> None:
-    if metric == "math" and reference.startswith("旺季"):
-        pytest.skip("a reference naming what it counts is a short answer: auto scores it with exact")
     response = _score(tmp_path, reference, reply, metric)
+    assert response["score"] == expected, response["analysis"]
+
+
+@pytest.mark.parametrize(("reference", "reply", "expected"), NAMED_COUNT)
+def test_a_reference_naming_what_it_counts(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, reference, reply, "auto")
     assert response["score"] == expected, response["analysis"]
 
 
@@ -124,3 +133,22 @@ def test_an_answer_sympy_cannot_parse_is_compared_by_its_value(guard: SympyGuard
     right = score_math("The answer is 540 m/wk", Item("Q", "540"), guard)
     wrong = score_math("The answer is 541 m/wk", Item("Q", "540"), guard)
     assert (right.score, wrong.score) == (1.0, 0.0), (right.analysis, wrong.analysis)
+
+
+# Chinese short QA (auto picks exact): a name inside a descriptive sentence after a quoted title, a year and a
+# count in Chinese numerals; each with a wrong twin.
+QA_ZH = [
+    ("李白", "《静夜思》是唐代诗人李白创作的一首五言绝句。", 1.0),
+    ("杜甫", "《静夜思》是唐代诗人李白创作的一首五言绝句。", 0.0),
+    ("张艺谋", "《红高粱》是由导演张艺谋执导的电影。", 1.0),
+    ("1949年", "中华人民共和国成立于一九四九年。", 1.0),
+    ("1950年", "中华人民共和国成立于一九四九年。", 0.0),
+    ("8", "太阳系有八大行星。", 1.0),
+    ("9", "太阳系有八大行星。", 0.0),
+]
+
+
+@pytest.mark.parametrize(("reference", "reply", "expected"), QA_ZH)
+def test_chinese_short_answers(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
+    response = _score(tmp_path, reference, reply, "auto")
+    assert response["score"] == expected, response["analysis"]

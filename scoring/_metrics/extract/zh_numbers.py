@@ -87,6 +87,8 @@ def _is_count(text: str, start: int, end: int, run: str) -> bool:
     if len(run) > 1 or any(ch in "十百千万亿" for ch in run):
         return True
     after = text[end : end + 1]
+    if after == "大" and run != "一":
+        return True  # "八大行星", "四大发明": a count of the great ones ("一大早" is no count)
     return not after or after in _MEASURE or after in _CLAUSE_END
 
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring import Item, score_math
+from scoring import Item, extract_number, score_math
 from scoring._metrics.math import SympyGuard
 
 runner = CliRunner()
@@ -152,3 +152,21 @@ QA_ZH = [
 def test_chinese_short_answers(tmp_path: Path, reference: str, reply: str, expected: float) -> None:
     response = _score(tmp_path, reference, reply, "auto")
     assert response["score"] == expected, response["analysis"]
+
+
+# Chinese numerals are numbers only where they count: words holding a numeral character stay words.
+NUMERALS = [
+    ("一年有四个季节。", 4.0),
+    ("两千零五年", 2005.0),
+    ("零点五", 0.5),
+    ("百分之五十", 50.0),
+    ("还剩下一个。", 1.0),
+    ("第一，星期三我们一起去四川，十分重要。", None),
+    ("张三和李四一共来了。", None),
+    ("一大早就出门了。", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "value"), NUMERALS)
+def test_which_chinese_numerals_are_numbers(reply: str, value: float | None) -> None:
+    assert extract_number(reply)[0] == value

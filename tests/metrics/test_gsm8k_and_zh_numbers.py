@@ -15,7 +15,7 @@ from scoring import Item, score_exact, score_math
 from scoring._metrics.math import SympyGuard
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
-PEERS = ("math_verify", "lm_eval_strict", "lm_eval_flexible")
+PEERS = ("math_verify", "lm_eval_strict", "lm_eval_flexible", "evalscope")
 
 
 def _load(name: str) -> list[dict[str, Any]]:

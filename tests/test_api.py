@@ -73,7 +73,9 @@ DOCUMENTED = {
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
         "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat",
+        "Repeat", "Estimate", "Prices", "PricesError", "estimate_file", "read_prices", "estimate_evaluation",
+        "CHARS_PER_TOKEN",
+        "MESSAGE_OVERHEAD",
     ],
 }  # fmt: skip
 
@@ -94,6 +96,7 @@ SUBMODULES = {
     "scoring.errors": [
         "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
+        "PricesError",
         "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
         "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
     ],

@@ -120,6 +120,10 @@ MESSAGES: dict[str, str] = {
     "header_not_first_row": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
     "only row 1 is read as the header, so nothing in this sheet was read. Run `formatkit fix` (it moves row(s) "
     "{rows} to a sheet of their own), or delete row(s) {rows} so that the header is row 1.",
+    "header_not_first_row.csv": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
+    "only row 1 is read as the header, so nothing in this file was read. Run `formatkit fix` (a CSV has no other "
+    "sheet: it removes row(s) {rows} from its copy and lists their text), or delete row(s) {rows} so that the "
+    "header is row 1.",
     "missing_column": 'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
     "found: {known}).{hint}",
     "frag.why.query": "every row needs the user's question",

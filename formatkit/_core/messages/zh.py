@@ -102,6 +102,8 @@ MESSAGES: dict[str, str] = {
     "打开文件并保存，或直接写入值而不是公式。",
     "header_not_first_row": "第 {row} 行看起来才是表头（{names}），它上面有 {count} 行标题或说明；表头只从第 1 行读取，"
     "所以此工作表未被读取。请运行 `formatkit fix`（它会把第 {rows} 行移到单独的工作表），或删除第 {rows} 行，让表头成为第 1 行。",
+    "header_not_first_row.csv": "第 {row} 行看起来才是表头（{names}），它上面有 {count} 行标题或说明；表头只从第 1 行读取，"
+    "所以此文件未被读取。请运行 `formatkit fix`（CSV 没有其他工作表：它会从副本中删除第 {rows} 行，并列出其内容），或删除第 {rows} 行，让表头成为第 1 行。",
     "missing_column": "第 1 行没有“{name}”列，而{why}。请在第 1 行添加“{name}”列（已找到的列：{known}）。{hint}",
     "frag.why.query": "每一行都需要用户的问题",
     "frag.why.reference_response": "在 {mode} 模式下要用参考答案给每条记录打分（只推理不打分请用 --mode infer-only）",

@@ -140,6 +140,7 @@ def score(
             judge=options,
             progress=progress,
         )
+    scoring.warn_undeclared(outcome.metrics, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
             typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)

@@ -127,3 +127,13 @@ def test_eval_scores_a_declared_dataset_with_its_metric(fake_openai: FakeOpenAI,
     [line] = (out / "scored.jsonl").read_text(encoding="utf-8").splitlines()
     response = json.loads(line)["messages"][-1]["responses"][0]
     assert (response["metric"], response["score"], response["partial_score"]) == ("keywords", 1.0, 1.0)
+
+
+def test_a_dataset_metric_naming_no_dataset_is_warned(tmp_path: Path) -> None:
+    source = tmp_path / "set.jsonl"
+    source.write_text(json.dumps(_record(1, "问", "a", "a", dataset="客服"), ensure_ascii=False) + "\n", "utf-8")
+    result = runner.invoke(
+        app, ["score", str(source), "-o", str(tmp_path / "o.jsonl"), "--dataset-metric", "客户=keywords"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "--dataset-metric 客户=…: no dataset of that name in the input (its datasets: 客服)" in result.stderr

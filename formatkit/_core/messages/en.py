@@ -514,6 +514,7 @@ MESSAGES.update(
         "ui.run.summary.note": "  note: {note}",
         "ui.run.summary.retry_errors": "  rerun the same command to retry the records that ended in error",
         "ui.run.dry_run": "dry run: would send {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
+        "ui.dataset_metric_unknown": "formatkit: warning: --dataset-metric {dataset}=…: no dataset of that name in the input (its datasets: {known}); it was scored with auto",
         "ui.estimate.requests": "estimate: {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
         "ui.estimate.by_tokenize": "counted by the endpoint's tokenize route: exact",
         "ui.estimate.by_tokenizer": "counted with the tokenizer {tokenizer}, plus {overhead} per message for the chat template",

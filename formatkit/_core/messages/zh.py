@@ -514,6 +514,7 @@ MESSAGES.update(
         "ui.run.summary.note": "  注意：{note}",
         "ui.run.summary.retry_errors": "  重新运行同一命令即可重试以错误结束的记录",
         "ui.run.dry_run": "试运行：将为 {records_with_work} 条记录发送 {requests} 个请求（{records} 条中已有 {already_finished} 条在日志中完成）；没有发送任何请求",
+        "ui.dataset_metric_unknown": "formatkit：警告：--dataset-metric {dataset}=…：输入中没有这个名称的数据集（其数据集：{known}）；它按 auto 评分",
         "ui.estimate.requests": "估算：将为 {records_with_work} 条记录发送 {requests} 个请求（{records} 条中已有 {already_finished} 条在日志中完成）；没有发送任何请求",
         "ui.estimate.by_tokenize": "由服务端的 tokenize 接口计数：精确",
         "ui.estimate.by_tokenizer": "用分词器 {tokenizer} 计数，另加每条消息 {overhead} 个（对话模板）",

@@ -52,6 +52,7 @@ class _ResultsRun:
 class BatchCounts:
     """What reading the replies did: replies written in, how many were errors, turns still pending."""
 
+    records: int = 0
     replies: int = 0
     errors: int = 0
     pending: int = 0
@@ -146,6 +147,7 @@ def read_batch_checked(
                     "content": reply.content,
                     "responses": responses,
                 }
+    counts.records = len(records)
     counts.pending = sum(len(todo) for record in records for _, todo in pending_turns(record))
     outcome = BatchRead(runs, [])
     outcome.counts = counts

@@ -100,7 +100,7 @@ def test_the_losses_are_named_per_field_with_their_count(tmp_path: Path) -> None
     source = _write(tmp_path / "set.jsonl", SET)
     result = _cli("convert", str(source), "--to", "opencompass", "-o", str(tmp_path / "oc.jsonl"))
     assert result.exit_code == 0
-    assert _lost(result.output) == {"system", "session_id", "parameters", "meta.subject", "meta.dataset"}
+    assert _lost(result.output) == {"system", "session_id", "parameters", "meta.subject"}
     assert "cannot hold parameters: 1 record(s)" in result.output
     assert _read(tmp_path / "oc.jsonl")[1] == {
         "question": "Which is a prime?\nA) 4\nB) 5",

@@ -4,6 +4,7 @@ tool's own fields (a missing field, a wrong type), reported at the line and unde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Protocol
 
 from formatkit._core.issues import IssueSink
@@ -76,7 +77,8 @@ class Parts:
     parameters: JsonObject
     #: The target turn's responses that hold a reply, a score or an error (not pending stubs).
     answered: list[ResponseDict]
-    #: meta without ``source`` (where the record was read: made anew when the shape is read back).
+    #: meta without ``source`` (where the record was read: made anew when the shape is read back), nor a
+    #: ``dataset`` that only repeats the name of the file it was read from.
     meta: JsonObject
 
 
@@ -90,7 +92,11 @@ def parts_of(record: RecordDict) -> Parts:
     question = turns[-1].get("content", "")
     responses = target.get("responses") or []
     parameters = responses[0].get("parameters") if responses else None
-    meta = {k: v for k, v in (record.get("meta") or {}).items() if k != "source"}
+    given = record.get("meta") or {}
+    source = given.get("source") or {}
+    named = PurePath(str(source.get("file", ""))).stem
+    # a dataset named after its file (the default) is named after the file it is read back from: not lost
+    meta = {k: v for k, v in given.items() if k != "source" and not (k == "dataset" and v == named)}
     return Parts(
         session_id=record["session_id"],
         system=system,

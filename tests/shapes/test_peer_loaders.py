@@ -106,5 +106,5 @@ def test_evalscope_general_mcq_reads_what_formatkit_writes(tmp_path: Path) -> No
     _written(tmp_path, SET[1:], "evalscope-mcq", tmp_path / "mcq" / "example_val.jsonl")
     (sample,) = _evalscope_dataset("general_mcq", tmp_path / "mcq", "example")
     assert sample.choices is not None
-    assert [c.value for c in sample.choices] == ["4", "5"]
+    assert list(sample.choices) == ["4", "5"]
     assert sample.target == "B" and sample.metadata == {"id": 8}

@@ -118,6 +118,8 @@ def score(
     output_or_fail(output)
     if judge_fallback and metric != "math":
         fail_usage("--judge-fallback goes with --metric math")
+    if scoring.dataset_metric and metric != AUTO:
+        fail_usage(f"--dataset-metric declares what auto scores a dataset with: it goes with --metric {AUTO}")
     if (from_shape is None) != (set_path is None) or from_shape not in (None, "openai-batch"):
         fail_usage("--from openai-batch and --set SET go together: IN is the batch's results, SET its set")
     if from_shape is not None and set_path is not None:

@@ -272,3 +272,148 @@ def test_replies_that_belong_to_no_pending_turn_are_errors_at_their_line(tmp_pat
         "convert", str(results), "--from", "openai-batch", "--set", str(other), "-o", str(tmp_path / "a.jsonl")
     )
     assert wrong_set.exit_code == 1 and "line 1, custom_id" in wrong_set.output
+
+
+FIXTURES = [
+    ("seed/seed_excel_single_turn.xlsx", "infer-eval"),
+    ("seed/seed_excel_multi_turn.xlsx", "infer-eval"),
+    ("seed/seed_jsonl_single_turn.jsonl", "infer-eval"),
+    ("seed/seed_jsonl_multi_turn.jsonl", "infer-eval"),
+    ("valid/single_turn_full_width.jsonl", "infer-eval"),
+    ("valid/multi_turn_history.jsonl", "infer-eval"),
+    ("valid/infer_only.jsonl", "infer-only"),
+]
+
+
+@pytest.mark.parametrize("shape", ["evalscope-qa", "opencompass", "inspect", "promptfoo"])
+@pytest.mark.parametrize(("fixture", "mode"), FIXTURES)
+def test_the_fixtures_round_trip_through_every_shape_that_holds_them(
+    tmp_path: Path, shape: str, fixture: str, mode: str
+) -> None:
+    """Canonical → the shape → canonical on the project's fixtures: equal apart from the fields listed as
+    lost; a fixture the shape cannot hold is refused record by record (a conversation), never cut short."""
+    canonical = tmp_path / "canonical.jsonl"
+    made = _cli("convert", str(ROOT / "fixtures" / fixture), "--mode", mode, "-o", str(canonical))
+    assert made.exit_code == 0, made.output
+    written = _cli("convert", str(canonical), "--mode", mode, "--to", shape, "-o", str(tmp_path / "peer.jsonl"))
+    before = _read(canonical)
+    if written.exit_code == 1:
+        conversations = [r for r in before if any(m["role"] == "assistant" for m in r["messages"][:-1])]
+        assert conversations and shape in ("opencompass", "promptfoo")
+        assert written.output.count("[shape_record_unfit]") + written.output.count("holds one question") >= 1
+        assert not (tmp_path / "peer.jsonl").exists()
+        return
+    assert written.exit_code == 0, written.output
+    lost = _lost(written.output)
+    back = _cli(
+        "convert", str(tmp_path / "peer.jsonl"), "--from", shape, "--mode", mode, "-o", str(tmp_path / "b.jsonl")
+    )
+    assert back.exit_code == 0, back.output
+    after = _read(tmp_path / "b.jsonl")
+    assert len(after) == len(before)
+    for old, new in zip(before, after, strict=True):
+        if "session_id" in lost:
+            new.pop("session_id")
+        assert _bare(new) == _drop(old, lost)
+
+
+def test_published_multiple_choice_answers_round_trip_through_the_choice_shapes(tmp_path: Path) -> None:
+    """MMLU-Pro's published options and answers (tests/corpora/choice, 10 options A–J): written as
+    EvalScope's general_mcq and OpenCompass's custom set, read back with the same options and letters."""
+    corpus = ROOT / "tests" / "corpora" / "choice" / "mmlu_pro_heldout.jsonl"
+    picked = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines()[:6]]
+    lines = [
+        {"prompt": f"MMLU-Pro question {p['question_id']}", "answer": p["reference"], "session_id": i,
+         "meta": {"choices": p["options"] if isinstance(p["options"], list) else json.loads(p["options"].replace("'", '"'))}}
+        for i, p in enumerate(picked)
+    ]  # fmt: skip
+    source = _write(tmp_path / "mmlu.jsonl", lines)
+    assert _cli("convert", str(source), "-o", str(tmp_path / "canonical.jsonl")).exit_code == 0
+    for shape in ("evalscope-mcq", "opencompass"):
+        written = _cli(
+            "convert", str(tmp_path / "canonical.jsonl"), "--to", shape, "-o", str(tmp_path / f"{shape}.jsonl")
+        )
+        assert written.exit_code == 0, written.output
+        peer = _read(tmp_path / f"{shape}.jsonl")
+        assert [line["answer"] for line in peer] == [p["reference"] for p in picked]
+        assert all(
+            len([k for k in line if len(k) == 1]) == len(lines[i]["meta"]["choices"]) for i, line in enumerate(peer)
+        )
+        back = _cli(
+            "convert", str(tmp_path / f"{shape}.jsonl"), "--from", shape, "-o", str(tmp_path / f"{shape}.back.jsonl")
+        )
+        assert back.exit_code == 0, back.output
+        for old, new in zip(_read(tmp_path / "canonical.jsonl"), _read(tmp_path / f"{shape}.back.jsonl"), strict=True):
+            assert new["meta"]["choices"] == old["meta"]["choices"]
+            assert new["messages"] == old["messages"]
+
+
+def test_a_conversation_is_asked_turn_by_turn_one_batch_each(tmp_path: Path) -> None:
+    """An earlier assistant turn still to be generated is asked by the first batch; its reply becomes the
+    history the second batch sends with the target turn."""
+    record = {
+        "session_id": 3,
+        "messages": [
+            {"role": "user", "content": "3+1"},
+            {"role": "assistant", "responses": [{"parameters": {}}]},
+            {"role": "user", "content": "再加1"},
+            {"role": "assistant", "reference_response": "5", "responses": [{"parameters": {}}]},
+        ],
+    }
+    source = _write(tmp_path / "set.jsonl", [record])
+
+    def answer(batch: Path, results: Path, text: str) -> None:
+        replies = [
+            {"custom_id": r["custom_id"], "response": {"status_code": 200, "body": {"model": "m", "choices": [{"message": {"content": text}}]}}}
+            for r in _read(batch)
+        ]  # fmt: skip
+        _write(results, replies)
+
+    assert (
+        _cli("convert", str(source), "--to", "openai-batch", "--model", "m", "-o", str(tmp_path / "b1.jsonl")).exit_code
+        == 0
+    )
+    first = _read(tmp_path / "b1.jsonl")
+    assert [r["body"]["messages"] for r in first] == [[{"role": "user", "content": "3+1"}]]
+    answer(tmp_path / "b1.jsonl", tmp_path / "r1.jsonl", "4")
+    read = _cli(
+        "convert",
+        str(tmp_path / "r1.jsonl"),
+        "--from",
+        "openai-batch",
+        "--set",
+        str(source),
+        "-o",
+        str(tmp_path / "a1.jsonl"),
+    )
+    assert read.exit_code == 0 and "1 turn(s) still pending" in read.output
+    assert (
+        _cli(
+            "convert",
+            str(tmp_path / "a1.jsonl"),
+            "--to",
+            "openai-batch",
+            "--model",
+            "m",
+            "-o",
+            str(tmp_path / "b2.jsonl"),
+        ).exit_code
+        == 0
+    )
+    second = _read(tmp_path / "b2.jsonl")
+    assert [r["body"]["messages"][1:] for r in second] == [
+        [{"role": "assistant", "content": "4"}, {"role": "user", "content": "再加1"}]
+    ]
+    answer(tmp_path / "b2.jsonl", tmp_path / "r2.jsonl", "5")
+    done = _cli(
+        "convert",
+        str(tmp_path / "r2.jsonl"),
+        "--from",
+        "openai-batch",
+        "--set",
+        str(tmp_path / "a1.jsonl"),
+        "-o",
+        str(tmp_path / "a2.jsonl"),
+    )
+    assert done.exit_code == 0 and "0 turn(s) still pending" in done.output
+    assert _read(tmp_path / "a2.jsonl")[0]["messages"][-1]["responses"][0]["content"] == "5"

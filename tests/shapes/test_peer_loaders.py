@@ -2,13 +2,17 @@
 """The peers read what formatkit writes (#32 item 3): each written file loaded by the tool's own loader,
 where its package installs here. CI installs inspect-ai and evalscope in a venv of their own and runs
 ``pytest -m peers`` with FORMATKIT_REQUIRE_PEERS=1, so a loader missing there fails instead of skipping.
-OpenCompass and promptfoo are not among them (see docs/pages/guide/shapes.md)."""
+promptfoo (npm's package) runs the test file it is given where its command is found ($FORMATKIT_PROMPTFOO
+or the PATH; CI installs it with npm). OpenCompass is not among them: its package did not install here
+within 20 minutes."""
 
 from __future__ import annotations
 
 import importlib
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -108,3 +112,39 @@ def test_evalscope_general_mcq_reads_what_formatkit_writes(tmp_path: Path) -> No
     assert sample.choices is not None
     assert list(sample.choices) == ["4", "5"]
     assert sample.target == "B" and sample.metadata == {"id": 8}
+
+
+def _promptfoo() -> str:
+    """promptfoo's command (npm's package): $FORMATKIT_PROMPTFOO or on the PATH."""
+    found = os.environ.get("FORMATKIT_PROMPTFOO") or shutil.which("promptfoo")
+    if found is None:  # CI installs it where npm is (and says so when it is not)
+        pytest.skip("promptfoo is not installed (npm install promptfoo)")
+    return found
+
+
+def test_promptfoo_runs_the_tests_formatkit_writes(tmp_path: Path) -> None:
+    """promptfoo's own eval reads the test file: its echo provider answers each rendered prompt, and the
+    results show each test's vars, its equals assertion on the reference and the metadata."""
+    command = _promptfoo()
+    _written(tmp_path, SET, "promptfoo", tmp_path / "tests.jsonl")
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        'prompts:\n  - "{{system}} {{query}}"\nproviders:\n  - echo\ntests: file://tests.jsonl\n', encoding="utf-8"
+    )
+    quiet = {"PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_CACHE_ENABLED": "false"}
+    environment = {**os.environ, **quiet, "PROMPTFOO_CONFIG_DIR": str(tmp_path / ".promptfoo")}
+    subprocess.run(
+        [command, "eval", "-c", "promptfooconfig.yaml", "-o", "out.json", "--no-progress-bar"],
+        cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    results = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"]["results"]
+    seen = sorted(results, key=lambda r: r["testCase"]["metadata"]["id"])
+    assert [r["vars"] for r in seen] == [
+        {"query": "1+1等于几？", "system": "请完成下面的计算题"},
+        {"query": "Which is a prime?"},
+    ]
+    assert [r["testCase"]["assert"] for r in seen] == [
+        [{"type": "equals", "value": "2"}],
+        [{"type": "equals", "value": "B"}],
+    ]
+    assert [r["testCase"]["metadata"] for r in seen] == [{"id": 7, "subject": "math"}, {"id": 8, "choices": ["4", "5"]}]
+    assert seen[0]["response"]["output"] == "请完成下面的计算题 1+1等于几？"

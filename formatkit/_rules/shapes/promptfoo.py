@@ -61,8 +61,10 @@ def read_line(value: JsonObject, line: int, sink: IssueSink) -> JsonObject | Non
     out["prompt"] = question
     if system is not None:
         out["system"] = system
-    if "session_id" in meta:
-        out["session_id"] = meta.pop("session_id")
+    for key in ("id", "session_id"):
+        if key in meta:
+            out["session_id"] = meta.pop(key)
+            break
     rest = {k: v for k, v in variables.items() if k not in (name, "system")}
     if rest:
         meta["vars"] = rest
@@ -76,7 +78,8 @@ def read_line(value: JsonObject, line: int, sink: IssueSink) -> JsonObject | Non
 
 
 def write_record(record: RecordDict, position: int, options: dict[str, str]) -> Written:
-    """The record as a test case (Unfit: a conversation). The session_id and the labels go in ``metadata``."""
+    """The record as a test case (Unfit: a conversation). The session_id (as ``id``) and the labels go in
+    ``metadata``."""
     parts = parts_of(record)
     single_question(parts, "promptfoo")
     variables: JsonObject = {"query": parts.question}
@@ -85,6 +88,7 @@ def write_record(record: RecordDict, position: int, options: dict[str, str]) -> 
     case: JsonObject = {"vars": variables}
     if parts.reference is not None:
         case["assert"] = [{"type": "equals", "value": parts.reference}]
-    case["metadata"] = {"session_id": parts.session_id, **{k: v for k, v in parts.meta.items() if v is not None}}
+    # "id", not "session_id": promptfoo shows a key named like a session or a token as [REDACTED]
+    case["metadata"] = {"id": parts.session_id, **{k: v for k, v in parts.meta.items() if v is not None}}
     lost = common_losses(parts, position, holds=("session_id", "system"), meta_holds=tuple(parts.meta))
     return Written([case], lost)

@@ -117,7 +117,21 @@ _SHARED = (
 
 def _convert(paths: list[str], values: Mapping[str, Any]) -> int:
     from formatkit.cli._convert import run_convert
+    from formatkit.cli._shapes import ShapeRequest, run_shapes
 
+    request = ShapeRequest(
+        values["mode"],
+        values["profile"],
+        not values["no_meta"],
+        values["sheet"],
+        to=values["to"],
+        from_shape=values["from_shape"],
+        set_path=values["set_path"],
+        model=values["model"],
+    )
+    if request.given:
+        shown = None if values["show_all"] else values["max_issues"]
+        return run_shapes(paths, values["output"], request, lang=values["lang"], shown=shown)
     return run_convert(
         paths,
         values["output"],
@@ -127,10 +141,6 @@ def _convert(paths: list[str], values: Mapping[str, Any]) -> int:
         sheet=values["sheet"],
         lang=values["lang"],
         shown=None if values["show_all"] else values["max_issues"],
-        to=values["to"],
-        from_shape=values["from_shape"],
-        set_path=values["set_path"],
-        model=values["model"],
     )
 
 

@@ -12,6 +12,7 @@ import typer
 from formatkit.cli._common import ModeOption, ProfileOption, ShapeOption, lang_option
 from formatkit.cli._convert import run_convert
 from formatkit.cli._options import IssueArgs, takes
+from formatkit.cli._shapes import ShapeRequest, run_shapes
 
 
 @takes(issues=IssueArgs)
@@ -43,6 +44,18 @@ def convert(
     --to KIND writes another tool's shape instead (evalscope-qa, evalscope-mcq, opencompass, inspect,
     promptfoo, openai-batch), listing every field it cannot hold; --from KIND reads one. With --from
     openai-batch and --set SET, the inputs are a batch's results, written back into SET's records."""
+    request = ShapeRequest(
+        mode.value,
+        profile.value,
+        not no_meta,
+        sheet,
+        to=to.value if to else None,
+        from_shape=from_shape.value if from_shape else None,
+        set_path=set_path,
+        model=model,
+    )
+    if request.given:
+        raise typer.Exit(run_shapes(paths, output, request, lang=lang, shown=issues.shown))
     code = run_convert(
         paths,
         output,
@@ -52,10 +65,6 @@ def convert(
         sheet=sheet,
         lang=lang,
         shown=issues.shown,
-        to=to.value if to else None,
-        from_shape=from_shape.value if from_shape else None,
-        set_path=set_path,
-        model=model,
     )
     raise typer.Exit(code)
 

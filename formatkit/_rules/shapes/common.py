@@ -9,7 +9,7 @@ from typing import Protocol
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, MessageDict, RecordDict, ResponseDict
+from formatkit._core.record import JsonObject, MessageDict, RecordDict, ResponseDict, last_message
 from formatkit._rules.jsonl import report_type
 
 __all__ = [
@@ -85,11 +85,11 @@ class Parts:
 def parts_of(record: RecordDict) -> Parts:
     """The record's parts (a record convert wrote: its shape is checked)."""
     messages = record["messages"]
-    target = messages[-1]
+    target = last_message(messages)
     before = messages[:-1]
     system = before[0].get("content") if before and before[0]["role"] == "system" else None
     turns = before[1:] if system is not None else before
-    question = turns[-1].get("content", "")
+    question = last_message(turns).get("content", "")
     responses = target.get("responses") or []
     parameters = responses[0].get("parameters") if responses else None
     given = record.get("meta") or {}

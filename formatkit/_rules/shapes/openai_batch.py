@@ -23,7 +23,7 @@ import orjson
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, Parameters, RecordDict, pending_turns
+from formatkit._core.record import JsonObject, Parameters, RecordDict, last_message, pending_turns
 from formatkit._rules.jsonl import report_type
 from formatkit._rules.shapes.common import Written, common_losses, parts_of, require
 
@@ -83,7 +83,7 @@ def parse_custom_id(text: str) -> CustomId | None:
 def expand_samples(record: RecordDict) -> None:
     """Give a target turn whose responses are all pending one stub per sample its ``n`` asks for (at most
     16, as the parameter table allows), as ``run`` does before it asks (in place)."""
-    target = record["messages"][-1]
+    target = last_message(record["messages"])
     responses = target.get("responses")
     if not responses or any(set(r) - {"parameters"} for r in responses):
         return

@@ -74,7 +74,9 @@ DOCUMENTED = {
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
         "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat",
+        "Repeat", "Estimate", "Prices", "PricesError", "estimate_file", "read_prices", "estimate_evaluation",
+        "CHARS_PER_TOKEN",
+        "MESSAGE_OVERHEAD",
     ],
 }  # fmt: skip
 
@@ -86,7 +88,7 @@ SUBMODULES = {
         "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "RepairRefusedError",
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
-    "formatkit.files": ["TERMINATED", "check_path", "output_lock", "read_small_file"],
+    "formatkit.files": ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"],
     "formatkit.messages": [
         "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
     ],
@@ -95,6 +97,7 @@ SUBMODULES = {
     "scoring.errors": [
         "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
+        "PricesError",
         "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
         "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
     ],

@@ -120,6 +120,10 @@ MESSAGES: dict[str, str] = {
     "header_not_first_row": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
     "only row 1 is read as the header, so nothing in this sheet was read. Run `formatkit fix` (it moves row(s) "
     "{rows} to a sheet of their own), or delete row(s) {rows} so that the header is row 1.",
+    "header_not_first_row.csv": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
+    "only row 1 is read as the header, so nothing in this file was read. Run `formatkit fix` (a CSV has no other "
+    "sheet: it removes row(s) {rows} from its copy and lists their text), or delete row(s) {rows} so that the "
+    "header is row 1.",
     "missing_column": 'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
     "found: {known}).{hint}",
     "frag.why.query": "every row needs the user's question",
@@ -440,6 +444,17 @@ MESSAGES: dict[str, str] = {
     "ui.verdict_invalid": "{files} file(s) invalid: {errors} error(s), {warnings} warning(s)",
     "ui.wrote_records": "wrote {records} records to {output}",
     "ui.nothing_written": "nothing written to {output}: fix the errors above",
+    # --- other tools' shapes (convert --to, --from) ----------------------------------------------------
+    "shape_field_lost": "The {shape} shape cannot hold {field}: {count} record(s) lose it in {output} (kept in this file).",
+    "shape_record_unfit.conversation": "The {shape} shape holds one question, and this record is a conversation ({turns} earlier turn(s)); write it as evalscope-qa or inspect, or as formatkit's jsonl.",
+    "shape_record_unfit.pending_turn": "An earlier assistant turn of this record is still to be generated; the {shape} shape takes a conversation's history as given. Run it first (formatkit run), then write the results.",
+    "shape_record_unfit.no_choices": "The {shape} shape is multiple choice, and this record has no options (meta.choices).",
+    "shape_record_unfit.too_many_choices": "The record has {count} options; the {shape} shape names at most {most} (A to J).",
+    "shape_record_unfit.not_a_choice": "The reference \"{reference}\" is neither an option's letter nor an option's text; the {shape} shape needs the letter of the right option.",
+    "unknown_custom_id": 'custom_id "{custom_id}" names no pending turn of {set}: the reply belongs to another set or batch. Read it into the set the batch file was written from.',
+    "unknown_custom_id.twice": 'custom_id "{custom_id}" was answered on an earlier line already; a batch file has one reply per request.',
+    "ui.shapes.wrote": "wrote {records} records as {shape} to {output} ({lines} lines)",
+    "ui.batch.read": "{replies} replies read into {records} records; {errors} came back as errors; {pending} turn(s) still pending",
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})
@@ -466,7 +481,9 @@ MESSAGES.update(
         "ui.eval.run_stopped": "formatkit eval: the run stopped: {error}\n  {hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.terminated": "formatkit eval: terminated (SIGTERM). Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.interrupted": "formatkit eval: interrupted. Rerun the same command to resume: nothing finished is sent again.",
-        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it); the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {verdicts}; the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.verdicts_kept": "{bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it)",
+        "ui.score.no_verdicts": "no verdict was bought",
         "ui.score.worker_failed": "formatkit score: {error}\nnothing was written.",
         "ui.score.terminated": "formatkit score: terminated (SIGTERM); {kept}rerun the same command to resume.",
         "ui.score.interrupted": "formatkit score: interrupted; {kept}rerun the same command to resume.",
@@ -508,6 +525,7 @@ MESSAGES.update(
         "ui.run.summary.note": "  note: {note}",
         "ui.run.summary.retry_errors": "  rerun the same command to retry the records that ended in error",
         "ui.run.dry_run": "dry run: would send {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
+        "ui.dataset_metric_unknown": "formatkit: warning: --dataset-metric {dataset}=…: no dataset of that name in the input (its datasets: {known}); it was scored with auto",
         "ui.estimate.requests": "estimate: {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
         "ui.estimate.by_tokenize": "counted by the endpoint's tokenize route: exact",
         "ui.estimate.by_tokenizer": "counted with the tokenizer {tokenizer}, plus {overhead} per message for the chat template",

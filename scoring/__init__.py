@@ -48,6 +48,8 @@ _LAZY = {
     "Item": "scoring._metrics.base",
     "ItemScore": "scoring._metrics.base",
     "JudgeOptions": "scoring._judges.options",
+    "PanelJudge": "scoring._judges.options",
+    "read_panel": "scoring._judges.panel_file",
     "METRICS": "scoring._metrics.registry",
     "MetricChoice": "scoring._metrics.auto",
     "MetricError": "scoring._errors",
@@ -145,6 +147,7 @@ __all__ = [
     "MetricChoice",
     "MetricError",
     "MetricSpec",
+    "PanelJudge",
     "Prices",
     "PricesError",
     "RecordOutcome",
@@ -192,6 +195,7 @@ __all__ = [
     "parse_yes_no",
     "plan_file",
     "public_url",
+    "read_panel",
     "read_prices",
     "record_score",
     "reference_number",
@@ -216,7 +220,8 @@ if TYPE_CHECKING:
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
-    from scoring._judges.options import JudgeOptions
+    from scoring._judges.options import JudgeOptions, PanelJudge
+    from scoring._judges.panel_file import read_panel
     from scoring._metrics.auto import MetricChoice, choose_metric
     from scoring._metrics.base import Item, ItemScore, item_from_record
     from scoring._metrics.choice import score_choice

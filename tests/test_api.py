@@ -77,6 +77,7 @@ DOCUMENTED = {
         "Repeat", "Estimate", "Prices", "PricesError", "estimate_file", "read_prices", "estimate_evaluation",
         "CHARS_PER_TOKEN",
         "MESSAGE_OVERHEAD",
+        "PanelJudge", "read_panel",
     ],
 }  # fmt: skip
 

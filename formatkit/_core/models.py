@@ -95,7 +95,9 @@ class Response(BaseModel):
     model: str | None = Field(default=None, description="The model that produced this response.")
     error: str | None = None
     judge: JsonObject | None = Field(
-        default=None, description="What an LLM judge said: raw replies, verdicts, judge token usage."
+        default=None,
+        description="What an LLM judge said: raw replies, verdicts, judge token usage; with a panel of judges, "
+        "panel holds each judge's own model, status, score, answer and rationale.",
     )
 
 

@@ -100,7 +100,8 @@ class ResponseDict(TypedDict, total=False):
     #: Seed 001's name for ``model`` (read as ``model`` by the runner).
     endpoint_id: str
     error: str
-    #: What an LLM judge said: raw replies, verdicts, judge token usage.
+    #: What an LLM judge said: raw replies, verdicts, judge token usage; with a panel of judges, ``panel``
+    #: holds each judge's own model, status, score, answer and rationale.
     judge: JsonObject
 
 

@@ -353,7 +353,9 @@ class JudgeArgs:
         metavar="URL",
         help="OpenAI-compatible judge endpoint; repeat it for replicas of the judge model (as --base-url).",
     )
-    judge_model: str | None = option(None, "--judge-model", help="Judge model name.")
+    judge_model: list[str] = option(
+        [], "--judge-model", help="Judge model name; given again, a panel of judges at --judge-base-url."
+    )
     judge_api_key_env: str = option(
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
     )
@@ -366,33 +368,83 @@ class JudgeArgs:
         help="Judge prompt language.",
     )
     judge_template: Path | None = option(None, "--judge-template", help="Your own judge prompt file.")
+    judge_panel: Path | None = option(
+        None,
+        "--judge-panel",
+        metavar="FILE",
+        help="Judges at several endpoints: jsonl of model, base_url, api_key_env.",
+    )
+    judge_aggregate: str = option(
+        "mean", "--judge-aggregate", metavar="mean|median|majority", help="How a panel's verdicts make one score."
+    )
+    judge_min_valid: int = option(
+        1, "--judge-min-valid", min=1, metavar="K", help="A panel's score needs K valid verdicts, else it is void."
+    )
+    judge_repeats: int = option(
+        1, "--judge-repeats", min=1, metavar="N", help="Ask each judge N times (self-consistency)."
+    )
+    judge_escalate: bool = option(
+        False,
+        "--judge-escalate",
+        help="Ask the next judge only when the one before is void, flips or contradicts a rule.",
+    )
 
     @property
     def given(self) -> bool:
-        return bool(self.judge_base_url)
+        return bool(self.judge_base_url) or self.judge_panel is not None
+
+    def check_together(self) -> None:
+        """An endpoint without a model, or models without an endpoint (exit 2)."""
+        if self.judge_panel is None and (not self.judge_base_url) != (not self.judge_model):
+            fail_usage("--judge-base-url and --judge-model go together")
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
-        from scoring import JudgeOptions, clean_api_key
-        from scoring.errors import EndpointSetupError
+        from scoring import JudgeOptions, PanelJudge, clean_api_key, read_panel
+        from scoring.errors import EndpointSetupError, JudgeSetupError
 
         for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
             check_url("--judge-base-url", url)
         if len(set(self.judge_base_url)) != len(self.judge_base_url):
             fail_usage("--judge-base-url: the same URL is given twice (give each replica once)")
-        if self.judge_base_url:
+        run_url = self.judge_base_url[0] if self.judge_base_url else None
+        panel: tuple[PanelJudge, ...] = ()
+        if self.judge_panel is not None:
+            if self.judge_model:
+                fail_usage("--judge-panel names the judges: give it or --judge-model, not both")
             try:
-                clean_api_key(os.environ.get(self.judge_api_key_env))
+                panel = read_panel(self.judge_panel)
+            except JudgeSetupError as exc:
+                fail_usage(str(exc))
+        elif len(self.judge_model) > 1:
+            panel = tuple(PanelJudge(model) for model in self.judge_model)
+        if self.judge_aggregate not in ("mean", "median", "majority"):
+            fail_usage(f"--judge-aggregate {self.judge_aggregate!r}: expected mean, median or majority")
+        # what the judges' clients would refuse, before anything is bought
+        endpoints = {(j.base_url or run_url, j.api_key_env or self.judge_api_key_env) for j in panel}
+        if run_url is not None and not panel:
+            endpoints.add((run_url, self.judge_api_key_env))
+        for where, key_env in sorted(endpoints, key=str):
+            if where is None:
+                fail_usage(f"{self.judge_panel}: a judge without a base_url needs --judge-base-url")
+            check_url("--judge-base-url", where)
+            try:
+                clean_api_key(os.environ.get(key_env))
             except EndpointSetupError as exc:
-                fail_usage(f"${self.judge_api_key_env}: {exc}")
+                fail_usage(f"${key_env}: {exc}")
         return JudgeOptions(
-            judge_base_url=self.judge_base_url[0] if self.judge_base_url else None,
+            judge_base_url=run_url,
             judge_replicas=tuple(self.judge_base_url[1:]),
-            judge_model=self.judge_model,
+            judge_model=panel[0].model if panel else (self.judge_model[0] if self.judge_model else None),
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,
             judge_lang=self.judge_lang,
             judge_template=self.judge_template,
+            judge_panel=panel,
+            judge_aggregate=self.judge_aggregate,  # type: ignore[arg-type]  # checked above
+            judge_min_valid=self.judge_min_valid,
+            judge_repeats=self.judge_repeats,
+            judge_escalate=self.judge_escalate,
             **more,
         )
 

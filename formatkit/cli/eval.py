@@ -97,8 +97,7 @@ def eval_command(
     limits: Profile = profile.value if profile is not None else ("none" if part is not None else "platform")
     defaults = requests.defaults()
     endpoint.check()
-    if (not judge.judge_base_url) != (judge.judge_model is None):
-        fail_usage("--judge-base-url and --judge-model go together")
+    judge.check_together()
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")
     sets = paths_or_fail(sets)

@@ -16,13 +16,13 @@ judge's extracted answer), ``settled`` (false with ``unsettled_reason`` when the
      "template": "builtin:absolute_zh" | "/path/of/--judge-template", "lang": "en" | "zh",
      "status": "scored" | "unparseable" | "request_failed" | "not_judged",
      "usage": {...judge tokens, summed over the calls for this response...},
-     # judge:      "scale": "0-2", "reply": RAW, "verdict": {"score", "raw_score", "clamped", "tagged"}
+     # judge:      "scale": "0-2", "reply": RAW, "verdict": {"score", "raw_score", "tagged"}
      # pairwise:   "against": "reference answer" | "response in OTHER.jsonl (...)",
      #             "orders": [{"order": "model_first", "reply": RAW, "choice": "A+", "value": 0.5, "analysis"},
      #                        {"order": "model_second", ...}],
      #             "combined": 0.5, "outcome": "win" | "tie" | "loss", "disagree": false
      # math-judge: "replies": {"extract": RAW, "grade": RAW}, "extracted": "1/2" | null,
-     #             "verdict": {"score", "raw_score", "clamped"}
+     #             "verdict": {"score", "raw_score", "tagged"}
     }
 
 Prompts: ``templates/{absolute,pairwise,math_extract,math_grade}_{en,zh}.txt`` with ``{{placeholder}}``

@@ -68,13 +68,9 @@ async def judge_absolute(
     judged.details["verdict"] = {
         "score": verdict.score,
         "raw_score": verdict.raw_score,
-        "clamped": verdict.clamped,
         "tagged": verdict.tagged if nonce else None,
     }
-    analysis = verdict.analysis or "(the judge gave no analysis)"
-    if verdict.clamped:
-        analysis += f" [judge score {scale.label(verdict.raw_score)} clamped to the {scale} scale]"
-    judged.analysis = analysis
+    judged.analysis = verdict.analysis or "(the judge gave no analysis)"
     return judged
 
 

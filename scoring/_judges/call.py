@@ -75,9 +75,14 @@ class _Journal(Protocol):
     def append_slot(self, key: str, entry: JsonObject) -> JournalSlot: ...
 
 
-def request_key(model: str, messages: list[dict[str, str]], params: Parameters) -> str:
-    """A stable key for one judge request: sha256 of the model, messages and parameters."""
-    data = orjson.dumps({"model": model, "messages": messages, "params": params}, option=orjson.OPT_SORT_KEYS)
+def request_key(model: str, messages: list[dict[str, str]], params: Parameters, seat: str | None = None) -> str:
+    """A stable key for one judge request: sha256 of the model, messages and parameters; ``seat`` tells
+    apart what a panel asks twice with the same words (a repeat, the same model at two endpoints): each
+    judge x repeat x order is its own journal entry. A lone judge's first ask has none."""
+    fields: dict[str, Any] = {"model": model, "messages": messages, "params": params}
+    if seat is not None:
+        fields["seat"] = seat
+    data = orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
     return "judge:" + hashlib.sha256(data).hexdigest()
 
 
@@ -129,9 +134,17 @@ class JournaledAsker:
             return None
         return self._journal.read(slot)
 
-    async def __call__(self, prompt: str) -> Reply:
+    def seat(self, seat: str | None) -> Ask:
+        """The :data:`Ask` of one panel seat (a repeat, a judge met twice): its requests keyed apart."""
+
+        async def ask(prompt: str) -> Reply:
+            return await self(prompt, seat=seat)
+
+        return ask
+
+    async def __call__(self, prompt: str, *, seat: str | None = None) -> Reply:
         messages = [{"role": "user", "content": prompt}]
-        key = request_key(self._client.model, messages, self._params)
+        key = request_key(self._client.model, messages, self._params, seat)
         entry = self._finished(key)
         if entry is not None and isinstance(entry.get("content"), str):
             self.reused += 1

@@ -101,13 +101,11 @@ async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, pr
     details["verdict"] = {
         "score": grade.score,
         "raw_score": grade.raw_score,
-        "clamped": grade.clamped,
         "tagged": grade.tagged if grade_nonce else None,
     }
     raw_reference = reference_of(record)
     judged.analysis = (
         f"extracted answer {extraction.answer!r}, compared with reference {raw_reference!r}: score {grade.score:g}"
-        + (f" (judge said {grade.raw_score:g}, clamped to 0-1)" if grade.clamped else "")
     )
     return judged
 

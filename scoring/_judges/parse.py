@@ -28,7 +28,8 @@ the whole prompt, the judged response included, so the response cannot contain i
   it, and dropping it would turn the judge's real 0 into "no verdict", out of the mean;
 - only when there is no well-formed candidate at all, the verdict field is read from a ``{...}`` that is
   not valid JSON (an unescaped quote in the analysis), never from prose;
-- a score outside the scale is clamped to it (and the verdict says so);
+- a score outside the scale (a 0-2 judge's 99, a math grade of 7) is void, never clamped: the judge
+  misread its scale, so any number read from it would be a guess (:class:`UnparseableReply` says so);
 - the judge's own leading reasoning (``<think>…</think>`` at the start, up to its last ``</think>``) is
   set aside first (:mod:`scoring._judges.reasoning`);
 - a reply with no verdict raises :class:`UnparseableReply` with the reason; it never becomes a 0.
@@ -86,7 +87,6 @@ class UnparseableReply(ValueError):
 class AbsoluteVerdict:
     score: float
     raw_score: float
-    clamped: bool
     analysis: str
     tagged: bool = False
 
@@ -102,7 +102,6 @@ class PairwiseVerdict:
 class MathGrade:
     score: float
     raw_score: float
-    clamped: bool
     tagged: bool = False
 
 
@@ -240,7 +239,7 @@ def normalize_choice(value: Any) -> Choice | None:
 @dataclass(frozen=True)
 class _Candidate(Generic[V]):
     value: V
-    raw: Any  # the value as written (a clamped score keeps the judge's number here)
+    raw: Any  # the value as written (``"2分"`` for 2)
     obj: JsonObject | None  # the JSON object it came from, for the analysis
     body: str  # the reply (without leading reasoning) ...
     at: int  # ... and where the candidate starts in it: the prose before it explains it
@@ -329,6 +328,17 @@ class _Kind(Generic[V]):
     salvage: re.Pattern[str] | None
     what: str  # "score", "choice": for messages
     lowest: Callable[[V], bool] = lambda _: False  # a copy of this value is kept (no forgery gains by it)
+    #: The valid range, for a number outside it (``"the 0-2 scale"``): said void, never clamped.
+    scale: str | None = None
+    number: Callable[[Any], float | None] | None = None
+
+    def rejected(self, raw: Any) -> str:
+        """Why ``raw`` is no verdict: off the scale (void, never clamped), or not a valid value at all."""
+        number = self.number(raw) if self.number is not None else None
+        shown = repr(raw.strip()[:40]) if isinstance(raw, str) else repr(raw)
+        if number is not None and self.scale is not None:
+            return f"{self.what} {shown} is off {self.scale}: an off-scale verdict is void, never clamped"
+        return f"{self.what} {shown} is not a valid {self.what}"
 
 
 def _from_text(
@@ -342,7 +352,7 @@ def _from_text(
         raw: Any = text
         value = kind.read(raw)
         if value is None:
-            bad.append(repr(text.strip()[:40]))
+            bad.append(kind.rejected(text))
         else:
             found.append(_Candidate(value, raw, None, body, tag_at if tag_at is not None else span[0], text in quoted))
         return found
@@ -352,7 +362,7 @@ def _from_text(
             raw = _get(obj, kind.keys)
             value = kind.read(raw)
             if value is None:
-                bad.append(repr(raw))
+                bad.append(kind.rejected(raw))
                 continue
             at = tag_at if tag_at is not None else span[0] + start
             found.append(_Candidate(value, raw, obj, body, at, copied))
@@ -409,6 +419,8 @@ def _read(kind: _Kind[V], reply: str, nonce: str | None, quoted: Sequence[str]) 
                         value = kind.read(inner.strip())
                         if value is not None:
                             within = [_Candidate(value, inner.strip(), None, body, at, False)]
+                        elif inner.strip() and not json_objects(inner):
+                            bad.append(kind.rejected(inner))
                 found += within
             if found:
                 return _decide(kind, found, f"in its <{kind.tag}-{nonce}> tags"), True
@@ -427,7 +439,7 @@ def _read(kind: _Kind[V], reply: str, nonce: str | None, quoted: Sequence[str]) 
         if salvaged:
             return _decide(kind, salvaged, "in malformed JSON"), False
     if bad:
-        raise UnparseableReply(f"the judge's {kind.what} {bad[0]} is not a valid {kind.what}")
+        raise UnparseableReply(f"the judge's {bad[0]}")
     raise UnparseableReply(_missing(kind))
 
 
@@ -439,7 +451,7 @@ def _untagged(kind: _Kind[V], body: str, seen: _Quoted, bad: list[str]) -> list[
         if kind.keys is None:
             value = kind.read(inner)
             if value is None:
-                bad.append(repr(inner.strip()[:40]))
+                bad.append(kind.rejected(inner))
                 continue
             found.append(_Candidate(value, inner, None, body, match.start(), match.group(0) in seen))
         elif not json_objects(inner):  # a bare value in the tag; objects are found below
@@ -464,15 +476,18 @@ def _missing(kind: _Kind[Any]) -> str:
 def _absolute_kind(scale: Scale) -> _Kind[float]:
     def read(raw: Any) -> float | None:
         number = _number(raw)
-        return None if number is None else scale.clamp(number)
+        return number if number is not None and scale.low <= number <= scale.high else None
 
-    return _Kind("verdict", _SCORE_KEYS, read, _SALVAGE_SCORE, "score", lambda v: v <= scale.low)
+    return _Kind(
+        "verdict", _SCORE_KEYS, read, _SALVAGE_SCORE, "score", lambda v: v <= scale.low, f"the {scale} scale", _number
+    )
 
 
 def parse_absolute(
     reply: str, scale: Scale, *, nonce: str | None = None, quoted: Sequence[str] = ()
 ) -> AbsoluteVerdict:
-    """The judge's ``score`` (in its nonce tag, else the one all its JSON verdicts agree on), clamped to ``scale``."""
+    """The judge's ``score`` (in its nonce tag, else the one all its JSON verdicts agree on), on ``scale``:
+    a score off it is no verdict (:class:`UnparseableReply`), never clamped."""
     candidate, tagged = _read(_absolute_kind(scale), reply, nonce, quoted)
     raw = _number(candidate.raw)
     assert raw is not None
@@ -480,9 +495,7 @@ def parse_absolute(
         analysis = _salvaged_analysis(candidate.salvaged, candidate.prose)
     else:
         analysis = _analysis(candidate.obj, _SCORE_KEYS, candidate.prose)
-    return AbsoluteVerdict(
-        score=candidate.value, raw_score=raw, clamped=candidate.value != raw, analysis=analysis, tagged=tagged
-    )
+    return AbsoluteVerdict(score=candidate.value, raw_score=raw, analysis=analysis, tagged=tagged)
 
 
 _PAIRWISE: _Kind[Choice] = _Kind("verdict", _CHOICE_KEYS, normalize_choice, _SALVAGE_CHOICE, "choice")
@@ -499,21 +512,27 @@ def parse_pairwise(reply: str, *, nonce: str | None = None, quoted: Sequence[str
     return PairwiseVerdict(choice=candidate.value, analysis=analysis, tagged=tagged)
 
 
+def _grade_number(raw: Any) -> float | None:
+    return _number(raw, fraction=True)
+
+
 def _grade(raw: Any) -> float | None:
-    number = _number(raw, fraction=True)
-    return None if number is None else round(min(1.0, max(0.0, number)), 2)
+    number = _grade_number(raw)
+    return None if number is None or not 0.0 <= number <= 1.0 else round(number, 2)
 
 
-_MATH_GRADE: _Kind[float] = _Kind("score", None, _grade, None, "score", lambda v: v <= 0.0)
+_MATH_GRADE: _Kind[float] = _Kind(
+    "score", None, _grade, None, "score", lambda v: v <= 0.0, "the 0-1 scale", _grade_number
+)
 
 
 def parse_math_grade(reply: str, *, nonce: str | None = None, quoted: Sequence[str] = ()) -> MathGrade:
     """The grade in ``<score-NONCE>x</score-NONCE>`` (else the one all ``<score>`` tags agree on): ``0.83``,
-    ``5/6``, ``83%``, clamped to [0, 1] and rounded to two decimals."""
+    ``5/6``, ``83%``, rounded to two decimals; a grade off [0, 1] (a ``7``) is no verdict, never clamped."""
     candidate, tagged = _read(_MATH_GRADE, reply, nonce, quoted)
     raw = _number(candidate.raw, fraction=True)
     assert raw is not None
-    return MathGrade(score=candidate.value, raw_score=raw, clamped=not 0.0 <= raw <= 1.0, tagged=tagged)
+    return MathGrade(score=candidate.value, raw_score=raw, tagged=tagged)
 
 
 _NULL_ANSWERS = frozenset({"", "null", "none", "n/a", "无", "空", "没有", "无答案", "nil"})

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import copy
 import os
-from collections.abc import Awaitable, Coroutine
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -25,19 +27,27 @@ from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
 from scoring._judges.inputs import target_turn
 from scoring._judges.kinds import Case, JudgeKind, fallback_judge, judge_kind, judge_names, versus_names
-from scoring._judges.options import JudgeOptions
+from scoring._judges.options import AGGREGATES, JudgeOptions, PanelJudge
+from scoring._judges.panel import Seat, judge_with_panel
 from scoring._judges.prompts import Prompts, parse_lang
 from scoring._judges.result import Judged
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
-from scoring._judges.summary import JudgeSummary, summarize
+from scoring._judges.summary import JudgeSummary, panel_summary, summarize
 from scoring._judges.templates import TemplateError
+from scoring._metrics.registry import JUDGE_NEEDED
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
 
 if TYPE_CHECKING:
     from scoring._client.pool import AnyClient
 
-__all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
+__all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "RuleScore", "judge_records"]
+
+#: The settled rule score of a response (by the record's place in the list and the response's in the
+#: record), for ``judge_escalate`` to check the first verdict against; None when the rules cannot settle it.
+RuleScore = Callable[[int, int], float | None]
+#: ``only``: why a record's response goes to the judge (None: it stays as it is, judged by the rules).
+SendReason = Callable[[RecordDict, ResponseDict], str | None]
 
 #: The judge metrics of the metric table (its entries with kind "judge"), when this module was loaded.
 METRICS = tuple(judge_names())
@@ -72,8 +82,10 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     kind = judge_kind(metric)
     if kind is None:
         raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(judge_names())}")
-    if not options.judge_base_url or not options.judge_model:
+    judges = options.judges()
+    if not judges or not all(j.base_url for j in judges):
         raise JudgeSetupError(f"--metric {metric} needs --judge-base-url and --judge-model")
+    _check_panel(options, judges)
     if options.concurrency < 1 or options.max_retries < 0 or options.timeout <= 0:
         raise JudgeSetupError("judge concurrency must be at least 1, retries 0 or more, and the timeout positive")
     try:
@@ -98,6 +110,32 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     return _Plan(metric, kind, prompts, scale, against, label, fallback)
 
 
+def _check_panel(options: JudgeOptions, judges: tuple[PanelJudge, ...]) -> None:
+    """A panel's options, checked before any verdict is bought."""
+    if options.judge_aggregate not in AGGREGATES:
+        raise JudgeSetupError(f"--judge-aggregate {options.judge_aggregate!r}: expected one of {', '.join(AGGREGATES)}")
+    if options.judge_repeats < 1:
+        raise JudgeSetupError("--judge-repeats must be at least 1")
+    if not 1 <= options.judge_min_valid <= len(judges):
+        raise JudgeSetupError(
+            f"--judge-min-valid {options.judge_min_valid}: the panel has {len(judges)} judge(s), so it must be "
+            f"1 to {len(judges)}"
+        )
+    if options.judge_escalate and len(judges) < 2:
+        raise JudgeSetupError("--judge-escalate needs two judges or more (--judge-model given twice, or --judge-panel)")
+
+
+def _seat_names(judges: tuple[PanelJudge, ...]) -> list[str | None]:
+    """How each judge's requests are keyed apart in the journal: the first of a model by its name alone
+    (a lone judge's journal stays as it was), the same model met again by its place in the panel."""
+    seen: Counter[str] = Counter()
+    names: list[str | None] = []
+    for n, judge in enumerate(judges):
+        names.append(None if not seen[judge.model] else f"judge {n}")
+        seen[judge.model] += 1
+    return names
+
+
 def _check_writable(path: Path) -> None:
     """The journal must be writable before the first verdict is bought, or that verdict would be lost. A
     journal the check makes is removed again: a run refused before any request leaves no empty journal."""
@@ -112,9 +150,9 @@ def _check_writable(path: Path) -> None:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
 
-def _result_fields(judged: Judged, metric: str) -> ResponseDict:
+def _result_fields(judged: Judged, metric: str, sent_because: str | None = None) -> ResponseDict:
     """Scores as data: ``metric``, ``answer`` (what the verdict says), ``settled`` (false, with the
-    reason, when the judge gave no verdict)."""
+    reason, when the judge gave no verdict); ``matched_by: "judge"`` when the rules left it to the judge."""
     fields: ResponseDict = {
         "score": judged.score,
         "analysis": judged.analysis,
@@ -124,14 +162,24 @@ def _result_fields(judged: Judged, metric: str) -> ResponseDict:
     }
     if judged.status != "scored":
         fields["unsettled_reason"] = judged.analysis
+    if sent_because is not None:
+        fields["matched_by"] = "judge"
     return fields
 
 
-def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> ResponseDict:
+def _fill(
+    response: ResponseDict, judged: Judged, metric: str, model: str, sent_because: str | None = None
+) -> ResponseDict:
     """The response with its result fields in canonical position (where ``score`` goes) and ``judge``
-    last; the judge entry names the judge model that gave the verdict."""
-    fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric)
+    last; the judge entry names the judge model that gave the verdict (and, when the rules left the
+    response to it, why: ``sent_because``, with the rule's own result as ``rule``)."""
+    fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric, sent_because)
     judge: JsonObject = {"metric": metric, "model": model}
+    if sent_because is not None:
+        judge["sent_because"] = sent_because
+        rule = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
+        if rule.get("metric") != JUDGE_NEEDED:
+            judge["rule"] = rule
     if judged.template is not None:
         judge["template"] = judged.template
     if judged.lang is not None:
@@ -155,25 +203,53 @@ def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> Re
 
 
 async def _judge_all(
-    records: list[RecordDict], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
+    records: list[RecordDict],
+    plan: _Plan,
+    options: JudgeOptions,
+    progress: Progress | None,
+    stop: GracefulStop,
+    rule_score: RuleScore | None,
+    only: SendReason | None,
 ) -> tuple[list[RecordDict], JudgeSummary]:
     from scoring._runner.journal import Journal
 
-    assert options.judge_base_url is not None and options.judge_model is not None
+    judges = options.judges()
     journal: Journal | None = None
-    api_key = os.environ.get(options.judge_api_key_env) if options.judge_api_key_env else None
     out = [copy.deepcopy(record) for record in records]
     slots: list[tuple[int, int]] = []
     skipped = 0
+    sent: dict[tuple[int, int], str] = {}
+    askers: list[JournaledAsker] = []
     try:
-        async with _judge_client(options, api_key) as client:
-            note = getattr(progress, "note", None)
-            if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
-                client.on_notice = note
-            stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
-            # opened once the client stands: an endpoint refused before any request leaves no empty journal
+        async with contextlib.AsyncExitStack() as clients:
+            standing: list[AnyClient] = []
+            for judge in judges:
+                assert judge.base_url is not None
+                api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
+                client = _judge_client(options, judge, api_key)
+                await clients.enter_async_context(client)  # its __aenter__ gives the client itself
+                note = getattr(progress, "note", None)
+                if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
+                    client.on_notice = note
+                stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
+                standing.append(client)
+            # opened once the clients stand: an endpoint refused before any request leaves no empty journal
             journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
-            ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
+            askers += [
+                JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
+                for client in standing
+            ]
+            seats = [
+                Seat(
+                    judge.model,
+                    tuple(
+                        asker.seat(_repeat_seat(name, r)) if (name or r) else asker
+                        for r in range(options.judge_repeats)
+                    ),
+                )
+                for judge, asker, name in zip(judges, askers, _seat_names(judges), strict=True)
+            ]
+            panel = _Panel(askers, seats, plan, options)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
                 try:
@@ -188,7 +264,14 @@ async def _judge_all(
                         skipped += 1
                         continue
                     slots.append((r, i))
-                    jobs.append(_judge_one(ask, plan, record, response, i, progress))
+                    if only is not None:
+                        reason = only(record, response)
+                        if reason is None:
+                            skipped += 1
+                            continue
+                        sent[(r, i)] = reason
+                    rule = rule_score(r, i) if rule_score is not None and options.judge_escalate else None
+                    jobs.append(_judge_one(panel, record, response, i, progress, rule))
             if progress is not None:
                 progress.start(len(jobs))
             results = await asyncio.gather(*jobs)
@@ -197,45 +280,61 @@ async def _judge_all(
             progress.stop()
         if journal is not None:
             journal.close()
-    if ask.down is not None:
-        down = ask.down
+    downs = [asker.down for asker in askers if asker.down is not None]
+    if downs and (len(downs) == len(askers) or not options.is_panel):  # a panel goes on while one judge serves
+        down = downs[0]
+        bought, reused = sum(a.bought for a in askers), sum(a.reused for a in askers)
         raise JudgeUnavailableError(
-            f"judge {down}", status=down.status, hint=down.hint, bought=ask.bought, reused=ask.reused
+            f"judge {down}", status=down.status, hint=down.hint, bought=bought, reused=reused
         ) from down
+    model = ", ".join(j.model for j in judges)
     for (r, i), judged in zip(slots, results, strict=True):
         responses = target_turn(out[r])["responses"]
         if plan.fallback:
             judged = _keep_rule_score(responses[i], judged)
-        responses[i] = _fill(responses[i], judged, plan.metric, options.judge_model)
+        responses[i] = _fill(responses[i], judged, plan.metric, model, sent.get((r, i)))
     summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
     summary.update(
         {
-            "judge_model": options.judge_model,
-            "judge_requests": ask.bought,
-            "judge_reused": ask.reused,
+            "judge_model": model,
+            "judge_requests": sum(a.bought for a in askers),
+            "judge_reused": sum(a.reused for a in askers),
         }
     )
+    if options.is_panel:
+        summary["panel"] = panel_summary(out, [j.model for j in judges], options, plan.kind)
+        if downs:
+            summary["panel"]["down"] = [str(d) for d in downs]
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
+    if only is not None:
+        summary["undecided"] = {"judged": len(results), "settled_by_rules": skipped, **Counter(sent.values())}
     return out, summary
 
 
-def _judge_client(options: JudgeOptions, api_key: str | None) -> AnyClient:
-    """The judge's client: one endpoint, or a pool of one per base URL when ``judge_replicas`` are given."""
+def _repeat_seat(name: str | None, repeat: int) -> str | None:
+    parts = [p for p in (name, f"repeat {repeat}" if repeat else None) if p]
+    return ", ".join(parts) or None
+
+
+def _judge_client(options: JudgeOptions, judge: PanelJudge, api_key: str | None) -> AnyClient:
+    """A judge's client: its endpoint, or a pool of one per base URL when the judge is at the run's
+    ``judge_base_url`` and ``judge_replicas`` are given (every judge of a panel there shares them)."""
     from scoring._client.http import ChatClient
     from scoring._client.options import Limits, RetryPolicy
     from scoring._client.pool import EndpointPool
 
-    assert options.judge_base_url is not None and options.judge_model is not None
+    assert judge.base_url is not None
+    urls = (judge.base_url, *options.judge_replicas) if judge.base_url == options.judge_base_url else (judge.base_url,)
     clients = [
         ChatClient(
             url,
-            options.judge_model,
+            judge.model,
             api_key=api_key,
             limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
             retry=RetryPolicy(max_retries=options.max_retries),
         )
-        for url in (options.judge_base_url, *options.judge_replicas)
+        for url in urls
     ]
     return clients[0] if len(clients) == 1 else EndpointPool(clients)
 
@@ -254,31 +353,64 @@ def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:
     return judged
 
 
+@dataclass(frozen=True)
+class _Panel:
+    """What every response of a run is judged with: the judges' askers, their seats, the plan, the options."""
+
+    askers: list[JournaledAsker]
+    seats: list[Seat]
+    plan: _Plan
+    options: JudgeOptions
+
+
 async def _judge_one(
-    ask: JournaledAsker,
-    plan: _Plan,
+    panel: _Panel,
     record: RecordDict,
     response: ResponseDict,
     index: int,
     progress: Progress | None,
+    rule: float | None,
 ) -> Judged:
     bought = 0
 
-    async def counted(prompt: str) -> Reply:
-        nonlocal bought
-        reply = await ask(prompt)
-        bought += not reply.from_journal
-        return reply
+    def counted(ask: Callable[[str], Awaitable[Reply]]) -> Callable[[str], Awaitable[Reply]]:
+        async def call(prompt: str) -> Reply:
+            nonlocal bought
+            reply = await ask(prompt)
+            bought += not reply.from_journal
+            return reply
 
+        return call
+
+    plan, options = panel.plan, panel.options
     case = Case(record, response, index, plan.prompts, plan.scale, plan.against, plan.against_label)
-    judged = await plan.kind.judge(counted, case)
-    if progress is not None and not ask.stopping:  # a stop's unsent verdicts are not errors to count
+    if options.is_panel:
+        counted_seats = [Seat(seat.model, tuple(counted(ask) for ask in seat.asks)) for seat in panel.seats]
+        judged = await judge_with_panel(
+            plan.kind,
+            case,
+            counted_seats,
+            how=options.judge_aggregate,
+            min_valid=options.judge_min_valid,
+            escalate=options.judge_escalate,
+            rule_score=rule,
+        )
+    else:
+        judged = await plan.kind.judge(counted(panel.seats[0].asks[0]), case)
+    stopping = any(ask.stopping for ask in panel.askers)
+    if progress is not None and not stopping:  # a stop's unsent verdicts are not errors to count
         progress.advance(error=judged.status != "scored", resumed=bought == 0)
     return judged
 
 
 def judge_records(
-    records: list[RecordDict], *, metric: str, options: JudgeOptions, progress: Progress | None = None
+    records: list[RecordDict],
+    *,
+    metric: str,
+    options: JudgeOptions,
+    progress: Progress | None = None,
+    rule_score: RuleScore | None = None,
+    only: SendReason | None = None,
 ) -> JudgeOutcome:
     """Judge every response of ``records`` with ``metric`` (``judge``, ``pairwise``, ``math-judge``; or
     ``math`` with ``options.judge_fallback``: only the responses the rule-based math metric left unsettled).
@@ -290,13 +422,19 @@ def judge_records(
     never raise: each becomes a response with ``score`` null, an ``analysis`` saying why and the raw
     reply in ``response["judge"]``.
     ``progress`` (optional, as the runner's) advances once per judged response.
+    A panel (``options.judge_panel``, ``judge_repeats``, ``judge_escalate``; see :mod:`scoring._judges.panel`)
+    keeps each judge's verdict in the response's ``judge.panel``; ``rule_score`` gives escalation the
+    settled rule score a first verdict must not contradict. ``only`` (``auto`` with a judge): the
+    responses it gives a reason for are judged, ``matched_by: "judge"`` and the reason in
+    ``judge.sent_because``; the others keep their rule result. One judge of a panel whose endpoint proves
+    unusable leaves its verdicts void (``request_failed``); the run stops only when every judge is.
     On Ctrl-C (``KeyboardInterrupt``) or SIGTERM (:class:`~scoring._errors.RunInterrupted`) no new verdict is
     bought and those in flight get a few seconds to land in the journal; a second Ctrl-C leaves at once.
     """
     plan = _plan(metric, options)
     stop = GracefulStop()
     try:
-        out, summary = _run_sync(stop.guard(_judge_all(records, plan, options, progress, stop)))
+        out, summary = _run_sync(stop.guard(_judge_all(records, plan, options, progress, stop, rule_score, only)))
     except Stopped as stopped:
         raise GracefulStop.error(stopped) from None
     return JudgeOutcome(records=out, summary=summary)

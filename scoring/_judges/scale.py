@@ -18,9 +18,6 @@ class Scale:
     low: float
     high: float
 
-    def clamp(self, value: float) -> float:
-        return min(self.high, max(self.low, value))
-
     def label(self, value: float) -> str:
         return _number(value)
 

@@ -12,6 +12,9 @@ scored for any reason), ``unparseable``, ``request_failed``, ``not_judged``, ``j
 - ``math-judge``: ``strict_accuracy`` (share scoring 1.0) and ``loose_accuracy`` (mean score), both 0-100,
   over every response with a score.
 
+With a panel (several judges, repeats, escalation), ``panel``: the judges' agreement, each judge's void
+rate, self-consistency and position flips, and what escalation asked (see :mod:`scoring._judges.panel_stats`).
+
 And ``untagged``: how many responses' verdicts the judge gave outside the nonce tag its prompt asked for
 (a template without ``{{nonce}}`` asks for none, and counts none).
 """
@@ -23,13 +26,16 @@ from typing import Any
 from formatkit._core.record import JsonObject, RecordDict, ResponseDict
 from scoring._judges.call import add_usage
 from scoring._judges.inputs import target_turn
-from scoring._judges.kinds import judge_kind, kind_of
+from scoring._judges.kinds import JudgeKind, judge_kind, kind_of
+from scoring._judges.options import JudgeOptions
+from scoring._judges.panel_stats import PanelTally, panel_lines
 from scoring._judges.result import Judged
 from scoring._judges.scale import Scale
 
 __all__ = [
     "JudgeSummary",
     "mean_of",
+    "panel_summary",
     "rounded",
     "score_fraction",
     "scored_values",
@@ -120,6 +126,23 @@ def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, 
     return summary
 
 
+def panel_summary(records: list[RecordDict], models: list[str], options: JudgeOptions, kind: JudgeKind) -> JsonObject:
+    """The panel's figures over every judged response of ``records`` (the judges in panel order)."""
+    tally = PanelTally()
+    tally.expect(models)
+    for record in records:
+        try:
+            responses = target_turn(record).get("responses") or []
+        except ValueError:
+            continue
+        for response in responses:
+            if isinstance(response, dict) and isinstance(response.get("judge"), dict):
+                tally.add(response["judge"])
+    tally.aggregate = "escalate" if options.judge_escalate else options.judge_aggregate
+    tally.nominal = kind.versus
+    return tally.to_dict()
+
+
 def shown(value: Any) -> str:
     """A summary figure for people: two decimals, or a dash when there is none."""
     return "—" if not isinstance(value, (int, float)) else f"{round(value, 2) + 0.0:.2f}"
@@ -147,6 +170,18 @@ def summary_lines(summary: JudgeSummary) -> list[str]:
             f"  sent to the judge: {fallback.get('judged', 0)} response(s) the math rules could not settle; "
             f"{fallback.get('settled_by_rules', 0)} settled by the rules"
         )
+    undecided = summary.get("undecided")
+    if isinstance(undecided, dict):
+        why = ", ".join(
+            f"{n} {reason.replace('_', ' ')}"
+            for reason, n in undecided.items()
+            if reason not in ("judged", "settled_by_rules")
+        )
+        lines.append(
+            f"  sent to the judge by auto: {undecided.get('judged', 0)} response(s) the rules could not settle"
+            + (f" ({why})" if why else "")
+            + f"; {undecided.get('settled_by_rules', 0)} settled by the rules"
+        )
     causes = [
         (
             summary.get("unparseable", 0),
@@ -164,6 +199,9 @@ def summary_lines(summary: JudgeSummary) -> list[str]:
             f"  {untagged} verdict(s) given outside the request's nonce tag: that judge ignores the tag it is "
             "asked for, so a verdict planted in a response is refused (no score) rather than excluded by the tag"
         )
+    panel = summary.get("panel")
+    if isinstance(panel, dict):
+        lines += ["  " + line for line in panel_lines(panel)]
     lines.append(
         f"  judge requests: {summary.get('judge_requests', 0)} bought, "
         f"{summary.get('judge_reused', 0)} reused from the journal"

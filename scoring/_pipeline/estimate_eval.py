@@ -15,10 +15,13 @@ from formatkit._core.issues import Report
 from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.writers import output_lock
 from scoring._client.options import with_fields
+from scoring._metrics.auto import reference_kind
+from scoring._metrics.base import item_from_record
 from scoring._metrics.registry import JUDGE_NEEDED
 from scoring._pipeline.evaluate import EvalPaths, first_per_dataset
 from scoring._pipeline.options import EvalFields, EvalOptions
 from scoring._pipeline.score import Scorer
+from scoring._report.aggregate import dataset_of
 from scoring._runner.estimate import Estimate, Prices, estimate_file
 from scoring._runner.options import EndpointOptions, RunOptions
 from scoring._runner.requests import expand_samples
@@ -30,16 +33,28 @@ __all__ = ["estimate_evaluation", "judge_requests"]
 
 
 def judge_requests(records: Iterable[RecordDict], how: EvalOptions) -> int:
-    """The judge requests ``auto`` would send at most: each response of a record it leaves to the judge."""
+    """The judge requests ``auto`` would send: each response of a record it leaves to the judge, and of a
+    record whose short text reference ``exact`` can only match word for word (a paraphrase goes to the
+    judge, #27 item 5), times the requests a panel makes per response (its judges x ``judge_repeats``). An
+    answer no rule can extract goes to the judge too, which no count before the answers can foresee."""
     items = list(records)
-    scorer = Scorer(declared=dict(how.dataset_metrics or {}))
+    declared = dict(how.dataset_metrics or {})
+    scorer = Scorer(declared=declared)
     scorer.prepare(items)
     count = 0
     for record in items:
-        if scorer.metric_for(record).metric == JUDGE_NEEDED:
+        metric = scorer.metric_for(record).metric
+        paraphrase = (
+            metric == "exact"
+            and dataset_of(record, scorer.default_dataset) not in declared
+            and reference_kind(item_from_record(record)) == "short"
+        )
+        if metric == JUDGE_NEEDED or paraphrase:
             expand_samples(record, how.defaults or {})
             count += len(target_responses(record))
-    return count
+    judge = how.judge
+    per_response = max(1, len(judge.judges())) * max(1, judge.judge_repeats) if judge is not None else 1
+    return count * per_response
 
 
 def estimate_evaluation(
@@ -71,7 +86,7 @@ def estimate_evaluation(
             run_record=False,
         )
         estimate = estimate_file(source, paths.answered, endpoint, run, tokenizer=tokenizer)
-        if how.judge is not None and how.judge.judge_base_url:
+        if how.judge is not None and how.judge.configured:
             estimate.judge_requests = judge_requests(_records(source, how), how)
         if prices is not None:
             estimate.price(prices)

@@ -206,7 +206,7 @@ def _evaluate(
     # written once the answers are (a judge that stops the flow leaves them described), again at the end
     record: RunRecord = {**(outcome.run.run_record or {})}
     record.update({"started": started_at, "sets": [str(path) for path in sets]})
-    record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
+    record["judge"] = judge_record(judge) if judge is not None and judge.configured else None
     write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))
     scoring = ScoreOptions(

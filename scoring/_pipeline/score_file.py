@@ -9,6 +9,7 @@ the math judge fallback hold the records in memory while the judges run.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -18,11 +19,13 @@ from typing import TYPE_CHECKING, Any
 from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
 from formatkit._core.modes import Mode
-from formatkit._core.record import RecordDict, target_responses
+from formatkit._core.record import RecordDict, ResponseDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
 from scoring._judges import judge_records
+from scoring._judges.fallback import undecided
 from scoring._judges.options import JudgeOptions
+from scoring._judges.run import RuleScore
 from scoring._judges.summary import JudgeSummary
 from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
@@ -30,7 +33,7 @@ from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
-from scoring._report.aggregate import Aggregate, aggregate
+from scoring._report.aggregate import Aggregate, aggregate, dataset_of
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
@@ -127,7 +130,7 @@ def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions)
     if record is None:
         return
     record["scored"] = {"metric": metric, "finished": now_iso(), "from": source.name}
-    if judge.judge_base_url:
+    if judge.configured:
         record["judge"] = judge_record(judge)
     write_run_record(run_record_path(out), record)
 
@@ -142,12 +145,16 @@ def judge_record(judge: JudgeOptions) -> JudgeRecord:
         template = "built-in absolute_zh / absolute_en (by each record's language)"
     else:
         template = _builtin_prompt(judge.judge_lang)
-    return {
+    record: JudgeRecord = {
         "base_url": public_url(judge.judge_base_url or ""),
         "model": judge.judge_model,
         "template": template,
         "scale": judge.judge_scale,
     }
+    if judge.is_panel:
+        record["panel"] = [{"model": j.model, "base_url": public_url(j.base_url or "")} for j in judge.judges()]
+        record["aggregate"] = "escalate" if judge.judge_escalate else judge.judge_aggregate
+    return record
 
 
 def _builtin_prompt(judge_lang: str) -> str:
@@ -186,7 +193,12 @@ def _score(
             yield record
 
     if metric != AUTO and spec_of(metric).kind == "judge":
-        judged = judge_records(list(records()), metric=metric, options=options, progress=progress)
+        items = list(records())
+        if options.judge_escalate:  # a first verdict is checked against what the rules settle
+            rules = _rule_scores(items, default_dataset, how)
+            judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
+        else:
+            judged = judge_records(items, metric=metric, options=options, progress=progress)
         _write(out, judged.records)
         names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
         metrics = dict.fromkeys(names, metric)
@@ -199,13 +211,13 @@ def _score(
         scorer = Scorer(
             metric=metric, default_dataset=default_dataset, guard=guard, declared=dict(how.dataset_metrics or {})
         )
-        if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.judge_base_url):
+        if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.configured):
             with atomic_writer(out) as handle:
                 score_in_workers(records, handle, scorer, workers, math_timeout, out)
             return FileScoreOutcome(out, scorer.result(), scorer.metrics)
         if metric == AUTO:
             scorer.prepare(records())
-        if metric == AUTO and options.judge_base_url:
+        if metric == AUTO and options.configured:
             return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
             scored = [scorer.score_record(record) for record in records()]
@@ -228,13 +240,22 @@ def _auto_with_judge(
     progress: Progress | None,
     void_as_zero: bool = False,
 ) -> FileScoreOutcome:
-    """``auto`` with a judge endpoint: the records auto leaves for a judge (free text) go to the absolute
-    judge; the rest keep their rule metric's score."""
+    """``auto`` with a judge endpoint: what the rules cannot settle goes to the absolute judge (free text,
+    "judge needed", a short text reference the reply does not match word for word, an answer no rule
+    could extract or compare: :func:`~scoring._judges.fallback.undecided`), ``matched_by: "judge"``; the
+    rest keep their rule metric's score."""
     scored = [scorer.score_record(record) for record in records]
-    needy = [i for i, record in enumerate(scored) if _first_metric(record) == JUDGE_NEEDED]
+    declared = scorer.declared  # a dataset whose metric the user declared keeps its rule scores
+
+    def send(record: RecordDict, response: ResponseDict) -> str | None:
+        return None if dataset_of(record, scorer.default_dataset) in declared else undecided(response)
+
+    needy = [i for i, record in enumerate(scored) if any(send(record, r) for r in target_responses(record))]
     summary: JudgeSummary = {}
     if needy:
-        judged = judge_records([scored[i] for i in needy], metric="judge", options=options, progress=progress)
+        judged = judge_records(
+            [scored[i] for i in needy], metric="judge", options=options, progress=progress, only=send
+        )
         for i, record in zip(needy, judged.records, strict=True):
             scored[i] = record
         summary = judged.summary.copy()
@@ -253,9 +274,34 @@ def _auto_with_judge(
     return FileScoreOutcome(out, agg, chosen, summary)
 
 
-def _first_metric(record: RecordDict) -> str | None:
-    responses = target_responses(record)
-    return responses[0].get("metric") if responses else None
+def _rule_scores(records: list[RecordDict], default_dataset: str, how: ScoreOptions) -> RuleScore:
+    """What the rules (``auto``) settle of each response, for escalation to check a first verdict against:
+    a score where the rules decide, None where they cannot (:func:`~scoring._judges.fallback.undecided`)."""
+    guard = SympyGuard(timeout=how.math_timeout)
+    try:
+        declared = dict(how.dataset_metrics or {})
+        scorer = Scorer(metric=AUTO, default_dataset=default_dataset, guard=guard, declared=declared)
+        copies = [copy.deepcopy(record) for record in records]
+        scorer.prepare(copies)
+        settled: list[list[float | None]] = []
+        for record in copies:
+            scorer.score_record(record)
+            settled.append(
+                [
+                    None
+                    if undecided(response) or not isinstance(response.get("score"), int | float)
+                    else response["score"]
+                    for response in target_responses(record)
+                ]
+            )
+    finally:
+        guard.close()
+
+    def rule_score(record: int, response: int) -> float | None:
+        scores = settled[record] if record < len(settled) else []
+        return scores[response] if response < len(scores) else None
+
+    return rule_score
 
 
 def _write(output: Path, records: Any) -> None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries
 from scoring._judges.kinds import JudgeKind, kind_of
+from scoring._judges.panel_stats import PanelTally
 from scoring._judges.verdicts import count_pairwise
 from scoring._report.intervals import (
     SMALL_N,
@@ -182,6 +183,8 @@ class DatasetStats:
     interval: Interval | None = None
     #: Pairwise datasets: the 0–100 win rate (ties half) that enters the dimension, and its interval.
     win_interval: Interval | None = None
+    #: A judge panel's figures (agreement, each judge's void rate, escalation), from its responses.
+    panel: PanelTally = field(default_factory=PanelTally)
 
     def add(self, record: RecordDict) -> None:
         self.records += 1
@@ -200,6 +203,8 @@ class DatasetStats:
             if judge is not None:
                 kind = kind_of(judge)
                 score = _judged_fraction(judge, kind, score, self.judge_usage)
+                if isinstance(judge, dict) and "panel" in judge:
+                    self.panel.add(judge)
                 versus = kind is not None and kind.versus  # a comparison: win / tie / loss
                 if is_void(judge, score):
                     self.void += 1
@@ -331,6 +336,8 @@ class DatasetStats:
             out["majority"] = _pct(self.majority_sum, self.scored_records)
         if self.unsettled:
             out["unsettled"] = self.unsettled
+        if self.panel:
+            out["panel"] = self.panel.to_dict()
         if self.pairwise:
             both = self.pairwise.get("both_orders", 0)
             out["pairwise"] = {

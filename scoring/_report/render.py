@@ -13,6 +13,7 @@ from formatkit._core.record import JsonObject
 from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
+from scoring._report.panel import PANEL_HEAD, panel_notes, panel_rows
 
 __all__ = ["FORMATS", "render", "write_xlsx"]
 
@@ -120,7 +121,8 @@ def _overall(agg: Aggregate) -> str:
 
 def _notes(agg: Aggregate) -> list[str]:
     notes = [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
-    return notes + [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
+    notes += [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
+    return notes + panel_notes(agg)
 
 
 def _token_lines(agg: Aggregate) -> list[str]:
@@ -241,7 +243,18 @@ def write_xlsx(agg: Aggregate, path: str) -> None:
         dims.append([cell_text(row[0]), agg.dimensions[row[0]].score, cell_text(row[2])])
     dims.append([])
     dims.append(["overall", agg.overall])
+    _panel_sheet(agg, wb)
     wb.save(path)
+
+
+def _panel_sheet(agg: Aggregate, wb: Any) -> None:
+    """A Judge panel sheet when a panel judged: one row per dataset and judge."""
+    rows = list(panel_rows({"": agg}))
+    if rows:
+        ws = wb.create_sheet("Judge panel")
+        ws.append(list(PANEL_HEAD[1:]))
+        for row in rows:
+            ws.append(row[1:])
 
 
 def render(agg: Aggregate, fmt: str = "text", extra: Mapping[str, Any] | None = None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypedDict
 
+from formatkit._core.record import JsonObject
 from scoring._runner.provenance import RunRecord
 
 __all__ = [
@@ -87,6 +88,8 @@ class DatasetSummary(_DatasetKeys, total=False):
     win_rate_ci: list[float] | None
     note: str
     min_detectable_difference: float | None
+    #: A judge panel's figures (:mod:`scoring._judges.panel_stats`): agreement, void rates, escalation.
+    panel: JsonObject
 
 
 class _DimensionKeys(TypedDict):

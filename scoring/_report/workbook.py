@@ -16,6 +16,7 @@ from scoring._report.flips import flip_sheet, rationale
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
+from scoring._report.panel import PANEL_HEAD, panel_rows
 from scoring._report.questions import Answer, SampleCollector, outcome_of
 from scoring._report.runs import runs_sheets
 from scoring._report.standings import standings_sheets
@@ -242,6 +243,9 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
     flips = flip_sheet(comp, samples) if samples is not None else None
     if flips is not None:
         write_sheet(workbook, flips)
+    panel = list(panel_rows(comp.models))
+    if panel:  # a judge panel judged: each judge's figures per model and dataset
+        write_sheet(workbook, Sheet("Judge panel", list(PANEL_HEAD), rows=panel))
     lines = notes(comp)
     if samples is not None and samples.left_out:
         lines.append(

@@ -98,13 +98,19 @@ class ShardRecord(TypedDict):
     input_fingerprint: str
 
 
-class JudgeRecord(TypedDict):
-    """The judge: its public URL, model, template and scale (never its key)."""
-
+class _JudgeKeys(TypedDict):
     base_url: str
     model: str | None
     template: str
     scale: str
+
+
+class JudgeRecord(_JudgeKeys, total=False):
+    """The judge: its public URL, model, template and scale (never its key); a panel's judges (each its
+    model and public URL) and how their verdicts were made one."""
+
+    panel: list[dict[str, str]]
+    aggregate: str
 
 
 #: What ``score`` adds to the run record it carries along: the metric, when, and from which file.

@@ -215,6 +215,11 @@ def test_judge_options_field_names() -> None:
         "max_retries",
         "timeout",
         "journal_path",
+        "judge_panel",
+        "judge_aggregate",
+        "judge_min_valid",
+        "judge_repeats",
+        "judge_escalate",
         "judge_replicas",
     ]
 

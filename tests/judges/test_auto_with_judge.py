@@ -54,3 +54,45 @@ def test_without_a_judge_free_text_is_left_unscored(tmp_path: Path) -> None:
     result = runner.invoke(app, ["score", str(source), "-o", str(tmp_path / "o.jsonl")])
     assert result.exit_code == 1  # nothing could be scored
     assert "a judge is needed" in result.output
+
+
+UNDECIDED = [
+    _line(0, "做番茄炒蛋可以放糖吗？", "可以放少许糖", "可以，加一点点糖能提鲜。"),
+    _line(1, "Is the square root of 2 rational?", "not a rational number", "irrational"),
+    _line(2, "2+2?", "4", "The answer is 5."),
+    _line(3, "Capital of France?", "Paris", "Paris"),
+]
+
+
+def _responses(out: Path) -> list[dict[str, Any]]:
+    lines = out.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["messages"][-1]["responses"][0] for line in lines]
+
+
+def test_what_the_rules_cannot_settle_goes_to_the_judge(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """#27 item 5: a short free-text reference the reply paraphrases scored 0 by exact; with a judge it is
+    judged, matched_by "judge", the rule's own result kept beside the verdict. A number compared (5 is not
+    4) and a reference matched stay with the rules: no request."""
+    fake_openai.responder = lambda body: '{"analysis": "same meaning as the reference", "score": 2}'
+    source = tmp_path / "mixed.jsonl"
+    source.write_text("\n".join(UNDECIDED) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    args = ["score", str(source), "-o", str(out), "--judge-base-url", fake_openai.base_url, "--judge-model", "j"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    responses = _responses(out)
+    assert [r["score"] for r in responses] == [2.0, 2.0, 0.0, 1.0]
+    assert [r.get("matched_by") for r in responses] == ["judge", "judge", "number", "normalised match"]
+    assert responses[0]["judge"]["sent_because"] == "text_unmatched"
+    rule = responses[0]["judge"]["rule"]
+    assert (rule["metric"], rule["score"], rule["matched_by"]) == ("exact", 0.0, "normalised match")
+    assert fake_openai.requests == 2
+    assert "sent to the judge by auto: 2 response(s) the rules could not settle (2 text unmatched)" in result.stdout
+
+
+def test_without_a_judge_the_rules_score_stays(tmp_path: Path) -> None:
+    source = tmp_path / "mixed.jsonl"
+    source.write_text("\n".join(UNDECIDED) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    assert runner.invoke(app, ["score", str(source), "-o", str(out)]).exit_code == 0
+    assert [r["score"] for r in _responses(out)] == [0.0, 0.0, 0.0, 1.0]

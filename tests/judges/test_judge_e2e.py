@@ -120,8 +120,8 @@ def test_absolute_malformed_verdict_is_an_error_not_a_zero(fake_openai: FakeOpen
     assert outcome.summary["mean_score"] is None
 
 
-def test_absolute_scale_clamp_and_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    fake_openai.responder = lambda body: '{"分析": "结论正确，过程完整。", "分数": 12}'
+def test_absolute_scale_and_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = lambda body: '{"分析": "结论正确，过程完整。", "分数": 10}'
     record = rec(
         0,
         "那还可以做什么菜？",
@@ -136,7 +136,7 @@ def test_absolute_scale_clamp_and_chinese(fake_openai: FakeOpenAI, tmp_path: Pat
     outcome = judge_records([record], metric="judge", options=opts(fake_openai, tmp_path, judge_scale="0-10"))
     response = response_of(outcome.records[0])
     assert response["score"] == 10.0
-    assert "clamped" in response["analysis"] and response["judge"]["verdict"]["raw_score"] == 12
+    assert response["judge"]["verdict"]["raw_score"] == 10
     prompt = last_user(fake_openai.bodies[0])
     assert "评分员" in prompt and response["judge"]["lang"] == "zh"
     conversation = section(prompt, "对话")
@@ -881,3 +881,22 @@ def test_prompt_language_follows_the_whole_conversation(
     outcome = judge_records([record], metric="judge", options=opts(fake_openai, tmp_path))
     assert response_of(outcome.records[0])["judge"]["lang"] == lang
     assert ("⟪对话⟫" in last_user(fake_openai.bodies[0])) is (lang == "zh")
+
+
+def test_off_scale_verdicts_are_void_never_clamped(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """#27 item 6: a 0-2 judge's 99 and a math judge's 7 are void verdicts (counted with the others), not full marks."""
+    fake_openai.responder = lambda body: '{"analysis": "Perfect!", "score": 99}'
+    outcome = judge_records([rec(0, "1+1?", "2", "2")], metric="judge", options=opts(fake_openai, tmp_path))
+    response = response_of(outcome.records[0])
+    assert (response["score"], response["settled"], response["judge"]["status"]) == (None, False, "unparseable")
+    assert "99 is off the 0-2 scale" in response["unsettled_reason"]
+    assert (outcome.summary["scored"], outcome.summary["unparseable"]) == (0, 1)
+
+    fake_openai.responder = _math_judge({"x is 3": "<answer>3</answer>"}, {"3": "<score>7</score>"})
+    outcome = judge_records(
+        [rec(1, "Solve.", "3", "x is 3")], metric="math-judge", options=opts(fake_openai, tmp_path / "m")
+    )
+    response = response_of(outcome.records[0])
+    assert (response["score"], response["judge"]["status"]) == (None, "unparseable")
+    assert "'7' is off the 0-1 scale" in response["analysis"]
+    assert outcome.summary["unparseable"] == 1

@@ -23,7 +23,7 @@ from scoring._judges.parse import (
 from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
 
 # --------------------------------------------------------------------------------------------------
-# absolute: (reply, expected score or None for unparseable, expected clamped)
+# absolute: (reply, expected score or None for unparseable)
 
 ABSOLUTE: list[tuple[str, str, float | None]] = [
     ("plain json", '{"analysis": "The answer matches the reference.", "score": 2}', 2.0),
@@ -61,8 +61,8 @@ ABSOLUTE: list[tuple[str, str, float | None]] = [
         '{"evaluation": {"analysis": "The answer is complete.", "score": 2}}',
         2.0,
     ),
-    ("out of scale high clamped", '{"analysis": "Perfect.", "score": 10}', 2.0),
-    ("out of scale negative clamped", '{"analysis": "Harmful.", "score": -1}', 0.0),
+    ("off the scale high is void, never clamped", '{"analysis": "Perfect.", "score": 10}', None),
+    ("off the scale negative is void, never clamped", '{"analysis": "Harmful.", "score": -1}', None),
     (
         "braces in prose before",
         "The set {1, 2} is wrong; expected {1, 3}.\n" + '{"analysis": "set differs", "score": 0}',
@@ -111,11 +111,15 @@ def test_parse_absolute(reply: str, expected: float | None) -> None:
         assert parse_absolute(reply, DEFAULT_SCALE).score == expected
 
 
-def test_absolute_clamp_is_recorded() -> None:
-    verdict = parse_absolute('{"analysis": "x", "score": 12}', Scale(0, 10))
-    assert (verdict.score, verdict.raw_score, verdict.clamped) == (10.0, 12.0, True)
-    verdict = parse_absolute('{"analysis": "x", "score": 7}', Scale(0, 10))
-    assert (verdict.score, verdict.clamped) == (7.0, False)
+def test_absolute_off_scale_is_void_and_says_so() -> None:
+    with pytest.raises(UnparseableReply, match=r"score 12 is off the 0-10 scale: an off-scale verdict is void"):
+        parse_absolute('{"analysis": "x", "score": 12}', Scale(0, 10))
+    with pytest.raises(UnparseableReply, match=r"'99' is off the 0-2 scale"):
+        parse_absolute("<verdict-abc>99</verdict-abc>", DEFAULT_SCALE, nonce="abc")
+    verdict = parse_absolute('{"analysis": "x", "score": 10}', Scale(0, 10))
+    assert (verdict.score, verdict.raw_score) == (10.0, 10.0)
+    verdict = parse_absolute('{"analysis": "x", "score": "2分"}', DEFAULT_SCALE)
+    assert verdict.score == 2.0
 
 
 def test_absolute_analysis_falls_back_to_prose_and_other_fields() -> None:
@@ -227,8 +231,9 @@ MATH: list[tuple[str, str, float | None]] = [
     ("several that differ are refused", "<score>1.0</score>\nWait, the sign is wrong.\n<score>0.0</score>", None),
     ("several that agree", "<score>0.5</score> so: <score>1/2</score>", 0.5),
     ("last tag holds no number", "<score>0.5</score> final: <score>score</score>", 0.5),
-    ("above one clamped", "<score>1.5</score>", 1.0),
-    ("negative clamped", "<score>-0.2</score>", 0.0),
+    ("above one is void, never clamped", "<score>1.5</score>", None),
+    ("a math judge's 7 is void", "<score>7</score>", None),
+    ("negative is void, never clamped", "<score>-0.2</score>", None),
     ("placeholder only", "<score>score</score>", None),
     ("no tag", "The candidate's answer is correct. Score: 1.0", None),
     ("unclosed tag", "<score>1.0", None),

@@ -1,0 +1,177 @@
+"""A panel's figures, read from the judged responses' ``judge`` entries (so ``report`` computes them from
+scored files as the judge run does): how far the judges agree, each judge's void rate, its
+self-consistency over repeats and (pairwise) how often its verdict flipped with the order, and what
+escalation asked and saved.
+
+The summary's ``panel`` (and each dataset's in the report)::
+
+    {"judges": ["judge-a", "judge-b"], "aggregate": "mean", "responses": 12,
+     "agreement": {"alpha": 0.62, "method": "Krippendorff's alpha (interval)", "items": 11},
+     "by_judge": {"judge-a": {"asked": 12, "valid": 11, "void": 1, "failed": 0, "void_rate": 0.0833,
+                              "self_consistency": 0.9 | null, "flip_rate": 0.1 | null}, ...},
+     # escalating only:
+     "escalated": {"responses": 3, "void": 1, "flip": 1, "contradicts_rule": 1}, "avoided": 9}
+
+``void_rate``: the judge's void verdicts (a reply with no readable verdict, or one off its scale) over
+the responses it was asked about; ``failed`` counts the requests that got no reply. ``self_consistency``:
+of the responses with two valid repeats or more, the share whose repeats all agreed. ``flip_rate``: of
+its pairs judged in both orders, the share whose two orders disagreed (position bias).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from formatkit._core.record import JsonObject
+from scoring._judges.agreement import Level, krippendorff_alpha
+from scoring._judges.kinds import kind_of
+from scoring._judges.panel import verdict_key
+
+__all__ = ["PanelTally", "is_panel", "panel_lines"]
+
+
+def is_panel(judge: Any) -> bool:
+    """A response's ``judge`` entry written by a panel."""
+    return isinstance(judge, dict) and isinstance(judge.get("panel"), list)
+
+
+@dataclass
+class _Judge:
+    asked: int = 0
+    valid: int = 0
+    void: int = 0
+    failed: int = 0
+    repeated: int = 0
+    consistent: int = 0
+    both_orders: int = 0
+    flips: int = 0
+
+    def to_dict(self) -> JsonObject:
+        return {
+            "asked": self.asked,
+            "valid": self.valid,
+            "void": self.void,
+            "failed": self.failed,
+            "void_rate": round(self.void / self.asked, 4) if self.asked else None,
+            "self_consistency": round(self.consistent / self.repeated, 4) if self.repeated else None,
+            "flip_rate": round(self.flips / self.both_orders, 4) if self.both_orders else None,
+        }
+
+
+@dataclass
+class PanelTally:
+    """Adds up the panel entries of judged responses (:meth:`add`), then :meth:`to_dict`."""
+
+    judges: dict[str, _Judge] = field(default_factory=dict)
+    units: list[list[Hashable]] = field(default_factory=list)
+    responses: int = 0
+    nominal: bool = False
+    aggregate: str | None = None
+    escalate: bool = False
+    escalated: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+    avoided: int = 0
+
+    def expect(self, models: list[str]) -> None:
+        """Name the panel's judges first, in order (a judge that was never asked is shown too)."""
+        for model in models:
+            self.judges.setdefault(model, _Judge())
+
+    def add(self, judge: Mapping[str, Any]) -> None:
+        if not is_panel(judge):
+            return
+        kind = kind_of(judge)
+        self.responses += 1
+        self.nominal = self.nominal or (kind is not None and kind.versus)
+        self.aggregate = str(judge.get("aggregate"))
+        unit: list[Hashable] = []
+        for entry in judge["panel"]:
+            if not isinstance(entry, dict):
+                continue
+            tally = self.judges.setdefault(str(entry.get("model")), _Judge())
+            status = entry.get("status")
+            if status == "not_judged":
+                continue
+            tally.asked += 1
+            score = entry.get("score")
+            if isinstance(score, int | float) and not isinstance(score, bool):
+                tally.valid += 1
+                unit.append(verdict_key(kind, float(score)) if kind is not None else float(score))
+            elif status == "request_failed":
+                tally.failed += 1
+            else:
+                tally.void += 1
+            if entry.get("consistent") is not None:
+                tally.repeated += 1
+                tally.consistent += entry["consistent"] is True
+            for result in entry.get("repeats") or [entry]:
+                orders = result.get("orders") if isinstance(result, dict) else None
+                if result.get("status") == "scored" and isinstance(orders, list) and len(orders) == 2:
+                    tally.both_orders += 1
+                    tally.flips += bool(result.get("disagree"))
+        self.units.append(unit)
+        if judge.get("aggregate") == "escalate":
+            self.escalate = True
+            escalations = judge.get("escalations") or []
+            self.escalated += bool(escalations)
+            for step in escalations:
+                reason = str(step.get("reason")) if isinstance(step, dict) else "?"
+                self.reasons[reason] = self.reasons.get(reason, 0) + 1
+            avoided = judge.get("avoided")
+            self.avoided += avoided if isinstance(avoided, int) else 0
+
+    def __bool__(self) -> bool:
+        return self.responses > 0
+
+    def to_dict(self) -> JsonObject:
+        level: Level = "nominal" if self.nominal else "interval"
+        alpha = krippendorff_alpha(self.units, level)
+        out: JsonObject = {
+            "judges": list(self.judges),
+            "aggregate": self.aggregate,
+            "responses": self.responses,
+            "agreement": {
+                "alpha": None if alpha is None else round(alpha, 4),
+                "method": f"Krippendorff's alpha ({level})",
+                "items": sum(len(unit) >= 2 for unit in self.units),
+            },
+            "by_judge": {name: tally.to_dict() for name, tally in self.judges.items()},
+        }
+        if self.escalate:
+            out["escalated"] = {"responses": self.escalated, **self.reasons}
+            out["avoided"] = self.avoided
+        return out
+
+
+def panel_lines(panel: Mapping[str, Any], name: str | None = None) -> list[str]:
+    """A panel's figures for people (the text, Markdown and HTML reports, the judge summary)."""
+    agreement = panel.get("agreement") or {}
+    alpha = agreement.get("alpha")
+    head = f"{name}: " if name else ""
+    shown = "—" if alpha is None else f"{alpha:.2f}"
+    lines = [
+        f"{head}judge panel of {len(panel.get('judges') or [])} ({panel.get('aggregate')}): agreement "
+        f"{agreement.get('method')} = {shown} over {agreement.get('items', 0)} item(s) with two verdicts or more"
+    ]
+    for judge, figures in (panel.get("by_judge") or {}).items():
+        parts = [f"{figures.get('valid', 0)} of {figures.get('asked', 0)} verdict(s) valid"]
+        rate = figures.get("void_rate")
+        parts.append(f"void rate {'—' if rate is None else f'{rate * 100:.1f}%'}")
+        if figures.get("failed"):
+            parts.append(f"{figures['failed']} request(s) failed")
+        if figures.get("self_consistency") is not None:
+            parts.append(f"self-consistency {figures['self_consistency'] * 100:.1f}%")
+        if figures.get("flip_rate") is not None:
+            parts.append(f"position flips {figures['flip_rate'] * 100:.1f}%")
+        lines.append(f"  {judge}: " + ", ".join(parts))
+    escalated = panel.get("escalated")
+    if isinstance(escalated, dict):
+        why = ", ".join(f"{n} {reason}" for reason, n in escalated.items() if reason != "responses")
+        lines.append(
+            f"  escalated: {escalated.get('responses', 0)} response(s)"
+            + (f" ({why})" if why else "")
+            + f"; {panel.get('avoided', 0)} request(s) avoided"
+        )
+    return lines

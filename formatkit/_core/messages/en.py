@@ -534,7 +534,7 @@ MESSAGES.update(
         "ui.estimate.prompt": "prompt tokens: {tokens}, {method}",
         "ui.estimate.output": "output tokens, worst case: {tokens} (each request's max_tokens)",
         "ui.estimate.unbounded": "{count} request(s) set no max_tokens: they have no worst case (give --param max_tokens=N to bound them)",
-        "ui.estimate.judge": "judge requests: {count} at most (not in the token counts: their prompts hold replies not written yet)",
+        "ui.estimate.judge": "judge requests: {count} for the references no rule can score (and one for each reply whose answer the rules cannot read or settle, known only after the run); not in the token counts: their prompts hold replies not written yet",
         "ui.estimate.cost": "cost, worst case: {cost} {currency} (prompt tokens and the output's worst case, at the --prices file's rates)",
         "ui.estimate.history": "prompt tokens of earlier replies sent back as history, worst case: {tokens} more (later turns of a conversation resend the replies the run writes first; their max_tokens)",
         "ui.estimate.cost_partial": "cost: {cost} {currency}, not a worst case: {count} request(s) have no max_tokens (on themselves or on an earlier turn) and count only their prompt",

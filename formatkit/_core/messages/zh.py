@@ -537,7 +537,7 @@ MESSAGES.update(
         "ui.estimate.prompt": "输入 token：{tokens}，{method}",
         "ui.estimate.output": "输出 token 最多：{tokens}（每个请求的 max_tokens 之和）",
         "ui.estimate.unbounded": "{count} 个请求没有设置 max_tokens：无法给出其上限（用 --param max_tokens=N 设置上限）",
-        "ui.estimate.judge": "评审请求：最多 {count} 个（不计入 token：其提示中包含尚未生成的回复）",
+        "ui.estimate.judge": "评审请求：{count} 个，用于规则无法评分的参考答案（规则读不出或无法判定答案的回复也各需一个，运行后才知道）；不计入 token：其提示中包含尚未生成的回复",
         "ui.estimate.cost": "费用上限：{cost} {currency}（输入 token 与输出上限，按 --prices 文件的价格）",
         "ui.estimate.history": "作为历史回传的先前回复的输入 token 最多另加：{tokens}（对话的后续轮次会回传本次运行先生成的回复；按其 max_tokens）",
         "ui.estimate.cost_partial": "费用：{cost} {currency}，不是上限：{count} 个请求（本身或之前的轮次）没有设置 max_tokens，只计入了其输入",

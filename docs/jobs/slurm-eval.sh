@@ -13,6 +13,12 @@
 #   export OPENAI_API_KEY=...                       # the endpoint's key, if it wants one (never written down)
 #   bash slurm-eval.sh
 #
+# Several replicas, more than one process can read (docs/pages/guide/shards.md says when): give one
+# endpoint per part instead of FORMATKIT_BASE_URL, and part K uses the K-th (the list starts over when
+# there are more parts than URLs):
+#
+#   export FORMATKIT_BASE_URLS="http://gpu-1:8000/v1 http://gpu-2:8000/v1 http://gpu-3:8000/v1"
+#
 # Optional: FORMATKIT, the command to run (default: formatkit; e.g. /opt/venv/bin/formatkit);
 # FORMATKIT_OPTIONS, more options for every part (e.g. "--concurrency 32 --param temperature=0");
 # sbatch's own variables for the rest (SBATCH_PARTITION, SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...).
@@ -47,14 +53,21 @@ if [ "${1:-}" = merge ]; then
 elif [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     # One array task: part K of N, K being the task's index (the array is 1-N, so K counts from 1).
     k=$SLURM_ARRAY_TASK_ID
+    if [ -n "${FORMATKIT_BASE_URLS:-}" ]; then
+        # one endpoint per part: part K takes the K-th URL of the list (the list starts over when shorter)
+        read -r -a urls <<<"$FORMATKIT_BASE_URLS"
+        base_url=${urls[$(((k - 1) % ${#urls[@]}))]}
+    else
+        base_url=${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL (or FORMATKIT_BASE_URLS) to the endpoint}
+    fi
     # shellcheck disable=SC2086 # FORMATKIT_OPTIONS is split into options on purpose
-    exec "$formatkit" eval "$input" -o "$out/part.$k" --shard "$k/$parts" \
-        --base-url "${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL to the endpoint}" \
+    exec "$formatkit" eval "$input" -o "$out/part.$k" --shard "$k/$parts" --base-url "$base_url" \
         --model "${FORMATKIT_MODEL:?set FORMATKIT_MODEL to the model name}" ${FORMATKIT_OPTIONS:-}
 else
     # Submitting: the array of N parts, then the merge, which waits for every part to succeed (afterok)
     # and is cancelled if one fails (--kill-on-invalid-dep).
-    : "${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL to the endpoint}" "${FORMATKIT_MODEL:?set FORMATKIT_MODEL}"
+    : "${FORMATKIT_BASE_URL:-${FORMATKIT_BASE_URLS:?set FORMATKIT_BASE_URL (or FORMATKIT_BASE_URLS) to the endpoint}}"
+    : "${FORMATKIT_MODEL:?set FORMATKIT_MODEL to the model name}"
     mkdir -p "$out/logs"
     array=$(sbatch --parsable --array="1-$parts" --job-name=formatkit-part \
         --output="$out/logs/part-%a.log" "$0")

@@ -33,17 +33,23 @@ PARTS = 4
 FORMATKIT = Path(sys.executable).with_name("formatkit")
 
 
-def records(path: Path) -> list[dict[str, Any]]:
-    """The records with the timings each reply carries removed (they differ between any two runs)."""
+def records(path: Path, *drop: str) -> list[dict[str, Any]]:
+    """The records with the timings each reply carries removed (they differ between any two runs), and the
+    reply fields ``drop`` names."""
     out = []
     for line in path.read_bytes().splitlines():
         record = orjson.loads(line)
         for message in record["messages"]:
             for response in message.get("responses") or []:
-                response.pop("latency_ms", None)
-                response.pop("ttft_ms", None)
+                for key in ("latency_ms", "ttft_ms", *drop):
+                    response.pop(key, None)
         out.append(record)
     return out
+
+
+def endpoints(path: Path) -> list[str]:
+    """The endpoint that gave each record's reply."""
+    return [orjson.loads(line)["messages"][-1]["responses"][0]["endpoint"] for line in path.read_bytes().splitlines()]
 
 
 def job_env(slurm: dict[str, str], server: FakeOpenAI, out: Path, parts: int) -> dict[str, str]:
@@ -80,14 +86,25 @@ def server() -> Any:
     server.stop()
 
 
-def test_the_array_then_the_merge_equal_one_machine(server: FakeOpenAI, tmp_path: Path) -> None:
+@pytest.fixture
+def replica() -> Any:
+    replica = FakeOpenAI().start()
+    yield replica
+    replica.stop()
+
+
+def test_the_array_then_the_merge_equal_one_machine(server: FakeOpenAI, replica: FakeOpenAI, tmp_path: Path) -> None:
     out = tmp_path / "sharded"
     with running_slurm(tmp_path / "slurm") as slurm:
-        array, merge = submit(job_env(slurm, server, out, PARTS), tmp_path)
+        # two replicas, one per part, the list starting over: parts 1 and 3 on the first, 2 and 4 on the second
+        env = job_env(slurm, server, out, PARTS) | {"FORMATKIT_BASE_URLS": f"{server.base_url} {replica.base_url}"}
+        del env["FORMATKIT_BASE_URL"]
+        array, merge = submit(env, tmp_path)
         states = wait_for_jobs(slurm, [array, merge])
     expected = {f"{array}_{k}": "COMPLETED" for k in range(1, PARTS + 1)} | {merge: "COMPLETED"}
     assert states == expected, logs(out)
-    assert server.requests == ROWS  # each record asked once, over the four tasks
+    # each record asked once, over the four tasks, each replica serving its two parts
+    assert (server.requests, replica.requests) == (ROWS // 2, ROWS // 2)
     for k in range(1, PARTS + 1):
         part = orjson.loads((out / f"part.{k}" / "run.json").read_bytes())
         assert part["shard"]["part"] == f"{k}/{PARTS}"
@@ -97,9 +114,11 @@ def test_the_array_then_the_merge_equal_one_machine(server: FakeOpenAI, tmp_path
         app, ["eval", str(SET), "-o", str(whole), "--profile", "none", "--base-url", server.base_url, "--model", "fake"]
     )
     assert result.exit_code == 0, result.output
-    merged = records(out / "scored.jsonl")
+    merged = records(out / "scored.jsonl", "endpoint")
     assert len(merged) == ROWS
-    assert merged == records(whole / "scored.jsonl")
+    assert merged == records(whole / "scored.jsonl", "endpoint")
+    # each reply names the replica that gave it: record i is in part i % 4 + 1
+    assert endpoints(out / "scored.jsonl") == [(server, replica)[i % 2].base_url for i in range(ROWS)]
     # the report's scores and intervals are one machine's (its timings are not)
     report, one = (orjson.loads((d / "report.json").read_bytes()) for d in (out, whole))
     assert report["models"]["fake"]["datasets"] == one["models"]["fake"]["datasets"]

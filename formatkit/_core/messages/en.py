@@ -9,13 +9,12 @@ from formatkit._core.codes import CODES
 from formatkit._core.formats import listed_suffixes
 
 _RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
-_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls and .jsonl
+_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls, .jsonl and .csv
 
 MESSAGES: dict[str, str] = {
     # --- files and uploads -------------------------------------------------------------------------
     "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads ' + _READS + ". {fix}",
     "frag.extension_less": "extension-less",
-    "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
     "frag.convert_format": "Convert it to one of those formats.",
     "too_many_files": "{count} files given; the platform accepts at most {limit} per upload. Upload them "
     "in batches, or use --profile none for local work.",
@@ -76,7 +75,7 @@ MESSAGES: dict[str, str] = {
     + " (File → Save As → Excel Workbook).",
     "unreadable_file.xml": "The file is named {kind} but is an XML document (perhaps Excel 2003 XML). " + _RESAVE + ".",
     "unreadable_file.text": "The file is named {kind} but holds plain text (CSV or tab-separated?), not a "
-    "workbook. " + _RESAVE + ".",
+    "workbook. If it is a CSV, name it .csv (formatkit reads it); else " + _RESAVE[0].lower() + _RESAVE[1:] + ".",
     "unreadable_file.other": "The file is named {kind} but is not an Excel workbook (its first bytes are "
     "{head}); it may be damaged or of another kind. " + _RESAVE + ".",
     "unreadable_file.xls_damaged_kind": "The .xls workbook is damaged or of an unsupported kind ({error}). "
@@ -185,6 +184,19 @@ MESSAGES: dict[str, str] = {
     "Design → Total Row) or delete it.",
     "totals_row.many": "Rows {rows} are the totals row of an Excel table and read as a record. Turn it off "
     "(Table Design → Total Row) or delete it.",
+    # --- CSV: text -------------------------------------------------------------------------------------
+    "csv_encoding": 'The CSV file is not UTF-8: it was read as {encoding} (what Excel\'s plain "CSV" writes on a '
+    "Chinese Windows), and its records are written as UTF-8. Other tools may read it garbled: save it as "
+    '"CSV UTF-8 (Comma delimited)" to be read the same way everywhere.',
+    "formula_text": "The cell starts with = ({text}): Excel would compute it as a formula when it opens this CSV "
+    "and show its result (or #NAME?) instead of the text. The text is read as written; if a value was meant, "
+    "write the value.",
+    "unreadable_file.csv_quote": "Cell {column}{row} opens a quote that is never closed, so the rest of the file "
+    "({lines} line(s)) is one cell, as Excel reads it too. Close the quote (a quote inside a quoted cell is "
+    'written twice: "").',
+    "unreadable_file.csv_encoding": "The CSV file is neither UTF-8 nor GBK text (Big5, Latin-1, or not text at "
+    'all?), so it cannot be read without garbling it. Open it in Excel (or WPS) and save it as "CSV UTF-8 '
+    '(Comma delimited)", or as .xlsx.',
     # --- jsonl: lines --------------------------------------------------------------------------------
     "not_utf8": "The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
     "`iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`.",
@@ -391,6 +403,8 @@ MESSAGES: dict[str, str] = {
     "fix.reencoded": "decoded the file from {encoding} and wrote it as UTF-8 (it reads: {sample})",
     "fix.xls_converted": "rewrote the .xls workbook as .xlsx: values, merged ranges, number formats, column widths and hidden rows and columns are kept; fonts, colours and borders are not",
     "fix.parts_lost": "the copy could not keep {parts} of the original (openpyxl cannot); the original is untouched",
+    "fix.title_rows_removed": "removed row(s) {rows} above the header (title or notes: {text}) from the copy: a CSV holds one sheet, and the input keeps them; the header is now row 1",
+    "fix.csv_kept": "the copy is a CSV written as the input is ({encoding}, separated by {separator}); rows no repair touched are copied as they were",
     "fix.ui.head": "{source} -> {output}: {count} change(s)",
     "fix.ui.head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
     "fix.ui.none": "{source}: nothing to repair; {output} is a copy",
@@ -460,6 +474,26 @@ MESSAGES.update(
         "ui.export.read_back": "formatkit export: the sheet for {output} would be refused when read back in {mode} mode (the issues above), so nothing was written. Records with neither a reply nor an error have not run yet: finish the run first (rerun the same `formatkit run` or `eval` to resume).",
         "ui.export.not_written": "formatkit export: {error}; nothing was written",
         "ui.merge.refused": "formatkit merge: cannot merge {count} part(s); nothing was written:{problems}",
+        "ui.merge.problem.no_data": "{part}: no records file ({data} does not exist)",
+        "ui.merge.problem.no_run_record": "{part}: no run record ({record}); merge needs the run record each `--shard K/N` run writes beside its output: copy it along with the part",
+        "ui.merge.problem.not_a_shard": "{part}: its run record {record} is not one of a `--shard K/N` run (no shard entry)",
+        "ui.merge.problem.damaged_shard": "{part}: the shard entry of {record} is damaged: run the part again",
+        "ui.merge.problem.not_json": "{part}: record {number} is not JSON: the part is damaged, run it again",
+        "ui.merge.problem.not_canonical": "{part}: record {number} is not a canonical record (no messages list)",
+        "ui.merge.frag.place_here": "record {where}",
+        "ui.merge.frag.place_other": "record {where} of {other}",
+        "ui.merge.frag.lacks": "; input record {position}, whose place it takes, is missing",
+        "ui.merge.problem.doubled": "{part} (part {label}): record {number} (session_id {session}) is {place} again: that record would be doubled{lacks}; run the part again",
+        "ui.merge.problem.more_doubled": "{part}: {more} more record(s) there twice",
+        "ui.merge.problem.other_split": "{part} is part {label} but {first} is part {first_label}: parts of one split have the same N",
+        "ui.merge.problem.other_input": "{part} ({records} input records) and {first} ({first_records}) were run on different inputs (the input changed between the runs?): rerun the parts on one input",
+        "ui.merge.problem.given_twice": "part {index}/{count} is given {times} times ({names}): its records would be doubled",
+        "ui.merge.problem.missing_parts": "part(s) {missing} missing: their records would be missing (give every part 1/{count} to {count}/{count})",
+        "ui.merge.frag.missing": "missing",
+        "ui.merge.frag.doubled": "doubled",
+        "ui.merge.problem.wrong_count": "{part} (part {label}) holds {actual} records but its share of the {records} input records is {expected}: {difference} record(s) {how}; run the part again",
+        "ui.merge.problem.no_parts": "no parts given",
+        "ui.merge.problem.output_is_part": "{part}: the output must not be one of the parts",
         "ui.merge.not_written": "formatkit merge: {error}",
         "ui.convert.not_written": "formatkit convert: {error}; nothing was written",
         "ui.wrote": "wrote {output}",

@@ -94,6 +94,8 @@ def estimate_lines(estimate: Estimate, lang: str | None, *, tokenizer: Path | No
     ]
     if estimate.unbounded_requests:
         lines.append(say("estimate.unbounded", lang, count=estimate.unbounded_requests))
+    if estimate.later_turn_requests:
+        lines.append(say("estimate.later_turns", lang, count=estimate.later_turn_requests))
     if estimate.judge_requests:
         lines.append(say("estimate.judge", lang, count=estimate.judge_requests))
     if estimate.cost is not None:

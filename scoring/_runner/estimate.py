@@ -118,6 +118,9 @@ class Estimate:
     prompt_tokens_method: EstimateMethod = "ratio"
     max_output_tokens: int = 0
     unbounded_requests: int = 0
+    #: Requests of a later turn whose history holds a reply the run is yet to get (an earlier empty turn):
+    #: counted in ``requests``, not in the tokens (their prompt is not known before the run).
+    later_turn_requests: int = 0
     records_with_work: int = 0
     already_finished: int = 0
     records: int = 0
@@ -143,6 +146,8 @@ class Estimate:
             "records_with_work": self.records_with_work,
             "already_finished": self.already_finished,
         }
+        if self.later_turn_requests:
+            out["later_turn_requests"] = self.later_turn_requests
         if self.cost is not None:
             out["cost"] = self.cost
             out["currency"] = self.currency
@@ -189,16 +194,22 @@ def count_estimate(
         if not count:
             continue
         estimate.records_with_work += 1
-        for body in bodies(record):
-            estimate.requests += 1
-            most = _max_output(body)
-            if most is None:
-                estimate.unbounded_requests += 1
-            else:
-                estimate.max_output_tokens += most
-            waiting.append(body)
-            if len(waiting) >= batch:
-                flush()
+        made = 0
+        try:
+            for body in bodies(record):
+                made += 1
+                most = _max_output(body)
+                if most is None:
+                    estimate.unbounded_requests += 1
+                else:
+                    estimate.max_output_tokens += most
+                waiting.append(body)
+                if len(waiting) >= batch:
+                    flush()
+        except ValueError:  # a later turn after an empty one: its history holds a reply not yet generated
+            estimate.later_turn_requests += max(count - made, 0)
+            made = max(count, made)
+        estimate.requests += made
     flush()
     return estimate
 

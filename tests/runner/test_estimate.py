@@ -190,3 +190,20 @@ def test_the_run_record_keeps_the_estimate_beside_what_the_endpoint_reported(
     record = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))
     assert record["estimate"]["requests"] == record["summary"]["requests"] == 0
     assert record["estimate"]["already_finished"] == record["estimate"]["records"] > 0
+
+
+def test_a_later_turn_after_an_empty_one_is_counted_as_a_request_not_in_tokens(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    """A multi-turn set whose earlier assistant turn is empty (generated first): the later turn's prompt holds
+    that reply, unknown before the run. It was a ValueError traceback; it is a request counted apart."""
+    source, out = Path(__file__).parents[2] / "fixtures" / "valid" / "excel_multi_turn.xlsx", tmp_path / "o.jsonl"
+    counted = estimate(fake_openai, source, out)
+    assert fake_openai.requests == 0
+    assert counted["later_turn_requests"] >= 1
+    said = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m", "--estimate")
+    assert said.exit_code == 0 and "request(s) of later turns follow a reply" in said.output
+    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m")
+    assert ran.exit_code == 0, ran.output
+    record = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))
+    assert counted["requests"] == record["summary"]["requests"] == record["estimate"]["requests"]

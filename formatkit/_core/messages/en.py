@@ -518,6 +518,7 @@ MESSAGES.update(
         "ui.estimate.judge": "judge requests: {count} at most (not in the token counts: their prompts hold replies not written yet)",
         "ui.estimate.cost": "cost, worst case: {cost} {currency} (prompt tokens and the output's worst case, at the --prices file's rates)",
         "ui.estimate.note": "note: {note}",
+        "ui.estimate.later_turns": "{count} request(s) of later turns follow a reply the run is yet to get: counted as requests, not in the tokens",
         "ui.auto.free_text": "references are free text or missing ({kinds}): rules cannot score them — use --metric judge",
         "ui.progress.line": "{label}: {done}/{total} {unit}{share}, {rate}/s, {errors} with errors, eta {eta}",
         "ui.progress.records": "records",

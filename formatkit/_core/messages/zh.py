@@ -520,6 +520,7 @@ MESSAGES.update(
         "ui.estimate.judge": "评审请求：最多 {count} 个（不计入 token：其提示中包含尚未生成的回复）",
         "ui.estimate.cost": "费用上限：{cost} {currency}（输入 token 与输出上限，按 --prices 文件的价格）",
         "ui.estimate.note": "注意：{note}",
+        "ui.estimate.later_turns": "{count} 个后续轮次的请求依赖本次运行尚未得到的回复：计入请求数，不计入 token",
         "ui.auto.free_text": "参考答案是自由文本或缺失（{kinds}）：规则无法评分——请用 --metric judge",
         "ui.progress.line": "{label}：{done}/{total} {unit}{share}，{rate}/秒，{errors} 条有错误，剩余 {eta}",
         "ui.progress.records": "条记录",

@@ -118,9 +118,6 @@ class Estimate:
     prompt_tokens_method: EstimateMethod = "ratio"
     max_output_tokens: int = 0
     unbounded_requests: int = 0
-    #: Requests of a later turn whose history holds a reply the run is yet to get (an earlier empty turn):
-    #: counted in ``requests``, not in the tokens (their prompt is not known before the run).
-    later_turn_requests: int = 0
     records_with_work: int = 0
     already_finished: int = 0
     records: int = 0
@@ -129,6 +126,9 @@ class Estimate:
     currency: str = ""
     #: Why a better method was not used (the tokenize route refused, no tokenizer package).
     notes: list[str] = field(default_factory=list)
+    #: Requests of a later turn whose history holds a reply the run is yet to get (an earlier empty turn):
+    #: counted in ``requests``, not in the tokens (their prompt is not known before the run).
+    later_turn_requests: int = 0
 
     def price(self, prices: Prices) -> None:
         self.cost = round(prices.cost(self.prompt_tokens, self.max_output_tokens), 6)

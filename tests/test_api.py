@@ -102,7 +102,7 @@ SUBMODULES = {
     ],
     "scoring.report": [
         "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
-        "terminal_width",
+        "terminal_width", "diff_text", "holm", "min_detectable_difference",
     ],
 }  # fmt: skip
 

@@ -230,6 +230,7 @@ class RunJob:
         self.settings = settings_fingerprint(runner.client.model, runner.defaults)
         self.summary = RunSummary()
         self._matched = 0
+        self._proven: set[str] = set()  # endpoints a journaled reply showed serving
 
     # -- dry run -----------------------------------------------------------------------------------------
 
@@ -359,19 +360,20 @@ class RunJob:
                 yield position, entry["record"]
 
     def _note_served(self, record: RecordDict) -> None:
-        """A journaled reply of this model from this endpoint proves the endpoint can serve."""
-        health = self.runner.client.health
-        if health.proven:
-            return
+        """A journaled reply of this model from one of the run's endpoints proves that endpoint can serve."""
         client = self.runner.client
+        if len(self._proven) >= len(client.endpoints):
+            return
         for response in _responses(record):
+            endpoint = response.get("endpoint")
             if (
-                isinstance(response.get("content"), str)
+                isinstance(endpoint, str)
+                and endpoint not in self._proven
+                and isinstance(response.get("content"), str)
                 and response.get("model") == client.model
-                and response.get("endpoint") == client.endpoint
+                and client.has_served(endpoint)
             ):
-                health.has_served()
-                return
+                self._proven.add(endpoint)
 
     def _write(self, table: SlotTable) -> None:
         with atomic_writer(self.out) as handle:

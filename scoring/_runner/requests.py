@@ -32,7 +32,13 @@ from formatkit._core.record import (
 from formatkit._core.record import pending_turns as open_turns
 from scoring._client.health import too_long_for_context
 from scoring._client.reply import ChatResult
-from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
+from scoring._errors import (
+    ForwardedRequestError,
+    PermanentRequestError,
+    RetriesExhaustedError,
+    RetryableStatusError,
+    error_kind,
+)
 
 __all__ = [
     "alias_model",
@@ -197,6 +203,8 @@ def set_content(message: MessageDict, content: str) -> MessageDict:
 
 def error_text(exc: BaseException, scrub: Any = None) -> str:
     """``kind: detail`` for a response's ``error`` (kind as :func:`scoring._errors.error_kind`)."""
+    if isinstance(exc, ForwardedRequestError):  # worded so by a worker process already
+        return str(scrub(exc.text)) if scrub is not None else exc.text
     kind = error_kind(exc)
     if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
         detail = exc.message

@@ -8,16 +8,16 @@
 #   export FORMATKIT_INPUT=/shared/set.xlsx         # the set (Excel or jsonl), on a disk every node sees
 #   export FORMATKIT_OUT=/shared/eval-qwen          # where the parts, the merged result and the logs go
 #   export FORMATKIT_PARTS=8                        # N: how many parts (array tasks) to split the set into
-#   export FORMATKIT_BASE_URL=http://vllm:8000/v1   # the model's OpenAI-compatible endpoint
+#   export FORMATKIT_BASE_URL=http://vllm:8000/v1   # the model's OpenAI-compatible endpoint (or several)
 #   export FORMATKIT_MODEL=qwen2.5-7b-instruct
 #   export OPENAI_API_KEY=...                       # the endpoint's key, if it wants one (never written down)
 #   bash slurm-eval.sh
 #
-# Several replicas, more than one process can read (docs/pages/guide/shards.md says when): give one
-# endpoint per part instead of FORMATKIT_BASE_URL, and part K uses the K-th (the list starts over when
-# there are more parts than URLs):
+# Several replicas of the model: list them all, space-separated, in FORMATKIT_BASE_URL; every part sends to
+# all of them (`--base-url` once per replica: a part spreads its requests by the replicas' free capacity, and
+# a replica that dies is dropped, its requests going to the others):
 #
-#   export FORMATKIT_BASE_URLS="http://gpu-1:8000/v1 http://gpu-2:8000/v1 http://gpu-3:8000/v1"
+#   export FORMATKIT_BASE_URL="http://gpu-1:8000/v1 http://gpu-2:8000/v1 http://gpu-3:8000/v1"
 #
 # Optional: FORMATKIT, the command to run (default: formatkit; e.g. /opt/venv/bin/formatkit);
 # FORMATKIT_OPTIONS, more options for every part (e.g. "--concurrency 32 --param temperature=0");
@@ -53,20 +53,18 @@ if [ "${1:-}" = merge ]; then
 elif [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
     # One array task: part K of N, K being the task's index (the array is 1-N, so K counts from 1).
     k=$SLURM_ARRAY_TASK_ID
-    if [ -n "${FORMATKIT_BASE_URLS:-}" ]; then
-        # one endpoint per part: part K takes the K-th URL of the list (the list starts over when shorter)
-        read -r -a urls <<<"$FORMATKIT_BASE_URLS"
-        base_url=${urls[$(((k - 1) % ${#urls[@]}))]}
-    else
-        base_url=${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL (or FORMATKIT_BASE_URLS) to the endpoint}
-    fi
+    read -r -a urls <<<"${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL to the endpoint (or several, space-separated)}"
+    base_urls=()
+    for url in "${urls[@]}"; do
+        base_urls+=(--base-url "$url")
+    done
     # shellcheck disable=SC2086 # FORMATKIT_OPTIONS is split into options on purpose
-    exec "$formatkit" eval "$input" -o "$out/part.$k" --shard "$k/$parts" --base-url "$base_url" \
+    exec "$formatkit" eval "$input" -o "$out/part.$k" --shard "$k/$parts" "${base_urls[@]}" \
         --model "${FORMATKIT_MODEL:?set FORMATKIT_MODEL to the model name}" ${FORMATKIT_OPTIONS:-}
 else
     # Submitting: the array of N parts, then the merge, which waits for every part to succeed (afterok)
     # and is cancelled if one fails (--kill-on-invalid-dep).
-    : "${FORMATKIT_BASE_URL:-${FORMATKIT_BASE_URLS:?set FORMATKIT_BASE_URL (or FORMATKIT_BASE_URLS) to the endpoint}}"
+    : "${FORMATKIT_BASE_URL:?set FORMATKIT_BASE_URL to the endpoint (or several, space-separated)}"
     : "${FORMATKIT_MODEL:?set FORMATKIT_MODEL to the model name}"
     mkdir -p "$out/logs"
     array=$(sbatch --parsable --array="1-$parts" --job-name=formatkit-part \

@@ -209,12 +209,13 @@ class ResultsFileError(ValueError):
 
 
 class MergeError(ValueError):
-    """The parts cannot be merged; ``problems`` lists every reason, each naming its part (a message, rendered
-    in English by ``str``, in another language by ``.render(lang)``)."""
+    """The parts cannot be merged; ``problems`` lists every reason in English, each naming its part, and
+    ``messages`` the same reasons as catalogue messages (``.render(lang)`` says them in another language)."""
 
     def __init__(self, problems: Sequence[object]) -> None:
-        super().__init__("; ".join(map(str, problems)))
-        self.problems = list(problems)
+        self.messages = list(problems)
+        self.problems = [str(problem) for problem in problems]
+        super().__init__("; ".join(self.problems))
 
 
 class PricesError(ValueError):

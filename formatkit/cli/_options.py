@@ -26,7 +26,7 @@ import inspect
 import os
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -421,6 +421,16 @@ class ScoreArgs:
                     f"--dataset-metric {dataset}={metric}: METRIC is one of the rule metrics: {', '.join(rules)}"
                 )
         return declared or None
+
+    def warn_undeclared(self, datasets: Iterable[str], lang: str | None) -> None:
+        """A --dataset-metric naming no dataset of the input (a typo falls back to auto): said on stderr."""
+        from formatkit.cli._failures import say
+
+        seen = set(datasets)
+        for dataset in self.dataset_metrics() or {}:
+            if dataset not in seen:
+                known = ", ".join(sorted(seen))
+                typer.echo(say("dataset_metric_unknown", lang, dataset=dataset, known=known), err=True)
 
     def score_options(self, **more: Any) -> ScoreOptions:
         """The library's options; ``more``: the command's own (metric, workers, ...)."""

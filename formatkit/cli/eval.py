@@ -153,6 +153,7 @@ def eval_command(
     assert outcome.run is not None and outcome.score is not None
     for line in summary_lines(outcome.run, outcome.paths.answered, lang):
         typer.echo(line, err=True)
+    scoring.warn_undeclared(outcome.score.metrics, lang)
     if judge_options is None:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
             typer.echo(say("eval.judge_needed", lang, pick, dataset=name, reason=pick.said(said)), err=True)

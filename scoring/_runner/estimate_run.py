@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict
 from scoring._runner.estimate import (
     BatchCounter,
@@ -49,15 +50,17 @@ def estimate_file(
     client = endpoint.client()
     try:
         job = job_for(source, output, client, run)
-        notes: list[str] = []
+        notes: list[Msg] = []
         fallback: tuple[BatchCounter, EstimateMethod] = (ratio_counter, "ratio")
         if tokenizer is not None:
             try:
                 fallback = (tokenizer_counter(tokenizer), "tokenizer")
             except ImportError:
-                notes.append(f"tokenizer {tokenizer}: the tokenizers package is not installed (pip install tokenizers)")
+                notes.append(Msg("ui.estimate.no_tokenizers", tokenizer=str(tokenizer)))
             except Exception as exc:  # the package's own errors for a file that is no tokenizer
-                notes.append(f"tokenizer {tokenizer}: cannot read it ({type(exc).__name__}: {exc})")
+                notes.append(
+                    Msg("ui.estimate.bad_tokenizer", tokenizer=str(tokenizer), error=f"{type(exc).__name__}: {exc}")
+                )
         if use_tokenize:
             headers = {"Content-Type": "application/json", **dict(endpoint.dialect.headers)}
             key = endpoint.key()
@@ -69,7 +72,7 @@ def estimate_file(
                     job.pending(), job.bodies, tokenize_counter(url, endpoint.model, headers), "tokenize"
                 )
             except TokenizeRefused as refused:
-                notes.append(f"no tokenize route ({refused}): counted by {fallback[1]}")
+                notes.append(Msg("ui.estimate.no_tokenize_route", reason=str(refused), method=fallback[1]))
             else:
                 estimate.notes = notes
                 if prices is not None:

@@ -50,6 +50,7 @@ __all__ = [
     "history",
     "is_empty",
     "is_open",
+    "max_tokens_of",
     "open_turns",
     "request_params",
     "set_content",
@@ -121,6 +122,15 @@ def request_params(defaults: Parameters, own: Parameters | None, sample: int = 0
     if sample and isinstance(seed, int) and not isinstance(seed, bool):
         params["seed"] = seed + sample
     return params
+
+
+def max_tokens_of(params: Parameters) -> int | None:
+    """The most output tokens a request with ``params`` (or a request body) may get; None when none is set."""
+    for key in ("max_tokens", "max_completion_tokens", "max_new_tokens"):
+        value = params.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def history(messages: list[MessageDict], upto: int) -> list[dict[str, str]]:

@@ -192,18 +192,32 @@ def test_the_run_record_keeps_the_estimate_beside_what_the_endpoint_reported(
     assert record["estimate"]["already_finished"] == record["estimate"]["records"] > 0
 
 
-def test_a_later_turn_after_an_empty_one_is_counted_as_a_request_not_in_tokens(
-    fake_openai: FakeOpenAI, tmp_path: Path
+@pytest.mark.parametrize("name", ["excel_multi_turn.xlsx", "csv_multi_turn_semicolon.csv"])
+def test_later_turns_count_the_earlier_replies_the_run_writes_first(
+    fake_openai: FakeOpenAI, tmp_path: Path, name: str
 ) -> None:
-    """A multi-turn set whose earlier assistant turn is empty (generated first): the later turn's prompt holds
-    that reply, unknown before the run. It was a ValueError traceback; it is a request counted apart."""
-    source, out = Path(__file__).parents[2] / "fixtures" / "valid" / "excel_multi_turn.xlsx", tmp_path / "o.jsonl"
-    counted = estimate(fake_openai, source, out)
-    assert fake_openai.requests == 0
-    assert counted["later_turn_requests"] >= 1
-    said = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m", "--estimate")
-    assert said.exit_code == 0 and "request(s) of later turns follow a reply" in said.output
-    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m")
+    # a conversation whose earlier replies the run generates: no traceback; their worst case is counted apart
+    fake_openai.tokenize = True
+    source = Path(__file__).parents[2] / "fixtures" / "valid" / name
+    out = tmp_path / "o.jsonl"
+    counted = estimate(fake_openai, source, out, "--param", "max_tokens=50")
+    assert fake_openai.requests == 0 and counted["requests"] > 0
+    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m",
+                 "--param", "max_tokens=50")  # fmt: skip
     assert ran.exit_code == 0, ran.output
-    record = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))
-    assert counted["requests"] == record["summary"]["requests"] == record["estimate"]["requests"]
+    assert fake_openai.requests == counted["requests"]
+    used = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))["summary"]["tokens"]["prompt_tokens"]
+    # the known text is exact; what the run wrote first and sent back lies within the worst case counted apart
+    assert counted["prompt_tokens"] <= used <= counted["prompt_tokens"] + counted["history_tokens"]
+
+
+def test_estimate_and_dry_run_together_are_bad_usage(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke("run", str(SEED / SETS[0]), "-o", str(tmp_path / "o.jsonl"), "--base-url", fake_openai.base_url,
+                    "--model", "m", "--estimate", "--dry-run")  # fmt: skip
+    assert result.exit_code == 2 and "give one of them" in result.output
+
+
+def test_the_notes_speak_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke("run", str(SEED / SETS[0]), "-o", str(tmp_path / "o.jsonl"), "--base-url", fake_openai.base_url,
+                    "--model", "m", "--estimate", "--lang", "zh")  # fmt: skip
+    assert "服务端没有 tokenize 接口" in result.stderr and "no tokenize route" not in result.stderr

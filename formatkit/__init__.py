@@ -38,6 +38,13 @@ _EXPORTS = {
     "fix_file": "formatkit._api.fix",
     "FixResult": "formatkit._api.fix",
     "export_excel": "formatkit._api.export",
+    "SHAPES": "formatkit._api.shapes",
+    "write_shape": "formatkit._api.shapes",
+    "write_shape_checked": "formatkit._api.shapes",
+    "ShapeWritten": "formatkit._api.shapes",
+    "read_batch": "formatkit._api.batch",
+    "read_batch_checked": "formatkit._api.batch",
+    "BatchRead": "formatkit._api.batch",
     "Issue": "formatkit._core.issues",
     "FileReport": "formatkit._core.issues",
     "Report": "formatkit._core.issues",
@@ -71,6 +78,8 @@ _EXPORTS = {
 
 __all__ = [
     "CODES",
+    "SHAPES",
+    "BatchRead",
     "Checked",
     "FileReport",
     "FixResult",
@@ -89,6 +98,7 @@ __all__ = [
     "Report",
     "Response",
     "ResponseDict",
+    "ShapeWritten",
     "SourceDict",
     "SourceLocation",
     "UnreadablePathError",
@@ -103,6 +113,8 @@ __all__ = [
     "iter_dicts",
     "iter_records",
     "pending_turns",
+    "read_batch",
+    "read_batch_checked",
     "record_to_dict",
     "reference_of",
     "response_of",
@@ -112,6 +124,8 @@ __all__ = [
     "target_turn",
     "validate_file",
     "validate_files",
+    "write_shape",
+    "write_shape_checked",
 ]
 
 
@@ -123,9 +137,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from formatkit._api.batch import BatchRead, read_batch, read_batch_checked
     from formatkit._api.conversion import check_output, convert, run_conversion
     from formatkit._api.export import export_excel
     from formatkit._api.fix import FixResult, fix_file
+    from formatkit._api.shapes import SHAPES, ShapeWritten, write_shape, write_shape_checked
     from formatkit._api.validate import Checked, check_files, iter_dicts, iter_records, validate_file, validate_files
     from formatkit._core.codes import CODES
     from formatkit._core.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError

@@ -58,6 +58,7 @@ DOCUMENTED = {
         "validate_file", "validate_files", "Checked", "check_files", "check_output", "run_conversion",
         "MessageDict", "MetaDict", "RecordDict", "ResponseDict", "SourceDict", "UsageDict", "pending_turns",
         "reference_of", "response_of", "score_entries", "target_responses", "target_turn",
+        "SHAPES", "BatchRead", "ShapeWritten", "read_batch", "read_batch_checked", "write_shape", "write_shape_checked",
     ],
     "scoring": [
         "METRICS", "RULE_METRICS", "Aggregate", "Aggregator", "ChatClient", "ChatResult", "ChoiceExtraction",

@@ -53,6 +53,7 @@ def convert(
     meta: bool = True,
     fast: bool = True,
     sheet: str | None = None,
+    shape: str | None = None,
 ) -> Report:
     """Validate ``paths`` and write their records to ``output`` as canonical jsonl, in input order.
     ``fast=False`` sends every row through the full rules (the same bytes; the tests compare the two).
@@ -61,9 +62,11 @@ def convert(
     has an error, so on failure nothing is written and an existing output is left untouched. The files
     are checked as one output too: a session_id used twice in one dataset across them (or, with
     ``meta=False``, anywhere in the output) is an error at the later record's place, so the output always
-    passes ``validate``.
+    passes ``validate``. ``shape``: the files are another tool's, one of :data:`formatkit.SHAPES`.
     """
-    return run_conversion(paths, output, mode=mode, profile=profile, meta=meta, fast=fast, sheet=sheet).report()
+    return run_conversion(
+        paths, output, mode=mode, profile=profile, meta=meta, fast=fast, sheet=sheet, shape=shape
+    ).report()
 
 
 def run_conversion(
@@ -75,6 +78,7 @@ def run_conversion(
     meta: bool = True,
     fast: bool = True,
     sheet: str | None = None,
+    shape: str | None = None,
 ) -> Checked:
     """:func:`convert`, with its outcome as a :class:`~formatkit._api.validate.Checked` (the report built
     only when asked for)."""
@@ -88,9 +92,10 @@ def run_conversion(
     try:
         with output_lock(output), atomic_writer(output) as handle:
             for path in paths:
-                run = _Run(path, mode, profile, fast, sheet)
+                run = _Run(path, mode, profile, fast, sheet, shape=shape)
                 # A large jsonl file's later part may be read by a second process (see jsonl_part).
-                part = LaterPart.start(run, output, meta=meta, max_rows=max_rows) if len(paths) == 1 else None
+                single = len(paths) == 1 and shape is None
+                part = LaterPart.start(run, output, meta=meta, max_rows=max_rows) if single else None
                 try:
                     for record in run:
                         if ids is not None and not check_combined(ids, run, record):

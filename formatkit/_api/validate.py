@@ -58,6 +58,7 @@ class _Run:
         fast: bool = True,
         sheet: str | None = None,
         start: PartStart | None = None,
+        shape: str | None = None,
     ) -> None:
         self.path = check_path(path)
         self.name = str(path)
@@ -76,6 +77,7 @@ class _Run:
             fast=fast,
             sheet=sheet,
             start=start,
+            shape=shape,
         )
 
     def __iter__(self) -> Iterator[RecordDict]:
@@ -112,11 +114,13 @@ def validate_file(
     profile: Profile = "platform",
     fast: bool = True,
     sheet: str | None = None,
+    shape: str | None = None,
 ) -> FileReport:
     """Check one file; every problem is in the returned report (never raised). ``fast=False`` sends every
     row through the full rules (the same report; the tests compare the two paths). ``sheet``: the
-    worksheet of a workbook to read, by name (default: the first; a jsonl file ignores it)."""
-    run = _Run(path, mode, profile, fast, sheet)
+    worksheet of a workbook to read, by name (default: the first; a jsonl file ignores it). ``shape``:
+    the file is another tool's, one of :data:`formatkit.SHAPES` (``evalscope-qa``, ``inspect``, ...)."""
+    run = _Run(path, mode, profile, fast, sheet, shape=shape)
     for _ in run:
         pass
     return run.report()
@@ -134,16 +138,26 @@ def upload_issues(paths: Sequence[StrPath], profile: Profile) -> list[Issue]:
 
 
 def validate_files(
-    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
+    paths: Sequence[StrPath],
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    sheet: str | None = None,
+    shape: str | None = None,
 ) -> Report:
     """Check several files as one upload (``sheet``: the worksheet to read in each workbook, by name): each
     file's rules, and what ``convert`` of them together would break (a session_id used twice in one dataset
     across the files)."""
-    return check_files(paths, mode=mode, profile=profile, sheet=sheet).report()
+    return check_files(paths, mode=mode, profile=profile, sheet=sheet, shape=shape).report()
 
 
 def check_files(
-    paths: Sequence[StrPath], *, mode: Mode = "infer-eval", profile: Profile = "platform", sheet: str | None = None
+    paths: Sequence[StrPath],
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "platform",
+    sheet: str | None = None,
+    shape: str | None = None,
 ) -> Checked:
     """:func:`validate_files`, with its outcome as a :class:`Checked` (the report built only when asked for)."""
     for path in paths:
@@ -151,7 +165,7 @@ def check_files(
     ids = combined_ids(len(paths))
     runs = []
     for path in paths:
-        run = _Run(path, mode, profile, sheet=sheet)
+        run = _Run(path, mode, profile, sheet=sheet, shape=shape)
         for record in run:
             if ids is not None:
                 check_combined(ids, run, record)

@@ -86,6 +86,9 @@ Code = Literal[
     "engine_parameter",
     "invalid_parameter_type",
     "parameter_out_of_range",
+    "shape_field_lost",
+    "shape_record_unfit",
+    "unknown_custom_id",
 ]
 
 CODES: dict[Code, tuple[Severity, str]] = {
@@ -165,6 +168,10 @@ CODES: dict[Code, tuple[Severity, str]] = {
     "engine_parameter": ("warning", "parameters holds a serving engine's key (vLLM, SGLang), not an OpenAI one."),
     "invalid_parameter_type": ("error", "A parameter has a value of the wrong type."),
     "parameter_out_of_range": ("error", "A parameter's value is outside its allowed range."),
+    # --- other tools' shapes (convert --to, --from) ----------------------------------------------------
+    "shape_field_lost": ("warning", "The other tool's shape cannot hold a field of the records: it is not written."),
+    "shape_record_unfit": ("error", "A record cannot be written in the other tool's shape at all."),
+    "unknown_custom_id": ("error", "A batch reply answers no pending turn of the set it is read into."),
 }
 
 

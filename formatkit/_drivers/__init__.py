@@ -44,11 +44,18 @@ def open_reader(
     fast: bool = True,
     sheet: str | None = None,
     start: PartStart | None = None,
+    shape: str | None = None,
 ) -> DraftReader | None:
     """The reader for ``path``'s extension (:data:`formatkit._core.formats.INPUT_FORMATS`), or None (with an
     issue) when formatkit cannot read it. ``fast``: rows that pass every rule on cheap checks skip the Draft
     (the same record either way). ``sheet``: the worksheet of a table to read. ``start``: read only the part
-    of a jsonl file from there (see PartStart); a reader ignores what does not apply to its format."""
+    of a jsonl file from there (see PartStart); a reader ignores what does not apply to its format.
+    ``shape``: the file is another tool's (a name of :data:`formatkit._rules.shapes.SHAPES`), read by
+    :class:`formatkit._drivers.peers.PeerReader` whatever its extension."""
+    if shape is not None:
+        from formatkit._drivers.peers import PeerReader
+
+        return PeerReader(path, shape=shape, mode=mode, sink=sink, max_rows=max_rows)
     suffix = path.suffix.lower()
     known = INPUT_FORMATS.get(suffix)
     if known is not None:

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, TextIO, cast
 
-from formatkit.cli._base import ModeOption, ProfileOption, echo
+from formatkit.cli._base import ModeOption, ProfileOption, ShapeOption, echo
 
 __all__ = ["COMMANDS", "FastCommand", "FastOption", "parse", "run"]
 
@@ -102,6 +102,10 @@ def _profile() -> FastOption:
     )
 
 
+def _shape(name: str, flag: str) -> FastOption:
+    return FastOption(name, (flag,), "choice", None, tuple(s.value for s in ShapeOption))
+
+
 _SHARED = (
     FastOption("sheet", ("--sheet",), "text"),
     FastOption("lang", ("--lang",), "lang"),
@@ -113,7 +117,21 @@ _SHARED = (
 
 def _convert(paths: list[str], values: Mapping[str, Any]) -> int:
     from formatkit.cli._convert import run_convert
+    from formatkit.cli._shapes import ShapeRequest, run_shapes
 
+    request = ShapeRequest(
+        values["mode"],
+        values["profile"],
+        not values["no_meta"],
+        values["sheet"],
+        to=values["to"],
+        from_shape=values["from_shape"],
+        set_path=values["set_path"],
+        model=values["model"],
+    )
+    if request.given:
+        shown = None if values["show_all"] else values["max_issues"]
+        return run_shapes(paths, values["output"], request, lang=values["lang"], shown=shown)
     return run_convert(
         paths,
         values["output"],
@@ -137,6 +155,7 @@ def _validate(paths: list[str], values: Mapping[str, Any]) -> int:
         sheet=values["sheet"],
         lang=values["lang"],
         shown=None if values["show_all"] else values["max_issues"],
+        from_shape=values["from_shape"],
     )
 
 
@@ -148,11 +167,21 @@ COMMANDS: dict[str, FastCommand] = {
             _profile(),
             FastOption("no_meta", ("--no-meta",), "flag", False),
             *_SHARED,
+            _shape("to", "--to"),
+            _shape("from_shape", "--from"),
+            FastOption("set_path", ("--set",), "text"),
+            FastOption("model", ("--model",), "text"),
         ),
         _convert,
     ),
     "validate": FastCommand(
-        (_mode(), _profile(), FastOption("as_json", ("--json",), "flag", False), *_SHARED),
+        (
+            _mode(),
+            _profile(),
+            FastOption("as_json", ("--json",), "flag", False),
+            *_SHARED,
+            _shape("from_shape", "--from"),
+        ),
         _validate,
     ),
 }

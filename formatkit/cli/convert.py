@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import ModeOption, ProfileOption, lang_option
+from formatkit.cli._common import ModeOption, ProfileOption, ShapeOption, lang_option
 from formatkit.cli._convert import run_convert
 from formatkit.cli._options import IssueArgs, takes
+from formatkit.cli._shapes import ShapeRequest, run_shapes
 
 
 @takes(issues=IssueArgs)
@@ -25,10 +26,36 @@ def convert(
         None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
     ),
     lang: str | None = lang_option(),
+    to: ShapeOption | None = typer.Option(
+        None, "--to", metavar="KIND", help="Write the records in another tool's shape (jsonl) instead."
+    ),
+    from_shape: ShapeOption | None = typer.Option(
+        None, "--from", metavar="KIND", help="The inputs are another tool's files, in this shape."
+    ),
+    set_path: str | None = typer.Option(
+        None, "--set", metavar="SET", help="With --from openai-batch: the set the batch file was written from."
+    ),
+    model: str | None = typer.Option(None, "--model", help="With --to openai-batch: the model every request names."),
     *,
     issues: IssueArgs,
 ) -> None:
-    """Validate, then write canonical jsonl. Nothing is written when any error is found."""
+    """Validate, then write canonical jsonl. Nothing is written when any error is found.
+
+    --to KIND writes another tool's shape instead (evalscope-qa, evalscope-mcq, opencompass, inspect,
+    promptfoo, openai-batch), listing every field it cannot hold; --from KIND reads one. With --from
+    openai-batch and --set SET, the inputs are a batch's results, written back into SET's records."""
+    request = ShapeRequest(
+        mode.value,
+        profile.value,
+        not no_meta,
+        sheet,
+        to=to.value if to else None,
+        from_shape=from_shape.value if from_shape else None,
+        set_path=set_path,
+        model=model,
+    )
+    if request.given:
+        raise typer.Exit(run_shapes(paths, output, request, lang=lang, shown=issues.shown))
     code = run_convert(
         paths,
         output,

@@ -42,6 +42,10 @@ A judge reply with no readable verdict is a void verdict: its response keeps `sc
 summary counts it beside the score ("1 of 2 records scored, 1 void verdict"); --void-as-zero counts it
 as the lowest score in the summary instead.
 
+IN may be a batch API's results file (OpenAI's /v1/batches, written from SET with `convert --to
+openai-batch`): --from openai-batch --set SET writes its replies into SET's records (OUT's stem +
+.answered.jsonl, beside OUT), then scores them.
+
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
 unreadable path, or an unknown metric.
@@ -96,6 +100,12 @@ def score(
         1, "--workers", min=1, metavar="N", help="Rule metrics: score in N processes (same output, in order)."
     ),
     lang: str | None = lang_option(),
+    from_shape: str | None = typer.Option(
+        None, "--from", metavar="openai-batch", help="IN is a batch API's results file (with --set)."
+    ),
+    set_path: str | None = typer.Option(
+        None, "--set", metavar="SET", help="With --from openai-batch: the set the batch file was written from."
+    ),
     *,
     judge: JudgeArgs,
     scoring: ScoreArgs,
@@ -110,6 +120,10 @@ def score(
         fail_usage("--judge-fallback goes with --metric math")
     if scoring.dataset_metric and metric != AUTO:
         fail_usage(f"--dataset-metric declares what auto scores a dataset with: it goes with --metric {AUTO}")
+    if (from_shape is None) != (set_path is None) or from_shape not in (None, "openai-batch"):
+        fail_usage("--from openai-batch and --set SET go together: IN is the batch's results, SET its set")
+    if from_shape is not None and set_path is not None:
+        path = _answered(path, set_path, output, lang)
     options = judge.judge_options(
         journal_path=journal_path(Path(output)),
         against=against,
@@ -145,6 +159,22 @@ def score(
         for name, pick in outcome.judge_needed.items():
             typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)
     _finish(outcome, as_json, lang)
+
+
+def _answered(results: str, set_path: str, output: Path, lang: str | None) -> str:
+    """The set with the batch's replies written in (``convert --from openai-batch``), beside the output:
+    the file ``score`` then reads. Exit 1 with the issues when the replies do not fit the set."""
+    from formatkit import read_batch_checked
+    from formatkit.cli._printing import print_report
+
+    (set_path,) = paths_or_fail([set_path])
+    answered = output.with_name(f"{output.stem}.answered.jsonl")
+    with exits("convert", lang):
+        read = read_batch_checked([results], set_path, answered, mode="infer-eval", profile="none")
+    if not read.valid:
+        print_report(read.report(), err=True, lang=lang)
+        raise typer.Exit(EXIT_ERRORS)
+    return str(answered)
 
 
 score.__doc__ = _HELP

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import ModeOption, ProfileOption, lang_option
+from formatkit.cli._common import ModeOption, ProfileOption, ShapeOption, lang_option
 from formatkit.cli._options import IssueArgs, takes
 from formatkit.cli._validate import run_validate
 
@@ -24,12 +24,22 @@ def validate(
         None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
     ),
     lang: str | None = lang_option(),
+    from_shape: ShapeOption | None = typer.Option(
+        None, "--from", metavar="KIND", help="The files are another tool's, in this shape."
+    ),
     *,
     issues: IssueArgs,
 ) -> None:
     """Check evaluation files; report every problem with its place. Exit 1 when errors are found."""
     code = run_validate(
-        paths, mode=mode.value, profile=profile.value, as_json=as_json, sheet=sheet, lang=lang, shown=issues.shown
+        paths,
+        mode=mode.value,
+        profile=profile.value,
+        as_json=as_json,
+        sheet=sheet,
+        lang=lang,
+        shown=issues.shown,
+        from_shape=from_shape.value if from_shape else None,
     )
     raise typer.Exit(code)
 

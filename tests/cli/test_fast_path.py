@@ -159,12 +159,12 @@ def test_the_fast_path_reads_every_plain_form() -> None:
     assert parsed == (
         ["a.xlsx", "b.jsonl"],
         {"output": "o.jsonl", "mode": "scored", "profile": "none", "no_meta": True, "sheet": "表1", "lang": "zh",
-         "max_issues": 12, "show_all": True},
+         "max_issues": 12, "show_all": True, "to": None, "from_shape": None, "set_path": None, "model": None},
     )  # fmt: skip
     assert parse(COMMANDS["validate"].options, ["a.jsonl"]) == (
         ["a.jsonl"],
         {"mode": "infer-eval", "profile": "platform", "as_json": False, "sheet": None, "lang": None, "max_issues": 5,
-         "show_all": False},
+         "show_all": False, "from_shape": None},
     )  # fmt: skip
 
 

@@ -10,6 +10,11 @@ from formatkit._core.codes import CODES
 PROVEN_ELSEWHERE = {
     "too_many_files": "tests/test_jsonl_rules.py::test_too_many_files_in_one_upload",
     "line_too_long": "tests/cli/test_inputs_and_outputs.py::test_a_line_past_the_bound_is_one_issue_at_its_line",
+    "shape_field_lost": "tests/shapes/test_shapes.py::test_the_losses_are_named_per_field_with_their_count",
+    "shape_record_unfit": "tests/shapes/test_shapes.py::test_a_record_a_shape_cannot_hold_is_an_error_at_its_place"
+    "_and_nothing_is_written",
+    "unknown_custom_id": "tests/shapes/test_shapes.py::test_replies_that_belong_to_no_pending_turn_are_errors"
+    "_at_their_line",
 }
 
 

@@ -38,6 +38,12 @@ CASES = [
     ("negated marker reads on", OPTIONS, "C", "The answer is not A. Looking again, B fails too, so it is C.", 1.0, "C"),
     ("negated marker in Chinese", OPTIONS, "C", "答案不是A，而是C。", 1.0, "C"),
     ("negated marker alone", OPTIONS, "A", "The answer is not A.", 0.0, None),
+    # from review: a choice said next to the one refused ("选C，不选A"), a contraction, a bare 是 after a comma
+    ("chosen beside the refused", OPTIONS, "C", "选C，不选A。", 1.0, "C"),
+    ("chosen before the refused", OPTIONS, "B", "应选B而不选A", 1.0, "B"),
+    ("two refused, then 是", OPTIONS, "C", "答案不是A也不是B，是C", 1.0, "C"),
+    ("contracted negation", OPTIONS, "B", "The answer isn't A; it's B.", 1.0, "B"),
+    ("refused only", OPTIONS, "A", "不选A", 0.0, None),
     ("hedged pair against one letter", OPTIONS, "A", "答案是 A 和 B", 0.0, "AB"),
     ("article opening the option text", MAMMAL, "B", "The answer is B, A whale.", 1.0, "B"),
     ("article after a bare letter", MAMMAL, "B", "B, A whale", 1.0, "B"),

@@ -444,6 +444,17 @@ MESSAGES: dict[str, str] = {
     "ui.verdict_invalid": "{files} file(s) invalid: {errors} error(s), {warnings} warning(s)",
     "ui.wrote_records": "wrote {records} records to {output}",
     "ui.nothing_written": "nothing written to {output}: fix the errors above",
+    # --- other tools' shapes (convert --to, --from) ----------------------------------------------------
+    "shape_field_lost": "The {shape} shape cannot hold {field}: {count} record(s) lose it in {output} (kept in this file).",
+    "shape_record_unfit.conversation": "The {shape} shape holds one question, and this record is a conversation ({turns} earlier turn(s)); write it as evalscope-qa or inspect, or as formatkit's jsonl.",
+    "shape_record_unfit.pending_turn": "An earlier assistant turn of this record is still to be generated; the {shape} shape takes a conversation's history as given. Run it first (formatkit run), then write the results.",
+    "shape_record_unfit.no_choices": "The {shape} shape is multiple choice, and this record has no options (meta.choices).",
+    "shape_record_unfit.too_many_choices": "The record has {count} options; the {shape} shape names at most {most} (A to J).",
+    "shape_record_unfit.not_a_choice": "The reference \"{reference}\" is neither an option's letter nor an option's text; the {shape} shape needs the letter of the right option.",
+    "unknown_custom_id": 'custom_id "{custom_id}" names no pending turn of {set}: the reply belongs to another set or batch. Read it into the set the batch file was written from.',
+    "unknown_custom_id.twice": 'custom_id "{custom_id}" was answered on an earlier line already; a batch file has one reply per request.',
+    "ui.shapes.wrote": "wrote {records} records as {shape} to {output} ({lines} lines)",
+    "ui.batch.read": "{replies} replies read into {records} records; {errors} came back as errors; {pending} turn(s) still pending",
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})

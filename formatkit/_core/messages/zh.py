@@ -377,6 +377,17 @@ MESSAGES: dict[str, str] = {
     "ui.verdict_invalid": "{files} 个文件不通过：{errors} 个错误，{warnings} 个警告",
     "ui.wrote_records": "已把 {records} 条记录写入 {output}",
     "ui.nothing_written": "没有写入 {output}：请先修正上面的错误",
+    # --- other tools' shapes (convert --to, --from) ----------------------------------------------------
+    "shape_field_lost": "{shape} 格式无法保存 {field}：{output} 中有 {count} 条记录丢失该字段（本文件中仍保留）。",
+    "shape_record_unfit.conversation": "{shape} 格式只能保存一个问题，而这条记录是多轮对话（前面有 {turns} 轮）；请写成 evalscope-qa 或 inspect，或 formatkit 自己的 jsonl。",
+    "shape_record_unfit.pending_turn": "这条记录前面的一个助手轮次还没有生成；{shape} 格式只接受已给定的对话历史。请先运行（formatkit run），再写出结果。",
+    "shape_record_unfit.no_choices": "{shape} 格式是选择题，而这条记录没有选项（meta.choices）。",
+    "shape_record_unfit.too_many_choices": "这条记录有 {count} 个选项；{shape} 格式最多只能有 {most} 个（A 到 J）。",
+    "shape_record_unfit.not_a_choice": "参考答案“{reference}”既不是选项字母，也不是某个选项的原文；{shape} 格式需要正确选项的字母。",
+    "unknown_custom_id": "custom_id“{custom_id}”不对应 {set} 中任何待生成的轮次：这条回复属于另一个数据集或另一批次。请读入写出该批次文件的那个数据集。",
+    "unknown_custom_id.twice": "custom_id“{custom_id}”在前面的行中已经有回复；批次文件中每个请求只有一条回复。",
+    "ui.shapes.wrote": "已把 {records} 条记录以 {shape} 格式写入 {output}（{lines} 行）",
+    "ui.batch.read": "已把 {replies} 条回复读入 {records} 条记录；其中 {errors} 条是错误；还有 {pending} 个轮次待生成",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
     "summary.unsupported_extension": f"只能读取 {_READS} 文件。",
     "summary.too_many_files": "平台每次上传最多 10 个文件。",
@@ -446,6 +457,9 @@ MESSAGES: dict[str, str] = {
     "summary.engine_parameter": "parameters 中有推理引擎（vLLM、SGLang）的参数，不是 OpenAI 的参数。",
     "summary.invalid_parameter_type": "参数值的类型不对。",
     "summary.parameter_out_of_range": "参数值超出允许范围。",
+    "summary.shape_field_lost": "另一工具的格式无法保存记录中的某个字段：该字段不会写出。",
+    "summary.shape_record_unfit": "某条记录完全无法写成另一工具的格式。",
+    "summary.unknown_custom_id": "一条批次回复不对应所读入数据集中的任何待生成轮次。",
 }
 
 # --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------

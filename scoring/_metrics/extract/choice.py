@@ -155,7 +155,7 @@ _MARKER_WORDS = (
     r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
-    r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|选择|本题选|故答案为|答案为|选"
+    r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
 )
 _MARKER_TAIL = (
     r"[ \t]*(?:\*\*|__)?[ \t]*[\]】\}]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
@@ -856,12 +856,12 @@ def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> Choice
 # A marker that rules a letter out ("The answer is not A", "答案不是A") commits to nothing itself; the reply's
 # answer is the letter it then affirms: "…so it is C", "it must be (C)", "答案不是A，而是C".
 _NEGATED_MARKER = re.compile(
-    r"(?i:answer)[ \t]+(?i:is)[ \t]+(?i:not)[ \t]+[\(\[]?[A-Z][\)\]]?(?![A-Za-z0-9])"
+    r"(?i:answer)[ \t]+(?i:is[ \t]+not|isn't|is[ \t]+n't)[ \t]+[\(\[]?[A-Z][\)\]]?(?![A-Za-z0-9])"
     r"|答案(?:不是|并非|不为|不应是)[ \t]*[\(（【]?[A-Z](?![A-Za-z0-9])"
 )
 _AFFIRMED = re.compile(
     r"(?:\b(?i:it|this|that)(?:'s|[ \t]+(?:is|must[ \t]+be|should[ \t]+be|has[ \t]+to[ \t]+be))"
-    r"|而是|应该是|应是|应为|应选)"
+    r"|而是|应该是|应是|应为|应选|(?<=[，,；;])[ \t]*是)"
     r"[ \t]*(?:(?i:option)[ \t]*)?[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?(?![A-Za-z0-9])"
 )
 

@@ -1,0 +1,95 @@
+"""The body of ``formatkit convert`` with another tool's shape: ``--to KIND`` writes one, ``--from KIND``
+reads one, ``--from openai-batch --set SET`` reads a batch's replies back into their set. The typer
+command (:mod:`formatkit.cli.convert`) and the fast path (:mod:`formatkit.cli._fast`) both run it when one
+of those options is given (the plain convert stays :mod:`formatkit.cli._convert`); it returns the exit code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, fail_usage, paths_or_fail, terminate_cleanly
+from formatkit.cli._failures import exits
+
+if TYPE_CHECKING:
+    from formatkit import Checked, Mode, Profile
+
+__all__ = ["ShapeRequest", "run_shapes"]
+
+
+@dataclass(frozen=True)
+class ShapeRequest:
+    """What convert is asked to do with another tool's shape, with the options of a plain convert."""
+
+    mode: Mode
+    profile: Profile
+    meta: bool
+    sheet: str | None
+    #: Write this shape (a name of formatkit.SHAPES) instead of canonical jsonl.
+    to: str | None = None
+    #: The inputs are of this shape.
+    from_shape: str | None = None
+    #: With ``from_shape`` openai-batch: the set the batch file was written from (the inputs: its results).
+    set_path: str | None = None
+    #: With ``to`` openai-batch: the model every request names.
+    model: str | None = None
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.to, self.from_shape, self.set_path, self.model))
+
+
+def run_shapes(paths: Sequence[str], output: str, request: ShapeRequest, *, lang: str | None, shown: int | None) -> int:
+    """Write or read another tool's shape (see the module docstring); nothing is written when any error is
+    found. ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code."""
+    from formatkit import check_output, read_batch_checked, run_conversion, write_shape_checked
+    from formatkit.cli._printing import print_report
+    from formatkit.messages import locale_lang, ui
+
+    terminate_cleanly()
+    paths = paths_or_fail(paths)
+    to, set_path = request.to, request.set_path
+    if to is not None and request.from_shape is not None:
+        fail_usage("--to and --from go apart: convert to canonical jsonl first, then to the other shape")
+    if set_path is not None and request.from_shape != "openai-batch":
+        fail_usage("--set goes with --from openai-batch (the set the batch file was written from)")
+    if request.model is not None and to != "openai-batch":
+        fail_usage("--model goes with --to openai-batch (the model every request names)")
+    if to == "openai-batch" and not request.model:
+        fail_usage("--to openai-batch needs --model NAME (every request of a batch names its model)")
+    with exits("output", lang):  # a folder, a spreadsheet's name, an input: bad usage
+        check_output(output, [*paths, *([set_path] if set_path else [])])
+    said = lang or locale_lang()
+    outcome: Checked
+    mode, profile, sheet = request.mode, request.profile, request.sheet
+    with exits("convert", lang):  # a full disk, a folder that cannot be written: the machine's refusal
+        if to is not None:
+            written = write_shape_checked(
+                paths, output, to, mode=mode, profile=profile, sheet=sheet, model=request.model
+            )
+            outcome = written
+            done = ui("shapes.wrote", said, records=written.records, shape=to, output=output, lines=written.lines)
+        elif set_path is not None:
+            (set_path,) = paths_or_fail([set_path])
+            read = read_batch_checked(paths, set_path, output, mode=mode, profile=profile, sheet=sheet)
+            outcome, counts = read, read.counts
+            done = ui(
+                "batch.read",
+                said,
+                replies=counts.replies,
+                records=counts.records,
+                errors=counts.errors,
+                pending=counts.pending,
+            )
+        else:
+            outcome = run_conversion(
+                paths, output, mode=mode, profile=profile, meta=request.meta, sheet=sheet, shape=request.from_shape
+            )
+            done = ui("wrote_records", said, records=outcome.records, output=output)
+    print_report(outcome.report(), err=True, quiet_valid=outcome.valid, shown=shown, lang=lang, sheet_option=True)
+    if outcome.valid:
+        echo(done, err=True)
+        return EXIT_OK
+    echo(ui("nothing_written", said, output=output), err=True)
+    return EXIT_ERRORS

@@ -107,7 +107,7 @@ _LAZY = {
     "MESSAGE_OVERHEAD": "scoring._runner.estimate",
     "Prices": "scoring._runner.estimate",
     "PricesError": "scoring._errors",
-    "estimate_file": "scoring._runner.estimate",
+    "estimate_file": "scoring._runner.estimate_run",
     "estimate_evaluation": "scoring._pipeline.estimate_eval",
     "read_prices": "scoring._runner.estimate",
     "journal_path": "scoring._runner.journal",
@@ -260,9 +260,9 @@ if TYPE_CHECKING:
         MESSAGE_OVERHEAD,
         Estimate,
         Prices,
-        estimate_file,
         read_prices,
     )
+    from scoring._runner.estimate_run import estimate_file
     from scoring._runner.job import DryRunPlan, RunJob, RunSummary
     from scoring._runner.journal import journal_path
     from scoring._runner.options import EndpointOptions, RunOptions

@@ -22,7 +22,8 @@ from scoring._pipeline.evaluate import EvalPaths, first_per_dataset
 from scoring._pipeline.options import EvalFields, EvalOptions
 from scoring._pipeline.score import Scorer
 from scoring._report.aggregate import dataset_of
-from scoring._runner.estimate import Estimate, Prices, estimate_file
+from scoring._runner.estimate import Estimate, Prices
+from scoring._runner.estimate_run import estimate_file
 from scoring._runner.options import EndpointOptions, RunOptions
 from scoring._runner.requests import expand_samples
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 
-from formatkit._core.record import Parameters
+from formatkit._core.record import JsonObject, Parameters
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
 
@@ -135,6 +135,8 @@ class RunRecord(TypedDict, total=False):
     limit: int | None
     retry_empty: int
     summary: RunSummaryDict
+    #: what ``--estimate`` says of the run before it (counted by the ratio), beside ``summary``'s tokens
+    estimate: JsonObject
     shard: ShardRecord
     scored: ScoredRecord
     judge: JudgeRecord | None

@@ -30,6 +30,7 @@ from formatkit._core.writers import refuse_special
 from scoring._client.options import with_fields
 from scoring._client.pool import AnyClient, EndpointPool
 from scoring._client.processes import ProcessClient
+from scoring._runner.estimate import count_estimate, ratio_counter
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.options import EndpointOptions, RunFields, RunOptions
 from scoring._runner.progress import Progress
@@ -167,6 +168,8 @@ def run_file(
         client.on_notice = note
     stop = GracefulStop()
     stop.watch(client)
+    # what `--estimate` says (by the ratio: no request), kept in the run record beside what the endpoint reported
+    estimate = count_estimate(job.pending(), job.bodies, ratio_counter, "ratio").to_dict()
 
     async def main() -> RunSummary:
         try:
@@ -206,6 +209,7 @@ def run_file(
         record["endpoints"] = client.report()
     if run.shard is not None and tallies:
         record["shard"] = shard_record(run.shard, tallies[-1], summary.records)
+    record["estimate"] = estimate
     summary.run_record = record
     if run.run_record:
         write_run_record(run_record_path(output), record)

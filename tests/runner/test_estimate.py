@@ -168,6 +168,30 @@ def test_eval_estimate_of_an_invalid_set_shows_the_issues(fake_openai: FakeOpenA
     assert fake_openai.requests == 0
 
 
+def test_the_run_record_keeps_the_estimate_beside_what_the_endpoint_reported(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    """run.json's ``estimate`` is what ``run --estimate`` said before the run (by the ratio, the one method that
+    sends nothing), beside the tokens the endpoint reported in ``summary``: a user sees estimate against actual."""
+    out, source = tmp_path / "out.jsonl", SEED / "seed_jsonl_multi_turn.jsonl"
+    before = estimate(fake_openai, source, out)
+    assert before["prompt_tokens_method"] == "ratio"
+    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m")
+    assert ran.exit_code == 0, ran.output
+    record = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))
+    kept, summary = record["estimate"], record["summary"]
+    for key in ("requests", "prompt_tokens", "prompt_tokens_method", "max_output_tokens", "unbounded_requests"):
+        assert kept[key] == before[key], key
+    assert kept["requests"] == summary["requests"] == fake_openai.requests > 0
+    assert summary["tokens"]["prompt_tokens"] > 0
+    # rerun: the journal holds every answer, so the estimate and the run both say nothing was to be sent
+    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m")
+    assert ran.exit_code == 0, ran.output
+    record = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))
+    assert record["estimate"]["requests"] == record["summary"]["requests"] == 0
+    assert record["estimate"]["already_finished"] == record["estimate"]["records"] > 0
+
+
 @pytest.mark.parametrize("name", ["excel_multi_turn.xlsx", "csv_multi_turn_semicolon.csv"])
 def test_later_turns_count_the_earlier_replies_the_run_writes_first(
     fake_openai: FakeOpenAI, tmp_path: Path, name: str

@@ -22,12 +22,14 @@ _EXPORTS = {
     "render_summary": "scoring._report.render:render",
     "judge_summary_lines": "scoring._judges:summary_lines",
     "terminal_width": "scoring._report.leaderboard",
+    "render_judge_check": "scoring._report.agreement_text",
 }
 
 __all__ = [
     "SAMPLE_FORMATS",
     "CollectedResults",
     "judge_summary_lines",
+    "render_judge_check",
     "render_report",
     "render_summary",
     "save_report",
@@ -49,5 +51,6 @@ if TYPE_CHECKING:
         render_report,
         save_report,
     )
+    from scoring._report.agreement_text import render_judge_check
     from scoring._report.leaderboard import terminal_width
     from scoring._report.render import render as render_summary

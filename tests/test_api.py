@@ -73,7 +73,7 @@ DOCUMENTED = {
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
         "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat",
+        "Repeat", "JudgeCheck", "judge_check", "JudgeVerdict", "judge_verdicts", "review_fields",
     ],
 }  # fmt: skip
 
@@ -99,7 +99,7 @@ SUBMODULES = {
     ],
     "scoring.report": [
         "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
-        "terminal_width",
+        "terminal_width", "render_judge_check",
     ],
 }  # fmt: skip
 

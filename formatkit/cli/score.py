@@ -133,10 +133,37 @@ def score(
             judge=options,
             progress=progress,
         )
+    _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
             typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)
     _finish(outcome, as_json, lang)
+
+
+def _say_changes(outcome: FileScoreOutcome, lang: str | None) -> None:
+    """A reviewed sheet: which scores changed (a person's, an edit's, a person's refused), on stderr."""
+    if not outcome.reviewed and not outcome.changes:
+        return
+    typer.echo(say("score.review", lang, changed=sum(c.how != "refused" for c in outcome.changes)), err=True)
+    for change in outcome.changes:
+        typer.echo(
+            say(
+                f"score.review_{change.how}",
+                lang,
+                dataset=change.dataset,
+                session_id=change.session_id,
+                sample="" if change.sample == 1 else f" #{change.sample}",
+                human=_shown(change.human),
+                before=_shown(change.before),
+            ),
+            err=True,
+        )
+
+
+def _shown(value: float | None) -> str:
+    if value is None:
+        return "null"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 score.__doc__ = _HELP

@@ -19,6 +19,7 @@ from formatkit._core.issue_parts import escape_controls
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N, Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
+from scoring._report.overrides import override_note
 from scoring._report.render import _pairwise_note
 
 __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
@@ -211,6 +212,9 @@ def notes(comp: Comparison) -> list[str]:
             pairwise = _pairwise_note(f"{model} / {name}", s)
             if pairwise:
                 out.append(pairwise)
+            people = override_note(f"{model} / {name}", s)
+            if people:
+                out.append(people)
     return out
 
 

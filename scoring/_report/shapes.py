@@ -86,6 +86,7 @@ class DatasetSummary(_DatasetKeys, total=False):
     win_rate: float | None
     win_rate_ci: list[float] | None
     note: str
+    human_overrides: dict[str, float | int | None]
 
 
 class _DimensionKeys(TypedDict):

@@ -50,7 +50,8 @@ def judge_check(
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
-        typer.echo(escape_controls(render_judge_check(summary)), nl=False)  # judge and dataset names from files
+        for line in render_judge_check(summary).splitlines():
+            typer.echo(escape_controls(line))  # judge and dataset names come from files
     if not outcome.judges:
         typer.echo(say("judge_check.nothing", lang, labels=outcome.labels, unmatched=outcome.unmatched), err=True)
     raise typer.Exit(EXIT_OK)

@@ -144,6 +144,12 @@ def test_a_human_score_and_an_edit_change_their_records_only(
     text = _ok("report", str(again)).stdout
     assert f"m / {dataset}: 1 score(s) given by a person (human_score): {machine:.2f} with the machine's" in text
 
+    # judge-check reads the person's score from the reviewed sheet, and from the scores written from it
+    for labels in (sheet_path, again):
+        check = json.loads(_ok("judge-check", str(judged_eval), "--human", str(labels), "--json").stdout)
+        assert check["judge"] == "j" and check["n"] == 1 and check["labels"] == 1
+        assert check["confusion"] == {f"{old['score']:g}": {str(human): 1}}
+
 
 def test_a_human_score_off_the_judges_scale_is_refused(judged_eval: Path, tmp_path: Path) -> None:
     before = records_without_source(judged_eval)

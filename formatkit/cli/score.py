@@ -42,6 +42,11 @@ A judge reply with no readable verdict is a void verdict: its response keeps `sc
 summary counts it beside the score ("1 of 2 records scored, 1 void verdict"); --void-as-zero counts it
 as the lowest score in the summary instead.
 
+A sheet `formatkit export` wrote (edited by a reviewer) keeps every score whose response, reference
+and question were not edited, as it was (a judge's too: no judge is asked), scores again only what was
+edited, takes a filled human_score as the score (scored_by: human, the machine's kept in overridden), and
+says on stderr which records it changed.
+
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
 unreadable path, or an unknown metric.

@@ -8,6 +8,8 @@ judge's verdict kept beside it; an edited reply is scored again; ``score`` says 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +164,25 @@ def test_a_human_score_off_the_judges_scale_is_refused(judged_eval: Path, tmp_pa
     result = _ok("score", str(sheet_path), "-o", str(again))
     assert records_without_source(again) == before
     assert "human_score 7 is outside the score's scale: ignored" in result.stderr
+
+
+@pytest.mark.slow
+def test_the_sheet_saved_again_by_libreoffice_keeps_every_score(
+    judged_eval: Path, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    """A reviewer's spreadsheet program rewrites the file it saves: every fingerprint still matches."""
+    office = shutil.which("libreoffice") or shutil.which("soffice")
+    if office is None:
+        pytest.skip("LibreOffice is not installed (apt-get install -y libreoffice-calc)")
+    sheet_path, resaved, again = tmp_path / "review.xlsx", tmp_path / "resaved", tmp_path / "again.jsonl"
+    _ok("export", str(judged_eval), "-o", str(sheet_path))
+    subprocess.run(
+        [office, "--headless", f"-env:UserInstallation=file://{tmp_path}/lo-profile", "--convert-to",
+         "xlsx:Calc MS Excel 2007 XML", "--outdir", str(resaved), str(sheet_path)],
+        check=True, capture_output=True, timeout=180,
+    )  # fmt: skip
+    sent = fake_openai.requests
+    result = _ok("score", str(resaved / "review.xlsx"), "-o", str(again))
+    assert fake_openai.requests == sent
+    assert records_without_source(again) == records_without_source(judged_eval)
+    assert "0 score(s) changed" in result.stderr

@@ -88,6 +88,10 @@ class Response(BaseModel):
     guessed: bool | None = Field(
         default=None, description="True when the answer was taken from the last sentence, with no explicit commitment."
     )
+    partial_score: float | None = Field(
+        default=None,
+        description="Partial credit beside an all-or-nothing score (the keywords metric: the share of keywords found).",
+    )
     model: str | None = Field(default=None, description="The model that produced this response.")
     error: str | None = None
     judge: JsonObject | None = Field(

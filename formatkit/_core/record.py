@@ -55,7 +55,9 @@ Parameters = dict[str, Any]
 
 Role = Literal["system", "user", "assistant"]
 #: The fields a scorer or a judge writes into a response (its score entry), cleared before a new result.
-ScoreField = Literal["score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by"]
+ScoreField = Literal[
+    "score", "analysis", "metric", "answer", "settled", "unsettled_reason", "guessed", "matched_by", "partial_score"
+]
 #: The fields a scorer writes into a response, in order: replaced as a whole, never left stale.
 SCORE_FIELDS: tuple[ScoreField, ...] = get_args(ScoreField)
 
@@ -91,6 +93,7 @@ class ResponseDict(TypedDict, total=False):
     unsettled_reason: str
     guessed: bool
     matched_by: str
+    partial_score: float
     model: str
     #: The base URL (no credentials) that served the reply.
     endpoint: str

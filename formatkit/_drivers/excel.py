@@ -32,7 +32,7 @@ from formatkit._rules.excel_header import (
 )
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
-from formatkit._rules.excel_sheet import check_hidden, merged_example
+from formatkit._rules.excel_sheet import check_hidden, is_notes_sheet, merged_example
 from formatkit._rules.parameters import check_parameters, clean_parameters_text
 
 __all__ = ["ExcelReader"]
@@ -108,7 +108,11 @@ class ExcelReader:
         if end < 0:
             self._empty(data)
             return None
-        if self.sheet is None and data.extra_sheets and not any(names_a_column(row) for row in rows[:6]):
+        if (
+            self.sheet is None
+            and data.extra_sheets
+            and not any(names_a_column(row) for row in rows[:HEADER_SEARCH_ROWS])
+        ):
             # An instruction sheet before the data: the cause, said once; its header and rows are no set's
             # (a title row above a header is not one: the missing-column error says which row to move up)
             self.sink.add(
@@ -132,7 +136,12 @@ class ExcelReader:
             )
             return None
         header = read_header(
-            rows[0], _headerless_data(rows, end), sheet=sheet, mode=self.mode, sink=self.sink, below=rows[1:6]
+            rows[0],
+            _headerless_data(rows, end),
+            sheet=sheet,
+            mode=self.mode,
+            sink=self.sink,
+            below=rows[1:HEADER_SEARCH_ROWS],
         )
         self._merged(data, header)
         check_hidden(data, header, end + 1, self.sink)
@@ -171,9 +180,10 @@ class ExcelReader:
         # A hidden first sheet is still the one read, though Excel shows the user another one.
         first = Msg("frag.first_sheet_hidden" if data.hidden else "frag.first_sheet", sheet=data.name)
         for name in data.extra_sheets:
+            # a notes sheet (the one ``fix`` writes title rows to, or one named so) is not told to move its rows
             self.sink.add(
                 "extra_sheet",
-                Msg("extra_sheet", sheet=name, first=first),
+                Msg("extra_sheet.notes" if is_notes_sheet(name) else "extra_sheet", sheet=name, first=first),
                 sheet=name,
             )
 

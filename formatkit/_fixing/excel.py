@@ -31,6 +31,7 @@ from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._fixing.excel_book import Book, lost_parts, open_book, save_book
 from formatkit._reading.cells import column_letter
 from formatkit._rules.excel_header import HEADER_SEARCH_ROWS, header_name, header_row
+from formatkit._rules.excel_sheet import NOTES_SHEET
 from formatkit._rules.excel_values import session_id_value
 from formatkit._rules.parameters import repair_parameters_text
 
@@ -119,10 +120,6 @@ def _data_sheet_first(workbook: Any) -> Change | None:
     ws.sheet_view.tabSelected = True
     workbook.active = 0
     return Change(code="sheet_moved", data={"sheet": ws.title, "position": position + 1}, sheet=ws.title)
-
-
-#: The sheet the rows above a header are moved to (a number is added when the name is taken).
-NOTES_SHEET = "说明"
 
 
 def _title_rows(workbook: Any, ws: Any) -> Change | None:

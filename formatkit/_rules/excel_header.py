@@ -179,16 +179,11 @@ def header_row(rows: Sequence[Sequence[Any]]) -> int | None:
 
 
 def _header_below(rows: Sequence[Sequence[Any]]) -> Msg | str:
-    """A hint naming the first row under row 1 that names the known columns (2 or more), or ""."""
+    """A hint naming the first row under row 1 that is a header by the test :func:`header_row` uses (it
+    names the query column or two known columns), or "": one test of what a header is, for both."""
     for offset, row in enumerate(rows, start=2):
-        names = []
-        for raw in row:
-            folded = unicodedata.normalize("NFKC", _header_text(raw)).strip().casefold()
-            name = folded if folded in COLUMNS else ALIASES.get(folded)
-            if name is not None and name not in names:
-                names.append(name)
-        if len(names) >= 2 or "query" in names:
-            shown = ", ".join(f'"{n}"' for n in names)
+        if _is_header(row):
+            shown = ", ".join(f'"{n}"' for n in header_names(row))
             return Msg("frag.header_below", row=offset, names=shown)
     return ""
 

@@ -4,6 +4,7 @@ nothing the user never saw goes into the evaluation set without a word."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 from formatkit._core.issues import IssueSink
@@ -11,7 +12,22 @@ from formatkit._core.messages import Msg
 from formatkit._reading.cells import SheetData, column_letter
 from formatkit._rules.excel_header import Header
 
-__all__ = ["check_hidden", "merged_example", "spans"]
+__all__ = ["NOTES_SHEET", "check_hidden", "is_notes_sheet", "merged_example", "spans"]
+
+#: The sheet ``formatkit fix`` moves the title and note rows above a header to (a number is added when the
+#: name is taken: "说明 2").
+NOTES_SHEET = "说明"
+
+#: Sheet names that say a sheet holds notes for people, not records (compared after NFKC, case folding and
+#: dropping a trailing number): such a sheet beside the data is said to be unread without advice to move it.
+_NOTES_NAMES = frozenset({NOTES_SHEET, "填写说明", "使用说明", "notes", "note", "readme", "instructions"})
+
+
+def is_notes_sheet(name: str) -> bool:
+    """Whether a sheet's name says it holds notes (``说明``, ``说明 2``, ``Notes``, ``README``, …)."""
+    folded = unicodedata.normalize("NFKC", name).casefold().strip().rstrip("0123456789").strip()
+    return folded in _NOTES_NAMES
+
 
 _MAX_SPANS = 12
 

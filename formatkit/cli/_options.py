@@ -374,12 +374,31 @@ class ScoreArgs:
     """How rule metrics score (``score``, ``eval``)."""
 
     math_timeout: float = option(2.0, "--math-timeout", min=0.01, help="Per-item time limit for sympy (seconds).")
+    dataset_metric: list[str] = option(
+        [],
+        "--dataset-metric",
+        metavar="DATASET=METRIC",
+        help="Score DATASET with rule METRIC where auto would choose (e.g. 客服话术=keywords; repeatable).",
+    )
+
+    def dataset_metrics(self) -> dict[str, str] | None:
+        """The --dataset-metric pairs, each naming a rule metric (exit 2 otherwise)."""
+        from scoring import metric_names
+
+        declared = pairs("--dataset-metric", self.dataset_metric, "DATASET=METRIC, e.g. 客服话术=keywords")
+        rules = metric_names("rule")
+        for dataset, metric in declared.items():
+            if metric not in rules:
+                fail_usage(
+                    f"--dataset-metric {dataset}={metric}: METRIC is one of the rule metrics: {', '.join(rules)}"
+                )
+        return declared or None
 
     def score_options(self, **more: Any) -> ScoreOptions:
         """The library's options; ``more``: the command's own (metric, workers, ...)."""
         from scoring import ScoreOptions
 
-        return ScoreOptions(math_timeout=self.math_timeout, **more)
+        return ScoreOptions(math_timeout=self.math_timeout, dataset_metrics=self.dataset_metrics(), **more)
 
 
 @dataclasses.dataclass(kw_only=True)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from formatkit import Profile
 
 from formatkit.cli._common import (
     EXIT_ERRORS,
@@ -66,7 +70,12 @@ def eval_command(
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N records of each dataset."),
     shard: str | None = shard_option(),
     mode: ModeOption = typer.Option(ModeOption.infer_eval, "--mode", help="What the sets are for."),
-    profile: ProfileOption = typer.Option(ProfileOption.platform, "--profile", help="Upload limits, or none."),
+    profile: ProfileOption | None = typer.Option(
+        None,
+        "--profile",
+        help="Upload limits, or none (default: platform; none with --shard, as a part is run, not uploaded).",
+        show_default=False,
+    ),
     lang: str | None = lang_option(),
     *,
     endpoint: EndpointArgs,
@@ -78,6 +87,9 @@ def eval_command(
     issues: IssueArgs,
 ) -> None:
     part = parse_shard(shard)
+    # the platform's upload limits (1,000 rows a file) say what may be uploaded, and a shard's set is run, not
+    # uploaded: a set of any size can be split over machines without --profile none
+    limits: Profile = profile.value if profile is not None else ("none" if part is not None else "platform")
     defaults = requests.defaults()
     endpoint.check()
     if (judge.judge_base_url is None) != (judge.judge_model is None):
@@ -109,11 +121,12 @@ def eval_command(
                 judge=judge_options,
                 limit=limit,
                 mode=mode.value,
-                profile=profile.value,
+                profile=limits,
                 defaults=defaults,
                 restart=requests.restart,
                 retry_empty=requests.retry_empty,
                 math_timeout=scoring.math_timeout,
+                dataset_metrics=scoring.dataset_metrics(),
                 dimensions=dimensions,
                 void_as_zero=verdicts.void_as_zero,
                 shard=part,

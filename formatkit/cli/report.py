@@ -71,21 +71,11 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
-    paths = _once(paths_or_fail(paths))
+    paths = paths_or_fail(paths)
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
         _report(paths, mapping, fmt, output, verdicts)
-
-
-def _once(paths: list[str]) -> list[str]:
-    """The paths with each file once (:func:`scoring.distinct_files`); each repeat left out is said on stderr."""
-    from scoring import distinct_files
-
-    kept, repeats = distinct_files(paths)
-    for repeat in repeats:
-        typer.echo(say(f"report.{repeat.how}", None, path=repeat.path, first=repeat.first), err=True)
-    return kept
 
 
 def _report(
@@ -98,6 +88,8 @@ def _report(
         collected = collect_results(
             paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
+    for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
+        typer.echo(say(f"report.{repeat.how}", None, path=repeat.path, first=repeat.first), err=True)
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.

@@ -113,6 +113,8 @@ def score(
     output_or_fail(output)
     if judge_fallback and metric != "math":
         fail_usage("--judge-fallback goes with --metric math")
+    if scoring.dataset_metric and metric != AUTO:
+        fail_usage(f"--dataset-metric declares what auto scores a dataset with: it goes with --metric {AUTO}")
     options = judge.judge_options(
         journal_path=journal_path(Path(output)),
         against=against,

@@ -96,11 +96,15 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
 
 
 def _check_writable(path: Path) -> None:
-    """The journal must be writable before the first verdict is bought, or that verdict would be lost."""
+    """The journal must be writable before the first verdict is bought, or that verdict would be lost. A
+    journal the check makes is removed again: a run refused before any request leaves no empty journal."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
         with path.open("ab"):
             pass
+        if not existed:
+            path.unlink()
     except OSError as exc:
         raise JudgeSetupError(f"judge journal {path}: cannot write it ({exc.strerror or exc})") from exc
 
@@ -155,7 +159,7 @@ async def _judge_all(
     from scoring._runner.journal import Journal
 
     assert options.judge_base_url is not None and options.judge_model is not None
-    journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
+    journal: Journal | None = None
     api_key = os.environ.get(options.judge_api_key_env) if options.judge_api_key_env else None
     out = [copy.deepcopy(record) for record in records]
     slots: list[tuple[int, int]] = []
@@ -172,6 +176,8 @@ async def _judge_all(
             if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
                 client.on_notice = note
             stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
+            # opened once the client stands: an endpoint refused before any request leaves no empty journal
+            journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
             ask = JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):

@@ -39,6 +39,9 @@ class ItemScore:
     guessed: bool = False
     #: Which rule decided an exact score: "number", "value", "normalised match" or "containment".
     matched_by: str | None = None
+    #: The partial credit beside an all-or-nothing score (``keywords``: the share of the keywords found),
+    #: written as the response's ``partial_score``; None when the metric has none.
+    partial: float | None = None
 
 
 def item_from_record(record: RecordDict) -> Item:

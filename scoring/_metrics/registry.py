@@ -124,6 +124,18 @@ METRICS: dict[str, MetricSpec] = {
             auto_reason="the dataset's references hold math expressions",
         ),
         MetricSpec(
+            "prefix",
+            "rule",
+            "the reply starts with the reference (the platform's 前缀匹配)",
+            implementation="scoring._metrics.prefix:score_prefix",
+        ),
+        MetricSpec(
+            "keywords",
+            "rule",
+            "the reply contains every keyword the reference lists (包含关键词匹配), share found as partial_score",
+            implementation="scoring._metrics.keywords:score_keywords",
+        ),
+        MetricSpec(
             "judge",
             "judge",
             "an LLM judge scores free text on a scale",

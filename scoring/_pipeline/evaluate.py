@@ -208,7 +208,9 @@ def _evaluate(
     record["judge"] = judge_record(judge) if judge is not None and judge.judge_base_url else None
     write_run_record(paths.run_record, record)
     judge_options = replace(judge or JudgeOptions(), journal_path=journal_path(paths.scored))
-    scoring = ScoreOptions(metric="auto", math_timeout=how.math_timeout, void_as_zero=how.void_as_zero)
+    scoring = ScoreOptions(
+        metric="auto", math_timeout=how.math_timeout, void_as_zero=how.void_as_zero, dataset_metrics=how.dataset_metrics
+    )
     outcome.score = score_file(paths.answered, paths.scored, scoring, judge=judge_options, progress=judge_progress)
     record["finished"] = now_iso()
     write_run_record(paths.run_record, record)

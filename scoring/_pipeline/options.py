@@ -36,6 +36,8 @@ class ScoreOptions:
       instead of leaving it out (the written records keep their null score either way).
     - ``workers``: rule metrics are scored by that many worker processes (the output is byte for byte
       one process's); judges always run in this process.
+    - ``dataset_metrics``: dataset -> rule metric, declared for ``auto``: the records of a dataset named
+      there are scored with its metric (``prefix`` and ``keywords``, which ``auto`` never picks by itself).
     """
 
     metric: str = AUTO
@@ -43,6 +45,7 @@ class ScoreOptions:
     model_name: str | None = None
     void_as_zero: bool = False
     workers: int = 1
+    dataset_metrics: dict[str, str] | None = None
 
 
 class ScoreFields(TypedDict, total=False):
@@ -53,6 +56,7 @@ class ScoreFields(TypedDict, total=False):
     model_name: str | None
     void_as_zero: bool
     workers: int
+    dataset_metrics: dict[str, str] | None
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class EvalOptions:
     - ``defaults``, ``restart``, ``retry_empty``: as :class:`~scoring._runner.options.RunOptions`'s.
     - ``math_timeout``, ``void_as_zero``: as :class:`ScoreOptions`'s (for the summary and the reports too).
     - ``dimensions``: dataset -> capability dimension, for the reports.
+    - ``dataset_metrics``: as :class:`ScoreOptions`'s (a rule metric declared per dataset for ``auto``).
     - ``shard``: run and score only that part of the records (after ``limit``); ``formatkit merge`` puts
       the directories of all parts back together.
     - ``command``: the command line ``run.json`` records.
@@ -81,6 +86,7 @@ class EvalOptions:
     math_timeout: float = 2.0
     dimensions: dict[str, str] | None = None
     void_as_zero: bool = False
+    dataset_metrics: dict[str, str] | None = None
     shard: Shard | None = None
     command: str | None = None
 
@@ -98,5 +104,6 @@ class EvalFields(TypedDict, total=False):
     math_timeout: float
     dimensions: dict[str, str] | None
     void_as_zero: bool
+    dataset_metrics: dict[str, str] | None
     shard: Shard | None
     command: str | None

@@ -20,6 +20,7 @@ import orjson
 from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
+from scoring._pipeline.distinct_files import Repeat, distinct_files
 from scoring._report.aggregate import dataset_of
 from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
@@ -52,6 +53,8 @@ class CollectedResults:
     comparison: Any
     samples: SampleCollector | None
     unscored: list[str] = field(default_factory=list)
+    #: the paths left out because they repeat a file given before (read twice, every record would count twice)
+    repeats: list[Repeat] = field(default_factory=list)
 
 
 def _records(path: str | os.PathLike[str]) -> Iterator[RecordDict]:
@@ -84,7 +87,9 @@ def collect_results(
 ) -> CollectedResults:
     """Read scored results files (a dataset is ``meta.dataset``, else the file's name) into a comparison
     of models; ``samples`` keeps the per-sample rows of the HTML browser too; ``void_as_zero`` counts a
-    void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean."""
+    void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean. A file
+    given twice (another spelling, a link, a copy) is read once; ``repeats`` of the result lists the others."""
+    files, repeats = distinct_files([os.fspath(path) for path in paths])
     aggregator = ModelsAggregator(void_as_zero=void_as_zero)
     collector = SampleCollector() if samples else None
     speed = SpeedTally()
@@ -94,7 +99,7 @@ def collect_results(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        for path in paths:
+        for path in files:
             stem = Path(path).stem
             for record in _records(path):
                 model = aggregator.add(record, stem)
@@ -107,9 +112,9 @@ def collect_results(
         if enabled:
             gc.enable()
     comparison = aggregator.finish(dict(dimensions) if dimensions is not None else None)
-    comparison.runs = _runs(paths)
+    comparison.runs = _runs(files)
     comparison.speed = speed.summary()
-    return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored))
+    return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored), repeats)
 
 
 def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[ReportedRun]]:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from formatkit._core.record import SCORE_FIELDS, RecordDict, ResponseDict, target_responses
+from scoring._errors import MetricError
 from scoring._metrics.auto import AutoTally, MetricChoice
 from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
@@ -55,6 +56,8 @@ def write_result(response: ResponseDict, result: ItemScore, metric: str) -> None
         response["guessed"] = True
     if result.matched_by is not None:
         response["matched_by"] = result.matched_by
+    if result.partial is not None:
+        response["partial_score"] = result.partial
 
 
 def score_response(content: str | None, item: Item, metric: str, guard: SympyGuard | None = None) -> ItemScore:
@@ -79,7 +82,7 @@ class Scorer:
     metric chosen from its reference and its dataset's; a record of free text is left unscored, "a judge is
     needed"): call :meth:`prepare` with the records first, or every record is judged on its own reference.
     ``guard`` runs sympy for math (None: the process-wide one; ``use_sympy=False`` settles only what the
-    fast paths can).
+    fast paths can). ``declared`` (dataset -> rule metric) overrides ``auto``'s choice for the datasets it names.
     """
 
     metric: str = AUTO
@@ -88,12 +91,17 @@ class Scorer:
     use_sympy: bool = True
     stats: dict[str, DatasetStats] = field(default_factory=dict)
     tallies: dict[str, AutoTally] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)
     _functions: dict[str, RuleFunction] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.metric != AUTO:
             spec = spec_of(self.metric)  # an unknown name fails here, before any record is read
             self._function(spec.name)  # a custom metric is imported now: its errors come first too
+        for name in self.declared.values():
+            if spec_of(name).kind != "rule":
+                raise MetricError(f"--dataset-metric takes a rule metric, not the judge metric {name!r}")
+            self._function(name)
 
     def _function(self, metric: str) -> RuleFunction:
         function = self._functions.get(metric)
@@ -117,9 +125,16 @@ class Scorer:
             name = dataset_of(record, self.default_dataset)
             self.tallies.setdefault(name, AutoTally()).add(item_from_record(record))
 
+    def _declared(self, dataset: str) -> MetricChoice | None:
+        metric = self.declared.get(dataset) if self.metric == AUTO else None
+        return None if metric is None else MetricChoice(metric, f"declared for the dataset ({dataset}={metric})")
+
     def _choice(self, dataset: str, item: Item) -> MetricChoice:
         if self.metric != AUTO:
             return MetricChoice(self.metric, "chosen with --metric")
+        declared = self._declared(dataset)
+        if declared is not None:
+            return declared
         tally = self.tallies.get(dataset)
         if tally is None:
             tally = self.tallies[dataset] = AutoTally()
@@ -160,9 +175,12 @@ class Scorer:
     def metrics(self) -> dict[str, MetricChoice]:
         """Each dataset's metric and why (``auto``: the summary of its per-record choices)."""
         return {
-            name: self.tallies[name].summary()
-            if name in self.tallies
-            else MetricChoice(self.metric, "chosen with --metric")
+            name: self._declared(name)
+            or (
+                self.tallies[name].summary()
+                if name in self.tallies
+                else MetricChoice(self.metric, "chosen with --metric")
+            )
             for name in self.stats
         }
 

@@ -236,7 +236,9 @@ def _score_records(
 
     guard = SympyGuard(timeout=math_timeout)
     try:
-        scorer = Scorer(metric=metric, default_dataset=default_dataset, guard=guard)
+        scorer = Scorer(
+            metric=metric, default_dataset=default_dataset, guard=guard, declared=dict(how.dataset_metrics or {})
+        )
         if workers > 1 and not options.judge_fallback and not (metric == AUTO and options.judge_base_url):
             with atomic_writer(out) as handle:
                 score_in_workers(records, handle, scorer, workers, math_timeout, out)

@@ -55,6 +55,7 @@ class WorkerSetup(TypedDict):
     sys_path: list[str]
     metric: str
     default_dataset: str
+    declared: dict[str, str]
     math_timeout: float
     tallies: dict[str, AutoTally]
 
@@ -71,7 +72,9 @@ def _serve(inbox: IO[bytes], outbox: IO[bytes]) -> None:
 
     guard = SympyGuard(timeout=setup["math_timeout"])
     try:
-        scorer = Scorer(metric=setup["metric"], default_dataset=setup["default_dataset"], guard=guard)
+        scorer = Scorer(
+            metric=setup["metric"], default_dataset=setup["default_dataset"], guard=guard, declared=setup["declared"]
+        )
         scorer.tallies = setup["tallies"]
         while (batch := receive(inbox)) is not None:
             out = bytearray()

@@ -208,6 +208,7 @@ def score_in_workers(
             "sys_path": list(sys.path),
             "metric": scorer.metric,
             "default_dataset": scorer.default_dataset,
+            "declared": dict(scorer.declared),
             "math_timeout": math_timeout,
             "tallies": scorer.tallies,
         }

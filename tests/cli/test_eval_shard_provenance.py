@@ -159,3 +159,18 @@ def test_run_json_names_the_judge_and_keeps_its_key_out(fake_openai: FakeOpenAI,
     written = b"".join(p.read_bytes() for p in out.iterdir() if p.is_file())
     for secret in (KEY, "PASSWORDSECRET"):
         assert secret.encode() not in written, secret
+
+
+def test_eval_shard_of_a_set_over_the_upload_limit_runs(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # #30 item 3: the platform's 1,000-row upload limit says what may be uploaded; a shard's set is run, not
+    # uploaded. Unsharded, eval still checks the set as the platform would (and --profile none lifts it).
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(f'{{"prompt": "{i}+1", "answer": "{i + 1}"}}\n' for i in range(1001)), encoding="utf-8")
+    args = ["eval", str(big), "--base-url", fake_openai.base_url, "--model", "m", "--limit", "2"]
+    runner = CliRunner(env={"OPENAI_API_KEY": ""})
+    whole = runner.invoke(app, [*args, "-o", str(tmp_path / "whole")])
+    assert whole.exit_code == 1 and "too_many_rows" in whole.output
+    part = runner.invoke(app, [*args, "-o", str(tmp_path / "part"), "--shard", "1/2"])
+    assert part.exit_code == 0, part.output
+    explicit = runner.invoke(app, [*args, "-o", str(tmp_path / "strict"), "--shard", "1/2", "--profile", "platform"])
+    assert explicit.exit_code == 1 and "too_many_rows" in explicit.output

@@ -102,6 +102,10 @@ def test_a_socks_proxy_without_its_package_says_what_to_do(tmp_path: Path, comma
     assert ("没有安装 httpx 的 SOCKS 支持" if lang == "zh" else "SOCKS support is not installed") in output
     assert "secret" not in output
     assert len([line for line in output.splitlines() if "ALL_PROXY" in line]) == 1
+    # nothing was sent, so nothing is left behind: no output, no (empty) journal, no lock (eval's first step,
+    # the checked canonical set, is done before any endpoint is needed, and kept for the rerun)
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.name != "set.jsonl")
+    assert left == (["eval", "eval/canonical.jsonl"] if command.startswith("eval") else []), left
 
 
 @pytest.mark.parametrize("command", ENDPOINT_COMMANDS)

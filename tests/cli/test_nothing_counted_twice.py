@@ -103,6 +103,17 @@ def test_report_reads_a_byte_for_byte_copy_once_and_a_different_file_in_full(ten
     assert two["models"]["m"]["datasets"]["算术"]["records"] == 20
 
 
+def test_collect_results_reads_a_file_given_twice_once(ten: Path, tmp_path: Path) -> None:
+    # the library too (not only the command line): n stays 10, the repeat is listed for the caller to say
+    from scoring import collect_results
+
+    copy = tmp_path / "copy.jsonl"
+    shutil.copyfile(ten, copy)
+    collected = collect_results([ten, str(ten), copy])
+    assert collected.comparison.models["m"].to_dict()["datasets"]["算术"]["records"] == 10
+    assert [(r.path, r.how) for r in collected.repeats] == [(str(ten), "same_file"), (str(copy), "same_content")]
+
+
 def test_the_same_file_message_in_chinese(ten: Path) -> None:
     result = invoke("report", str(ten), str(ten), env={"LC_ALL": "zh_CN.UTF-8"})
     assert result.exit_code == 0, result.output

@@ -224,3 +224,31 @@ def test_a_killed_part_rerun_merges_to_the_unsharded_run(
     merged = tmp_path / "merged.jsonl"
     assert invoke("merge", *map(str, parts), "-o", str(merged)).exit_code == 0
     assert records(merged) == records(whole)
+
+
+def test_parts_that_name_the_input_differently_still_merge(
+    fake_openai: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # #30 item 3: each machine may spell the path its own way (relative, ./, absolute): the parts match, and
+    # the merge equals one run apart from the timings and meta.source.file, as docs/pages/guide/shards.md says
+    src = write_set(tmp_path / "set.jsonl")
+    monkeypatch.chdir(tmp_path)
+    whole = tmp_path / "whole.jsonl"
+    assert run(fake_openai, Path("set.jsonl"), whole).exit_code == 0
+    parts = []
+    for k, spelled in enumerate([Path("./set.jsonl"), src.resolve(), Path("sub/../set.jsonl")], start=1):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        part = tmp_path / f"p{k}.jsonl"
+        assert run(fake_openai, spelled, part, "--shard", f"{k}/3").exit_code == 0
+        parts.append(part)
+    merged = tmp_path / "merged.jsonl"
+    result = invoke("merge", *map(str, parts), "-o", str(merged))
+    assert result.exit_code == 0, result.output
+
+    def unplaced(path: Path) -> list[dict[str, Any]]:
+        out = records(path)
+        for record in out:
+            record["meta"]["source"].pop("file")
+        return out
+
+    assert unplaced(merged) == unplaced(whole)

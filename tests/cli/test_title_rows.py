@@ -97,6 +97,9 @@ def test_fix_moves_the_rows_above_the_header_to_a_notes_sheet(tmp_path: Path, ab
     assert copy.exit_code == 0, copy.output
     checked = json.loads(copy.output)["files"][0]
     assert checked["records"] == 3 and [i["code"] for i in checked["issues"]] == ["extra_sheet"]
+    # … whose advice is not to move the notes' rows onto the data sheet (they are a title, not records)
+    [notes_issue] = checked["issues"]
+    assert "need no change" in notes_issue["message"] and "--sheet" not in notes_issue["message"]
     wb = openpyxl.load_workbook(fixed)
     data, notes = wb["数据"], wb["说明"]
     assert [c.value for c in data[1]] == HEADER

@@ -81,3 +81,36 @@ def test_no_header_hint_when_no_row_looks_like_one(tmp_path: Path) -> None:
     path = _book(tmp_path / "plain.xlsx", [["question", "reference_response"], ["1+1?", "2"]])
     missing = [i for i in validate_file(path).issues if i.code == "missing_column"]
     assert missing and "looks like the header" not in missing[0].message
+
+
+def test_header_under_many_note_rows_is_found_with_another_sheet_present(tmp_path: Path) -> None:
+    # One header search (HEADER_SEARCH_ROWS) for every question: a header on row 8 under seven note rows is
+    # a title-row case even when the workbook has a second sheet, not "the first sheet is an instruction sheet"
+    # (the instruction-sheet test once looked at six rows only, the header search at ten).
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    for number in range(1, 8):
+        ws.append([f"填写说明第 {number} 条"])
+    ws.append(["query", "reference_response"])
+    ws.append(["1+1?", "2"])
+    wb.create_sheet("备用").append(["old", "rows"])
+    wb.save(tmp_path / "notes.xlsx")
+    codes = [(i.code, i.row) for i in validate_file(tmp_path / "notes.xlsx").issues]
+    assert ("header_not_first_row", 8) in codes
+    assert not any(code == "no_records" for code, _ in codes)
+
+
+@pytest.mark.parametrize(("name", "notes"), [("说明", True), ("说明 2", True), ("README", True), ("Data2", False)])
+def test_an_extra_sheet_named_as_notes_is_not_told_to_move(tmp_path: Path, name: str, notes: bool) -> None:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.append(["query", "reference_response"])
+    ws.append(["1+1?", "2"])
+    wb.create_sheet(name).append(["说明：每行一道题"])
+    wb.save(tmp_path / "two.xlsx")
+    [issue] = validate_file(tmp_path / "two.xlsx").issues
+    assert (issue.code, issue.severity, issue.sheet) == ("extra_sheet", "warning", name)
+    assert ("need no change" in issue.message) is notes
+    assert ("move the records onto the first sheet" in issue.message.lower()) is not notes

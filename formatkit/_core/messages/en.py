@@ -104,6 +104,9 @@ MESSAGES: dict[str, str] = {
     'onto the first sheet, save them as a file of their own, or read that sheet with --sheet "{sheet}".',
     "extra_sheet.no_sheet_option": 'Sheet "{sheet}" holds data, but only the first sheet ({first}) is read. '
     "Move the records onto the first sheet, or save them as a file of their own.",
+    "extra_sheet.notes": 'Sheet "{sheet}" is not read: only the first sheet ({first}) is. Its name says it holds '
+    "notes for people (formatkit fix moves the title rows above a header to such a sheet), which need no change; "
+    "if it holds records, move them onto the first sheet.",
     "frag.first_sheet": '"{sheet}"',
     "frag.first_sheet_hidden": '"{sheet}", which is hidden: right-click a sheet tab → Unhide to see it',
     "merged_cells": "Cells {span} are merged, so only the first of them holds a value. Unmerge them (Home → "

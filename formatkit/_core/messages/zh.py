@@ -88,6 +88,8 @@ MESSAGES: dict[str, str] = {
     "extra_sheet": '工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表、另存为单独的文件，或用 --sheet "{sheet}" 读取那个工作表。',
     "extra_sheet.no_sheet_option": "工作表“{sheet}”中有数据，但只读取第一个工作表（{first}）。请把记录移到第一个工作表，"
     "或另存为单独的文件。",
+    "extra_sheet.notes": "工作表“{sheet}”不会被读取：只读取第一个工作表（{first}）。它的名称表明其中是写给人看的说明"
+    "（formatkit fix 会把表头上方的标题行移到这样的工作表），无需修改；如果其中有记录，请把它们移到第一个工作表。",
     "frag.first_sheet": "“{sheet}”",
     "frag.first_sheet_hidden": "“{sheet}”，它是隐藏的：右键单击工作表标签 → 取消隐藏 即可看到",
     "merged_cells": "单元格 {span} 被合并了，只有第一个单元格有值。请取消合并（" + _UNMERGE + "），"

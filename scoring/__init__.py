@@ -100,6 +100,14 @@ _LAZY = {
     "metric_names": "scoring._metrics.registry",
     "DryRunPlan": "scoring._runner.job",
     "plan_file": "scoring._runner.run_file",
+    "Estimate": "scoring._runner.estimate",
+    "CHARS_PER_TOKEN": "scoring._runner.estimate",
+    "MESSAGE_OVERHEAD": "scoring._runner.estimate",
+    "Prices": "scoring._runner.estimate",
+    "PricesError": "scoring._errors",
+    "estimate_file": "scoring._runner.estimate",
+    "estimate_evaluation": "scoring._pipeline.estimate_eval",
+    "read_prices": "scoring._runner.estimate",
     "journal_path": "scoring._runner.journal",
     "make_progress": "scoring._runner.progress",
     "safe_command": "scoring._runner.provenance",
@@ -115,6 +123,8 @@ _LAZY = {
 
 __all__ = [
     "AUTO",
+    "CHARS_PER_TOKEN",
+    "MESSAGE_OVERHEAD",
     "METRICS",
     "RULE_METRICS",
     "Aggregate",
@@ -127,6 +137,7 @@ __all__ = [
     "DryRunPlan",
     "EndpointOptions",
     "EndpointUnavailableError",
+    "Estimate",
     "EvalOptions",
     "EvalOutcome",
     "FileScoreOutcome",
@@ -141,6 +152,8 @@ __all__ = [
     "MetricChoice",
     "MetricError",
     "MetricSpec",
+    "Prices",
+    "PricesError",
     "RecordOutcome",
     "Repeat",
     "RetryPolicy",
@@ -164,6 +177,8 @@ __all__ = [
     "clean_api_key",
     "collect_results",
     "distinct_files",
+    "estimate_evaluation",
+    "estimate_file",
     "evaluate",
     "exact_match",
     "extract_choice",
@@ -186,6 +201,7 @@ __all__ = [
     "parse_yes_no",
     "plan_file",
     "public_url",
+    "read_prices",
     "record_score",
     "reference_number",
     "review_fields",
@@ -209,7 +225,7 @@ if TYPE_CHECKING:
     from scoring._client.http import ChatClient, ChatResult, clean_api_key
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
-    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError
+    from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
     from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
     from scoring._judges.options import JudgeOptions
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -230,6 +246,7 @@ if TYPE_CHECKING:
     from scoring._metrics.normalize import normalize_text, parse_number, strip_think
     from scoring._metrics.registry import AUTO, METRICS, MetricSpec, RuleFunction, metric_names
     from scoring._pipeline.distinct_files import Repeat, distinct_files
+    from scoring._pipeline.estimate_eval import estimate_evaluation
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
     from scoring._pipeline.judge_check import JudgeCheck, judge_check
     from scoring._pipeline.merge import merge_parts
@@ -246,6 +263,14 @@ if TYPE_CHECKING:
     )
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
+    from scoring._runner.estimate import (
+        CHARS_PER_TOKEN,
+        MESSAGE_OVERHEAD,
+        Estimate,
+        Prices,
+        estimate_file,
+        read_prices,
+    )
     from scoring._runner.job import DryRunPlan, RunJob, RunSummary
     from scoring._runner.journal import journal_path
     from scoring._runner.options import EndpointOptions, RunOptions

@@ -36,6 +36,8 @@ subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhau
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "ClientError",
     "EndpointUnavailableError",
@@ -195,11 +197,16 @@ class ResultsFileError(ValueError):
 
 
 class MergeError(ValueError):
-    """The parts cannot be merged; ``problems`` lists every reason, each naming its part."""
+    """The parts cannot be merged; ``problems`` lists every reason, each naming its part (a message, rendered
+    in English by ``str``, in another language by ``.render(lang)``)."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
+    def __init__(self, problems: Sequence[object]) -> None:
+        super().__init__("; ".join(map(str, problems)))
+        self.problems = list(problems)
+
+
+class PricesError(ValueError):
+    """A price file (``--prices``) that cannot be read or does not price the model; the message says what to change."""
 
 
 class ScoringWorkerError(RuntimeError):

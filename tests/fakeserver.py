@@ -109,6 +109,11 @@ def last_user(body: dict[str, Any]) -> str:
     return ""
 
 
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    """The server's own token count of a body's messages: one token per character of content."""
+    return sum(len(str(m.get("content", ""))) for m in body.get("messages") or [])
+
+
 class FakeOpenAI:
     """The server; see the module docstring."""
 
@@ -124,6 +129,10 @@ class FakeOpenAI:
         self.ignore_stream = False
         #: When set, the ``usage`` of every reply (plain or streamed) instead of the counted one.
         self.usage: dict[str, Any] | None = None
+        #: Serve vLLM's ``POST /tokenize`` beside ``/v1`` (counting as ``usage`` does); its calls are counted in
+        #: ``tokenize_requests``, never in ``requests`` (they buy no completion).
+        self.tokenize = False
+        self.tokenize_requests = 0
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self._released = threading.Event()
@@ -269,6 +278,13 @@ class FakeOpenAI:
     async def _respond(
         self, method: str, path: str, headers: dict[str, str], raw: bytes, writer: asyncio.StreamWriter
     ) -> bool:
+        if self.tokenize and method == "POST" and path.partition("?")[0].rstrip("/") == "/tokenize":
+            with self._lock:
+                self.tokenize_requests += 1
+            asked = orjson.loads(raw) if raw else {}
+            count = _prompt_tokens(asked)
+            await _send(writer, 200, {"count": count, "max_model_len": 32768, "tokens": list(range(count))})
+            return True
         if method != "POST" or not path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
             await _send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             return True
@@ -495,7 +511,7 @@ class FakeOpenAI:
             return scripted
         text = scripted if isinstance(scripted, str) else last_user(body)
         n = body.get("n") or 1
-        prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or [])
+        prompt_tokens = _prompt_tokens(body)
         choices = []
         completion_tokens = 0
         for i in range(n):

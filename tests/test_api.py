@@ -73,7 +73,10 @@ DOCUMENTED = {
         "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
         "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
         "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat", "JudgeCheck", "judge_check", "JudgeVerdict", "judge_verdicts", "review_fields",
+        "Repeat", "Estimate", "Prices", "PricesError", "estimate_file", "read_prices", "estimate_evaluation",
+        "CHARS_PER_TOKEN",
+        "MESSAGE_OVERHEAD",
+        "JudgeCheck", "judge_check", "JudgeVerdict", "judge_verdicts", "review_fields",
     ],
 }  # fmt: skip
 
@@ -94,6 +97,7 @@ SUBMODULES = {
     "scoring.errors": [
         "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
+        "PricesError",
         "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
         "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
     ],

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 if TYPE_CHECKING:
     from formatkit import Profile
+    from scoring import EndpointOptions, EvalOptions
 
 from formatkit.cli._common import (
     EXIT_ERRORS,
@@ -20,6 +21,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._estimate import EstimateArgs
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import (
     EndpointArgs,
@@ -62,6 +64,7 @@ interrupted (Ctrl-C) and 143 terminated (SIGTERM): rerun to resume.
     report=ReportArgs,
     verdicts=VerdictArgs,
     issues=IssueArgs,
+    bill=EstimateArgs,
 )
 def eval_command(
     ctx: typer.Context,
@@ -85,8 +88,10 @@ def eval_command(
     report: ReportArgs,
     verdicts: VerdictArgs,
     issues: IssueArgs,
+    bill: EstimateArgs,
 ) -> None:
     part = parse_shard(shard)
+    bill.check()
     # the platform's upload limits (1,000 rows a file) say what may be uploaded, and a shard's set is run, not
     # uploaded: a set of any size can be split over machines without --profile none
     limits: Profile = profile.value if profile is not None else ("none" if part is not None else "platform")
@@ -112,26 +117,29 @@ def eval_command(
         "hint": endpoint.stopped_hint,
         "judge_hint": lambda exc: exc.hint or say("judge_hint", lang),
     }
+    settings = EvalOptions(
+        judge=judge_options,
+        limit=limit,
+        mode=mode.value,
+        profile=limits,
+        defaults=defaults,
+        restart=requests.restart,
+        retry_empty=requests.retry_empty,
+        math_timeout=scoring.math_timeout,
+        dataset_metrics=scoring.dataset_metrics(),
+        dimensions=dimensions,
+        void_as_zero=verdicts.void_as_zero,
+        shard=part,
+        command=recorded_command(ctx),
+    )
+    if bill.estimate:
+        _estimate(sets, directory, options, settings, bill, lang)
     with exits("eval", lang, **stopped):
         outcome = evaluate(
             sets,
             directory,
             options,
-            EvalOptions(
-                judge=judge_options,
-                limit=limit,
-                mode=mode.value,
-                profile=limits,
-                defaults=defaults,
-                restart=requests.restart,
-                retry_empty=requests.retry_empty,
-                math_timeout=scoring.math_timeout,
-                dataset_metrics=scoring.dataset_metrics(),
-                dimensions=dimensions,
-                void_as_zero=verdicts.void_as_zero,
-                shard=part,
-                command=recorded_command(ctx),
-            ),
+            settings,
             run_progress=make_progress(interval=requests.progress_interval, lang=said),
             judge_progress=make_progress(
                 label="judge", unit="responses", interval=requests.progress_interval, lang=said
@@ -151,6 +159,30 @@ def eval_command(
     typer.echo(text.read_text(encoding="utf-8"), nl=False)
     typer.echo(say("wrote", lang, output=", ".join(str(p) for p in outcome.reports)), err=True)
     raise typer.Exit(EXIT_OK if outcome.ok else EXIT_ERRORS)
+
+
+def _estimate(
+    sets: list[str],
+    directory: Path,
+    endpoint: EndpointOptions,
+    settings: EvalOptions,
+    bill: EstimateArgs,
+    lang: str | None,
+) -> NoReturn:
+    """``--estimate``: the sets checked and converted (eval's first step), then the bill; nothing is bought."""
+    from scoring import estimate_evaluation
+
+    prices = bill.read_prices(endpoint.model)
+    with exits("eval", lang):
+        validation, counted = estimate_evaluation(
+            sets, directory, endpoint, settings, tokenizer=bill.tokenizer, prices=prices
+        )
+    if not validation.valid or validation.issues or validation.warnings:
+        print_report(validation, err=True, quiet_valid=True, lang=lang)
+    if counted is None:
+        raise typer.Exit(EXIT_ERRORS)
+    bill.show(counted, lang)
+    raise typer.Exit(EXIT_OK)
 
 
 eval_command.__doc__ = _HELP

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, terminate_cleanly
+from formatkit.cli._common import EXIT_OK, fail_usage, lang_option, output_or_fail, terminate_cleanly
 from formatkit.cli._failures import exits, say
 from formatkit.messages import escape_controls
 
@@ -30,6 +30,7 @@ def merge(
     ctx: typer.Context,
     parts: list[str] = typer.Argument(..., metavar="PART...", help="The parts: run outputs or eval directories."),
     output: Path = typer.Option(..., "-o", "--output", help="The merged canonical jsonl to write."),
+    lang: str | None = lang_option(),
 ) -> None:
     from formatkit.cli.run import recorded_command
     from scoring import merge_parts
@@ -39,11 +40,19 @@ def merge(
     for part in parts:
         if not Path(part).exists():
             fail_usage(f"{part}: no such file or directory")
-    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {escape_controls(p)}" for p in exc.problems)}
-    with exits("merge", None, **refused):  # the output or its run record cannot be written: a full disk, a pipe
+    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {_said(p, lang)}" for p in exc.problems)}
+    with exits("merge", lang, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
-    typer.echo(say("merge.merged", None, outcome, parts=len(outcome.parts)), err=True)
+    typer.echo(say("merge.merged", lang, outcome, parts=len(outcome.parts)), err=True)
     raise typer.Exit(EXIT_OK)
+
+
+def _said(problem: object, lang: str | None) -> str:
+    """A problem of the merge in ``lang`` (a message of the catalogue), escaped for the terminal."""
+    from formatkit.messages import Msg, locale_lang
+
+    text = problem.render(lang or locale_lang()) if isinstance(problem, Msg) else str(problem)
+    return escape_controls(text)
 
 
 def register(app: typer.Typer) -> None:

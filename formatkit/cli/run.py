@@ -25,6 +25,7 @@ from formatkit.cli._common import (
     paths_or_fail,
     print_report,
 )
+from formatkit.cli._estimate import EstimateArgs
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
@@ -123,7 +124,7 @@ def summary_lines(summary: RunSummary, out: Path, lang: str | None = None) -> li
     return lines
 
 
-@takes(endpoint=EndpointArgs, requests=RunArgs)
+@takes(endpoint=EndpointArgs, requests=RunArgs, bill=EstimateArgs)
 def run(
     ctx: typer.Context,
     source: str = typer.Argument(..., metavar="IN", help="Canonical jsonl, or any Excel/jsonl evaluation set."),
@@ -136,9 +137,11 @@ def run(
     *,
     endpoint: EndpointArgs,
     requests: RunArgs,
+    bill: EstimateArgs,
 ) -> None:
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     part = parse_shard(shard)
+    bill.check()
     defaults = requests.defaults()
     endpoint.check()
     paths_or_fail([source], read_twice="run")
@@ -161,6 +164,14 @@ def run(
     settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
     if dry_run:
         _dry_run(plan_file(source, output, options, settings), lang)
+        raise typer.Exit(EXIT_OK)
+    if bill.estimate:
+        from scoring import estimate_file
+
+        prices = bill.read_prices(options.model)
+        with exits("run", lang):
+            counted = estimate_file(source, output, options, settings, tokenizer=bill.tokenizer, prices=prices)
+        bill.show(counted, lang)
         raise typer.Exit(EXIT_OK)
 
     jobs: list[RunJob] = []

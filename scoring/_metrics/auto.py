@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from formatkit.messages import Msg
 from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
+from scoring._metrics.extract.choice import option_letters, reference_letters
 from scoring._metrics.extract.numeric import reference_number
 from scoring._metrics.normalize import DATE_OR_RANGE
 from scoring._metrics.registry import JUDGE_NEEDED, MetricSpec, auto_specs
@@ -52,13 +53,21 @@ def _is_free_text(ref: str) -> bool:
     return len(_WORD.findall(ref)) > MAX_SHORT_WORDS or _TWO_SENTENCES.search(ref) is not None or len(ref) > 200
 
 
+def _letter_past_the_options(item: Item, ref: str) -> bool:
+    """A letter reference beyond the options the question shows (``D`` with only A–C read, one lost in the
+    PDF's text): still a choice item, which ``choice`` calls unscorable, never a short answer for ``math``'s
+    partial credit (``C 和 D`` against ``D`` is no half answer)."""
+    letters = reference_letters(ref)
+    return letters is not None and len(letters) == 1 and bool(option_letters(item.question))
+
+
 def reference_kind(item: Item) -> str:
     """``choice`` (option letters or yes/no), ``number``, ``math``, ``short``, ``long`` (free text) or
     ``missing``."""
     ref = (item.reference or "").strip()
     if not ref:
         return "missing"
-    if choice_key(item) is not None:
+    if choice_key(item) is not None or _letter_past_the_options(item, ref):
         return "choice"
     if reference_number(ref) is not None:
         return "number"

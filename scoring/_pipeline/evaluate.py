@@ -118,7 +118,7 @@ def _count(path: Path, limit: int | None) -> int:
     return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
 
 
-def _first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDict]]:
+def first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDict]]:
     """The first ``limit`` records of every dataset (a smoke run covers each set, not only the first)."""
 
     def records() -> Iterator[RecordDict]:
@@ -190,7 +190,7 @@ def _evaluate(
     if not validation.valid:
         return outcome
     limit, judge = how.limit, how.judge
-    source: Any = paths.canonical if limit is None else _first_per_dataset(paths.canonical, limit)
+    source: Any = paths.canonical if limit is None else first_per_dataset(paths.canonical, limit)
     run = RunOptions(
         defaults=how.defaults,
         retry_empty=how.retry_empty,

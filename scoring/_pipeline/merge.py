@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import orjson
 
+from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict
 from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._errors import MergeError
@@ -83,25 +84,22 @@ def resolve_part(given: str | os.PathLike[str]) -> Part:
     return Part(str(given), path, own)
 
 
-def _read_shard(part: Part) -> str | None:
+def _read_shard(part: Part) -> Msg | None:
     """Fill ``part`` from its run record; the problem when it has none or it is not a shard's."""
     if not part.data.is_file():
-        return f"{part.name}: no records file ({part.data} does not exist)"
+        return Msg("ui.merge.problem.no_data", part=part.name, data=str(part.data))
     if not part.record_path.exists():
-        return (
-            f"{part.name}: no run record ({part.record_path}); merge needs the run record each `--shard K/N` run "
-            "writes beside its output: copy it along with the part"
-        )
+        return Msg("ui.merge.problem.no_run_record", part=part.name, record=str(part.record_path))
     record = read_run_record(part.record_path)
     shard = record.get("shard") if record else None
     if not isinstance(shard, dict):
-        return f"{part.name}: its run record {part.record_path} is not one of a `--shard K/N` run (no shard entry)"
+        return Msg("ui.merge.problem.not_a_shard", part=part.name, record=str(part.record_path))
     try:
         part.shard = Shard(int(shard["index"]), int(shard["count"]))
         part.input_records = int(shard["input_records"])
         part.fingerprint = str(shard["input_fingerprint"])
     except (KeyError, TypeError, ValueError):
-        return f"{part.name}: the shard entry of {part.record_path} is damaged: run the part again"
+        return Msg("ui.merge.problem.damaged_shard", part=part.name, record=str(part.record_path))
     part.record = record
     part.expected = len(part.shard.positions(part.input_records))
     return None
@@ -124,7 +122,7 @@ def _identity(record: RecordDict) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int, str | None]:
+def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int, Msg | None]:
     """The part's record count, and a problem when a line is not a JSON record; with ``seen`` (the
     identities of the records read so far, one 16-byte digest each), a record met before, in this part
     or another, is added to ``again``."""
@@ -133,9 +131,9 @@ def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int
         try:
             data: RecordDict = orjson.loads(line)
         except orjson.JSONDecodeError:
-            return count, f"{part.name}: record {number} is not JSON: the part is damaged, run it again"
+            return count, Msg("ui.merge.problem.not_json", part=part.name, number=number)
         if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-            return count, f"{part.name}: record {number} is not a canonical record (no messages list)"
+            return count, Msg("ui.merge.problem.not_canonical", part=part.name, number=number)
         count += 1
         if seen is not None:
             key = _identity(data)
@@ -159,7 +157,7 @@ class Again(NamedTuple):
 _SHOWN_AGAIN = 5
 
 
-def _doubled(parts: list[Part], again: list[Again]) -> list[str]:
+def _doubled(parts: list[Part], again: list[Again]) -> list[Msg]:
     """The problems of the records met twice: where each was met first (a second reading, only when there
     is one), and the input record whose place the second copy takes (a part holds its share in input order)."""
     wanted = {entry.key for entry in again}
@@ -174,7 +172,7 @@ def _doubled(parts: list[Part], again: list[Again]) -> list[str]:
                 key = _identity(data)
                 if key in wanted:
                     first.setdefault(key, (part, number))
-    problems: list[str] = []
+    problems: list[Msg] = []
     said: dict[int, int] = {}
     for entry in again:
         part, number = entry.part, entry.number
@@ -183,17 +181,28 @@ def _doubled(parts: list[Part], again: list[Again]) -> list[str]:
         if said[id(part)] > _SHOWN_AGAIN:
             continue
         where_part, where = first[entry.key]
-        place = f"record {where}" if where_part is part else f"record {where} of {where_part.name}"
+        place = (
+            Msg("ui.merge.frag.place_here", where=where)
+            if where_part is part
+            else Msg("ui.merge.frag.place_other", where=where, other=where_part.name)
+        )
         position = part.shard.index + (number - 1) * part.shard.count  # 1-based, the input's order
-        lacks = f"; input record {position}, whose place it takes, is missing" if position <= part.input_records else ""
+        lacks = Msg("ui.merge.frag.lacks", position=position) if position <= part.input_records else ""
         problems.append(
-            f"{part.name} (part {part.shard.label}): record {number} (session_id {entry.session}) is {place} "
-            f"again: that record would be doubled{lacks}; run the part again"
+            Msg(
+                "ui.merge.problem.doubled",
+                part=part.name,
+                label=part.shard.label,
+                number=number,
+                session=entry.session,
+                place=place,
+                lacks=lacks,
+            )
         )
     for part in parts:
         more = said.get(id(part), 0) - _SHOWN_AGAIN
         if more > 0:
-            problems.append(f"{part.name}: {more} more record(s) there twice")
+            problems.append(Msg("ui.merge.problem.more_doubled", part=part.name, more=more))
     return problems
 
 
@@ -201,7 +210,7 @@ def _session(record: RecordDict) -> str:
     return orjson.dumps(record.get("session_id")).decode()
 
 
-def _check(parts: list[Part]) -> list[str]:
+def _check(parts: list[Part]) -> list[Msg]:
     problems = [problem for part in parts if (problem := _read_shard(part)) is not None]
     if problems:
         return problems
@@ -211,13 +220,23 @@ def _check(parts: list[Part]) -> list[str]:
         assert part.shard is not None
         if part.shard.count != first.shard.count:
             problems.append(
-                f"{part.name} is part {part.shard.label} but {first.name} is part {first.shard.label}: "
-                "parts of one split have the same N"
+                Msg(
+                    "ui.merge.problem.other_split",
+                    part=part.name,
+                    label=part.shard.label,
+                    first=first.name,
+                    first_label=first.shard.label,
+                )
             )
         elif part.fingerprint != first.fingerprint or part.input_records != first.input_records:
             problems.append(
-                f"{part.name} ({part.input_records} input records) and {first.name} ({first.input_records}) "
-                "were run on different inputs (the input changed between the runs?): rerun the parts on one input"
+                Msg(
+                    "ui.merge.problem.other_input",
+                    part=part.name,
+                    records=part.input_records,
+                    first=first.name,
+                    first_records=first.input_records,
+                )
             )
     if problems:
         return problems
@@ -229,13 +248,10 @@ def _check(parts: list[Part]) -> list[str]:
     for index, same in sorted(by_index.items()):
         if len(same) > 1:
             names = ", ".join(p.name for p in same)
-            problems.append(f"part {index}/{count} is given {len(same)} times ({names}): its records would be doubled")
+            problems.append(Msg("ui.merge.problem.given_twice", index=index, count=count, times=len(same), names=names))
     missing = [f"{index}/{count}" for index in range(1, count + 1) if index not in by_index]
     if missing:
-        problems.append(
-            f"part(s) {', '.join(missing)} missing: their records would be missing "
-            f"(give every part 1/{count} to {count}/{count})"
-        )
+        problems.append(Msg("ui.merge.problem.missing_parts", missing=", ".join(missing), count=count))
     seen: set[bytes] = set()
     again: list[Again] = []
     for part in parts:
@@ -247,11 +263,18 @@ def _check(parts: list[Part]) -> list[str]:
             problems.append(problem)
         elif actual != part.expected:
             assert part.shard is not None
-            how = "missing" if actual < part.expected else "doubled"
+            how = Msg("ui.merge.frag.missing" if actual < part.expected else "ui.merge.frag.doubled")
             problems.append(
-                f"{part.name} (part {part.shard.label}) holds {actual} records but its share of the "
-                f"{part.input_records} input records is {part.expected}: {abs(actual - part.expected)} record(s) "
-                f"{how}; run the part again"
+                Msg(
+                    "ui.merge.problem.wrong_count",
+                    part=part.name,
+                    label=part.shard.label,
+                    actual=actual,
+                    records=part.input_records,
+                    expected=part.expected,
+                    difference=abs(actual - part.expected),
+                    how=how,
+                )
             )
     if again:
         problems += _doubled([p for p in parts if p.shard is not None and by_index[p.shard.index][0] is p], again)
@@ -265,12 +288,12 @@ def merge_parts(
     (``OUT.run.json``: the parts' records). Raises :class:`MergeError` (nothing written) when they do
     not make the whole input exactly once."""
     if not parts:
-        raise MergeError(["no parts given"])
+        raise MergeError([Msg("ui.merge.problem.no_parts")])
     resolved = [resolve_part(p) for p in parts]
     out = Path(output)
     for part in resolved:
         if part.data.exists() and out.exists() and part.data.resolve() == out.resolve():
-            raise MergeError([f"{part.name}: the output must not be one of the parts"])
+            raise MergeError([Msg("ui.merge.problem.output_is_part", part=part.name)])
     problems = _check(resolved)
     if problems:
         raise MergeError(problems)

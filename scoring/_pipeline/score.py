@@ -143,6 +143,10 @@ class Scorer:
             tally.add(item)
         return tally.choose(item)
 
+    def metric_for(self, record: RecordDict) -> MetricChoice:
+        """The metric the record gets (``auto``: from its reference and its dataset's, after :meth:`prepare`)."""
+        return self._choice(dataset_of(record, self.default_dataset), item_from_record(record))
+
     def score_record(self, record: RecordDict) -> RecordDict:
         """Fill the result fields of every response of the record (in place) and count it."""
         name = dataset_of(record, self.default_dataset)

@@ -235,33 +235,46 @@ class RunJob:
 
     def plan(self) -> DryRunPlan:
         """Count the requests a run would send (the journal is read, never written); the first body."""
-        table = SlotTable() if self.restart else SlotTable.from_journal(self.journal)
         first: JsonObject | None = None
         requests = with_work = finished = records = 0
+        for record, count in self.pending():
+            records += 1
+            if record is None:
+                finished += 1
+                continue
+            if not count:
+                continue
+            with_work += 1
+            requests += count
+            if first is None:
+                first = next(self.bodies(record))
+        return DryRunPlan(first, requests, with_work, finished, records)
+
+    def pending(self) -> Iterator[tuple[RecordDict | None, int]]:
+        """Each input record with the number of requests a run would send for it; None for a record the
+        journal holds finished (the journal is read, never written)."""
+        table = SlotTable() if self.restart else SlotTable.from_journal(self.journal)
+        redo = bool(self.runner.retry_empty)
         try:
             for position, record in enumerate(self.source()):
-                records += 1
                 entry = self._entry(table, position, record_key(position, record, self.settings))
-                redo = bool(self.runner.retry_empty)
                 if entry is not None:
                     if entry.get("status") == "ok" and not (redo and count_requests(entry["record"], redo_empty=True)):
-                        finished += 1
+                        yield None, 0
                         continue
                     record = entry["record"]
                 expand_samples(record, self.runner.defaults)
-                count = count_requests(record, redo_empty=redo)
-                if not count:
-                    continue
-                with_work += 1
-                requests += count
-                if first is None:
-                    turn, todo = next(open_turns(record, redo_empty=redo))
-                    response = record["messages"][turn]["responses"][todo[0]]
-                    params = request_params(self.runner.defaults, response.get("parameters"), todo[0])
-                    first = self.runner.client.request_body(history(record["messages"], turn), params)
+                yield record, count_requests(record, redo_empty=redo)
         finally:
             self.journal.close()
-        return DryRunPlan(first, requests, with_work, finished, records)
+
+    def bodies(self, record: RecordDict) -> Iterator[JsonObject]:
+        """The body of every request ``record`` needs (each open response of each open turn), as sent."""
+        for turn, todo in open_turns(record, redo_empty=bool(self.runner.retry_empty)):
+            for index in todo:
+                response = record["messages"][turn]["responses"][index]
+                params = request_params(self.runner.defaults, response.get("parameters"), index)
+                yield self.runner.client.request_body(history(record["messages"], turn), params)
 
     # -- the run -----------------------------------------------------------------------------------------
 

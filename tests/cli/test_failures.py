@@ -293,14 +293,20 @@ def test_a_failure_speaks_the_language_asked_for(tmp_path: Path) -> None:
 def test_merge_refusal_lists_every_problem_under_one_line_in_the_locale_language(tmp_path: Path) -> None:
     part = tmp_path / "part.jsonl"
     part.write_bytes((FIXTURES / "seed" / "seed_jsonl_single_turn.jsonl").read_bytes())
-    for env, head in (
-        ({"LANG": "C.UTF-8"}, "formatkit merge: cannot merge 1 part(s); nothing was written:\n  "),
-        ({"LANG": "zh_CN.UTF-8"}, "formatkit merge：无法合并 1 个部分；没有写入任何内容：\n  "),
+    for env, options, head, problem in (
+        (
+            {"LANG": "C.UTF-8"},
+            [],
+            "formatkit merge: cannot merge 1 part(s); nothing was written:\n  ",
+            ": no run record",
+        ),
+        ({"LANG": "zh_CN.UTF-8"}, [], "formatkit merge：无法合并 1 个部分；没有写入任何内容：\n  ", "：没有运行记录"),
+        ({"LANG": "C.UTF-8"}, ["--lang", "zh"], "formatkit merge：无法合并 1 个部分", "：没有运行记录"),
     ):
-        result = CliRunner(env=env).invoke(app, ["merge", str(part), "-o", str(tmp_path / "m.jsonl")])
+        result = CliRunner(env=env).invoke(app, ["merge", str(part), "-o", str(tmp_path / "m.jsonl"), *options])
         assert result.exit_code == 1, result.output
         assert result.stderr.startswith(head), result.stderr
-        assert "part.jsonl: no run record" in result.stderr
+        assert f"part.jsonl{problem}" in result.stderr  # the problems too speak the language (#29)
 
 
 def _old_summary_lines(summary: RunSummary, out: Path) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,8 +35,14 @@ __all__ = [
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-# An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text".
-_OPTION_LINE = re.compile(r"^[ \t]*(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])[ \t]*(\S[^\n]*)", re.MULTILINE)
+# An option line in the question: "A) text", "A. text", "(A) text", "A：text", "A、text", "[A] text"; the text
+# may stand on the next line ("D.\n\n$y=x$", as PDF extraction leaves it) unless that line opens an option.
+_LABEL = r"(?:[\(\[（【]([A-Z])[\)\]）】]|([A-Z])[\)\.．:：、,])"
+_OPTION_LINE = re.compile(
+    r"^[ \t]*" + _LABEL + r"[ \t]*(?:(?:\r?\n[ \t]*){1,2}(?![ \t]*(?:[\(\[（【][A-Z][\)\]）】]|[A-Z][\)\.．:：、,])))?"
+    r"(\S[^\n]*|(?=\s*\Z))",  # the last option may be a picture the text lost: "D.\n" ends the question
+    re.MULTILINE,
+)
 
 
 def option_letters(question: str | None, choices: Sequence[str] | None = None) -> str:
@@ -66,17 +73,55 @@ def _run_from_a(found: set[str]) -> str:
 def _option_lines(question: str) -> dict[str, str]:
     """The question's option lines (first text per letter), read once per question."""
     # reversed, so that the first line of each letter is the one kept
-    return {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
+    found = {a or b: text for a, b, text in reversed(_OPTION_LINE.findall(nfkc(question)))}
+    if _GLUED_SIGN.search(question):
+        chained = _chained(nfkc(question))
+        if len(chained) > len(_run_from_a(set(found))):
+            return chained
+    return found
+
+
+# Options glued to each other, as PDF extraction leaves them: "…会增加C．给成年小鼠…", "…升高4C.在高浓度…",
+# "…尚未开\n始C.经典…" (a letter right after a character that is no space and no letter, then its full stop).
+# In a question that shows one, the options are read as a chain of labels A., B., C.… in order from the
+# option line that opens with A, wherever each next label stands; the longer of that and the lines wins.
+_GLUED_SIGN = re.compile(r"[^\sA-Za-z][B-Z][\.．、]")
+_FIRST_OPTION = re.compile(r"^[ \t]*[\(（]?A[\)）\.．、:：]", re.MULTILINE)
+
+
+def _chained(text: str) -> dict[str, str]:
+    starts = list(_FIRST_OPTION.finditer(text))
+    if not starts:
+        return {}
+    labels: list[tuple[str, int, int]] = [("A", starts[-1].start(), starts[-1].end())]
+    for letter in LETTERS[1:]:
+        m = re.compile(r"(?<![A-Za-z])" + letter + r"[\.．、]").search(text, labels[-1][2])
+        if m is None:
+            break
+        labels.append((letter, m.start(), m.end()))
+    ends = [start for _, start, _ in labels[1:]] + [len(text)]
+    return {letter: " ".join(text[end:stop].split()) for (letter, _, end), stop in zip(labels, ends, strict=True)}
 
 
 @functools.lru_cache(maxsize=4096)
 def _question_letters(question: str) -> str:
-    run = _run_from_a(set(_option_lines(question)))
+    found = set(_option_lines(question))
+    run = _run_from_a(found)
     if run:
-        return run
-    text = nfkc(question)
+        # one option the lines do not show ("$\\mathrm{C}$ 硫酸铝…" between B. and D.) is still an option
+        gap = len(run)
+        if gap + 1 < len(LETTERS) and LETTERS[gap] not in found and LETTERS[gap + 1] in found:
+            run = _run_from_a(found | {LETTERS[gap]})
+        if not _GLUED_SIGN.search(question):
+            return run
+    # glued options may also be inline ones ("A．宗教意识淡薄B．反对神灵崇拜 C．…"): the longer reading wins
+    inline = _inline_letters(question)
+    return inline if len(inline) > len(run) else run
+
+
+def _inline_letters(question: str) -> str:
     # Inline options count only when at least three appear in order A, B, C… (not "A. Smith met B. Jones").
-    inline = [a or b for a, b in _OPTION_INLINE.findall(text)]
+    inline = [a or b for a, b in _OPTION_INLINE.findall(nfkc(question))]
     expected = 0
     for letter in inline:
         if expected < len(LETTERS) and letter == LETTERS[expected]:
@@ -174,7 +219,7 @@ _SPLIT_LETTERS = re.compile(r"[A-Z]")
 _BARE = re.compile(
     r"^(?:(?i:option|choice|answer)[ \t]*:?[ \t]*|选项?[ \t]*)?[\(\[（【]?(?P<letters>"
     + _LETTER_SET
-    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|[ \t]*)$"
+    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
 )
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
@@ -231,6 +276,11 @@ def _article_trap(text: str, match: re.Match[str]) -> bool:
     if not re.match(r"[ \t]+[a-z]", text[end : end + 3]):
         return False
     return _LETTER_FOLLOWERS.match(text, end) is None
+
+
+# A set whose last letter is the article opening the option's text: "B, A whale", "答案：B A whale".
+_ARTICLE_AFTER = re.compile(r"[ \t]+[a-z]")
+_SET_TAIL = re.compile(r"[^A-Z]*[AI]\Z")
 
 
 def _clean(text: str) -> str:
@@ -395,6 +445,8 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
             tail = None
         m = pattern.match(body, pos)
         raw = _group(m) if m is not None else ""
+        if len(raw) > 1 and _ARTICLE_AFTER.match(body, m.end() if m is not None else 0):
+            raw = _SET_TAIL.sub("", raw)  # "The answer is B, A whale.": the option's text starts with "A"
         if m is None and pattern is _MARKER:
             m = _MARKER_LOWER[0].match(body, pos) or _MARKER_LOWER[1].match(body, pos)
             raw = m.group("letters").upper() if m is not None else ""
@@ -406,6 +458,9 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
             if hedge is not None and hedge.group("letter") in valid and hedge.group("letter") not in letters:
                 shown = " ".join(body[m.start() : hedge.end()].split())[:60]
                 return ChoiceExtraction("", f'the last commitment hedges between options: "{shown}"', hedged=True)
+        if letters and _lists_options(body, m.end(), letters, valid):
+            shown = " ".join(body[m.start() : m.start() + 60].split())[:60]
+            return ChoiceExtraction("", f'the last commitment lists the options instead of choosing: "{shown}"')
         if m.group("letters") is not None and _article_trap(body, m):
             continue  # "Answer: A good question…" is English
         if letters and _EXAMPLE.search(body, max(0, pos - 16), pos) is not None:
@@ -422,6 +477,22 @@ def _last_commitment(body: str, valid: str) -> ChoiceExtraction | None:
         if letters:
             return ChoiceExtraction(letters, f'the reply ends naming "{" ".join(tail.group(0).split())}"')
     return None if outside is None else ChoiceExtraction("", outside)
+
+
+_NEXT_LABEL = re.compile(r"(?<![A-Za-z])([B-Z])[\.．、]")
+
+
+def _lists_options(body: str, end: int, letters: str, valid: str) -> bool:
+    """After the marker's letter the line goes on through the next options' labels ("【答案】A. ①② B. ①③
+    C. ②④ D. ③④"): the reply copied the option list, choosing none."""
+    if len(letters) != 1:
+        return False
+    line = body[end : end + 200].split("\n", 1)[0]
+    expected = LETTERS.index(letters) + 1
+    for m in _NEXT_LABEL.finditer(line):
+        if expected < len(valid) and m.group(1) == LETTERS[expected]:
+            expected += 1
+    return expected - LETTERS.index(letters) > 2
 
 
 # A commitment after the letter: "C is the correct answer", "making (B) the correct answer", "C是正确答案",
@@ -596,10 +667,11 @@ def _letter_with_its_text(body: str, valid: str, options: Mapping[str, str]) -> 
         return None
     folded = " ".join(body.split()).casefold()
     named: list[str] = []
+    openings = Counter(" ".join(option.split()).casefold()[:24] for option in options.values())
     for letter, option in options.items():
         text = " ".join(option.split()).casefold()[:24]
-        if letter not in valid or len(text) < 2:
-            continue
+        if letter not in valid or len(text) < 2 or openings[text] > 1:
+            continue  # an opening several options share names none of them
         low = letter.lower()
         for form in (f"{low}. {text}", f"({low}) {text}", f"{low}) {text}", f"{low}: {text}"):
             pos = folded.find(form)
@@ -720,7 +792,10 @@ def _concluding_option(body: str, valid: str, options: Mapping[str, str]) -> Cho
     }
     # options whose text the last paragraph holds: only those are looked for written with their letter
     folded_last = " ".join(last.split()).casefold()
-    marked = {letter for letter, text in texts.items() if text[:24] in folded_last}
+    # an opening shared by several options ("Net National Product (NNP) is $1,650…" in all ten) names none:
+    # "(a) Net national product (NNP) is equal to…" is a part of the working, not option A
+    openings = Counter(text[:24] for text in texts.values())
+    marked = {letter for letter, text in texts.items() if text[:24] in folded_last and openings[text[:24]] == 1}
     if not marked and not concludes:
         return None
     sentences = [s for s in _SENTENCE_BREAK.split(last) if s.strip()] if marked else [final]
@@ -775,7 +850,38 @@ def _extract(body: str, valid: str, options: Mapping[str, str] | None) -> Choice
         restated = restated_option(body, valid, options)
         if restated is not None:
             return restated
-    return found
+    return _after_negation(body, valid) or found
+
+
+# A marker that rules a letter out ("The answer is not A", "答案不是A") commits to nothing itself; the reply's
+# answer is the letter it then affirms: "…so it is C", "it must be (C)", "答案不是A，而是C".
+_NEGATED_MARKER = re.compile(
+    r"(?i:answer)[ \t]+(?i:is)[ \t]+(?i:not)[ \t]+[\(\[]?[A-Z][\)\]]?(?![A-Za-z0-9])"
+    r"|答案(?:不是|并非|不为|不应是)[ \t]*[\(（【]?[A-Z](?![A-Za-z0-9])"
+)
+_AFFIRMED = re.compile(
+    r"(?:\b(?i:it|this|that)(?:'s|[ \t]+(?:is|must[ \t]+be|should[ \t]+be|has[ \t]+to[ \t]+be))"
+    r"|而是|应该是|应是|应为|应选)"
+    r"[ \t]*(?:(?i:option)[ \t]*)?[\(\[（【]?[ \t]*(?P<letters>[A-Z])[ \t]*[\)\]）】]?(?![A-Za-z0-9])"
+)
+
+
+def _after_negation(body: str, valid: str) -> ChoiceExtraction | None:
+    """The letter affirmed after the reply's last negated marker (the last one there), when it is an option."""
+    negated = list(_NEGATED_MARKER.finditer(body))
+    if not negated:
+        return None
+    last = negated[-1]
+    affirmed = None
+    for m in _AFFIRMED.finditer(body, last.end()):
+        if m.group("letters") in valid and not _article_trap(body, m):
+            affirmed = m
+    if affirmed is None:
+        return None
+    shown = " ".join(body[last.start() : affirmed.end()].split())
+    if len(shown) > 60:
+        shown = f"{shown[:28]} … {shown[-28:]}"
+    return ChoiceExtraction(affirmed.group("letters"), f'the letter affirmed after a negated marker "{shown}"')
 
 
 def extract_choice(
@@ -795,6 +901,9 @@ def extract_choice(
     raw, cut = reply_body(text)
     body = _clean(raw)
     if "<" in body and END_TOKEN.search(body) is not None:
+        field = _answer_field(body, valid, options)
+        if field is not None:
+            return field
         # An answer closed by an end token ("[正确答案]B<eoa>") is final: what follows it is not read.
         for segment in END_TOKEN.split(body):
             found = _extract(segment, valid, options) if segment.strip() else None
@@ -823,6 +932,28 @@ def extract_choice(
     if cut:
         return ChoiceExtraction("", _CUT_OFF)
     return ChoiceExtraction("", "no answer marker or commitment, and the reply is not a bare letter")
+
+
+# An explanation closed by <eoe> ("【解析】…<eoe>\n【答案】AC<eoa>", GAOKAO-Bench's format) is reasoning that
+# weighs each option ("选项A是正确的"); the answer field that opens the text after it is the reply's answer.
+_EXPLANATION_END = re.compile(r"<eoe>", re.IGNORECASE)
+_FIELD_MARKER = re.compile(r"\s*(?:【答案】|\[答案\]|答案[ \t]*[:：]|(?i:answer)[ \t]*[:：])")
+
+
+def _answer_field(body: str, valid: str, options: Mapping[str, str] | None) -> ChoiceExtraction | None:
+    """The answer field opening the text after the last explanation closed by ``<eoe>``; an empty extraction
+    when that field names no option ("【答案】无正确答案"); None when there is no such field."""
+    ends = list(_EXPLANATION_END.finditer(body))
+    if not ends:
+        return None
+    field = END_TOKEN.split(body[ends[-1].end() :], maxsplit=1)[0]
+    if _FIELD_MARKER.match(field) is None:
+        return None  # "[正确答案]B<eoe>\n例题：答案是C": what follows is no answer field
+    found = _extract(field, valid, options)
+    if found is not None and (found.found or found.hedged):
+        return found
+    shown = " ".join(field.split())[:60]
+    return ChoiceExtraction("", f'the answer field after the explanation names no option: "{shown}"')
 
 
 # What opens a correction: "，应该是C。", ", it's C.", ": the answer is (D)."

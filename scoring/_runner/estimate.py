@@ -1,0 +1,337 @@
+"""The bill before paying: what a run would send, counted in requests and tokens, priced — with no request sent.
+
+Prompt tokens are counted one of three ways, the best the setting allows, and the estimate says which
+(``prompt_tokens_method``):
+
+- ``tokenize``: the endpoint's own tokenizer, through its tokenize route (vLLM and SGLang serve ``POST
+  /tokenize`` beside ``/v1``, taking the chat ``messages`` and applying the model's chat template): exact.
+  These calls are free (no completion is asked); they are the only calls an estimate makes.
+- ``tokenizer``: a tokenizer file the user names (``tokenizer.json`` of the model, read with the
+  ``tokenizers`` package when it is installed), over the messages' text plus a fixed overhead per message.
+- ``ratio``: characters per token, Chinese and Latin apart (:data:`CHARS_PER_TOKEN`), plus the same overhead:
+  an approximation, said as one.
+
+The worst case of the output is each request's ``max_tokens`` (``max_completion_tokens``); a request with
+none has no worst case, and the estimate counts those requests instead of inventing a bound. Money is priced
+from a price file the user gives (:func:`read_prices`)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from formatkit._core.record import JsonObject, RecordDict
+from scoring._errors import PricesError
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "MESSAGE_OVERHEAD",
+    "Estimate",
+    "EstimateMethod",
+    "Prices",
+    "PricesError",
+    "count_estimate",
+    "ratio_tokens",
+    "read_prices",
+    "tokenize_url",
+]
+
+EstimateMethod = Literal["tokenize", "tokenizer", "ratio"]
+
+#: Characters per token, by script, for the ``ratio`` method: a Chinese (CJK) character is about 0.7 token in
+#: the tokenizers of today's Chinese-capable models (Qwen, DeepSeek, GLM, GPT-4o), Latin text about 4
+#: characters a token; digits, punctuation and spaces count with the Latin text.
+CHARS_PER_TOKEN: dict[str, float] = {"cjk": 1.4, "latin": 4.0}
+#: Tokens a chat template adds per message (role markers, separators), and once per request (the
+#: assistant's opening), for the ``ratio`` and ``tokenizer`` methods.
+MESSAGE_OVERHEAD = 4
+REQUEST_OVERHEAD = 3
+
+_CJK = re.compile(r"[\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def _texts(messages: Iterable[Any]) -> Iterator[str]:
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            yield content
+        elif isinstance(content, list):  # content parts: the text ones
+            for part in content:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    yield part["text"]
+
+
+def ratio_tokens(messages: list[Any]) -> int:
+    """The prompt tokens of ``messages`` by :data:`CHARS_PER_TOKEN` and the template overheads."""
+    total = 0.0
+    for text in _texts(messages):
+        cjk = len(_CJK.findall(text))
+        total += cjk / CHARS_PER_TOKEN["cjk"] + (len(text) - cjk) / CHARS_PER_TOKEN["latin"]
+    return round(total) + MESSAGE_OVERHEAD * len(messages) + REQUEST_OVERHEAD
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Money per million tokens, prompt and output apart, in ``currency``."""
+
+    prompt: float
+    output: float
+    currency: str = ""
+
+    def cost(self, prompt_tokens: int, output_tokens: int) -> float:
+        return (prompt_tokens * self.prompt + output_tokens * self.output) / 1_000_000
+
+
+def read_prices(path: str | Path, model: str) -> Prices:
+    """A price file: JSON, either one price ``{"prompt": 0.8, "output": 2.0, "currency": "CNY"}`` (per
+    million tokens) or such an entry per model name (``{"qwen-plus": {...}, "gpt-4o": {...}}``)."""
+    try:
+        data = orjson.loads(Path(path).read_bytes())
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise PricesError(f"--prices {path}: cannot read it as JSON ({exc})") from None
+    if isinstance(data, dict) and "prompt" not in data and model in data:
+        data = data[model]
+    if not isinstance(data, dict) or not all(isinstance(data.get(k), int | float) for k in ("prompt", "output")):
+        raise PricesError(
+            f'--prices {path}: expected {{"prompt": P, "output": Q, "currency": "CNY"}} (per million tokens), '
+            f"or such an entry under the model's name {model!r}"
+        )
+    return Prices(float(data["prompt"]), float(data["output"]), str(data.get("currency") or ""))
+
+
+@dataclass
+class Estimate:
+    """What a run would send: ``requests``, ``prompt_tokens`` (counted by ``prompt_tokens_method``), the worst
+    case of the output (``max_output_tokens``, over the requests that set a ``max_tokens``) and the requests
+    that set none (``unbounded_requests``: no worst case for them); ``cost`` with a price file."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    prompt_tokens_method: EstimateMethod = "ratio"
+    max_output_tokens: int = 0
+    unbounded_requests: int = 0
+    records_with_work: int = 0
+    already_finished: int = 0
+    records: int = 0
+    judge_requests: int = 0
+    cost: float | None = None
+    currency: str = ""
+    #: Why a better method was not used (the tokenize route refused, no tokenizer package).
+    notes: list[str] = field(default_factory=list)
+
+    def price(self, prices: Prices) -> None:
+        self.cost = round(prices.cost(self.prompt_tokens, self.max_output_tokens), 6)
+        self.currency = prices.currency
+
+    def to_dict(self) -> JsonObject:
+        out: JsonObject = {
+            "requests": self.requests,
+            "judge_requests": self.judge_requests,
+            "prompt_tokens": self.prompt_tokens,
+            "prompt_tokens_method": self.prompt_tokens_method,
+            "max_output_tokens": self.max_output_tokens,
+            "unbounded_requests": self.unbounded_requests,
+            "records": self.records,
+            "records_with_work": self.records_with_work,
+            "already_finished": self.already_finished,
+        }
+        if self.cost is not None:
+            out["cost"] = self.cost
+            out["currency"] = self.currency
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+def _max_output(body: Mapping[str, Any]) -> int | None:
+    for key in ("max_tokens", "max_completion_tokens", "max_new_tokens"):
+        value = body.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+#: Counts the prompt tokens of a batch of request bodies (one number per body, in order).
+BatchCounter = Callable[[list[JsonObject]], list[int]]
+
+
+def count_estimate(
+    pending: Iterable[tuple[RecordDict | None, int]],
+    bodies: Callable[[RecordDict], Iterable[JsonObject]],
+    counter: BatchCounter,
+    method: EstimateMethod,
+    *,
+    batch: int = 256,
+) -> Estimate:
+    """Sum what ``pending`` (each record with its request count; None: finished) would send, the bodies of a
+    record's requests from ``bodies``, their prompt tokens from ``counter`` (in batches of ``batch``)."""
+    estimate = Estimate(prompt_tokens_method=method)
+    waiting: list[JsonObject] = []
+
+    def flush() -> None:
+        if waiting:
+            estimate.prompt_tokens += sum(counter(waiting))
+            waiting.clear()
+
+    for record, count in pending:
+        estimate.records += 1
+        if record is None:
+            estimate.already_finished += 1
+            continue
+        if not count:
+            continue
+        estimate.records_with_work += 1
+        for body in bodies(record):
+            estimate.requests += 1
+            most = _max_output(body)
+            if most is None:
+                estimate.unbounded_requests += 1
+            else:
+                estimate.max_output_tokens += most
+            waiting.append(body)
+            if len(waiting) >= batch:
+                flush()
+    flush()
+    return estimate
+
+
+def ratio_counter(bodies: list[JsonObject]) -> list[int]:
+    return [ratio_tokens(list(body.get("messages") or [])) for body in bodies]
+
+
+def tokenizer_counter(path: str | Path) -> BatchCounter:
+    """A counter from a ``tokenizer.json`` file (the ``tokenizers`` package); ImportError or OSError/ValueError
+    when the package is missing or the file is not a tokenizer."""
+    from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]
+
+    tokenizer = Tokenizer.from_file(str(path))
+
+    def count(bodies: list[JsonObject]) -> list[int]:
+        out = []
+        for body in bodies:
+            messages = list(body.get("messages") or [])
+            texts = list(_texts(messages))
+            encoded = tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
+            out.append(sum(len(e.ids) for e in encoded) + MESSAGE_OVERHEAD * len(messages) + REQUEST_OVERHEAD)
+        return out
+
+    return count
+
+
+def tokenize_url(base_url: str) -> str:
+    """The tokenize route beside an OpenAI-compatible base URL: ``http://h:8000/v1`` → ``http://h:8000/tokenize``
+    (vLLM and SGLang serve it at the server's root)."""
+    root, _, query = base_url.partition("?")
+    root = root.rstrip("/")
+    if root.endswith("/v1"):
+        root = root[: -len("/v1")]
+    return root + "/tokenize" + (f"?{query}" if query else "")
+
+
+class TokenizeRefused(RuntimeError):
+    """The endpoint has no usable tokenize route (404, an error, a reply without a count)."""
+
+
+def tokenize_counter(
+    url: str, model: str, headers: Mapping[str, str], *, concurrency: int = 16, timeout: float = 30.0
+) -> BatchCounter:
+    """A counter that asks the endpoint's tokenize route for each body (``{"model", "messages"}`` in,
+    ``{"count": N}`` out, as vLLM answers); :class:`TokenizeRefused` when it cannot."""
+    import httpx
+
+    async def ask_all(bodies: list[JsonObject]) -> list[int]:
+        gate = asyncio.Semaphore(concurrency)
+        async with httpx.AsyncClient(timeout=timeout, headers=dict(headers)) as client:
+
+            async def ask(body: JsonObject) -> int:
+                payload = {"model": model, "messages": body.get("messages") or [], "add_generation_prompt": True}
+                async with gate:
+                    try:
+                        reply = await client.post(url, content=orjson.dumps(payload))
+                    except httpx.HTTPError as exc:
+                        raise TokenizeRefused(f"{url}: {type(exc).__name__}: {exc}") from None
+                if reply.status_code != 200:
+                    raise TokenizeRefused(f"{url}: HTTP {reply.status_code}")
+                try:
+                    data = orjson.loads(reply.content)
+                except orjson.JSONDecodeError:
+                    raise TokenizeRefused(f"{url}: the reply is not JSON") from None
+                count = data.get("count") if isinstance(data, dict) else None
+                if not isinstance(count, int):
+                    tokens = data.get("tokens") if isinstance(data, dict) else None
+                    if not isinstance(tokens, list):
+                        raise TokenizeRefused(f"{url}: the reply holds no token count")
+                    count = len(tokens)
+                return count
+
+            return list(await asyncio.gather(*(ask(body) for body in bodies)))
+
+    def count(bodies: list[JsonObject]) -> list[int]:
+        return asyncio.run(ask_all(bodies))
+
+    return count
+
+
+def estimate_file(
+    source: str | Path | Callable[[], Iterable[RecordDict]],
+    output: str | Path,
+    endpoint: Any,
+    options: Any = None,
+    *,
+    tokenizer: str | Path | None = None,
+    use_tokenize: bool = True,
+    prices: Prices | None = None,
+) -> Estimate:
+    """What :func:`~scoring.run_file` would send for ``source`` into ``output`` (the journal read, as a rerun
+    would: what it holds is not counted again), counted with the best method available: the endpoint's
+    tokenize route (``use_tokenize``), else ``tokenizer`` (a ``tokenizer.json``), else the ratio; priced with
+    ``prices``. No completion is requested. ``endpoint``: an :class:`~scoring.EndpointOptions`; ``options``:
+    a :class:`~scoring.RunOptions`."""
+    from scoring._runner.options import RunOptions
+    from scoring._runner.run_file import _job as job_for
+
+    run = options if options is not None else RunOptions()
+    client = endpoint.client()
+    try:
+        job = job_for(source, output, client, run)
+        notes: list[str] = []
+        fallback: tuple[BatchCounter, EstimateMethod] = (ratio_counter, "ratio")
+        if tokenizer is not None:
+            try:
+                fallback = (tokenizer_counter(tokenizer), "tokenizer")
+            except ImportError:
+                notes.append(f"tokenizer {tokenizer}: the tokenizers package is not installed (pip install tokenizers)")
+            except Exception as exc:  # the package's own errors for a file that is no tokenizer
+                notes.append(f"tokenizer {tokenizer}: cannot read it ({type(exc).__name__}: {exc})")
+        if use_tokenize:
+            headers = {"Content-Type": "application/json", **dict(endpoint.dialect.headers)}
+            key = endpoint.key()
+            if key:
+                headers["Authorization"] = f"Bearer {key}"
+            url = tokenize_url(endpoint.base_url)
+            try:
+                estimate = count_estimate(
+                    job.pending(), job.bodies, tokenize_counter(url, endpoint.model, headers), "tokenize"
+                )
+            except TokenizeRefused as refused:
+                notes.append(f"no tokenize route ({refused}): counted by {fallback[1]}")
+            else:
+                estimate.notes = notes
+                if prices is not None:
+                    estimate.price(prices)
+                return estimate
+        estimate = count_estimate(job.pending(), job.bodies, fallback[0], fallback[1])
+        estimate.notes = notes
+        if prices is not None:
+            estimate.price(prices)
+        return estimate
+    finally:
+        asyncio.run(client.aclose())

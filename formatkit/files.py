@@ -6,7 +6,9 @@
   FIFOs and devices (:class:`~formatkit.errors.SmallFileError`);
 - :func:`output_lock`: hold an output's lock while it is written (another writer gets
   :class:`~formatkit.errors.OutputBusyError`);
-- :data:`TERMINATED`: set when SIGTERM arrives, so a writer removes its temporary file and stops.
+- :data:`TERMINATED`: set when SIGTERM arrives, so a writer removes its temporary file and stops;
+- :func:`csv_rows`: a CSV file's rows as ``(row number, cells)``, decoded and split as formatkit reads a
+  ``.csv`` set (UTF-8 or GBK, ``,`` ``;`` or tab, rows numbered as Excel numbers them).
 
 Names are loaded on first use.
 """
@@ -22,9 +24,10 @@ _EXPORTS = {
     "read_small_file": "formatkit._core.smallfile",
     "output_lock": "formatkit._core.writers",
     "TERMINATED": "formatkit._core.writers",
+    "csv_rows": "formatkit._reading.csv_file",
 }
 
-__all__ = ["TERMINATED", "check_path", "output_lock", "read_small_file"]
+__all__ = ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"]
 
 __getattr__ = lazy_getattr(globals(), _EXPORTS)
 
@@ -37,3 +40,4 @@ if TYPE_CHECKING:
     from formatkit._api.validate import check_path
     from formatkit._core.smallfile import read_small_file
     from formatkit._core.writers import TERMINATED, output_lock
+    from formatkit._reading.csv_file import csv_rows

@@ -45,6 +45,8 @@ Code = Literal[
     "hidden_rows",
     "hidden_columns",
     "totals_row",
+    "csv_encoding",
+    "formula_text",
     "not_utf8",
     "utf8_bom",
     "blank_line",
@@ -116,6 +118,9 @@ CODES: dict[Code, tuple[Severity, str]] = {
     "hidden_rows": ("warning", "Rows of the table are hidden or filtered out in Excel, yet read."),
     "hidden_columns": ("warning", "Columns of the table are hidden in Excel, yet read."),
     "totals_row": ("warning", "An Excel table's totals row stands among the data rows."),
+    # --- CSV: text -----------------------------------------------------------------------------------
+    "csv_encoding": ("warning", "A CSV file is not UTF-8 (it was read as GBK); its output is UTF-8."),
+    "formula_text": ("warning", "A CSV cell starts with =: Excel would compute it as a formula; the text is read."),
     # --- jsonl: lines --------------------------------------------------------------------------------
     "not_utf8": ("error", "The file is not UTF-8 text."),
     "utf8_bom": ("warning", "The file starts with a byte-order mark."),

@@ -91,6 +91,12 @@ INPUT_FORMATS: dict[str, InputFormat] = {
         fixed=".jsonl",
         parts=True,
     ),
+    ".csv": InputFormat(
+        TABLE_RULES,
+        sheet="formatkit._reading.csv_file:read_csv",
+        repair="formatkit._fixing.csv_file:repair_csv",
+        fixed=".csv",
+    ),
 }
 
 
@@ -106,7 +112,7 @@ def readable_suffixes() -> tuple[str, ...]:
 
 def listed_suffixes(sep: str, last: str) -> str:
     """The extensions formatkit reads as a sentence lists them: ``listed_suffixes(", ", " and ")`` is
-    ``.xlsx, .xls and .jsonl`` (the messages that say what formatkit reads are written from the table)."""
+    ``.xlsx, .xls, .jsonl and .csv`` (the messages that say what formatkit reads are written from the table)."""
     *most, final = readable_suffixes()
     return f"{sep.join(most)}{last}{final}" if most else final
 

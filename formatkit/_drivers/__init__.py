@@ -62,7 +62,7 @@ def open_reader(
             "unsupported_extension",
             name=path.name,
             suffix=suffix or Msg("frag.extension_less"),
-            fix=Msg("frag.save_csv_as_xlsx") if suffix == ".csv" else Msg("frag.convert_format"),
+            fix=Msg("frag.convert_format"),
         ),
     )
     return None

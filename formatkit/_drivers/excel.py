@@ -100,6 +100,8 @@ class ExcelReader:
             self.sink.add(problem.code, problem.message, **problem.place)
             return None
         sheet = data.name
+        for code, message in data.notes:
+            self.sink.add(code, message, sheet=sheet)
         self._extra_sheets(data)
         rows = data.rows
         data.merged = list(dict.fromkeys(data.merged))  # a range listed 5,000 times is one range

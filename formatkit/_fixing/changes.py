@@ -27,6 +27,8 @@ ChangeCode = Literal[
     "reencoded",
     "xls_converted",
     "parts_lost",
+    "title_rows_removed",
+    "csv_kept",
 ]
 
 

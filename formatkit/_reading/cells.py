@@ -20,6 +20,7 @@ from formatkit._core.messages import Msg
 __all__ = [
     "NO_VALUE",
     "CellError",
+    "FormulaText",
     "LongText",
     "NoValue",
     "SheetData",
@@ -102,6 +103,11 @@ class Shown(str):
         return self
 
 
+class FormulaText(str):
+    """Text that Excel would compute as a formula when it opens the file (a CSV cell starting with ``=``):
+    the text is what the file holds, and what formatkit reads."""
+
+
 class StaleValue:
     """A formula's cached value that the workbook itself declares stale (``fullCalcOnLoad``)."""
 
@@ -147,6 +153,8 @@ class SheetData:
     filtered: bool = False
     #: 1-based rows that are an Excel table's totals row.
     totals_rows: list[int] = field(default_factory=list)
+    #: What the reader found about the whole file (a CSV's encoding), reported at the sheet.
+    notes: list[tuple[Code, Msg]] = field(default_factory=list)
 
 
 def pick_sheet(names: list[str], wanted: str | None, usable: list[bool]) -> int | None:

@@ -121,6 +121,8 @@ def read_rows(
             sid = int(sid)
         elif sid == "":
             sid = None
+        elif type(sid) is str and len(sid) < 16 and sid.isascii() and sid.isdigit():
+            sid = int(sid)  # an id written as text (a CSV's): what session_id_value makes of it, without a place
         else:
             sid = session_id_value(sid, {"sheet": sheet, "row": number, "column": header.label(columns[0])}, sink)
         if has_query and (not query or query.isspace()):

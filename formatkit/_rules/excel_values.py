@@ -15,7 +15,7 @@ from typing import Any
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._reading.cells import CellError, LongText, NoValue, Shown, StaleValue
+from formatkit._reading.cells import CellError, FormulaText, LongText, NoValue, Shown, StaleValue
 from formatkit._reading.numfmt import general
 
 __all__ = ["INVALID_ID", "MAX_CELL_CHARS", "number_text", "session_id_value", "text_value"]
@@ -54,6 +54,8 @@ def text_value(value: Any, place: Place, sink: IssueSink) -> str | None:
     if isinstance(value, StaleValue):
         stale_value(value, place, sink)
         return text_value(value.cached, place, sink)
+    if type(value) is FormulaText:
+        sink.add("formula_text", Msg("formula_text", text=value[:40]), **place)
     if isinstance(value, str):
         length = value.length if isinstance(value, LongText) else len(value)
         if length > MAX_CELL_CHARS:

@@ -15,6 +15,7 @@ from formatkit.cli import app
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 X = "invalid/excel/"
+C = "invalid/csv/"
 S = "Sheet1"
 FILE_LEVEL: dict[str, Any] = {"sheet": None, "row": None, "column": None}
 ID, SYSTEM, QUERY = "A (session_id)", "B (system_prompt)", "C (query)"
@@ -108,6 +109,22 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "engine_parameter.xlsx", "infer-eval", "engine_parameter", at(2, PARAMS)),
     (X + "invalid_parameter_type.xlsx", "infer-eval", "invalid_parameter_type", at(2, PARAMS)),
     (X + "parameter_out_of_range.xlsx", "infer-eval", "parameter_out_of_range", at(2, PARAMS)),
+    # CSV: the same table rules, at the sheet the file is read as (its name); and what only a CSV meets
+    (
+        C + "system_prompt_mismatch.csv",
+        "infer-eval",
+        "system_prompt_mismatch",
+        {"sheet": "system_prompt_mismatch", "row": 3, "column": SYSTEM},
+    ),
+    (
+        C + "error_cell.csv",
+        "infer-eval",
+        "error_cell",
+        {"sheet": "error_cell", "row": 3, "column": "B (reference_response)"},
+    ),
+    (C + "csv_encoding.csv", "infer-eval", "csv_encoding", {"sheet": "csv_encoding", "row": None, "column": None}),
+    (C + "formula_text.csv", "infer-eval", "formula_text", {"sheet": "formula_text", "row": 3, "column": "A (query)"}),
+    (C + "unreadable_file_big5.csv", "infer-eval", "unreadable_file", FILE_LEVEL),
 ]
 
 #: Valid files and the mode they are valid in: no errors, and no warnings either.
@@ -130,6 +147,8 @@ VALID: list[tuple[str, str]] = [
     ("seed/seed_excel_single_turn.xlsx", "infer-eval"),
     ("seed/seed_excel_multi_turn.xlsx", "infer-eval"),
     ("invalid/excel/missing_column_reference.xlsx", "infer-only"),
+    ("valid/csv_single_turn_utf8_bom.csv", "infer-eval"),
+    ("valid/csv_multi_turn_semicolon.csv", "infer-eval"),
 ]
 
 

@@ -264,7 +264,7 @@ def test_fonts_fills_and_frozen_panes_stay(tmp_path: Path) -> None:
     [
         ("damaged.xlsx", b"PK\x03\x04 cut short", "unreadable_file"),
         ("empty.jsonl", b"", "empty_file"),
-        ("table.csv", b"query,reference_response\n1+1,2\n", "unsupported_extension"),
+        ("table.txt", b"query\treference_response\n1+1\t2\n", "unsupported_extension"),
     ],
 )
 def test_an_input_that_cannot_be_read_is_reported_and_nothing_written(
@@ -272,7 +272,7 @@ def test_an_input_that_cannot_be_read_is_reported_and_nothing_written(
 ) -> None:
     src = tmp_path / name
     src.write_bytes(content)
-    out = tmp_path / ("fixed" + (".xlsx" if name.endswith("xlsx") else ".jsonl" if name.endswith("jsonl") else ".csv"))
+    out = tmp_path / ("fixed" + (".xlsx" if name.endswith("xlsx") else ".jsonl" if name.endswith("jsonl") else ".txt"))
     result = fix(str(src), "-o", str(out))
     assert result.exit_code == 1, result.output
     assert "could not be read for repair" in result.output and code in result.output

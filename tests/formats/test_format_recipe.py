@@ -90,4 +90,4 @@ def test_unregistered_the_format_is_refused_again(tmp_path: Path) -> None:
     path = _write(tmp_path / "set.tsv", "query\treference_response", "1+1\t2")
     result = CliRunner().invoke(app, ["validate", "--lang", "en", str(path)])
     assert result.exit_code == 1
-    assert '"set.tsv" is a .tsv file; formatkit reads .xlsx, .xls and .jsonl.' in result.output
+    assert '"set.tsv" is a .tsv file; formatkit reads .xlsx, .xls, .jsonl and .csv.' in result.output

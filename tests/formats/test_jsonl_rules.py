@@ -90,7 +90,7 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
         "parameter_out_of_range",
         {"line": 1, "field": "parameters.stop"},
     ),
-    (J + "unsupported_extension.csv", "infer-eval", "unsupported_extension", {}),
+    (J + "unsupported_extension.txt", "infer-eval", "unsupported_extension", {}),
 ]
 
 VALID: list[tuple[str, str, str]] = [

@@ -9,13 +9,12 @@ from formatkit._core.codes import CODES
 from formatkit._core.formats import listed_suffixes
 
 _RESAVE = "Open it in Excel (or WPS) and save it again as .xlsx"
-_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls and .jsonl
+_READS = listed_suffixes(", ", " and ")  # the table of input formats: .xlsx, .xls, .jsonl and .csv
 
 MESSAGES: dict[str, str] = {
     # --- files and uploads -------------------------------------------------------------------------
     "unsupported_extension": '"{name}" is a {suffix} file; formatkit reads ' + _READS + ". {fix}",
     "frag.extension_less": "extension-less",
-    "frag.save_csv_as_xlsx": "Save a .csv from Excel as .xlsx (File → Save As → Excel Workbook).",
     "frag.convert_format": "Convert it to one of those formats.",
     "too_many_files": "{count} files given; the platform accepts at most {limit} per upload. Upload them "
     "in batches, or use --profile none for local work.",
@@ -76,7 +75,7 @@ MESSAGES: dict[str, str] = {
     + " (File → Save As → Excel Workbook).",
     "unreadable_file.xml": "The file is named {kind} but is an XML document (perhaps Excel 2003 XML). " + _RESAVE + ".",
     "unreadable_file.text": "The file is named {kind} but holds plain text (CSV or tab-separated?), not a "
-    "workbook. " + _RESAVE + ".",
+    "workbook. If it is a CSV, name it .csv (formatkit reads it); else " + _RESAVE[0].lower() + _RESAVE[1:] + ".",
     "unreadable_file.other": "The file is named {kind} but is not an Excel workbook (its first bytes are "
     "{head}); it may be damaged or of another kind. " + _RESAVE + ".",
     "unreadable_file.xls_damaged_kind": "The .xls workbook is damaged or of an unsupported kind ({error}). "
@@ -185,6 +184,19 @@ MESSAGES: dict[str, str] = {
     "Design → Total Row) or delete it.",
     "totals_row.many": "Rows {rows} are the totals row of an Excel table and read as a record. Turn it off "
     "(Table Design → Total Row) or delete it.",
+    # --- CSV: text -------------------------------------------------------------------------------------
+    "csv_encoding": 'The CSV file is not UTF-8: it was read as {encoding} (what Excel\'s plain "CSV" writes on a '
+    "Chinese Windows), and its records are written as UTF-8. Other tools may read it garbled: save it as "
+    '"CSV UTF-8 (Comma delimited)" to be read the same way everywhere.',
+    "formula_text": "The cell starts with = ({text}): Excel would compute it as a formula when it opens this CSV "
+    "and show its result (or #NAME?) instead of the text. The text is read as written; if a value was meant, "
+    "write the value.",
+    "unreadable_file.csv_quote": "Cell {column}{row} opens a quote that is never closed, so the rest of the file "
+    "({lines} line(s)) is one cell, as Excel reads it too. Close the quote (a quote inside a quoted cell is "
+    'written twice: "").',
+    "unreadable_file.csv_encoding": "The CSV file is neither UTF-8 nor GBK text (Big5, Latin-1, or not text at "
+    'all?), so it cannot be read without garbling it. Open it in Excel (or WPS) and save it as "CSV UTF-8 '
+    '(Comma delimited)", or as .xlsx.',
     # --- jsonl: lines --------------------------------------------------------------------------------
     "not_utf8": "The file is not UTF-8; it looks like {encoding}{more}. Re-save it as UTF-8, e.g. "
     "`iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`.",
@@ -391,6 +403,8 @@ MESSAGES: dict[str, str] = {
     "fix.reencoded": "decoded the file from {encoding} and wrote it as UTF-8 (it reads: {sample})",
     "fix.xls_converted": "rewrote the .xls workbook as .xlsx: values, merged ranges, number formats, column widths and hidden rows and columns are kept; fonts, colours and borders are not",
     "fix.parts_lost": "the copy could not keep {parts} of the original (openpyxl cannot); the original is untouched",
+    "fix.title_rows_removed": "removed row(s) {rows} above the header (title or notes: {text}) from the copy: a CSV holds one sheet, and the input keeps them; the header is now row 1",
+    "fix.csv_kept": "the copy is a CSV written as the input is ({encoding}, separated by {separator}); rows no repair touched are copied as they were",
     "fix.ui.head": "{source} -> {output}: {count} change(s)",
     "fix.ui.head_dry": "{source}: {count} change(s) (dry run: nothing written to {output})",
     "fix.ui.none": "{source}: nothing to repair; {output} is a copy",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from formatkit._core.formats import listed_suffixes
 
-_READS = listed_suffixes("、", " 和 ")  # the table of input formats: .xlsx、.xls 和 .jsonl
+_READS = listed_suffixes("、", " 和 ")  # the table of input formats: .xlsx、.xls、.jsonl 和 .csv
 _RESAVE = "请用 Excel（或 WPS）打开后另存为 .xlsx"
 _UNMERGE = "开始 → 合并后居中 → 取消单元格合并（WPS：开始 → 合并居中 → 取消合并单元格）"
 _AS_TEXT = "右键单击 → 设置单元格格式 → 数字 → 文本"
@@ -16,7 +16,6 @@ MESSAGES: dict[str, str] = {
     # --- 文件与上传 -----------------------------------------------------------------------------------
     "unsupported_extension": "“{name}”是 {suffix} 文件；formatkit 只读取 " + _READS + "。{fix}",
     "frag.extension_less": "无扩展名的",
-    "frag.save_csv_as_xlsx": "请在 Excel 中把 .csv 另存为 .xlsx（文件 → 另存为 → Excel 工作簿）。",
     "frag.convert_format": "请先转换为上述格式之一。",
     "too_many_files": "共给出 {count} 个文件；平台每次上传最多 {limit} 个。请分批上传，或在本地使用 --profile none。",
     "too_many_rows": "第 {row} 行是第 {index:,} 条数据行；平台每个文件最多 {limit:,} 行，已在此处停止读取。"
@@ -64,7 +63,8 @@ MESSAGES: dict[str, str] = {
     + _RESAVE
     + "（文件 → 另存为 → Excel 工作簿）。",
     "unreadable_file.xml": "文件名是 {kind}，但内容是 XML 文档（可能是 Excel 2003 XML）。" + _RESAVE + "。",
-    "unreadable_file.text": "文件名是 {kind}，但内容是纯文本（CSV 或制表符分隔？），不是工作簿。" + _RESAVE + "。",
+    "unreadable_file.text": "文件名是 {kind}，但内容是纯文本（CSV 或制表符分隔？），不是工作簿。如果是 CSV，请把扩展名改为 .csv"
+    "（formatkit 能读取）；否则" + _RESAVE + "。",
     "unreadable_file.other": "文件名是 {kind}，但不是 Excel 工作簿（开头字节为 {head}）；可能已损坏或是其他类型的文件。"
     + _RESAVE
     + "。",
@@ -151,6 +151,15 @@ MESSAGES: dict[str, str] = {
     "汇总行）或删除它。",
     "totals_row.many": "第 {rows} 行是 Excel 表格的汇总行，会被当作记录读取。请关闭汇总行（表设计 → 汇总行；WPS：表格工具 → "
     "汇总行）或删除它们。",
+    # --- CSV：文本 -------------------------------------------------------------------------------------
+    "csv_encoding": "CSV 文件不是 UTF-8 编码：已按 {encoding} 读取（中文 Windows 上 Excel 的普通“CSV”就是这种编码），"
+    "输出的记录为 UTF-8。其他工具可能读成乱码：请另存为“CSV UTF-8（逗号分隔）”，各处读到的才一样。",
+    "formula_text": "单元格以 = 开头（{text}）：Excel 打开这个 CSV 时会把它当作公式计算，显示结果（或 #NAME?）而不是这段文字。"
+    "这里按原文读取；如果本意是一个值，请直接写入该值。",
+    "unreadable_file.csv_quote": "单元格 {column}{row} 以引号开头但引号没有闭合，文件余下的部分（{lines} 行）都成了这一个单元格，"
+    'Excel 也会这样读。请补上闭合的引号（引号单元格内的引号要写成两个：""）。',
+    "unreadable_file.csv_encoding": "CSV 文件既不是 UTF-8 也不是 GBK 文本（Big5、Latin-1，或根本不是文本？），"
+    "无法不出乱码地读取。请用 Excel（或 WPS）打开后另存为“CSV UTF-8（逗号分隔）”，或另存为 .xlsx。",
     # --- jsonl：行 ------------------------------------------------------------------------------------
     "not_utf8": "文件不是 UTF-8 编码；看起来是 {encoding}{more}。请另存为 UTF-8（记事本：文件 → 另存为 → 编码 选“UTF-8”），"
     "或用命令 `iconv -f {iconv} -t UTF-8 in.jsonl > out.jsonl`。",
@@ -329,6 +338,8 @@ MESSAGES: dict[str, str] = {
     "fix.reencoded": "已将文件从 {encoding} 解码，并以 UTF-8 写出（内容如：{sample}）",
     "fix.xls_converted": "已将 .xls 工作簿改写为 .xlsx：保留值、合并区域、数字格式、列宽以及隐藏的行和列；不保留字体、颜色和边框",
     "fix.parts_lost": "副本无法保留原文件中的 {parts}（openpyxl 不支持）；原文件未改动",
+    "fix.title_rows_removed": "已从副本中删除表头上方的第 {rows} 行（标题或说明：{text}）：CSV 只有一个工作表，原文件仍保留这些行；表头现在是第 1 行",
+    "fix.csv_kept": "副本是与原文件写法相同的 CSV（{encoding}，分隔符 {separator}）；未修复的行按原样复制",
     "fix.ui.head": "{source} -> {output}：{count} 处修改",
     "fix.ui.head_dry": "{source}：{count} 处修改（试运行：未写入 {output}）",
     "fix.ui.none": "{source}：无需修复；{output} 是原文件的副本",
@@ -392,6 +403,8 @@ MESSAGES: dict[str, str] = {
     "summary.hidden_rows": "表格中有行在 Excel 中被隐藏或筛选掉，但仍会被读取。",
     "summary.hidden_columns": "表格中有列在 Excel 中被隐藏，但仍会被读取。",
     "summary.totals_row": "数据行中有 Excel 表格的汇总行。",
+    "summary.csv_encoding": "CSV 文件不是 UTF-8 编码（已按 GBK 读取）；输出为 UTF-8。",
+    "summary.formula_text": "CSV 单元格以 = 开头：Excel 会把它当作公式计算；这里按原文读取。",
     "summary.not_utf8": "文件不是 UTF-8 文本。",
     "summary.utf8_bom": "文件以字节顺序标记（BOM）开头。",
     "summary.blank_line": "文件中有空行。",

@@ -1,6 +1,6 @@
 """HTML report size and render time: N records × 2 models with ~1 KB replies (the issue's case: 3,000 × 2).
 
-Run: python benchmarks/bench_html_report.py [--records 3000] [--reply-bytes 1000] [--keep DIR]
+Run: python benchmarks/bench_html_report.py [--records 3000] [--reply-bytes 1000] [--models 2] [--keep DIR]
 
 Prints the page's size and, when chromium is installed, the time from navigation to the load event and
 until the first sample is on screen, and the time one comparison filter takes. The baseline, measured in
@@ -144,11 +144,12 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=3000)
     parser.add_argument("--reply-bytes", type=int, default=1000)
     parser.add_argument("--keep", type=Path, default=None, help="write the pages into this folder")
+    parser.add_argument("--models", type=int, default=2, help="models answering every record (up to 26)")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-html-"))
     folder.mkdir(parents=True, exist_ok=True)
     files = []
-    for seed, model in enumerate(("model-a", "model-b")):
+    for seed, model in enumerate(f"model-{letter}" for letter in "abcdefghijklmnopqrstuvwxyz"[: args.models]):
         path = folder / f"{model}.jsonl"
         made = records(model, args.records, args.reply_bytes, seed)
         path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in made))
@@ -166,7 +167,7 @@ def main() -> None:
         encoding="utf-8",
     )
     size, floor_size = out.stat().st_size, floor.stat().st_size
-    print(f"{args.records} records × 2 models, ~{args.reply_bytes} B replies")
+    print(f"{args.records} records × {args.models} models, ~{args.reply_bytes} B replies")
     print(
         f"page: {size / 1e6:.2f} MB (text floor {floor_size / 1e6:.2f} MB, ratio {size / floor_size:.2f}×), "
         f"built in {build:.2f} s"

@@ -5,6 +5,10 @@
     collected = collect_results(["a.jsonl", "b.jsonl"])
     print(render_report(collected, "text", width=100))
 
+Several models: ``collected.comparison.ratings`` (Bradley–Terry, logit scale), ``.pairs`` (every pair per
+scope, Holm-corrected) and ``.power`` (each dataset's minimum detectable difference); the figures alone:
+:func:`min_detectable_difference`, :func:`holm`, and :func:`diff_text` for how two answers differ.
+
 Names are loaded on first use (the report's renderers bring jinja2 and friends).
 """
 
@@ -22,13 +26,19 @@ _EXPORTS = {
     "render_summary": "scoring._report.render:render",
     "judge_summary_lines": "scoring._judges:summary_lines",
     "terminal_width": "scoring._report.leaderboard",
+    "diff_text": "scoring._report.diff",
+    "holm": "scoring._report.multiple",
+    "min_detectable_difference": "scoring._report.power",
     "render_judge_check": "scoring._report.agreement_text",
 }
 
 __all__ = [
     "SAMPLE_FORMATS",
     "CollectedResults",
+    "diff_text",
+    "holm",
     "judge_summary_lines",
+    "min_detectable_difference",
     "render_judge_check",
     "render_report",
     "render_summary",
@@ -52,5 +62,8 @@ if TYPE_CHECKING:
         save_report,
     )
     from scoring._report.agreement_text import render_judge_check
+    from scoring._report.diff import diff_text
     from scoring._report.leaderboard import terminal_width
+    from scoring._report.multiple import holm
+    from scoring._report.power import min_detectable_difference
     from scoring._report.render import render as render_summary

@@ -103,7 +103,7 @@ SUBMODULES = {
     ],
     "scoring.report": [
         "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
-        "terminal_width", "render_judge_check",
+        "terminal_width", "diff_text", "holm", "min_detectable_difference", "render_judge_check",
     ],
 }  # fmt: skip
 

@@ -57,6 +57,11 @@ _DATASET: JsonObject = {
             "description": "scores a person gave in a reviewed sheet: responses, score_before (the machine's), "
             "score_after",
         },
+        "min_detectable_difference": {
+            "type": ["number", "null"],
+            "description": "two models or more: the smallest difference (0-100 points) a paired test on the "
+            "dataset detects at 80 % power and alpha 0.05",
+        },
     },
 }
 _DIMENSION: JsonObject = {
@@ -102,6 +107,35 @@ _COMPARISON: JsonObject = {
 }
 
 
+_RATING: JsonObject = {
+    "type": "object",
+    "required": ["rating", "ci"],
+    "properties": {
+        "rating": {"type": "number", "description": "Bradley-Terry strength on the logit scale, models centred on 0"},
+        "ci": _CI,
+        "battles": {"type": "integer"},
+    },
+}
+_PAIR: JsonObject = {
+    "type": "object",
+    "required": ["a", "b", "scope", "difference", "ci", "p_adjusted", "distinguishable"],
+    "properties": {
+        "a": {"type": "string"},
+        "b": {"type": "string"},
+        "scope": {"type": "string", "description": "a dataset's name, or overall"},
+        "records": {"type": "integer"},
+        "difference": {"type": "number", "description": "a - b in points (0-100 scale)"},
+        "ci": {**_CI, "description": "Bonferroni-corrected interval (level 1 - 0.05/family)"},
+        "p": {"type": ["number", "null"], "description": "the paired t-test's p-value"},
+        "p_adjusted": {"type": ["number", "null"], "description": "Holm-adjusted within the scope's family"},
+        "distinguishable": {"type": "boolean", "description": "p_adjusted below 0.05"},
+        "min_detectable_difference": {"type": ["number", "null"]},
+        "verdict": {"enum": ["distinguishable", "set too small to tell", "not distinguishable"]},
+        "family": {"type": "integer", "description": "pairs of models tested on the scope"},
+    },
+}
+
+
 def report_results_schema() -> JsonObject:
     """The report JSON: the first model's figures under today's keys, then every model, the paired
     differences and how the intervals were computed."""
@@ -130,6 +164,24 @@ def report_results_schema() -> JsonObject:
                 },
             },
             "pairwise_note": {"type": "string"},
+            "ratings": {
+                "type": "object",
+                "additionalProperties": _RATING,
+                "description": "two models or more: each model's Bradley-Terry rating (logit scale)",
+            },
+            "rating_anchors": {
+                "type": "object",
+                "additionalProperties": _RATING,
+                "description": "players rated beside the models: the reference answer of pairwise verdicts",
+            },
+            "ratings_method": {"type": "object", "description": "scale (logit), method, resamples, seed, battles"},
+            "pairs": {"type": "array", "items": _PAIR, "description": "every pair of models per scope"},
+            "pairs_note": {"type": "string"},
+            "power": {
+                "type": "object",
+                "additionalProperties": {"type": "object"},
+                "description": "per dataset: records, paired_sd, min_detectable_difference, pairs, too_small",
+            },
             "runs": {
                 "type": "object",
                 "additionalProperties": {"type": "array", "items": {"type": "object"}},

@@ -103,6 +103,7 @@ def collect_results(
             stem = Path(path).stem
             for record in _records(path):
                 model = aggregator.add(record, stem)
+                aggregator.files.setdefault(str(path), model)
                 speed.add(record, model)
                 if collector is not None:
                     collector.add(record, model, dataset_of(record, stem))

@@ -21,6 +21,7 @@ from scoring._report.intervals import SMALL_N, Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
 from scoring._report.overrides import override_note
 from scoring._report.render import _pairwise_note
+from scoring._report.standings import standings_notes, standings_tables
 
 __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
 
@@ -182,7 +183,8 @@ def _differences(comp: Comparison) -> Table | None:
 def comparison_tables(comp: Comparison) -> list[Table]:
     tables = [_leaderboard(comp), _details(comp)]
     diff = _differences(comp)
-    return tables if diff is None else [*tables, diff]
+    tables = tables if diff is None else [*tables, diff]
+    return tables + [Table(t.title, t.head, t.rows, t.numeric) for t in standings_tables(comp)]
 
 
 def _tokens(model: str, agg: Aggregate) -> list[str]:
@@ -215,7 +217,7 @@ def notes(comp: Comparison) -> list[str]:
             people = override_note(f"{model} / {name}", s)
             if people:
                 out.append(people)
-    return out
+    return out + standings_notes(comp)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -272,7 +274,7 @@ def _text(comp: Comparison, *, color: bool, width: int | None) -> str:
 
 def _style(table: Table, j: int, row: list[str]) -> str:
     if table.head and table.head[-1] == "verdict" and j == len(row) - 1:
-        return "green" if row[j] == "significant" else "yellow"
+        return "green" if row[j] in ("significant", "distinguishable") else "yellow"
     return ""
 
 

@@ -3,17 +3,29 @@ difference between every two models on the records both answered."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import cast
 
 from formatkit._core.record import RecordDict
-from scoring._report.aggregate import Aggregate, Aggregator, model_of
+from scoring._report.aggregate import Aggregate, Aggregator, dataset_of, model_of
+from scoring._report.battles import battles_of, opponent_label, resolve_opponent
 from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
+from scoring._report.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset_power, pair_tests
+from scoring._report.paired import paired_values
+from scoring._report.ratings import Ratings, rate
 from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
 
-__all__ = ["INTERVAL_NOTE", "PAIRWISE_NOTE", "Comparison", "Difference", "ModelsAggregator", "compare"]
+__all__ = [
+    "INTERVAL_NOTE",
+    "PAIRWISE_NOTE",
+    "Comparison",
+    "Difference",
+    "ModelsAggregator",
+    "add_many_models",
+    "compare",
+]
 
 INTERVAL_NOTE = (
     f"intervals: {LEVEL:.0%} confidence; Wilson score interval when every record of a dataset scored 0 or 1, "
@@ -66,6 +78,12 @@ class Comparison:
     runs: dict[str, list[ReportedRun]] = field(default_factory=dict)
     #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.runs`).
     speed: dict[str, SpeedSummary] = field(default_factory=dict)
+    #: Every pair of models per scope, Holm-corrected (:mod:`scoring._report.multiple`).
+    pairs: list[PairTest] = field(default_factory=list)
+    #: Bradley–Terry ratings of the models (:mod:`scoring._report.ratings`); None with fewer than two.
+    ratings: Ratings | None = None
+    #: Per dataset, the smallest difference it can detect (:func:`scoring._report.multiple.dataset_power`).
+    power: dict[str, DatasetPower] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -94,7 +112,27 @@ class Comparison:
         out["pairwise_note"] = PAIRWISE_NOTE
         out["runs"] = {name: list(records) for name, records in self.runs.items()}
         out["speed"] = dict(self.speed)
+        self._add_many_models(out)
         return out
+
+    def _add_many_models(self, out: ComparisonSummary) -> None:
+        """``ratings`` (model → rating and interval, on the logit scale), ``rating_anchors`` (the reference
+        answer and other opponents rated beside the models), ``ratings_method``, ``pairs`` and each
+        dataset's ``min_detectable_difference`` (in ``power`` and beside its scores)."""
+        if self.ratings is not None:
+            out["ratings"] = {r.name: r.to_dict() for r in self.ratings.models()}
+            out["rating_anchors"] = {r.name: r.to_dict() for r in self.ratings.players if r.anchor}
+            out["ratings_method"] = self.ratings.to_dict()
+        out["pairs"] = [p.to_dict() for p in self.pairs]
+        out["pairs_note"] = PAIRS_NOTE
+        out["power"] = dict(self.power)
+        for name, power in self.power.items():
+            mdd = power["min_detectable_difference"]
+            if name in out["datasets"]:
+                out["datasets"][name]["min_detectable_difference"] = mdd
+            for model in out["models"].values():
+                if name in model["datasets"]:
+                    model["datasets"][name]["min_detectable_difference"] = mdd
 
 
 class ModelsAggregator:
@@ -104,6 +142,10 @@ class ModelsAggregator:
         self.metrics = metrics
         self.void_as_zero = void_as_zero
         self.by_model: dict[str, Aggregator] = {}
+        #: (model, dataset) → what its pairwise verdicts compared it with (None: not a pairwise dataset).
+        self.opponents: dict[tuple[str, str], str | None] = {}
+        #: results file → the model it holds (first seen), to name a ``--against`` file's model.
+        self.files: dict[str, str] = {}
 
     def add(self, record: RecordDict, default_dataset: str = "dataset") -> str:
         """Add ``record``; return the model it was counted under."""
@@ -112,6 +154,9 @@ class ModelsAggregator:
         if aggregator is None:
             aggregator = self.by_model[model] = Aggregator(self.metrics, void_as_zero=self.void_as_zero)
         aggregator.add(record, default_dataset)
+        where = (model, dataset_of(record, default_dataset))
+        if where not in self.opponents:
+            self.opponents[where] = opponent_label(record)
         return model
 
     def datasets(self) -> set[str]:
@@ -119,28 +164,19 @@ class ModelsAggregator:
 
     def finish(self, dimensions: Mapping[str, str] | None = None) -> Comparison:
         models = {name: agg.finish(dimensions) for name, agg in self.by_model.items()}
-        return Comparison(models, compare(models))
+        comparison = Comparison(models, compare(models))
+        opponents = {key: resolve_opponent(label, self.files) for key, label in self.opponents.items() if label}
+        add_many_models(comparison, opponents)
+        return comparison
 
 
-def _paired(a: Aggregate, b: Aggregate, name: str) -> list[float]:
-    """Per-record differences a − b (0–1) on the records of dataset ``name`` both scored."""
-    sa, sb = a.datasets[name], b.datasets[name]
-    theirs = dict(zip(_occurrences(sb.keys), sb.dimension_values(), strict=False))
-    return [
-        value - theirs[key]
-        for key, value in zip(_occurrences(sa.keys), sa.dimension_values(), strict=False)
-        if key in theirs
-    ]
-
-
-def _occurrences(keys: Iterable[int]) -> list[tuple[int, int]]:
-    """Keys made unique by their occurrence (the same item twice in a file pairs in order)."""
-    seen: dict[int, int] = {}
-    out = []
-    for key in keys:
-        seen[key] = seen.get(key, 0) + 1
-        out.append((key, seen[key]))
-    return out
+def add_many_models(comparison: Comparison, opponents: Mapping[tuple[str, str], str] | None = None) -> None:
+    """The pair tests, the ratings and each dataset's power, for two models or more."""
+    if len(comparison.models) < 2:
+        return
+    comparison.pairs = pair_tests(comparison.models)
+    comparison.power = dataset_power(comparison.pairs)
+    comparison.ratings = rate(battles_of(comparison.models, opponents or {}))
 
 
 #: The scale of a per-record difference of two 0–1 values: its pseudo-records sit at −1 and 1.
@@ -157,7 +193,7 @@ def compare(models: Mapping[str, Aggregate]) -> list[Difference]:
         for dataset in a.datasets:
             if dataset not in b.datasets:
                 continue
-            diffs = _paired(a, b, dataset)
+            diffs = paired_values(a, b, dataset)
             if not diffs:
                 continue
             point = round(100 * sum(diffs) / len(diffs), 2)

@@ -7,7 +7,7 @@ schema of the same JSON is ``schemas/report-results.schema.json`` (:mod:`formatk
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from scoring._runner.provenance import RunRecord
 
@@ -87,6 +87,7 @@ class DatasetSummary(_DatasetKeys, total=False):
     win_rate_ci: list[float] | None
     note: str
     human_overrides: dict[str, float | int | None]
+    min_detectable_difference: float | None
 
 
 class _DimensionKeys(TypedDict):
@@ -189,6 +190,12 @@ class ComparisonSummary(AggregateSummary, total=False):
     pairwise_note: str
     runs: dict[str, list[ReportedRun]]
     speed: dict[str, SpeedSummary]
+    ratings: dict[str, Any]
+    rating_anchors: dict[str, Any]
+    ratings_method: dict[str, Any]
+    pairs: list[Any]
+    pairs_note: str
+    power: dict[str, Any]
 
 
 # --- the HTML report's page: what its template and its question browser read --------------------------------

@@ -12,11 +12,13 @@ from typing import Any
 
 from formatkit._core.writers import save_workbook
 from formatkit._core.xlsx_style import Fill, Sheet, write_sheet
+from scoring._report.flips import flip_sheet, rationale
 from scoring._report.intervals import Interval
 from scoring._report.leaderboard import notes
 from scoring._report.models import Comparison
 from scoring._report.questions import Answer, SampleCollector, outcome_of
 from scoring._report.runs import runs_sheets
+from scoring._report.standings import standings_sheets
 
 __all__ = ["write_report_xlsx"]
 
@@ -170,9 +172,10 @@ def _mean(values: list[Any]) -> float | None:
 
 
 def _answer_cells(collector: SampleCollector, answer: Answer | None) -> tuple[list[Any], Fill | None]:
-    """A model's reply (its first sample), extracted answer(s) and score (the mean over samples)."""
+    """A model's reply (its first sample), extracted answer(s), score (the mean over samples) and the
+    rationale its scorer gave (the judge's, or the rule's analysis)."""
     if answer is None:
-        return [None, None, None], None
+        return [None, None, None, None], None
     text = collector.strings
     replies = [text[r["content"]] or text[r["error"]] for r in answer.responses]
     extracted = [text[r["answer"]] for r in answer.responses if text[r["answer"]]]
@@ -182,7 +185,7 @@ def _answer_cells(collector: SampleCollector, answer: Answer | None) -> tuple[li
     score = _mean([r["score"] for r in answer.responses])
     outcome = outcome_of([r["fraction"] for r in answer.responses])
     fill = {"right": "right", "wrong": "wrong", "partial": "partial"}.get(outcome)
-    return [reply, " | ".join(extracted) or None, score], fill
+    return [reply, " | ".join(extracted) or None, score, rationale(collector, answer)], fill
 
 
 def _questions(collector: SampleCollector) -> Sheet:
@@ -191,7 +194,7 @@ def _questions(collector: SampleCollector) -> Sheet:
     models = collector.models
     head = ["dataset", "session_id", "question", "reference"]
     for model in models:
-        head += [f"{model} answer", f"{model} extracted", f"{model} score"]
+        head += [f"{model} answer", f"{model} extracted", f"{model} score", f"{model} rationale"]
     if len(models) > 1:
         head.append("models disagree")
     sheet = Sheet("Questions", head, decimals={f"{m} score" for m in models})
@@ -207,7 +210,7 @@ def _questions(collector: SampleCollector) -> Sheet:
         for number in range(len(models)):
             cells, fill = _answer_cells(collector, question.answers.get(number))
             row += cells
-            fills += [None, None, fill]
+            fills += [None, None, fill, None]
         if len(models) > 1:
             row.append(question.disagree)
             fills.append(None)
@@ -234,6 +237,11 @@ def write_report_xlsx(comp: Comparison, path: Path, samples: SampleCollector | N
         sheets.append(_questions(samples))
     for sheet in (*sheets, _details(comp), _differences(comp), *runs_sheets(comp.runs, comp.speed)):
         write_sheet(workbook, sheet)
+    for sheet in standings_sheets(comp):
+        write_sheet(workbook, sheet)
+    flips = flip_sheet(comp, samples) if samples is not None else None
+    if flips is not None:
+        write_sheet(workbook, flips)
     lines = notes(comp)
     if samples is not None and samples.left_out:
         lines.append(

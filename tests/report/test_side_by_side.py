@@ -49,9 +49,11 @@ def test_questions_sheet_has_one_row_per_question_with_each_models_answer_and_sc
         "model-a answer",
         "model-a extracted",
         "model-a score",
+        "model-a rationale",
         "model-b answer",
         "model-b extracted",
         "model-b score",
+        "model-b rationale",
         "models disagree",
     )
     a, b = (_lines(p) for p in two)
@@ -64,16 +66,17 @@ def test_questions_sheet_has_one_row_per_question_with_each_models_answer_and_sc
         assert (row[4] or "").replace("_x005F_", "_").split("\n[+")[0] == (
             first_a.get("content") or first_a.get("error") or ""
         )
-        assert (row[7] or "").replace("_x005F_", "_").split("\n[+")[0] == (
+        assert (row[8] or "").replace("_x005F_", "_").split("\n[+")[0] == (
             first_b.get("content") or first_b.get("error") or ""
         )
         if len(ra["messages"][-1]["responses"]) == 1 and first_a.get("score") is not None:
             assert row[6] == first_a["score"] and isinstance(row[6], int | float)  # a number, not text
         if first_a.get("answer"):
             assert first_a["answer"] in row[5]
-    gave_up = [r for r in rows[1:] if r[7] == "I am not sure."]
-    assert gave_up and any(r[9] == 0 for r in gave_up)
-    assert any(r[10] is True for r in rows[1:]) and any(r[10] is False for r in rows[1:])
+    gave_up = [r for r in rows[1:] if r[8] == "I am not sure."]
+    assert gave_up and any(r[10] == 0 for r in gave_up)
+    assert any(r[11] and "no answer found" in r[11] for r in gave_up)  # the rationale beside the answer
+    assert any(r[12] is True for r in rows[1:]) and any(r[12] is False for r in rows[1:])
     # Scores are coloured right / wrong, as the results sheet colours them.
     fills = {c.fill.fgColor.rgb[-6:] for c in sheet["G"][1:] if c.value is not None}
     assert {"C6EFCE", "FFC7CE"} <= fills

@@ -16,6 +16,8 @@ ClientError                      base of every error the client raises on purpos
 │                                ``.status`` (None when no HTTP answer), ``.hint`` (what to check), ``.cause``
 │   └── JudgeUnavailableError    the same, met by the LLM judges: judging stopped, the verdicts bought are
 │                                journaled; ``.bought``, ``.reused`` (verdicts bought now, taken from it)
+├── ForwardedRequestError        a request that failed in a worker process (``--processes``); ``.text`` is its
+│                                error as the worker worded it (scoring._client.processes)
 ├── OutputLockedError            another run holds the output's lock; ``.pid`` (None when unknown)
 └── RunInterrupted               the run was stopped by a signal (SIGTERM); ``.signal``. Ctrl-C stays
                                  KeyboardInterrupt. Both keep the journal and remove temporary files.
@@ -41,6 +43,7 @@ from collections.abc import Sequence
 __all__ = [
     "ClientError",
     "EndpointUnavailableError",
+    "ForwardedRequestError",
     "JudgeSetupError",
     "JudgeUnavailableError",
     "MalformedResponseError",
@@ -152,6 +155,15 @@ class JudgeUnavailableError(EndpointUnavailableError):
         self.reused = reused
 
 
+class ForwardedRequestError(ClientError):
+    """A request failed in a worker process (``formatkit run --processes``); ``text`` is the response's
+    ``error`` as the worker worded it (``kind: detail``), kept as it is."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__(text)
+
+
 class OutputLockedError(ClientError):
     """Another run is writing the same output (it holds the lock on its journal)."""
 
@@ -197,12 +209,13 @@ class ResultsFileError(ValueError):
 
 
 class MergeError(ValueError):
-    """The parts cannot be merged; ``problems`` lists every reason, each naming its part (a message, rendered
-    in English by ``str``, in another language by ``.render(lang)``)."""
+    """The parts cannot be merged; ``problems`` lists every reason in English, each naming its part, and
+    ``messages`` the same reasons as catalogue messages (``.render(lang)`` says them in another language)."""
 
     def __init__(self, problems: Sequence[object]) -> None:
-        super().__init__("; ".join(map(str, problems)))
-        self.problems = list(problems)
+        self.messages = list(problems)
+        self.problems = [str(problem) for problem in problems]
+        super().__init__("; ".join(self.problems))
 
 
 class PricesError(ValueError):

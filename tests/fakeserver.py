@@ -16,6 +16,8 @@ echoes the last user message (sample ``i`` of ``n`` gets `` #i`` appended), and 
     server.api_key = "sk-..."             # demand this key: any other gets a 401 echoing it half-masked,
                                           # as OpenAI does ("Incorrect API key provided: sk-proj-****...")
     server.go_down()                      # stop listening: connections are refused from now on
+    server.capacity = 4; server.delay = 0.02   # a replica capped at 4 replies at once (the rest queue): 200/s
+    server.burst = True                   # a streamed reply written in one piece (a server faster than a client)
     server.hold_after(8); server.release()   # answer 8 more requests, hold the later ones (silent) until released
     server.stop(); FakeOpenAI().start(port)   # ... and come back on the same port
 
@@ -127,6 +129,11 @@ class FakeOpenAI:
         self.stream_pieces = 3
         self.refuse_stream: str | None = None
         self.ignore_stream = False
+        #: At most this many replies made at once (None: no cap); the others queue, as on a busy replica.
+        self.capacity: int | None = None
+        #: Write a normal streamed reply's events in one write, not one drain per event.
+        self.burst = False
+        self._slots: asyncio.Semaphore | None = None
         #: When set, the ``usage`` of every reply (plain or streamed) instead of the counted one.
         self.usage: dict[str, Any] | None = None
         #: Serve vLLM's ``POST /tokenize`` beside ``/v1`` (counting as ``usage`` does); its calls are counted in
@@ -306,25 +313,31 @@ class FakeOpenAI:
         try:
             while held and not self._released.is_set():
                 await asyncio.sleep(0.002)
-            fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
-            if fault is not None:
-                with self._lock:
-                    self.faults_served.append(fault.kind)
-                return await self._fault(fault, body, writer)
-            if self.delay:
-                await asyncio.sleep(self.delay)
-            if self._streams(body):
-                if self.refuse_stream is not None:
-                    await _send(
-                        writer, 400, {"error": {"message": self.refuse_stream, "type": "invalid_request_error"}}
-                    )
-                    return True
-                return await self._stream(writer, body)
-            await _send(writer, 200, self._reply(body))
-            return True
+            if self.capacity is not None:
+                if self._slots is None:
+                    self._slots = asyncio.Semaphore(self.capacity)
+                async with self._slots:
+                    return await self._answer(headers, body, writer)
+            return await self._answer(headers, body, writer)
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+    async def _answer(self, headers: dict[str, str], body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+        fault = self._auth_fault(headers.get("authorization")) or self._next_fault(body)
+        if fault is not None:
+            with self._lock:
+                self.faults_served.append(fault.kind)
+            return await self._fault(fault, body, writer)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if self._streams(body):
+            if self.refuse_stream is not None:
+                await _send(writer, 400, {"error": {"message": self.refuse_stream, "type": "invalid_request_error"}})
+                return True
+            return await self._stream(writer, body)
+        await _send(writer, 200, self._reply(body))
+        return True
 
     def _auth_fault(self, authorization: str | None) -> Fault | None:
         if self.api_key is None or authorization == f"Bearer {self.api_key}":
@@ -417,6 +430,11 @@ class FakeOpenAI:
             events.append(
                 {"id": reply.get("id"), "object": "chat.completion.chunk", "choices": [], "usage": reply["usage"]}
             )
+        if self.burst and kind == "ok":
+            writer.write(b"".join(_chunked(b"data: " + orjson.dumps(e) + b"\n\n") for e in events))
+            writer.write(_chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+            await writer.drain()
+            return True
         if kind == "long_line":
             return await self._long_line(writer, events, fault.size if fault is not None else 0)
         for number, event in enumerate(events):
@@ -619,8 +637,14 @@ async def _send(writer: asyncio.StreamWriter, status: int, data: Any, extra: dic
     await writer.drain()
 
 
-def _serve_forever(port: int) -> None:
+def _serve_forever(port: int, options: argparse.Namespace | None = None) -> None:
     server = FakeOpenAI(keep_bodies=False)
+    if options is not None:
+        server.delay, server.capacity, server.burst = options.delay, options.capacity, options.burst
+        server.stream_pieces = options.pieces
+        if options.reply_chars:
+            text = ("答" * options.reply_chars)[: options.reply_chars]
+            server.responder = lambda body: text
 
     async def main() -> None:
         await server._listen(port)
@@ -634,4 +658,10 @@ def _serve_forever(port: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Serve the fake OpenAI-compatible endpoint in the foreground.")
     parser.add_argument("--port", type=int, default=0)
-    _serve_forever(parser.parse_args(sys.argv[1:]).port)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before every reply")
+    parser.add_argument("--capacity", type=int, default=None, help="replies made at once at most (a replica's cap)")
+    parser.add_argument("--pieces", type=int, default=3, help="streamed pieces per reply")
+    parser.add_argument("--reply-chars", type=int, default=0, help="every reply this many characters (0: echo)")
+    parser.add_argument("--burst", action="store_true", help="write a streamed reply in one write")
+    arguments = parser.parse_args(sys.argv[1:])
+    _serve_forever(arguments.port, arguments)

@@ -190,8 +190,18 @@ def document_commands(document: Path) -> list[str]:
 
 
 def at_the_server(args: list[str], url: str) -> list[str]:
-    """Every endpoint a command names (``--base-url``, ``--judge-base-url``) replaced by the loopback server."""
-    return [url if i > 0 and args[i - 1] in ("--base-url", "--judge-base-url") else a for i, a in enumerate(args)]
+    """Every endpoint a command names (``--base-url``, ``--judge-base-url``) replaced by the loopback server;
+    the replicas of one option (given again) as the same server under a query of their own (a ?query is kept,
+    and a URL given twice is refused)."""
+    replaced: list[str] = []
+    seen: dict[str, int] = {}
+    for i, a in enumerate(args):
+        option = args[i - 1] if i > 0 else ""
+        if option in ("--base-url", "--judge-base-url"):
+            seen[option] = seen.get(option, 0) + 1
+            a = url if seen[option] == 1 else f"{url}?replica={seen[option]}"
+        replaced.append(a)
+    return replaced
 
 
 #: The commands of each document that run in the slow test below (the others name files of your own, such as
@@ -200,7 +210,7 @@ COMMANDS_RUN = {
     "README.md": ["fix", "validate", "eval", "eval", "report", "export", "score", "export", "score", "judge-check"],
     "docs/pages/index.md": ["eval", "report"],
     "docs/pages/guide/convert.md": ["convert"],
-    "docs/pages/guide/run.md": ["run"],
+    "docs/pages/guide/run.md": ["run", "run"],
     "docs/pages/guide/score.md": ["score", "score", "report"],
     "docs/pages/guide/eval.md": ["eval"],
     "docs/pages/guide/gateways.md": ["eval", "run", "run", "run"],

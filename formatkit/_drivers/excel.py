@@ -132,7 +132,13 @@ class ExcelReader:
             above = "1" if found == 1 else f"1–{found}"
             self.sink.add(
                 "header_not_first_row",
-                Msg("header_not_first_row", row=found + 1, names=names, rows=above, count=found),
+                Msg(
+                    "header_not_first_row.csv" if data.from_csv else "header_not_first_row",
+                    row=found + 1,
+                    names=names,
+                    rows=above,
+                    count=found,
+                ),
                 sheet=sheet,
                 row=found + 1,
             )

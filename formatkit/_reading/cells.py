@@ -155,6 +155,8 @@ class SheetData:
     totals_rows: list[int] = field(default_factory=list)
     #: What the reader found about the whole file (a CSV's encoding), reported at the sheet.
     notes: list[tuple[Code, Msg]] = field(default_factory=list)
+    #: Read from a CSV file (one table, no other sheets): what ``formatkit fix`` can do differs.
+    from_csv: bool = False
 
 
 def pick_sheet(names: list[str], wanted: str | None, usable: list[bool]) -> int | None:

@@ -248,14 +248,14 @@ def read_csv(path: Path, sheet: str | None = None) -> SheetData:
     text, layout = decode_csv(_bytes(path))
     try:
         rows: list[list[Any]] = [
-            [cell if cell[:1] not in _SPECIAL else _value(cell) for cell in cells]
+            [cell if cell[:1] not in _SPECIAL and "\r" not in cell else _value(cell) for cell in cells]
             for _, cells, _ in csv_records(text, layout, sources=False)
         ]
     except Unreadable as problem:
         if problem.place:
             problem.place = {"sheet": name, **problem.place}
         raise
-    data = SheetData(name=name, rows=rows)
+    data = SheetData(name=name, rows=rows, from_csv=True)
     if layout.encoding == "gb18030":
         data.notes.append(("csv_encoding", Msg("csv_encoding", encoding=layout.label)))
     return data
@@ -265,6 +265,10 @@ def _value(cell: str) -> Any:
     """A cell whose first character (``_SPECIAL``) says it may be more than text, as the table rules read it:
     text (``="0123"`` unwrapped), an Excel error value, text Excel would compute, or a number Excel cut to its
     15 digits (the number, as the sheet held it: the cell rules say it was cut)."""
+    if "\r" in cell:  # a line break inside a quoted cell, as Windows writes it: one "\n", as in a workbook
+        cell = cell.replace("\r\n", "\n").replace("\r", "\n")
+        if cell[:1] not in _SPECIAL:
+            return cell
     first = cell[0]
     if first == "=":
         text = unwrap_cell(cell)

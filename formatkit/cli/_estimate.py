@@ -74,13 +74,14 @@ class EstimateArgs:
 
 def estimate_lines(estimate: Estimate, lang: str | None, *, tokenizer: Path | None = None) -> list[str]:
     """The estimate in words, in ``lang``."""
+    from formatkit.messages import locale_lang
     from scoring import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
 
     method = {
         "tokenize": say("estimate.by_tokenize", lang),
         "tokenizer": say("estimate.by_tokenizer", lang, tokenizer=tokenizer, overhead=MESSAGE_OVERHEAD),
         "ratio": say(
-            "estimate.by_ratio",
+            "estimate.by_ratio_tokenizer_failed" if tokenizer is not None else "estimate.by_ratio",
             lang,
             cjk=CHARS_PER_TOKEN["cjk"],
             latin=CHARS_PER_TOKEN["latin"],
@@ -92,11 +93,15 @@ def estimate_lines(estimate: Estimate, lang: str | None, *, tokenizer: Path | No
         say("estimate.prompt", lang, tokens=estimate.prompt_tokens, method=method),
         say("estimate.output", lang, tokens=estimate.max_output_tokens),
     ]
+    if estimate.history_tokens or estimate.unbounded_history:
+        lines.append(say("estimate.history", lang, tokens=estimate.history_tokens))
     if estimate.unbounded_requests:
         lines.append(say("estimate.unbounded", lang, count=estimate.unbounded_requests))
     if estimate.judge_requests:
         lines.append(say("estimate.judge", lang, count=estimate.judge_requests))
     if estimate.cost is not None:
-        lines.append(say("estimate.cost", lang, cost=f"{estimate.cost:.4f}", currency=estimate.currency))
-    lines.extend(say("estimate.note", lang, note=note) for note in estimate.notes)
+        partial = estimate.unbounded_requests or estimate.unbounded_history
+        key = "estimate.cost_partial" if partial else "estimate.cost"
+        lines.append(say(key, lang, cost=f"{estimate.cost:.4f}", currency=estimate.currency, count=partial))
+    lines.extend(say("estimate.note", lang, note=note.render(lang or locale_lang())) for note in estimate.notes)
     return lines

@@ -26,7 +26,7 @@ import inspect
 import os
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -196,8 +196,12 @@ def pairs(option_name: str, items: list[str], example: str) -> dict[str, str]:
 class EndpointArgs:
     """Where and how the model's requests go (``run``, ``eval``)."""
 
-    base_url: str = option(
-        ..., "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept)."
+    base_url: list[str] = option(
+        ...,
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (a ?query is kept). Repeat it for replicas "
+        "of one model: requests go where there is free capacity, each with its own --concurrency and --rpm.",
     )
     model: str = option(..., "--model", help="Model name (or a platform's endpoint id).")
     api_key_env: str = option(
@@ -241,9 +245,12 @@ class EndpointArgs:
 
     def check(self) -> None:
         """Usage errors found without reading anything (exit 2)."""
-        if not self.base_url.startswith(("http://", "https://")):
-            fail_usage(f"--base-url {self.base_url!r}: expected an http:// or https:// URL")
-        check_url("--base-url", self.base_url)
+        for url in self.base_url:
+            if not url.startswith(("http://", "https://")):
+                fail_usage(f"--base-url {url!r}: expected an http:// or https:// URL")
+            check_url("--base-url", url)
+        if len(set(self.base_url)) != len(self.base_url):
+            fail_usage("--base-url: the same URL is given twice (give each replica once)")
 
     def endpoint_options(self, command: str, lang: str | None = None) -> EndpointOptions:
         """The library's options; reads the key from ``$api_key_env`` (warning on stderr as it must, in
@@ -259,10 +266,13 @@ class EndpointArgs:
 
         def same(kind: type[L], **more: Any) -> L:
             """Options named as the library names them pass as they are (a field added to both passes too)."""
-            return kind(**{f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}, **more)
+            given = {f.name: getattr(self, f.name) for f in dataclasses.fields(kind) if f.name in _NAMES}
+            return kind(**{**given, **more})
 
         return same(
             EndpointOptions,
+            base_url=self.base_url[0],
+            replicas=tuple(self.base_url[1:]),
             api_key=self.api_key,
             limits=same(Limits),
             retry=same(RetryPolicy),
@@ -282,7 +292,8 @@ class EndpointArgs:
             )
         if exc.kind == "key":
             return hint + f" in ${self.api_key_env}" + (" (it is not set)" if self.api_key is None else "")
-        hint += f" (--base-url {public_url(self.base_url)}, --model {self.model})"
+        urls = " ".join(f"--base-url {public_url(url)}" for url in self.base_url)
+        hint += f" ({urls}, --model {self.model})"
         if self.api_key is None and exc.kind in ("refused", "other"):  # LiteLLM answers a missing key with 500
             hint += f"; no API key was sent: set ${self.api_key_env} if the endpoint needs one"
         status = getattr(exc, "status", None)
@@ -309,6 +320,14 @@ class RunArgs:
     )
     restart: bool = option(False, "--restart", help="Discard the run's journal and start from scratch.")
     progress_interval: float = option(10.0, "--progress-interval", hidden=True, min=0.0)
+    processes: int = option(
+        1,
+        "--processes",
+        min=1,
+        metavar="N",
+        help="Send from N worker processes, each with a share of --concurrency: when the client, not the "
+        "endpoint, is the bound (past ~20k streamed tokens/s); one output, journal and progress bar.",
+    )
 
     def defaults(self) -> dict[str, Any]:
         """The default parameters (exit 2 on a bad --param)."""
@@ -321,14 +340,19 @@ class RunArgs:
         """The library's options; ``more``: the command's own (defaults, limit, mode, shard, ...)."""
         from scoring import RunOptions
 
-        return RunOptions(retry_empty=self.retry_empty, restart=self.restart, **more)
+        return RunOptions(retry_empty=self.retry_empty, restart=self.restart, processes=self.processes, **more)
 
 
 @dataclasses.dataclass(kw_only=True)
 class JudgeArgs:
     """The judge endpoint and prompt (``score``, ``eval``)."""
 
-    judge_base_url: str | None = option(None, "--judge-base-url", help="OpenAI-compatible judge endpoint.")
+    judge_base_url: list[str] = option(
+        [],
+        "--judge-base-url",
+        metavar="URL",
+        help="OpenAI-compatible judge endpoint; repeat it for replicas of the judge model (as --base-url).",
+    )
     judge_model: str | None = option(None, "--judge-model", help="Judge model name.")
     judge_api_key_env: str = option(
         "OPENAI_API_KEY", "--judge-api-key-env", help="Environment variable holding the judge's key."
@@ -345,21 +369,25 @@ class JudgeArgs:
 
     @property
     def given(self) -> bool:
-        return self.judge_base_url is not None
+        return bool(self.judge_base_url)
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
         from scoring import JudgeOptions, clean_api_key
         from scoring.errors import EndpointSetupError
 
-        if self.judge_base_url is not None:  # what the judge's client would refuse, before anything is bought
-            check_url("--judge-base-url", self.judge_base_url)
+        for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
+            check_url("--judge-base-url", url)
+        if len(set(self.judge_base_url)) != len(self.judge_base_url):
+            fail_usage("--judge-base-url: the same URL is given twice (give each replica once)")
+        if self.judge_base_url:
             try:
                 clean_api_key(os.environ.get(self.judge_api_key_env))
             except EndpointSetupError as exc:
                 fail_usage(f"${self.judge_api_key_env}: {exc}")
         return JudgeOptions(
-            judge_base_url=self.judge_base_url,
+            judge_base_url=self.judge_base_url[0] if self.judge_base_url else None,
+            judge_replicas=tuple(self.judge_base_url[1:]),
             judge_model=self.judge_model,
             judge_api_key_env=self.judge_api_key_env,
             judge_scale=self.judge_scale,
@@ -393,6 +421,16 @@ class ScoreArgs:
                     f"--dataset-metric {dataset}={metric}: METRIC is one of the rule metrics: {', '.join(rules)}"
                 )
         return declared or None
+
+    def warn_undeclared(self, datasets: Iterable[str], lang: str | None) -> None:
+        """A --dataset-metric naming no dataset of the input (a typo falls back to auto): said on stderr."""
+        from formatkit.cli._failures import say
+
+        seen = set(datasets)
+        for dataset in self.dataset_metrics() or {}:
+            if dataset not in seen:
+                known = ", ".join(sorted(seen))
+                typer.echo(say("dataset_metric_unknown", lang, dataset=dataset, known=known), err=True)
 
     def score_options(self, **more: Any) -> ScoreOptions:
         """The library's options; ``more``: the command's own (metric, workers, ...)."""

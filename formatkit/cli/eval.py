@@ -97,7 +97,7 @@ def eval_command(
     limits: Profile = profile.value if profile is not None else ("none" if part is not None else "platform")
     defaults = requests.defaults()
     endpoint.check()
-    if (judge.judge_base_url is None) != (judge.judge_model is None):
+    if (not judge.judge_base_url) != (judge.judge_model is None):
         fail_usage("--judge-base-url and --judge-model go together")
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")
@@ -125,6 +125,7 @@ def eval_command(
         defaults=defaults,
         restart=requests.restart,
         retry_empty=requests.retry_empty,
+        processes=requests.processes,
         math_timeout=scoring.math_timeout,
         dataset_metrics=scoring.dataset_metrics(),
         dimensions=dimensions,
@@ -152,6 +153,7 @@ def eval_command(
     assert outcome.run is not None and outcome.score is not None
     for line in summary_lines(outcome.run, outcome.paths.answered, lang):
         typer.echo(line, err=True)
+    scoring.warn_undeclared(outcome.score.metrics, lang)
     if judge_options is None:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
             typer.echo(say("eval.judge_needed", lang, pick, dataset=name, reason=pick.said(said)), err=True)

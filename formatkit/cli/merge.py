@@ -40,7 +40,7 @@ def merge(
     for part in parts:
         if not Path(part).exists():
             fail_usage(f"{part}: no such file or directory")
-    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {_said(p, lang)}" for p in exc.problems)}
+    refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {_said(p, lang)}" for p in exc.messages)}
     with exits("merge", lang, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
     typer.echo(say("merge.merged", lang, outcome, parts=len(outcome.parts)), err=True)

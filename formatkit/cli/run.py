@@ -142,6 +142,8 @@ def run(
     """Send every pending turn to an OpenAI-compatible endpoint and write the responses (resumable)."""
     part = parse_shard(shard)
     bill.check()
+    if bill.estimate and dry_run:
+        fail_usage("--estimate and --dry-run each say what a run would send: give one of them")
     defaults = requests.defaults()
     endpoint.check()
     paths_or_fail([source], read_twice="run")

@@ -128,6 +128,11 @@ def score(
     stopped = {
         "hint": lambda exc: _judge_hint(exc, options, lang),
         "journal": options.journal_path,
+        "verdicts": lambda exc: (
+            say("score.verdicts_kept", lang, exc, journal=options.journal_path)
+            if getattr(exc, "bought", 0) or getattr(exc, "reused", 0)
+            else say("score.no_verdicts", lang)
+        ),
         "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
     }
     with exits("score", lang, **stopped):
@@ -140,6 +145,7 @@ def score(
             judge=options,
             progress=progress,
         )
+    scoring.warn_undeclared(outcome.metrics, lang)
     _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():

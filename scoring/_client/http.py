@@ -326,6 +326,24 @@ class ChatClient:
             self.health.succeeded()
             return results
 
+    def has_served(self, endpoint: str) -> bool:
+        """A journaled reply from ``endpoint`` proves it can serve (:meth:`EndpointHealth.has_served`);
+        False when ``endpoint`` is not this client's."""
+        if endpoint != self.endpoint:
+            return False
+        self.health.has_served()
+        return True
+
+    @property
+    def endpoints(self) -> list[str]:
+        """The public base URLs requests go to: this client's one."""
+        return [self.endpoint]
+
+    @property
+    def paused(self) -> bool:
+        """Every request waits out a rate limit the server asked for (a pool sends elsewhere first)."""
+        return self._resume_at > self.clock.now()
+
     @property
     def stopping(self) -> bool:
         """:meth:`stop_sending` was called."""

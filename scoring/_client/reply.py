@@ -32,6 +32,9 @@ class ChatResult:
     #: The counts the server sent below zero (``completion_tokens=-5``), left out of ``usage``: unknown,
     #: never added into a total; the client notes them once.
     refused_usage: str | None = None
+    #: The public base URL of the endpoint that answered, when a pool of several chose it
+    #: (:mod:`scoring._client.pool`); None: the client's own.
+    endpoint: str | None = None
 
 
 def parse_completion(raw: bytes) -> list[ChatResult]:

@@ -37,3 +37,6 @@ class JudgeOptions:
     max_retries: int = 5
     timeout: float = 120.0
     journal_path: Path | None = None
+    #: More base URLs serving the judge model (``--judge-base-url`` given again): the judge's requests
+    #: spread over ``judge_base_url`` and these as a run's over its replicas (:mod:`scoring._client.pool`).
+    judge_replicas: tuple[str, ...] = ()

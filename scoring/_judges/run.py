@@ -16,7 +16,7 @@ import os
 from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict
 from scoring._errors import JudgeSetupError, JudgeUnavailableError
@@ -33,6 +33,9 @@ from scoring._judges.summary import JudgeSummary, summarize
 from scoring._judges.templates import TemplateError
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
+
+if TYPE_CHECKING:
+    from scoring._client.pool import AnyClient
 
 __all__ = ["JUDGE_PARAMS", "METRICS", "JudgeOutcome", "JudgeSetupError", "judge_records"]
 
@@ -154,8 +157,6 @@ def _fill(response: ResponseDict, judged: Judged, metric: str, model: str) -> Re
 async def _judge_all(
     records: list[RecordDict], plan: _Plan, options: JudgeOptions, progress: Progress | None, stop: GracefulStop
 ) -> tuple[list[RecordDict], JudgeSummary]:
-    from scoring._client.http import ChatClient
-    from scoring._client.options import Limits, RetryPolicy
     from scoring._runner.journal import Journal
 
     assert options.judge_base_url is not None and options.judge_model is not None
@@ -165,13 +166,7 @@ async def _judge_all(
     slots: list[tuple[int, int]] = []
     skipped = 0
     try:
-        async with ChatClient(
-            options.judge_base_url,
-            options.judge_model,
-            api_key=api_key,
-            limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
-            retry=RetryPolicy(max_retries=options.max_retries),
-        ) as client:
+        async with _judge_client(options, api_key) as client:
             note = getattr(progress, "note", None)
             if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
                 client.on_notice = note
@@ -223,6 +218,26 @@ async def _judge_all(
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
     return out, summary
+
+
+def _judge_client(options: JudgeOptions, api_key: str | None) -> AnyClient:
+    """The judge's client: one endpoint, or a pool of one per base URL when ``judge_replicas`` are given."""
+    from scoring._client.http import ChatClient
+    from scoring._client.options import Limits, RetryPolicy
+    from scoring._client.pool import EndpointPool
+
+    assert options.judge_base_url is not None and options.judge_model is not None
+    clients = [
+        ChatClient(
+            url,
+            options.judge_model,
+            api_key=api_key,
+            limits=Limits(concurrency=options.concurrency, timeout=options.timeout),
+            retry=RetryPolicy(max_retries=options.max_retries),
+        )
+        for url in (options.judge_base_url, *options.judge_replicas)
+    ]
+    return clients[0] if len(clients) == 1 else EndpointPool(clients)
 
 
 def _keep_rule_score(response: ResponseDict, judged: Judged) -> Judged:

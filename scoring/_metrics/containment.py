@@ -134,6 +134,18 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
     return text[left + 1 : start], text[end:right]
 
 
+# A person named in a descriptive sentence: after the role that names them, before what they made
+# ("《静夜思》是唐代诗人李白创作的" holds 李白): both sides must say so.
+_ROLE_BEFORE = re.compile(r"(?:诗人|词人|作家|作者|导演|画家|学家|歌手|演员|皇帝|国王|总统|主席|将军|大师)$")
+_WORK_AFTER = re.compile(
+    r"(?:创作|所作|所写|写的|写了|写于|著|执导|主演|演唱|提出|发明|发现|创立|建立|编写|撰写|作曲|作词)"
+)
+
+
+def _named_person(text: str, start: int, end: int) -> bool:
+    return _ROLE_BEFORE.search(text, max(0, start - 3), start) is not None and _WORK_AFTER.match(text, end) is not None
+
+
 def _bounded(text: str, start: int, end: int, cjk: bool) -> bool:
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
@@ -144,6 +156,8 @@ def _bounded(text: str, start: int, end: int, cjk: bool) -> bool:
         return ok_before and ok_after
     ok_before = not before or not (before.isalnum()) or before in _BEFORE
     ok_after = not after or not (after.isalnum()) or after in _AFTER or text.startswith(("类型", "类别"), end)
+    if not (ok_before and ok_after) and _named_person(text, start, end):
+        return True
     # a Latin letter or digit next to a Chinese answer ("北京2号线") also extends it
     return ok_before and ok_after
 

@@ -11,9 +11,11 @@ from scoring._metrics.containment import contained_answer
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.extract.retraction import after_retraction
+from scoring._metrics.extract.zh_numbers import arabic_numerals
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
+from scoring._metrics.math.units import split_unit
 from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize_text, parse_number, reply_body
 
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
@@ -50,7 +52,8 @@ def _candidates(content: str) -> list[str]:
     lines = [line for line in body.strip().splitlines() if line.strip()]
     if lines:
         out.extend((lines[0], lines[-1]))
-    return out
+    # "百分之五十" against "50%", "答案是四" against "四个": the same candidates with their numerals in digits
+    return out + [d for d in (arabic_numerals(c) for c in out[1:]) if d not in out]
 
 
 def exact_match(content: str, answers: list[str]) -> str | None:
@@ -246,7 +249,13 @@ def score_exact(content: str, item: Item) -> ItemScore:
     shown = " | ".join(answers[:5])
     if hit is not None:
         return _matched(hit)
-    contained = contained_answer(reply_body(raw)[0], answers)  # it reads where end tokens cut the reply
+    qualified = _qualified_number(reply_body(content)[0], answers)
+    if qualified is not None:
+        return qualified
+    body = reply_body(raw)[0]
+    contained = contained_answer(body, answers)  # it reads where end tokens cut the reply
+    if contained is None and arabic_numerals(body) != body:
+        contained = contained_answer(arabic_numerals(body), answers)  # "成立于一九四九年" holds "1949年"
     if contained is not None:
         return ItemScore(
             1.0,
@@ -262,6 +271,48 @@ def score_exact(content: str, item: Item) -> ItemScore:
         normalize_text(_candidates(content)[-1])[:200],
         matched_by="normalised match",
     )
+
+
+# "旺季60元", "全长12米": a few words naming what is counted, then the number and its unit.
+_QUALIFIED = re.compile(
+    r"^(?P<words>[\u4e00-\u9fff]{1,8})[ \t:：]*(?P<number>\d+(?:\.\d+)?)[ \t]*(?P<unit>[\u4e00-\u9fff%]{0,3})$"
+)
+_AFTER_WORDS = re.compile(r"(?P<number>\d+(?:\.\d+)?)[ \t]*(?P<unit>[\u4e00-\u9fffA-Za-z%]{0,3})")
+
+
+def _qualified_number(body: str, answers: list[str]) -> ItemScore | None:
+    """A reference that names what it counts (``旺季60元``): right when the reply names it too and the
+    first number after that name is the reference's, in the same unit or one of its names (``60块钱``)."""
+    for answer in answers:
+        m = _QUALIFIED.match(nfkc(answer).strip())
+        if m is None:
+            continue
+        text = arabic_numerals(nfkc(body))
+        at = text.rfind(m.group("words"))
+        stated = _AFTER_WORDS.search(text, at + len(m.group("words"))) if at >= 0 else None
+        if stated is None or float(stated.group("number")) != float(m.group("number")):
+            continue
+        unit, wanted = _unit_of(stated.group("unit")), _unit_of(m.group("unit"))
+        if wanted is not None and unit != wanted:
+            continue
+        said = f"{stated.group('number')}{stated.group('unit')}"
+        return ItemScore(
+            1.0,
+            f"exact: the reply names «{m.group('words')}» and states «{said}» after it, the reference «{answer}»; "
+            "correct",
+            said,
+            matched_by="number",
+        )
+    return None
+
+
+def _unit_of(word: str) -> str | None:
+    """The unit a word after a number names, canonically (``块钱`` and ``元`` are one), or None."""
+    for end in range(len(word), 0, -1):
+        unit = split_unit(f"1{word[:end]}")[1]
+        if unit is not None:
+            return unit
+    return None
 
 
 def _matched(hit: str) -> ItemScore:

@@ -200,6 +200,7 @@ def _evaluate(
         total=_count(paths.canonical, limit),
         command=how.command,
         run_record=False,
+        processes=how.processes,
     )
     outcome.run = run_file(source, paths.answered, endpoint, run, progress=run_progress, started=started)
     # written once the answers are (a judge that stops the flow leaves them described), again at the end

@@ -74,6 +74,7 @@ class EvalOptions:
     - ``shard``: run and score only that part of the records (after ``limit``); ``formatkit merge`` puts
       the directories of all parts back together.
     - ``command``: the command line ``run.json`` records.
+    - ``processes``: as :class:`~scoring._runner.options.RunOptions`'s (the run's worker processes).
     """
 
     judge: JudgeOptions | None = None
@@ -89,6 +90,7 @@ class EvalOptions:
     dataset_metrics: dict[str, str] | None = None
     shard: Shard | None = None
     command: str | None = None
+    processes: int = 1
 
 
 class EvalFields(TypedDict, total=False):
@@ -107,3 +109,4 @@ class EvalFields(TypedDict, total=False):
     dataset_metrics: dict[str, str] | None
     shard: Shard | None
     command: str | None
+    processes: int

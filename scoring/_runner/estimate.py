@@ -26,8 +26,10 @@ from typing import Any, Literal
 
 import orjson
 
+from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject, RecordDict
 from scoring._errors import PricesError
+from scoring._runner.requests import max_tokens_of
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -99,10 +101,13 @@ def read_prices(path: str | Path, model: str) -> Prices:
         raise PricesError(f"--prices {path}: cannot read it as JSON ({exc})") from None
     if isinstance(data, dict) and "prompt" not in data and model in data:
         data = data[model]
-    if not isinstance(data, dict) or not all(isinstance(data.get(k), int | float) for k in ("prompt", "output")):
+    if not isinstance(data, dict) or not all(
+        isinstance(data.get(k), int | float) and not isinstance(data.get(k), bool) and data[k] >= 0
+        for k in ("prompt", "output")
+    ):
         raise PricesError(
-            f'--prices {path}: expected {{"prompt": P, "output": Q, "currency": "CNY"}} (per million tokens), '
-            f"or such an entry under the model's name {model!r}"
+            f'--prices {path}: expected {{"prompt": P, "output": Q, "currency": "CNY"}} (P and Q per million tokens, '
+            f"0 or more), or such an entry under the model's name {model!r}"
         )
     return Prices(float(data["prompt"]), float(data["output"]), str(data.get("currency") or ""))
 
@@ -118,6 +123,11 @@ class Estimate:
     prompt_tokens_method: EstimateMethod = "ratio"
     max_output_tokens: int = 0
     unbounded_requests: int = 0
+    #: Later turns of a conversation send back the replies the run writes first to the earlier turns: their
+    #: worst case (the earlier turns' max_tokens) is prompt tokens not in ``prompt_tokens``; requests whose
+    #: earlier turns set no max_tokens are counted in ``unbounded_history``.
+    history_tokens: int = 0
+    unbounded_history: int = 0
     records_with_work: int = 0
     already_finished: int = 0
     records: int = 0
@@ -125,10 +135,10 @@ class Estimate:
     cost: float | None = None
     currency: str = ""
     #: Why a better method was not used (the tokenize route refused, no tokenizer package).
-    notes: list[str] = field(default_factory=list)
+    notes: list[Msg] = field(default_factory=list)
 
     def price(self, prices: Prices) -> None:
-        self.cost = round(prices.cost(self.prompt_tokens, self.max_output_tokens), 6)
+        self.cost = round(prices.cost(self.prompt_tokens + self.history_tokens, self.max_output_tokens), 6)
         self.currency = prices.currency
 
     def to_dict(self) -> JsonObject:
@@ -139,6 +149,8 @@ class Estimate:
             "prompt_tokens_method": self.prompt_tokens_method,
             "max_output_tokens": self.max_output_tokens,
             "unbounded_requests": self.unbounded_requests,
+            "history_tokens": self.history_tokens,
+            "unbounded_history": self.unbounded_history,
             "records": self.records,
             "records_with_work": self.records_with_work,
             "already_finished": self.already_finished,
@@ -147,16 +159,8 @@ class Estimate:
             out["cost"] = self.cost
             out["currency"] = self.currency
         if self.notes:
-            out["notes"] = list(self.notes)
+            out["notes"] = [str(note) for note in self.notes]
         return out
-
-
-def _max_output(body: Mapping[str, Any]) -> int | None:
-    for key in ("max_tokens", "max_completion_tokens", "max_new_tokens"):
-        value = body.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-    return None
 
 
 #: Counts the prompt tokens of a batch of request bodies (one number per body, in order).
@@ -165,7 +169,7 @@ BatchCounter = Callable[[list[JsonObject]], list[int]]
 
 def count_estimate(
     pending: Iterable[tuple[RecordDict | None, int]],
-    bodies: Callable[[RecordDict], Iterable[JsonObject]],
+    bodies: Callable[[RecordDict], Iterable[tuple[JsonObject, int | None]]],
     counter: BatchCounter,
     method: EstimateMethod,
     *,
@@ -189,9 +193,13 @@ def count_estimate(
         if not count:
             continue
         estimate.records_with_work += 1
-        for body in bodies(record):
+        for body, replayed in bodies(record):
             estimate.requests += 1
-            most = _max_output(body)
+            if replayed is None:
+                estimate.unbounded_history += 1
+            else:
+                estimate.history_tokens += replayed
+            most = max_tokens_of(body)
             if most is None:
                 estimate.unbounded_requests += 1
             else:
@@ -302,15 +310,17 @@ def estimate_file(
     client = endpoint.client()
     try:
         job = job_for(source, output, client, run)
-        notes: list[str] = []
+        notes: list[Msg] = []
         fallback: tuple[BatchCounter, EstimateMethod] = (ratio_counter, "ratio")
         if tokenizer is not None:
             try:
                 fallback = (tokenizer_counter(tokenizer), "tokenizer")
             except ImportError:
-                notes.append(f"tokenizer {tokenizer}: the tokenizers package is not installed (pip install tokenizers)")
+                notes.append(Msg("ui.estimate.no_tokenizers", tokenizer=str(tokenizer)))
             except Exception as exc:  # the package's own errors for a file that is no tokenizer
-                notes.append(f"tokenizer {tokenizer}: cannot read it ({type(exc).__name__}: {exc})")
+                notes.append(
+                    Msg("ui.estimate.bad_tokenizer", tokenizer=str(tokenizer), error=f"{type(exc).__name__}: {exc}")
+                )
         if use_tokenize:
             headers = {"Content-Type": "application/json", **dict(endpoint.dialect.headers)}
             key = endpoint.key()
@@ -322,7 +332,7 @@ def estimate_file(
                     job.pending(), job.bodies, tokenize_counter(url, endpoint.model, headers), "tokenize"
                 )
             except TokenizeRefused as refused:
-                notes.append(f"no tokenize route ({refused}): counted by {fallback[1]}")
+                notes.append(Msg("ui.estimate.no_tokenize_route", reason=str(refused), method=fallback[1]))
             else:
                 estimate.notes = notes
                 if prices is not None:

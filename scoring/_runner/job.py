@@ -51,6 +51,7 @@ from scoring._runner.requests import (
     history,
     is_empty,
     is_open,
+    max_tokens_of,
     open_turns,
     request_params,
 )
@@ -230,6 +231,7 @@ class RunJob:
         self.settings = settings_fingerprint(runner.client.model, runner.defaults)
         self.summary = RunSummary()
         self._matched = 0
+        self._proven: set[str] = set()  # endpoints a journaled reply showed serving
 
     # -- dry run -----------------------------------------------------------------------------------------
 
@@ -247,7 +249,7 @@ class RunJob:
             with_work += 1
             requests += count
             if first is None:
-                first = next(self.bodies(record))
+                first = next(self.bodies(record))[0]
         return DryRunPlan(first, requests, with_work, finished, records)
 
     def pending(self) -> Iterator[tuple[RecordDict | None, int]]:
@@ -268,13 +270,22 @@ class RunJob:
         finally:
             self.journal.close()
 
-    def bodies(self, record: RecordDict) -> Iterator[JsonObject]:
-        """The body of every request ``record`` needs (each open response of each open turn), as sent."""
+    def bodies(self, record: RecordDict) -> Iterator[tuple[JsonObject, int | None]]:
+        """The body of every request ``record`` needs (each open response of each open turn), as sent, with the
+        worst case of the earlier replies it sends back as history that the run writes first: their text is
+        not known before the run (it is empty in the body), their ``max_tokens`` is (None: one has none)."""
+        messages = record["messages"]
+        written: dict[int, int | None] = {}  # an earlier turn the run answers first -> its max_tokens
         for turn, todo in open_turns(record, redo_empty=bool(self.runner.retry_empty)):
+            earlier = [most for at, most in written.items() if at < turn]
+            replayed = None if None in earlier else sum(m for m in earlier if m is not None)
+            sent = [{"role": str(m["role"]), "content": str(m.get("content") or "")} for m in messages[:turn]]
+            params: Parameters = {}
             for index in todo:
-                response = record["messages"][turn]["responses"][index]
+                response = messages[turn]["responses"][index]
                 params = request_params(self.runner.defaults, response.get("parameters"), index)
-                yield self.runner.client.request_body(history(record["messages"], turn), params)
+                yield self.runner.client.request_body(sent if written else history(messages, turn), params), replayed
+            written[turn] = max_tokens_of(params)
 
     # -- the run -----------------------------------------------------------------------------------------
 
@@ -359,19 +370,20 @@ class RunJob:
                 yield position, entry["record"]
 
     def _note_served(self, record: RecordDict) -> None:
-        """A journaled reply of this model from this endpoint proves the endpoint can serve."""
-        health = self.runner.client.health
-        if health.proven:
-            return
+        """A journaled reply of this model from one of the run's endpoints proves that endpoint can serve."""
         client = self.runner.client
+        if len(self._proven) >= len(client.endpoints):
+            return
         for response in _responses(record):
+            endpoint = response.get("endpoint")
             if (
-                isinstance(response.get("content"), str)
+                isinstance(endpoint, str)
+                and endpoint not in self._proven
+                and isinstance(response.get("content"), str)
                 and response.get("model") == client.model
-                and response.get("endpoint") == client.endpoint
+                and client.has_served(endpoint)
             ):
-                health.has_served()
-                return
+                self._proven.add(endpoint)
 
     def _write(self, table: SlotTable) -> None:
         with atomic_writer(self.out) as handle:

@@ -13,7 +13,7 @@ Every field of :class:`RunOptions` may also be given to :func:`run_file` as a ke
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
 from formatkit._core.record import Parameters
@@ -22,6 +22,7 @@ from scoring._runner.shard import Shard
 
 if TYPE_CHECKING:
     from scoring._client.http import ChatClient
+    from scoring._client.pool import AnyClient
 
 __all__ = ["EndpointOptions", "RunFields", "RunOptions"]
 
@@ -35,6 +36,10 @@ class EndpointOptions:
     - ``api_key``: the key sent; when None, the one in the environment variable ``api_key_env``
       (``OPENAI_API_KEY`` by default, as ``formatkit run --api-key-env`` and ``JudgeOptions`` do; cleaned
       of the ``\\r`` a CRLF ``.env`` leaves), read when the client is made; ``api_key_env=None`` sends no key.
+    - ``replicas``: more base URLs serving the same model (``formatkit run --base-url`` given again):
+      requests spread over ``base_url`` and these by each one's free capacity, each with its own
+      ``limits``, retries, rate-limit waits and stop rules; one that cannot serve is dropped and its
+      requests go to the others (:mod:`scoring._client.pool`).
     - ``limits``, ``retry``, ``dialect``: handed to the client as they are (:mod:`scoring._client.options`:
       concurrency, rpm and timeouts; retries and backoff; streaming, headers, renamed and dropped parameters).
     """
@@ -46,6 +51,12 @@ class EndpointOptions:
     limits: Limits = field(default_factory=Limits)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     dialect: Dialect = field(default_factory=Dialect)
+    replicas: tuple[str, ...] = ()
+
+    @property
+    def base_urls(self) -> tuple[str, ...]:
+        """Every base URL requests go to: ``base_url``, then the ``replicas``."""
+        return (self.base_url, *self.replicas)
 
     def key(self) -> str | None:
         """The key sent: ``api_key``, else the one in ``$api_key_env`` (None: none)."""
@@ -55,18 +66,38 @@ class EndpointOptions:
 
         return clean_api_key(os.environ.get(self.api_key_env))[0]
 
-    def client(self) -> ChatClient:
-        """A :class:`~scoring._client.http.ChatClient` for this endpoint (httpx is loaded here, not before)."""
+    def client(self, base_url: str | None = None) -> ChatClient:
+        """A :class:`~scoring._client.http.ChatClient` for ``base_url`` (default: this endpoint's own,
+        the first one; httpx is loaded here, not before)."""
         from scoring._client.http import ChatClient
 
         return ChatClient(
-            self.base_url,
+            base_url or self.base_url,
             self.model,
             api_key=self.key(),
             limits=self.limits,
             retry=self.retry,
             dialect=self.dialect,
         )
+
+    def sender(self) -> AnyClient:
+        """What a run sends through: :meth:`client` when there is one base URL, else an
+        :class:`~scoring._client.pool.EndpointPool` of one client per base URL."""
+        if not self.replicas:
+            return self.client()
+        from scoring._client.pool import EndpointPool
+
+        return EndpointPool([self.client(url) for url in self.base_urls])
+
+    def shares(self, processes: int) -> list[EndpointOptions]:
+        """These options split over ``processes`` workers: each gets a share of the concurrency (at least
+        1; so at most ``concurrency`` workers) and of ``rpm``."""
+        count = max(1, min(processes, self.limits.concurrency))
+        whole, extra = divmod(self.limits.concurrency, count)
+        rpm = self.limits.rpm / count if self.limits.rpm else self.limits.rpm
+        return [
+            replace(self, limits=replace(self.limits, concurrency=whole + (k < extra), rpm=rpm)) for k in range(count)
+        ]
 
 
 @dataclass(frozen=True)
@@ -82,6 +113,9 @@ class RunOptions:
     - ``total``: how many records the input holds, when known beforehand (the progress shows it).
     - ``command``: the command line the run record keeps.
     - ``run_record``: write the run record (``OUT.run.json``) beside the output once it is written.
+    - ``processes``: send from this many worker processes (past one core's ~20k streamed tokens a second;
+      :mod:`scoring._client.processes`), each with a share of every endpoint's concurrency and ``rpm``;
+      the records, journal, output and progress stay in this process. 1: no worker.
     """
 
     defaults: Parameters | None = None
@@ -93,6 +127,7 @@ class RunOptions:
     total: int | None = None
     command: str | None = None
     run_record: bool = True
+    processes: int = 1
 
 
 class RunFields(TypedDict, total=False):
@@ -107,3 +142,4 @@ class RunFields(TypedDict, total=False):
     total: int | None
     command: str | None
     run_record: bool
+    processes: int

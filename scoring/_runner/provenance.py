@@ -24,6 +24,7 @@ from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
 
 if TYPE_CHECKING:
+    from scoring._client.pool import EndpointReport
     from scoring._runner.options import EndpointOptions
 
 __all__ = [
@@ -136,6 +137,8 @@ class RunRecord(TypedDict, total=False):
     records: int
     input_fingerprint: str
     parts: list[RunPart]
+    endpoints: list[EndpointReport]
+    processes: int
 
 
 class RunPart(RunRecord, total=False):

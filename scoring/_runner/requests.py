@@ -32,7 +32,13 @@ from formatkit._core.record import (
 from formatkit._core.record import pending_turns as open_turns
 from scoring._client.health import too_long_for_context
 from scoring._client.reply import ChatResult
-from scoring._errors import PermanentRequestError, RetriesExhaustedError, RetryableStatusError, error_kind
+from scoring._errors import (
+    ForwardedRequestError,
+    PermanentRequestError,
+    RetriesExhaustedError,
+    RetryableStatusError,
+    error_kind,
+)
 
 __all__ = [
     "alias_model",
@@ -44,6 +50,7 @@ __all__ = [
     "history",
     "is_empty",
     "is_open",
+    "max_tokens_of",
     "open_turns",
     "request_params",
     "set_content",
@@ -115,6 +122,15 @@ def request_params(defaults: Parameters, own: Parameters | None, sample: int = 0
     if sample and isinstance(seed, int) and not isinstance(seed, bool):
         params["seed"] = seed + sample
     return params
+
+
+def max_tokens_of(params: Parameters) -> int | None:
+    """The most output tokens a request with ``params`` (or a request body) may get; None when none is set."""
+    for key in ("max_tokens", "max_completion_tokens", "max_new_tokens"):
+        value = params.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def history(messages: list[MessageDict], upto: int) -> list[dict[str, str]]:
@@ -197,6 +213,8 @@ def set_content(message: MessageDict, content: str) -> MessageDict:
 
 def error_text(exc: BaseException, scrub: Any = None) -> str:
     """``kind: detail`` for a response's ``error`` (kind as :func:`scoring._errors.error_kind`)."""
+    if isinstance(exc, ForwardedRequestError):  # worded so by a worker process already
+        return str(scrub(exc.text)) if scrub is not None else exc.text
     kind = error_kind(exc)
     if isinstance(exc, (PermanentRequestError, RetryableStatusError)):
         detail = exc.message

@@ -21,13 +21,15 @@ import asyncio
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from formatkit._core.record import RecordDict
 from formatkit._core.writers import refuse_special
-from scoring._client.http import ChatClient
 from scoring._client.options import with_fields
+from scoring._client.pool import AnyClient, EndpointPool
+from scoring._client.processes import ProcessClient
 from scoring._runner.job import DryRunPlan, RunJob, RunSummary
 from scoring._runner.options import EndpointOptions, RunFields, RunOptions
 from scoring._runner.progress import Progress
@@ -71,7 +73,7 @@ def _records(source: str | os.PathLike[str] | Records, mode: str, limit: int | N
 def _job(
     source: str | os.PathLike[str] | Records,
     output: str | os.PathLike[str],
-    client: ChatClient,
+    client: AnyClient | ProcessClient,
     options: RunOptions,
     progress: Progress | None = None,
     tallies: list[ShardTally] | None = None,
@@ -86,6 +88,18 @@ def _job(
         if total is not None:
             total = len(shard.positions(total))
     return RunJob(runner, records, Path(output), restart=options.restart, progress=progress, total=total)
+
+
+def _sender(endpoint: EndpointOptions, processes: int) -> AnyClient | ProcessClient:
+    """What the run sends through: the endpoint's own client(s), or worker processes sharing them."""
+    shares = endpoint.shares(processes)
+    if len(shares) == 1:
+        return endpoint.sender()
+    from scoring._runner.requests import error_text
+
+    local = replace(endpoint, limits=replace(endpoint.limits, concurrency=1)).sender()  # names, never sends
+    total = endpoint.limits.concurrency * len(endpoint.base_urls)
+    return ProcessClient(local, [share.sender for share in shares], error_text, concurrency=total)
 
 
 def shard_record(shard: Shard, tally: ShardTally, records: int) -> ShardRecord:
@@ -109,7 +123,7 @@ def plan_file(
 ) -> DryRunPlan:
     """What :func:`run_file` would send (the first request body, the counts); nothing is sent."""
     run = with_fields(options, RunOptions, fields)
-    client = endpoint.client()
+    client = endpoint.sender()
     try:
         return _job(source, output, client, run).plan()
     finally:
@@ -144,7 +158,7 @@ def run_file(
         refuse_special(run_record_path(Path(output)))
     started_at = now_iso()
     tallies: list[ShardTally] = []
-    client = endpoint.client()
+    client = _sender(endpoint, run.processes)
     job = _job(source, output, client, run, progress, tallies)
     if started is not None:
         started(job)
@@ -183,6 +197,13 @@ def run_file(
         "retry_empty": run.retry_empty,
         "summary": summary.to_dict(),
     }
+    if isinstance(client, ProcessClient):
+        record["processes"] = client.processes
+        merged = client.report()
+        if merged is not None:
+            record["endpoints"] = merged
+    if isinstance(client, EndpointPool):  # several endpoints: what each one did
+        record["endpoints"] = client.report()
     if run.shard is not None and tallies:
         record["shard"] = shard_record(run.shard, tallies[-1], summary.records)
     summary.run_record = record

@@ -30,7 +30,8 @@ from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 
 from formatkit._core.record import MessageDict, Parameters, RecordDict, ResponseDict
-from scoring._client.http import ChatClient
+from scoring._client.pool import AnyClient
+from scoring._client.processes import ProcessClient
 from scoring._errors import EndpointUnavailableError, RequestNotSent
 from scoring._runner.requests import (
     error_text,
@@ -72,7 +73,7 @@ class Runner:
 
     def __init__(
         self,
-        client: ChatClient,
+        client: AnyClient | ProcessClient,
         *,
         defaults: Parameters | None = None,
         keep_logprobs: bool | None = None,
@@ -146,7 +147,11 @@ class Runner:
             return
         keep = bool(params.get("logprobs")) if self.keep_logprobs is None else self.keep_logprobs
         responses[sample] = fill(
-            response, result, keep_logprobs=keep, model=self.client.model, endpoint=self.client.endpoint
+            response,
+            result,
+            keep_logprobs=keep,
+            model=self.client.model,
+            endpoint=result.endpoint or self.client.endpoint,
         )
         outcome.filled += 1
 

@@ -30,7 +30,8 @@ _T = TypeVar("_T")
 
 
 class _Client(Protocol):
-    in_flight: int
+    @property
+    def in_flight(self) -> int: ...
 
     def stop_sending(self) -> None: ...
 

@@ -201,3 +201,22 @@ def test_eval_runs_a_csv_set(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     assert [r["messages"][0]["content"] for r in scored] == ["1+1等于几？", "2+3等于几？"]
     assert fake_openai.requests == 2 and {r["meta"]["dataset"] for r in scored} == {"算术"}
     assert all(resp["metric"] in ("exact", "math") for r in scored for resp in r["messages"][-1]["responses"])
+
+
+def test_a_line_break_in_a_quoted_cell_reads_as_in_the_workbook(tmp_path: Path) -> None:
+    # Windows writes a quoted line break as CR LF: the record's text holds "\n", as the xlsx path gives it
+    path = tmp_path / "breaks.csv"
+    path.write_bytes('query,reference_response\r\n"第一行\r\n第二行",1\r\n'.encode())
+    out = tmp_path / "out.jsonl"
+    assert _run("convert", str(path), "-o", str(out)).exit_code == 0
+    [record] = _records(out)
+    assert [m["content"] for m in record["messages"] if m["role"] == "user"] == ["第一行\n第二行"]
+
+
+def test_a_title_row_in_a_csv_is_said_to_be_removed_by_fix(tmp_path: Path) -> None:
+    path = tmp_path / "title.csv"
+    path.write_bytes("XX评测集（第二版）\r\nquery,reference_response\r\n1+1?,2\r\n".encode())
+    for lang, said in (("en", "it removes row(s) 1 from its copy"), ("zh", "它会从副本中删除第 1 行")):
+        result = runner.invoke(app, ["validate", "--lang", lang, str(path)])
+        assert result.exit_code == 1 and "[header_not_first_row]" in result.output
+        assert said in result.output and ("sheet of their own" not in result.output)

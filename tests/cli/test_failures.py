@@ -176,7 +176,10 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
         (
             "score.judge_stopped",
             judge,
-            {"hint": lambda e: "check the key in $JUDGE_KEY", "journal": journal},
+            {
+                "hint": lambda e: "check the key in $JUDGE_KEY",
+                "verdicts": lambda e: say("score.verdicts_kept", "en", e, journal=journal),
+            },
             f"formatkit score: stopped: {judge}\n  check the key in $JUDGE_KEY.\n  {judge.bought} verdict(s) bought "
             f"in this run are kept in {journal} ({judge.reused} reused from it); the output was not written. "
             "Rerun the same command to resume: no verdict is bought twice.",

@@ -221,6 +221,7 @@ def test_score_with_the_judge_down_stops_writes_nothing_and_resumes(tmp_path: Pa
     assert "formatkit score: stopped: judge endpoint" in result.stderr and "could not connect" in result.stderr
     assert "check that the server is running" in result.stderr
     assert f"verdict(s) bought in this run are kept in {out}.journal" in result.stderr
+    assert (tmp_path / "out.jsonl.journal").exists()  # the message names a file that is there
     assert not out.exists()  # no report of a score made of "request failed"
     bought = int(re.search(r"(\d+) verdict\(s\) bought", result.stderr).group(1))  # type: ignore[union-attr]
     assert bought >= 5

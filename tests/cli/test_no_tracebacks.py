@@ -147,3 +147,12 @@ def test_the_proxy_message_is_pinned_in_both_languages() -> None:
         "formatkit：错误：ALL_PROXY=socks5://127.0.0.1:1080 指向 SOCKS 代理，但没有安装 httpx 的 SOCKS 支持：请安装"
         "（pip install 'httpx[socks]'），或取消设置 ALL_PROXY；没有发送任何请求"
     )
+
+
+def test_a_judge_that_never_answers_says_no_verdict_was_bought(tmp_path: Path) -> None:
+    # the journal opens once the client stands; nothing was bought, so no file is named as keeping verdicts
+    out = tmp_path / "scored.jsonl"
+    judge = ["--judge-base-url", NOWHERE, "--judge-model", "j", "--metric", "judge", "--max-retries", "0"]
+    status, output = invoke("score", str(RESPONSES), "-o", str(out), *judge, env={"OPENAI_API_KEY": ""})
+    assert status == 1, output
+    assert "no verdict was bought" in output and "are kept in" not in output

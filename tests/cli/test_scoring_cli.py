@@ -215,6 +215,7 @@ def test_judge_options_field_names() -> None:
         "max_retries",
         "timeout",
         "journal_path",
+        "judge_replicas",
     ]
 
 

@@ -47,13 +47,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_proxy(config: str, workdir: Path) -> Iterator[tuple[str, str]]:
-    """The proxy serving ``config`` (its YAML), started in ``workdir``: yields its base URL and master key;
-    stopped on exit. Fails the test with the end of its log when it exits or does not start in 180 s."""
+def running_proxy(config: str, workdir: Path, key: str | None = None) -> Iterator[tuple[str, str]]:
+    """The proxy serving ``config`` (its YAML), started in ``workdir``: yields its base URL and master key
+    (``key``, else a new one); stopped on exit. Fails the test with the end of its log when it exits or does
+    not start in 180 s."""
     assert PROXY is not None
     (workdir / "config.yaml").write_text(config, "utf-8")
     port = free_port()
-    key = "sk-" + secrets.token_hex(32)
+    key = key or "sk-" + secrets.token_hex(32)
     env = {
         **os.environ,
         "LITELLM_MASTER_KEY": key,

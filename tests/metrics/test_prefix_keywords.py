@@ -48,6 +48,13 @@ def _score(tmp_path: Path, rows: list[dict[str, Any]], *options: str, status: in
         ("1", "12 apples", 0.0),  # a Latin or digit reference must end a word
         ("Paris", "<think>Lyon? no.</think>Paris, France", 1.0),  # the reasoning block is not the reply
         ('["好的", "收到"]', "收到，马上处理", 1.0),  # every accepted answer counts
+        ("3", "3.5 apples", 0.0),  # a number is not a prefix of a longer number
+        ("1", "1,000 yuan", 0.0),
+        ("v1", "v1.2 is out", 0.0),
+        ("3", "3. Apples are red", 1.0),  # a full stop after it ends the number
+        ("A", "A，因为苹果是水果", 1.0),  # an option letter is no English article
+        ("A", "A. Paris", 1.0),
+        ("café", "cafés are open", 0.0),  # the word boundary holds beyond ASCII
     ],
 )
 def test_prefix(tmp_path: Path, reference: str, reply: str, score: float) -> None:
@@ -63,12 +70,18 @@ def test_prefix(tmp_path: Path, reference: str, reply: str, score: float) -> Non
         ("refund\nseven days", "We offer a Refund within SEVEN days.", 1.0, 1.0),  # one per line; case
         ("cat, dog", "A concatenated string.", 0.0, 0.0),  # a Latin keyword stands as a word
         ('["订单号", "手机号"]', "请提供订单号和手机号。", 1.0, 1.0),  # a JSON list of keywords
+        ("3", "I have 3.5 apples", 0.0, 0.0),  # numbers are kept whole
+        ("5%", "5.5% growth", 0.0, 0.0),
+        ("1,000, 2,000", "We sold 1000 and 2,000.", 1.0, 1.0),  # a comma inside a number is no delimiter
+        ("C++, C#", "I only know C.", 0.0, 0.0),  # C++ and C# are not C
+        ("A", "The answer is A", 1.0, 1.0),  # an option letter is no English article
+        ("über", "Darüber hinaus", 0.0, 0.0),  # the word boundary holds beyond ASCII
     ],
 )
 def test_keywords(tmp_path: Path, reference: str, reply: str, score: float, partial: float) -> None:
     [response] = _score(tmp_path, [_record(1, "问", reference, reply)], "--metric", "keywords")
     assert (response["metric"], response["score"], response["partial_score"]) == ("keywords", score, partial)
-    assert "missing" in response["analysis"] or score == 1.0
+    assert ("; missing " in response["analysis"]) is (score == 0.0)
 
 
 def test_a_reference_with_no_keyword_is_unscorable_not_zero(tmp_path: Path) -> None:
@@ -114,3 +127,13 @@ def test_eval_scores_a_declared_dataset_with_its_metric(fake_openai: FakeOpenAI,
     [line] = (out / "scored.jsonl").read_text(encoding="utf-8").splitlines()
     response = json.loads(line)["messages"][-1]["responses"][0]
     assert (response["metric"], response["score"], response["partial_score"]) == ("keywords", 1.0, 1.0)
+
+
+def test_a_dataset_metric_naming_no_dataset_is_warned(tmp_path: Path) -> None:
+    source = tmp_path / "set.jsonl"
+    source.write_text(json.dumps(_record(1, "问", "a", "a", dataset="客服"), ensure_ascii=False) + "\n", "utf-8")
+    result = runner.invoke(
+        app, ["score", str(source), "-o", str(tmp_path / "o.jsonl"), "--dataset-metric", "客户=keywords"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "--dataset-metric 客户=…: no dataset of that name in the input (its datasets: 客服)" in result.stderr

@@ -166,3 +166,34 @@ def test_eval_estimate_of_an_invalid_set_shows_the_issues(fake_openai: FakeOpenA
                     "--estimate")  # fmt: skip
     assert result.exit_code == 1 and "bad.jsonl" in result.output
     assert fake_openai.requests == 0
+
+
+@pytest.mark.parametrize("name", ["excel_multi_turn.xlsx", "csv_multi_turn_semicolon.csv"])
+def test_later_turns_count_the_earlier_replies_the_run_writes_first(
+    fake_openai: FakeOpenAI, tmp_path: Path, name: str
+) -> None:
+    # a conversation whose earlier replies the run generates: no traceback; their worst case is counted apart
+    fake_openai.tokenize = True
+    source = Path(__file__).parents[2] / "fixtures" / "valid" / name
+    out = tmp_path / "o.jsonl"
+    counted = estimate(fake_openai, source, out, "--param", "max_tokens=50")
+    assert fake_openai.requests == 0 and counted["requests"] > 0
+    ran = invoke("run", str(source), "-o", str(out), "--base-url", fake_openai.base_url, "--model", "m",
+                 "--param", "max_tokens=50")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    assert fake_openai.requests == counted["requests"]
+    used = json.loads(Path(f"{out}.run.json").read_text(encoding="utf-8"))["summary"]["tokens"]["prompt_tokens"]
+    # the known text is exact; what the run wrote first and sent back lies within the worst case counted apart
+    assert counted["prompt_tokens"] <= used <= counted["prompt_tokens"] + counted["history_tokens"]
+
+
+def test_estimate_and_dry_run_together_are_bad_usage(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke("run", str(SEED / SETS[0]), "-o", str(tmp_path / "o.jsonl"), "--base-url", fake_openai.base_url,
+                    "--model", "m", "--estimate", "--dry-run")  # fmt: skip
+    assert result.exit_code == 2 and "give one of them" in result.output
+
+
+def test_the_notes_speak_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    result = invoke("run", str(SEED / SETS[0]), "-o", str(tmp_path / "o.jsonl"), "--base-url", fake_openai.base_url,
+                    "--model", "m", "--estimate", "--lang", "zh")  # fmt: skip
+    assert "服务端没有 tokenize 接口" in result.stderr and "no tokenize route" not in result.stderr

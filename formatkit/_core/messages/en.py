@@ -120,6 +120,10 @@ MESSAGES: dict[str, str] = {
     "header_not_first_row": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
     "only row 1 is read as the header, so nothing in this sheet was read. Run `formatkit fix` (it moves row(s) "
     "{rows} to a sheet of their own), or delete row(s) {rows} so that the header is row 1.",
+    "header_not_first_row.csv": "Row {row} looks like the header ({names}), under {count} row(s) of title or notes; "
+    "only row 1 is read as the header, so nothing in this file was read. Run `formatkit fix` (a CSV has no other "
+    "sheet: it removes row(s) {rows} from its copy and lists their text), or delete row(s) {rows} so that the "
+    "header is row 1.",
     "missing_column": 'Row 1 has no "{name}" column, and {why}. Add a "{name}" column to row 1 (known columns '
     "found: {known}).{hint}",
     "frag.why.query": "every row needs the user's question",
@@ -466,7 +470,9 @@ MESSAGES.update(
         "ui.eval.run_stopped": "formatkit eval: the run stopped: {error}\n  {hint}.\n  Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.terminated": "formatkit eval: terminated (SIGTERM). Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.interrupted": "formatkit eval: interrupted. Rerun the same command to resume: nothing finished is sent again.",
-        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it); the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.judge_stopped": "formatkit score: stopped: {error}\n  {hint}.\n  {verdicts}; the output was not written. Rerun the same command to resume: no verdict is bought twice.",
+        "ui.score.verdicts_kept": "{bought} verdict(s) bought in this run are kept in {journal} ({reused} reused from it)",
+        "ui.score.no_verdicts": "no verdict was bought",
         "ui.score.worker_failed": "formatkit score: {error}\nnothing was written.",
         "ui.score.terminated": "formatkit score: terminated (SIGTERM); {kept}rerun the same command to resume.",
         "ui.score.interrupted": "formatkit score: interrupted; {kept}rerun the same command to resume.",
@@ -508,16 +514,23 @@ MESSAGES.update(
         "ui.run.summary.note": "  note: {note}",
         "ui.run.summary.retry_errors": "  rerun the same command to retry the records that ended in error",
         "ui.run.dry_run": "dry run: would send {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
+        "ui.dataset_metric_unknown": "formatkit: warning: --dataset-metric {dataset}=…: no dataset of that name in the input (its datasets: {known}); it was scored with auto",
         "ui.estimate.requests": "estimate: {requests} request(s) for {records_with_work} record(s) ({already_finished} of {records} already finished in the journal); nothing was sent",
         "ui.estimate.by_tokenize": "counted by the endpoint's tokenize route: exact",
         "ui.estimate.by_tokenizer": "counted with the tokenizer {tokenizer}, plus {overhead} per message for the chat template",
         "ui.estimate.by_ratio": "approximated at {cjk} Chinese characters or {latin} other characters a token, plus {overhead} per message (the endpoint has no tokenize route: give --tokenizer FILE for a count)",
+        "ui.estimate.by_ratio_tokenizer_failed": "approximated at {cjk} Chinese characters or {latin} other characters a token, plus {overhead} per message (the tokenizer could not be used: see the note)",
         "ui.estimate.prompt": "prompt tokens: {tokens}, {method}",
         "ui.estimate.output": "output tokens, worst case: {tokens} (each request's max_tokens)",
         "ui.estimate.unbounded": "{count} request(s) set no max_tokens: they have no worst case (give --param max_tokens=N to bound them)",
         "ui.estimate.judge": "judge requests: {count} at most (not in the token counts: their prompts hold replies not written yet)",
         "ui.estimate.cost": "cost, worst case: {cost} {currency} (prompt tokens and the output's worst case, at the --prices file's rates)",
+        "ui.estimate.history": "prompt tokens of earlier replies sent back as history, worst case: {tokens} more (later turns of a conversation resend the replies the run writes first; their max_tokens)",
+        "ui.estimate.cost_partial": "cost: {cost} {currency}, not a worst case: {count} request(s) have no max_tokens (on themselves or on an earlier turn) and count only their prompt",
         "ui.estimate.note": "note: {note}",
+        "ui.estimate.no_tokenizers": "tokenizer {tokenizer}: the tokenizers package is not installed (pip install tokenizers)",
+        "ui.estimate.bad_tokenizer": "tokenizer {tokenizer}: cannot read it ({error})",
+        "ui.estimate.no_tokenize_route": "the endpoint has no tokenize route ({reason}): counted by {method}",
         "ui.auto.free_text": "references are free text or missing ({kinds}): rules cannot score them — use --metric judge",
         "ui.progress.line": "{label}: {done}/{total} {unit}{share}, {rate}/s, {errors} with errors, eta {eta}",
         "ui.progress.records": "records",

@@ -103,9 +103,18 @@ def _final_boxes(body: str, parts: int | None) -> tuple[str, str, int] | None:
 
 _TIERS = (
     re.compile(r"(?i:final\s+answer|final\s+value)|最终答案|最终结果"),
-    re.compile(r"(?i:the\s+answer\s+is|the\s+result\s+is|answer(?!s)|result(?!s))|答案|结果|解得"),
-    re.compile(r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故"),
+    re.compile(
+        r"(?i:the\s+answer\s+is|the\s+result\s+is|answer(?!s)|result(?!s))|答案|结果|解得"
+        r"|(?m:^)[ \t]*(?:A|Ans|ANS)\.?[ \t]*[:：]"  # GSM8K's "A: 18", "Ans: 18" on a line of their own
+    ),
+    re.compile(
+        r"(?i:\btherefore\b|\bthus\b|\bhence\b|\bso\b|in\s+conclusion)|所以|因此|综上所述|综上|故|那么"
+        r"|(?<=[，,])[ \t]*即(?=[ \t]*[\d$\\一二两三四五六七八九十零])"  # "…3个减去2个，即1个"
+    ),
 )
+# "A:" marks an answer only when a short one follows it ("A: Let's think step by step" is no answer).
+_LINE_MARKER = re.compile(r"[ \t]*(?:A|Ans|ANS)\.?[ \t]*[:：]$")
+_MARKER_TAIL = 60
 # Keywords tried per tier (the last ones): a reply repeating a keyword thousands of times stays linear.
 _KEYWORDS_TRIED = 12
 _TAIL_MAX = 4000
@@ -294,6 +303,8 @@ def _scan(
             if listed:
                 return listed, f'keyword "{m.group(0)}", numbered lines'
             tail = _tail_after(body, m.end(), parts)
+            if _LINE_MARKER.match(m.group(0)) and len(tail) > _MARKER_TAIL:
+                continue
             if need is not None:
                 if tail and len(blanks(tail)) >= need:
                     return tail, f'keyword "{m.group(0)}"'
@@ -336,6 +347,35 @@ def _last_paragraph(body: str, parts: int) -> str | None:
     return para.rstrip("。.") if count == parts else None
 
 
+_CALCULATOR = re.compile(r"<<[^<>\n]{0,200}>>")
+# A computation ending in its value: "9*60 = 540 meters a week", "€1500 - €1423 = €77 left", "1/2*20 = 10".
+_COMPUTED = re.compile(
+    r"(?<![\w^_.{}\\])[$€£¥￥(]*\d[\d.,]*%?\)*(?:(?:[ \t]*[-+*/×÷][ \t]*|[ \t]+[xX][ \t]+)[$€£¥￥(]*\d[\d.,]*%?\)*)+"
+    r"[ \t]*=[ \t]*[$€£¥￥]?[ \t]*(?P<value>[-+]?\d[\d,]*(?:\.\d+)?(?:[ \t]*/[ \t]*\d+)?)(?P<rest>[^=\n]*)$"
+)
+# A unit right after the value, and nothing after it but punctuation: "= 540 meters." keeps "meters".
+_REST_UNIT = re.compile(r"[ \t]*(?P<unit>%|°|[A-Za-z]{1,12}|[\u4e00-\u9fff]{1,3})[ \t]*[.。!！]?[ \t]*$")
+
+
+def _final_value(answer: str, how: str, parts: int | None) -> tuple[str, str]:
+    """The value of a final ``= value`` (``So he runs 9*60=540 meters a week`` → ``540 meters``): what a
+    computation ends in is its answer; a unit ending the clause is kept, other words are not."""
+    if (parts is not None and parts > 1) or "=" not in answer or len(answer) > 400:
+        return answer, how
+    m = _COMPUTED.search(answer, max(0, answer.rfind("\n")))
+    if m is None or _COMPUTED_TAIL.search(m.group("rest")):
+        return answer, how
+    value = m.group("value").replace(",", "")
+    unit = _REST_UNIT.match(m.group("rest"))
+    if unit is not None:
+        value = f"{value} {unit.group('unit')}"
+    return value, f"{how}, the value of its final «= {m.group('value')}»"
+
+
+# What may not follow a computed value for it to be the answer: more math.
+_COMPUTED_TAIL = re.compile(r"[\d=+*/^\\]")
+
+
 def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str, str]:
     """The final answer of a reply and how it was found. ``("", "empty reply")`` when there is nothing.
 
@@ -346,6 +386,8 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
     if not text or not text.strip():
         return "", "empty reply"
     raw, cut = reply_text(text)
+    if "<<" in raw:
+        raw = _CALCULATOR.sub("", raw)  # GSM8K's calculator notes: "9*60=<<9*60=540>>540" is "9*60=540"
     body = after_retraction(raw.replace("**", ""))  # "答案是 3。不对，应该是 4。": only the correction counts
     boxed = _final_boxes(body, parts)
     if boxed is not None:
@@ -357,7 +399,7 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
         return answer, how
     found = _keyword_answer(body, parts=parts)
     if found is not None:
-        return found
+        return _final_value(found[0], found[1], parts)
     if parts is not None and parts > 1:
         para = _last_paragraph(body, parts)
         if para is not None:
@@ -370,7 +412,7 @@ def extract_math_answer(text: str | None, parts: int | None = None) -> tuple[str
                 return ";".join(answers), f"last {parts} lines"
     last = _last_sentence(body)
     if last:
-        return last, "last sentence"
+        return _final_value(last, "last sentence", parts)
     if cut:
         return "", "the reply ends inside its <think> reasoning (never closed), so it gives no final answer"
     return "", "nothing is left once the <think> reasoning is removed"

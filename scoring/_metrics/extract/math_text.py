@@ -155,6 +155,8 @@ _PROSE = re.compile(
 _CONNECTIVE = re.compile(
     r"^(?:(?i:therefore|thus|hence|so|then|finally|in\s+conclusion)\b[\s,，]*|所以|因此|故|综上所述|综上)[\s,，:：]*"
 )
+# A condition before the answer: "当3x+1=10时，x的值为3" states 3.
+_CONDITION = re.compile(r"^当[^，,。；;\n<>≤≥≠]{1,40}时[，,]\s*")  # a range ("当58<x≤68时") is part of the answer
 # A reason after the answer: "5 because 2+3=5", "5, but I am not sure", "5 (since …)", "5，因为……".
 _REASON = re.compile(
     r"[,，;；]?\s*\b(?:because|since|as\s+(?:shown|required|expected)|which|but|so\s+that|where|given\s+that)\b"
@@ -229,10 +231,28 @@ def _after_last_verb(s: str) -> str | None:
     return None
 
 
+# A count inside Chinese prose, with its measure word or unit: "需要4天才能到达" → "4天".
+_CJK_COUNT = re.compile(
+    r"(?<=[\u4e00-\u9fff])\d+(?:\.\d+)?(?:平方|立方)?(?:千米|厘米|分米|毫米|公里|千克|公斤|毫升|小时|分钟|块钱"
+    r"|[天个只元块岁人米克吨升年月日次本辆页张件瓶条棵名位倍秒])"
+)
+
+
 def _lone_number(s: str) -> str | None:
-    """ "So she has 12 apples left" → "12": prose around exactly one number."""
+    """ "So she has 12 apples left" → "12", "需要4天" → "4": prose around exactly one number."""
     numbers = _NUMBER.findall(s)
-    if len(numbers) != 1 or "$" in s or "\\" in s or "=" in s:
+    if "$" in s or "\\" in s or "=" in s:
+        return None
+    if not numbers:
+        counts = _CJK_COUNT.findall(s)  # the digits touch the characters around them
+        if (
+            len(counts) == 1
+            and len(re.findall(r"\d+(?:\.\d+)?", s)) == 1
+            and len(re.findall(r"[\u4e00-\u9fff]", s)) >= 2
+        ):
+            return str(counts[0])
+        return None
+    if len(numbers) != 1:
         return None
     rest = _NUMBER.sub(" ", s, count=1)
     words = re.findall(r"[A-Za-z]{3,}", rest)
@@ -277,7 +297,7 @@ def _stated_values(s: str) -> str | None:
 
 def isolate(text: str) -> str:
     """The answer out of a clause (several values stated in one clause are all kept)."""
-    s = text[:_CLAUSE_MAX].strip().strip("*").strip()
+    s = _CONDITION.sub("", text[:_CLAUSE_MAX].strip().strip("*").strip(), count=1)
     stated = _stated_values(_cut_reason(s).rstrip("。."))
     return stated if stated is not None else _isolate_one(s)
 

@@ -1,10 +1,12 @@
-"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply."""
+"""Numbers in replies (GSM8K style): the number after an answer marker, else the last number in the reply.
+Chinese numerals count as numbers where they are used as such (``四个`` is 4; ``一起`` is no number)."""
 
 from __future__ import annotations
 
 import re
 
 from scoring._metrics.extract.retraction import after_retraction
+from scoring._metrics.extract.zh_numbers import arabic_numerals
 from scoring._metrics.normalize import nfkc, parse_number, reply_body
 
 __all__ = ["extract_number", "reference_number"]
@@ -13,9 +15,10 @@ __all__ = ["extract_number", "reference_number"]
 _NUM = (
     r"[-+]?(?:\d+(?:[ \t]+|又)\d+[ \t]*/[ \t]*\d+(?![\d.])"  # a mixed number: "1 1/2", "1又1/2"
     r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d{1,3}(?: \d{3})+(?![\d,])(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?![\d.]))?"
+    r"(?:[eE][-+]?\d+)?(?:\s*/\s*\d+(?!\d|\.\d))?"  # "1/3." ends a sentence; "1/3.5" is no fraction
 )
 _NUM_RE = re.compile(r"(?<![A-Za-z0-9_.])\$?\s*(" + _NUM + r")(?!\.\d)")
+_LATEX_FRACTION = re.compile(r"\\[dt]?frac\s*\{\s*([-+]?\d+(?:\.\d+)?)\s*\}\s*\{\s*(\d+(?:\.\d+)?)\s*\}")
 _MARKER = re.compile(
     r"(?:####|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*(?:is)?[ \t]*[:：]?"
     r"|答案[是为]?[:：]?|\\boxed\{)"
@@ -33,7 +36,9 @@ def extract_number(text: str | None) -> tuple[float | None, str]:
     if not text:
         return None, "empty reply"
     raw, cut = reply_body(text)
-    body = nfkc(raw).replace("**", "")
+    body = arabic_numerals(nfkc(raw).replace("**", ""))  # "一年有四个季节" holds the number 4
+    if "frac" in body:
+        body = _LATEX_FRACTION.sub(r"\1/\2", body)  # "$\frac{1}{2}$" is the number 1/2, not its last digit
     last_marker: re.Match[str] | None = None
     for m in _MARKER.finditer(after_retraction(body)):  # "答案是 3。不对，应该是 4。": 3 was withdrawn
         last_marker = m

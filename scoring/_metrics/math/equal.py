@@ -30,7 +30,7 @@ from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.math.units import SCALES, split_unit
 from scoring._metrics.normalize import nfkc, normalize_text
 
-__all__ = ["APPROX_PI", "Equality", "answers_equal", "join_thousands", "text_key"]
+__all__ = ["APPROX_PI", "SYMPY_TIME_LIMIT", "SYMPY_UNPARSED", "Equality", "answers_equal", "join_thousands", "text_key"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,10 @@ _NAME_PIECE = re.compile(r"\\[a-zA-Z]+|_\{[^{}]{0,12}\}|_\w|\^\{?[′'*]\}?|[A-Z
 _ARITHMETIC = re.compile(r"^[\d\s.+\-*/×÷()^]+$")
 _SUBSCRIPT = re.compile(r"_\{[^{}]{0,12}\}|_\w")
 _APPROX = re.compile(r"\\approx|≈")
+#: The verdict's ``how`` when sympy ran out of time (the item is then unscored: ``null``, not 0).
+SYMPY_TIME_LIMIT = "sympy reached its time limit"
+#: The verdict's ``how`` when sympy could not read the answers (the metric then tries their values).
+SYMPY_UNPARSED = "sympy could not parse them"
 # Set by the metric for each item: whether its question lets π be taken as 3.14.
 APPROX_PI: ContextVar[bool] = ContextVar("formatkit_math_approx_pi", default=False)
 
@@ -272,11 +276,14 @@ def _evaluable_equal(a: str, b: str, guard: SympyGuard | None) -> Equality | Non
         left = remaining()
         if left is not None and left <= 0:
             raise TimeLimit
+        timeouts = guard.timeouts
         verdict = guard.equal(pa, pb, timeout=left)
         if verdict is not None:
             return Equality(verdict, how="sympy")
+        if guard.timeouts > timeouts:
+            return Equality(False, settled=False, how=SYMPY_TIME_LIMIT)
         if ea is not None or eb is not None or (_looks_math(pa) and _looks_math(pb)):
-            return Equality(False, settled=False, how="sympy could not decide (time limit, or it cannot parse them)")
+            return Equality(False, settled=False, how=SYMPY_UNPARSED)
     return None
 
 

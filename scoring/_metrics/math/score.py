@@ -8,6 +8,7 @@ reason, so ``--judge-fallback`` can send it on.
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -15,6 +16,8 @@ from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.choice import choice_key, score_choice
 from scoring._metrics.extract.math import boxed_contents, extract_math_answer
 from scoring._metrics.extract.math_text import Blank, blanks, reply_text
+from scoring._metrics.extract.numeric import extract_number, reference_number
+from scoring._metrics.extract.zh_numbers import arabic_numerals
 from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import APPROX_PI, text_key
 from scoring._metrics.math.partial import Credit, blank_credit, split_top_level
@@ -195,6 +198,7 @@ def _score(content: str, item: Item, guard: SympyGuard | None, limit: float, sta
     if not answer:
         return ItemScore(0.0, f"math: no answer found ({how}); reference «{ref[:200]}»; score 0", None)
     head = f"math: extracted «{answer[:200]}» via {how}; reference «{ref[:200]}»"
+    timeouts = guard.timeouts if guard is not None else 0
     try:
         if time.monotonic() - started > limit:
             raise TimeLimit
@@ -204,12 +208,81 @@ def _score(content: str, item: Item, guard: SympyGuard | None, limit: float, sta
         return ItemScore(
             None, f"{head}; not settled ({reason}): a math judge can review it", answer[:200], False, reason
         )
-    tail = "" if settled else "; not settled (time limit or unparseable): a math judge can review it"
+    if not settled and guard is not None and guard.timeouts > timeouts:
+        # sympy ran out of time: nothing was decided, so the item is unscored (null), never 0
+        reason = f"time limit: sympy did not finish within {guard.timeout:g} s"
+        return ItemScore(
+            None, f"{head}; not settled ({reason}): a math judge can review it", answer[:200], False, reason
+        )
+    if score < 1.0:
+        spelled = _in_digits(answer, ref, guard)
+        if spelled is not None:
+            return ItemScore(
+                spelled.score,
+                f"{head}; {spelled.analysis}",
+                spelled.extracted,
+                spelled.settled,
+                spelled.unsettled_reason,
+                guessed=how.startswith("last sentence"),
+            )
+    if not settled and score < 1.0:
+        by_value = _by_value(answer, ref)
+        if by_value is not None:
+            return ItemScore(
+                by_value.score,
+                f"{head}; {by_value.analysis}",
+                by_value.extracted,
+                by_value.settled,
+                by_value.unsettled_reason,
+                guessed=how.startswith("last sentence"),
+            )
+    tail = "" if settled else "; not settled (sympy could not parse them): a math judge can review it"
     return ItemScore(
         score,
         f"{head}; {note}; score {score:.2f}{tail}",
         answer[:200],
         settled,
-        None if settled else "sympy could not decide (time limit, or it could not parse the answers)",
+        None if settled else "sympy could not parse the answers",
         guessed=how.startswith("last sentence"),
+    )
+
+
+def _in_digits(answer: str, ref: str, guard: SympyGuard | None) -> ItemScore | None:
+    """An answer in Chinese numerals (``三分之一``, ``百分之五十``, ``一年有四个季节``) that was not right as
+    written: compared again with its numerals in digits, then (a numeric reference) by the number it
+    states last. None when the answer has no Chinese numeral or is still not right."""
+    digits = arabic_numerals(answer)
+    if digits == answer:
+        return None
+    score, settled, note = math_credit(digits, ref, guard)
+    if score >= 1.0:
+        return ItemScore(score, f"read in digits «{digits[:200]}»: {note}; score 1.00", digits[:200], settled)
+    expected = reference_number(ref)
+    value, how = extract_number(answer)
+    if expected is None or value is None or not math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-9):
+        return None
+    return ItemScore(1.0, f"read in digits «{digits[:200]}»: its value {value:g} ({how}); score 1.00", f"{value:g}")
+
+
+def _by_value(answer: str, ref: str) -> ItemScore | None:
+    """An answer sympy cannot parse (``A: 540``, ``540 meters a week``) against a numeric reference: the
+    number it states, compared by value. None when either has no number to compare."""
+    expected = reference_number(ref)
+    if expected is None:
+        return None
+    value, how = extract_number(answer)
+    if value is None:
+        return None
+    shown = f"{value:g}" if abs(value) < 1e15 else repr(value)
+    if math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-9):
+        return ItemScore(
+            1.0, f"sympy could not parse it; its value {shown} ({how}) is the reference's; score 1.00", shown
+        )
+    return ItemScore(
+        0.0,
+        f"sympy could not parse it; its value {shown} ({how}) is not the reference's; score 0.00; "
+        "not settled: a math judge can review it",
+        answer[:200],
+        False,
+        "sympy could not parse the answer; its value differs",
     )

@@ -41,7 +41,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "s": ("s", "sec", "秒", "seconds", "second"),
     "day": ("天", "日", "days", "day"),
     "year": ("年", "years", "year", "岁"),
-    "yuan": ("元", "yuan", "rmb", "块"),
+    "yuan": ("元", "yuan", "rmb", "块", "块钱", "元钱"),
     "dollar": ("dollars", "dollar", "usd", "bucks"),
     "cent": ("cents", "cent"),
     "ft": ("ft", "feet", "foot"),

@@ -116,6 +116,11 @@ _LAZY = {
     "clean_api_key": "scoring._client.http",
     "public_url": "scoring._client.url",
     "check_base_url": "scoring._client.url",
+    "JudgeCheck": "scoring._pipeline.judge_check",
+    "judge_check": "scoring._pipeline.judge_check",
+    "JudgeVerdict": "scoring._judges.judge_verdicts",
+    "judge_verdicts": "scoring._judges.judge_verdicts",
+    "review_fields": "scoring._pipeline.review",
 }
 
 __all__ = [
@@ -140,8 +145,10 @@ __all__ = [
     "FileScoreOutcome",
     "Item",
     "ItemScore",
+    "JudgeCheck",
     "JudgeOptions",
     "JudgeUnavailableError",
+    "JudgeVerdict",
     "Limits",
     "MergeError",
     "MetricChoice",
@@ -183,6 +190,8 @@ __all__ = [
     "extract_yes_no",
     "item_from_record",
     "journal_path",
+    "judge_check",
+    "judge_verdicts",
     "make_progress",
     "math_credit",
     "math_equal",
@@ -199,6 +208,7 @@ __all__ = [
     "read_prices",
     "record_score",
     "reference_number",
+    "review_fields",
     "run_file",
     "safe_command",
     "score_choice",
@@ -220,6 +230,7 @@ if TYPE_CHECKING:
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
+    from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
     from scoring._judges.options import JudgeOptions, PanelJudge
     from scoring._judges.panel_file import read_panel
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -242,9 +253,11 @@ if TYPE_CHECKING:
     from scoring._pipeline.distinct_files import Repeat, distinct_files
     from scoring._pipeline.estimate_eval import estimate_evaluation
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
+    from scoring._pipeline.judge_check import JudgeCheck, judge_check
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report
+    from scoring._pipeline.review import review_fields
     from scoring._pipeline.score import (
         RULE_METRICS,
         ScoreOutcome,

@@ -29,6 +29,7 @@ _EXPORTS = {
     "diff_text": "scoring._report.diff",
     "holm": "scoring._report.multiple",
     "min_detectable_difference": "scoring._report.power",
+    "render_judge_check": "scoring._report.agreement_text",
 }
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "holm",
     "judge_summary_lines",
     "min_detectable_difference",
+    "render_judge_check",
     "render_report",
     "render_summary",
     "save_report",
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
         render_report,
         save_report,
     )
+    from scoring._report.agreement_text import render_judge_check
     from scoring._report.diff import diff_text
     from scoring._report.leaderboard import terminal_width
     from scoring._report.multiple import holm

@@ -78,6 +78,7 @@ DOCUMENTED = {
         "CHARS_PER_TOKEN",
         "MESSAGE_OVERHEAD",
         "PanelJudge", "read_panel",
+        "JudgeCheck", "judge_check", "JudgeVerdict", "judge_verdicts", "review_fields",
     ],
 }  # fmt: skip
 
@@ -104,7 +105,7 @@ SUBMODULES = {
     ],
     "scoring.report": [
         "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
-        "terminal_width", "diff_text", "holm", "min_detectable_difference",
+        "terminal_width", "diff_text", "holm", "min_detectable_difference", "render_judge_check",
     ],
 }  # fmt: skip
 

@@ -74,6 +74,8 @@ EXAMPLE_FILES = {
     "a.xlsx": FIXTURES / "seed" / "seed_excel_multi_turn.xlsx",
     "b.jsonl": FIXTURES / "seed" / "seed_jsonl_multi_turn.jsonl",
     "answered.jsonl": FIXTURES / "responses" / "mmlu_pro.jsonl",
+    "judged.jsonl": FIXTURES / "judge_check" / "scored.jsonl",
+    "labels.jsonl": FIXTURES / "judge_check" / "labels.jsonl",
 }
 README_URL = "http://127.0.0.1:8000/v1"
 
@@ -205,13 +207,14 @@ def at_the_server(args: list[str], url: str) -> list[str]:
 #: The commands of each document that run in the slow test below (the others name files of your own, such as
 #: gpt4o.scored.jsonl): a command that stops running, because a page changed, fails it.
 COMMANDS_RUN = {
-    "README.md": ["fix", "validate", "eval", "eval", "report", "export", "score"],
+    "README.md": ["fix", "validate", "eval", "eval", "report", "export", "score", "export", "score", "judge-check"],
     "docs/pages/index.md": ["eval", "report"],
     "docs/pages/guide/convert.md": ["convert"],
     "docs/pages/guide/run.md": ["run", "run"],
     "docs/pages/guide/score.md": ["score", "score", "report"],
     "docs/pages/guide/eval.md": ["eval"],
     "docs/pages/guide/gateways.md": ["eval", "run", "run", "run"],
+    "docs/pages/guide/review.md": ["eval", "export", "score", "report", "judge-check"],
 }
 
 

@@ -122,8 +122,18 @@ def _columns(rows: list[JsonObject]) -> list[str]:
     columns = list(BASE_COLUMNS)
     for n in range(1, samples + 1):
         suffix = "" if n == 1 else f"_{n}"
-        columns += [f"{f}{suffix}" for f in RESULT_FIELDS if f in _ALWAYS or f"{f}{suffix}" in present]
+        columns += [
+            f"{f}{suffix}"
+            for f in RESULT_FIELDS
+            if f in _ALWAYS or f"{f}{suffix}" in present or _review(f, suffix, present)
+        ]
     return columns + [name for name in _RECORD_FIELDS if name in present]
+
+
+def _review(field: str, suffix: str, present: set[str]) -> bool:
+    """A sheet for review (its responses carry a ``fingerprint``) has a ``human_score`` column, empty for
+    the reviewer to fill."""
+    return field == "human_score" and f"fingerprint{suffix}" in present
 
 
 def _fill(row: JsonObject, column: str) -> Fill | None:

@@ -52,6 +52,11 @@ _DATASET: JsonObject = {
         },
         "win_rate_ci": _CI,
         "note": {"type": "string"},
+        "human_overrides": {
+            "type": "object",
+            "description": "scores a person gave in a reviewed sheet: responses, score_before (the machine's), "
+            "score_after",
+        },
         "min_detectable_difference": {
             "type": ["number", "null"],
             "description": "two models or more: the smallest difference (0-100 points) a paired test on the "

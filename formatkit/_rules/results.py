@@ -6,7 +6,9 @@ Seed 001 names ``response``, ``score``, ``analysis``, ``usage``, ``error`` and `
 (``metric``, ``extracted_answer`` — the response's ``answer``, renamed because ``answer`` is the reference's
 alias —, ``settled``, ``unsettled_reason``), the judge's verdicts (``judge``, JSON), the
 ``endpoint``, the reply's ``reasoning_content`` and ``finish_reason``, its other keys as ``extra``
-(JSON), a later sample's columns with a suffix (``response_2``, ``score_2``, …), and the record's
+(JSON), for review the judges' ``judge_verdict`` and ``judge_rationale``, a reviewer's ``human_score``
+and the ``fingerprint`` of what was scored (``score`` keeps an unedited response's score), a later sample's
+columns with a suffix (``response_2``, ``score_2``, …), and the record's
 ``dataset`` and ``meta`` (JSON); Excel accepts all of them. In jsonl, ``answer`` is the reference, so only
 the seed's result keys are accepted there.
 
@@ -54,6 +56,10 @@ RESULT_FIELDS = (
     "reasoning_content",
     "finish_reason",
     "extra",
+    "judge_verdict",
+    "judge_rationale",
+    "human_score",
+    "fingerprint",
 )
 #: Seed 001's name for the model that answered.
 ENDPOINT_ID = "endpoint_id"
@@ -90,7 +96,7 @@ def _bad(sink: IssueSink, place: Place, name: str, expected: Msg, value: Any) ->
 
 def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -> tuple[bool, Any]:
     """(ok, value) for one cell or key; a wrong type is reported and (False, None) returned."""
-    if field == "score":
+    if field in ("score", "human_score"):
         if isinstance(value, bool):
             _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None

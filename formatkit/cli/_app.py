@@ -40,7 +40,8 @@ def _options(
     """Validate, convert, run and score LLM evaluation sets (Excel and jsonl)."""
 
 
-_COMMAND_MODULES = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval", "merge")
+_COMMAND_MODULES: tuple[str, ...] = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval")
+_COMMAND_MODULES += ("merge", "judge_check")
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"formatkit.cli.{_name}").register(app)

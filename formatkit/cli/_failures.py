@@ -121,6 +121,9 @@ def failures() -> tuple[Failure, ...]:
         Failure("score", interrupted, EXIT_INTERRUPTED, "score.interrupted"),
         # report RESULTS...
         Failure("report", (ResultsFileError,), EXIT_USAGE, "failed"),
+        # judge-check SCORED --human LABELS: a file that is neither results nor labels is bad usage
+        Failure("judge-check", (ResultsFileError,), EXIT_USAGE, "failed"),
+        Failure("judge-check", (InvalidFileError,), EXIT_USAGE, None, report=True),
         # export RESULTS -o OUT.xlsx: nothing is written unless the sheet reads back
         Failure("export", (SheetReadBackError,), EXIT_ERRORS, "export.read_back", report=True),
         Failure("export", (OutputBusyError,), EXIT_USAGE, "failed_nothing_written"),

@@ -21,8 +21,16 @@ _HELP = """Write records back to a spreadsheet people can read (one row per user
 Every field is kept, with seed 001's names: reference_response, parameters, response, score, analysis,
 usage, error and the model, then metric, extracted_answer, settled, the judge's verdicts (JSON), dataset
 and meta when any record has them; several samples get response_2, score_2, … The file validates, and
-scores again after an edit (formatkit score OUT.xlsx). Text is never a formula; control characters and
-text that looks like Excel's _x0041_ escape read back as written.
+scores again after an edit (formatkit score OUT.xlsx).
+
+For review, each scored response also gets judge_verdict and judge_rationale (each judge's verdict and
+reason, when a judge scored it), an empty human_score column and a fingerprint of what it was scored
+from. `formatkit score OUT.xlsx` then keeps every score whose response, reference and question were not
+edited, as it was (a judge's too: no judge is asked), scores again only what was edited, and takes a
+filled human_score as the score (scored_by: human; the machine's score kept in overridden).
+
+Text is never a formula; control characters and text that looks like Excel's _x0041_ escape read back
+as written.
 
 The input is read in the mode it needs (scored when responses are filled in, else infer-eval when
 references are — results where some inference failed read so —, else infer-only); --mode reads it in
@@ -47,6 +55,7 @@ def export(
     lang: str | None = lang_option(),
 ) -> None:
     from formatkit import Report, export_excel, iter_dicts, validate_file
+    from scoring import review_fields
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
@@ -62,7 +71,8 @@ def export(
         raise typer.Exit(EXIT_ERRORS)
     notes: list[str] = []
     with exits("export", lang, output=output):
-        rows = export_excel(iter_dicts(source, mode=chosen), output, check=True, notes=notes)  # type: ignore[arg-type]
+        records = review_fields(iter_dicts(source, mode=chosen))  # type: ignore[arg-type]
+        rows = export_excel(records, output, check=True, notes=notes)
     for note in notes:
         typer.echo(say("export.note", lang, note=note), err=True)
     why = "" if mode is not None or chosen == _AUTO_ORDER[0] else say(_WHY[chosen], lang)

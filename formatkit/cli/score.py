@@ -46,6 +46,11 @@ IN may be a batch API's results file (OpenAI's /v1/batches, written from SET wit
 openai-batch`): --from openai-batch --set SET writes its replies into SET's records (OUT's stem +
 .answered.jsonl, beside OUT), then scores them.
 
+A sheet `formatkit export` wrote (edited by a reviewer) keeps every score whose response, reference
+and question were not edited, as it was (a judge's too: no judge is asked), scores again only what was
+edited, takes a filled human_score as the score (scored_by: human, the machine's kept in overridden), and
+says on stderr which records it changed.
+
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
 invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
 unreadable path, or an unknown metric.
@@ -155,6 +160,7 @@ def score(
             progress=progress,
         )
     scoring.warn_undeclared(outcome.metrics, lang)
+    _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
             typer.echo(say("score.judge_needed", lang, pick, dataset=name), err=True)
@@ -175,6 +181,32 @@ def _answered(results: str, set_path: str, output: Path, lang: str | None) -> st
         print_report(read.report(), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     return str(answered)
+
+
+def _say_changes(outcome: FileScoreOutcome, lang: str | None) -> None:
+    """A reviewed sheet: which scores changed (a person's, an edit's, a person's refused), on stderr."""
+    if not outcome.reviewed and not outcome.changes:
+        return
+    typer.echo(say("score.review", lang, changed=sum(c.how != "refused" for c in outcome.changes)), err=True)
+    for change in outcome.changes:
+        typer.echo(
+            say(
+                f"score.review_{change.how}",
+                lang,
+                dataset=change.dataset,
+                session_id=change.session_id,
+                sample="" if change.sample == 1 else f" #{change.sample}",
+                human=_shown(change.human),
+                before=_shown(change.before),
+            ),
+            err=True,
+        )
+
+
+def _shown(value: float | None) -> str:
+    if value is None:
+        return "null"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 score.__doc__ = _HELP

@@ -18,6 +18,7 @@ from scoring._metrics.auto import AutoTally, MetricChoice
 from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
+from scoring._pipeline.review import kept
 from scoring._report.aggregate import Aggregate, DatasetStats, dataset_of, finish
 from scoring._report.shapes import AggregateSummary
 
@@ -158,6 +159,8 @@ class Scorer:
             if isinstance(meta, dict) and isinstance(meta.get("dimension"), str):
                 stats.dimension = meta["dimension"]
         for response in target_responses(record):
+            if kept(response):  # a reviewed sheet's unedited (or a person's) score stands
+                continue
             write_result(response, self._score_one(response, item, choice), choice.metric)
         stats.add(record)
         return record

@@ -31,6 +31,7 @@ from scoring._metrics.auto import MetricChoice
 from scoring._metrics.math.sympy_guard import SympyGuard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, spec_of
 from scoring._pipeline.options import ScoreFields, ScoreOptions
+from scoring._pipeline.review import KEEP, Change, strip_keep, triage
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
 from scoring._report.aggregate import Aggregate, aggregate, dataset_of
@@ -54,6 +55,11 @@ class FileScoreOutcome:
     aggregate: Aggregate
     metrics: dict[str, MetricChoice]
     judge_summary: JudgeSummary = field(default_factory=dict)
+    #: A reviewed sheet (``export``'s, edited): each score a person gave, refused, or that was re-scored
+    #: because its reply, reference or question was edited. Every other score of such a sheet was kept.
+    changes: list[Change] = field(default_factory=list)
+    #: Responses that came from a sheet ``export`` wrote for review (each with its fingerprint).
+    reviewed: int = 0
 
     @property
     def scored_responses(self) -> int:
@@ -122,6 +128,18 @@ def score_file(
     return outcome
 
 
+def _judge_unkept(records: list[RecordDict], judge: Any) -> list[RecordDict]:
+    """``records`` with those a review left standing passed by ``judge`` (a function of a list of records
+    returning the judged list): no verdict is bought for a score that was kept."""
+    todo = [i for i, record in enumerate(records) if not strip_keep(record)]
+    out = list(records)
+    if not todo:
+        return out
+    for i, record in zip(todo, judge([records[i] for i in todo]), strict=True):
+        out[i] = record
+    return out
+
+
 def _carry_run_record(source: Path, out: Path, metric: str, judge: JudgeOptions) -> None:
     """The input's run record (``IN.run.json``: what produced its responses) goes along to
     ``OUT.run.json``, so the scored file of a ``--shard`` part still merges and reports its run; the
@@ -181,30 +199,49 @@ def _only_failed_inference(exc: InvalidFileError) -> bool:
 def _score(
     path: StrPath, out: Path, mode: Mode, how: ScoreOptions, options: JudgeOptions, progress: Progress | None
 ) -> FileScoreOutcome:
-    metric, math_timeout, model_name, void_as_zero = how.metric, how.math_timeout, how.model_name, how.void_as_zero
-    workers = how.workers
+    model_name = how.model_name
     default_dataset = Path(path).stem
+    changes: dict[tuple[str, Any, int], Change] = {}  # records() is read more than once (auto reads it twice)
+    reviewed: set[tuple[Any, ...]] = set()
 
     def records() -> Iterator[RecordDict]:
-        for record in iter_dicts(path, mode=mode, profile="none"):
+        for number, record in enumerate(iter_dicts(path, mode=mode, profile="none")):
+            responses = target_responses(record)
             if model_name:
-                for response in target_responses(record):
+                for response in responses:
                     response.setdefault("model", model_name)
+            reviewed.update((number, n) for n, r in enumerate(responses) if "fingerprint" in r)
+            for change in triage(record, default_dataset):
+                changes[(change.dataset, change.session_id, change.sample)] = change
             yield record
 
+    outcome = _score_records(records, out, how, options, progress, default_dataset)
+    outcome.changes = list(changes.values())
+    outcome.reviewed = len(reviewed)
+    return outcome
+
+
+def _score_records(
+    records: Any, out: Path, how: ScoreOptions, options: JudgeOptions, progress: Progress | None, default_dataset: str
+) -> FileScoreOutcome:
+    metric, math_timeout, void_as_zero, workers = how.metric, how.math_timeout, how.void_as_zero, how.workers
     if metric != AUTO and spec_of(metric).kind == "judge":
-        items = list(records())
-        if options.judge_escalate:  # a first verdict is checked against what the rules settle
-            rules = _rule_scores(items, default_dataset, how)
-            judged = judge_records(items, metric=metric, options=options, progress=progress, rule_score=rules)
-        else:
-            judged = judge_records(items, metric=metric, options=options, progress=progress)
-        _write(out, judged.records)
-        names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in judged.records}
+        judged_summary: JudgeSummary = {}
+
+        def judge_all(todo: list[RecordDict]) -> list[RecordDict]:
+            # escalation checks a first verdict against what the rules settle of these very records
+            rules = _rule_scores(todo, default_dataset, how) if options.judge_escalate else None
+            judged = judge_records(todo, metric=metric, options=options, progress=progress, rule_score=rules)
+            judged_summary.update(judged.summary)
+            return judged.records
+
+        listed = _judge_unkept(list(records()), judge_all)
+        _write(out, listed)
+        names = {str((r.get("meta") or {}).get("dataset") or default_dataset) for r in listed}
         metrics = dict.fromkeys(names, metric)
-        agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
+        agg = aggregate(listed, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
         chosen = {name: MetricChoice(metric, "chosen with --metric") for name in names}
-        return FileScoreOutcome(out, agg, chosen, judged.summary.copy())
+        return FileScoreOutcome(out, agg, chosen, judged_summary.copy())
 
     guard = SympyGuard(timeout=math_timeout)
     try:
@@ -220,12 +257,23 @@ def _score(
         if metric == AUTO and options.configured:
             return _auto_with_judge(scorer, records(), out, options, progress, void_as_zero)
         if options.judge_fallback:
-            scored = [scorer.score_record(record) for record in records()]
-            judged = judge_records(scored, metric=metric, options=options, progress=progress)  # its fallback judge
-            _write(out, judged.records)
+            listed = list(records())
+            kept = [all(KEEP in r for r in target_responses(record)) for record in listed]
+            scored = [scorer.score_record(record) for record in listed]
+            fallback_summary: JudgeSummary = {}
+
+            def judge_all(todo: list[RecordDict]) -> list[RecordDict]:
+                judged = judge_records(todo, metric=metric, options=options, progress=progress)  # its fallback judge
+                fallback_summary.update(judged.summary)
+                return judged.records
+
+            todo = [i for i, k in enumerate(kept) if not k]
+            for i, record in zip(todo, judge_all([scored[i] for i in todo]) if todo else [], strict=True):
+                scored[i] = record
+            _write(out, scored)
             metrics = dict.fromkeys(scorer.stats, metric)
-            agg = aggregate(judged.records, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
-            return FileScoreOutcome(out, agg, scorer.metrics, judged.summary.copy())
+            agg = aggregate(scored, default_dataset=default_dataset, metrics=metrics, void_as_zero=void_as_zero)
+            return FileScoreOutcome(out, agg, scorer.metrics, fallback_summary.copy())
         _write(out, (scorer.score_record(record) for record in records()))
         return FileScoreOutcome(out, scorer.result(), scorer.metrics)
     finally:

@@ -185,6 +185,11 @@ class DatasetStats:
     win_interval: Interval | None = None
     #: A judge panel's figures (agreement, each judge's void rate, escalation), from its responses.
     panel: PanelTally = field(default_factory=PanelTally)
+    #: Responses a person scored (``scored_by: human``, from ``score`` of a reviewed sheet), and the
+    #: records holding them: their score sums and counts after and before (the machine's, in ``overridden``).
+    overridden: int = 0
+    override_after: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    override_before: list[float] = field(default_factory=lambda: [0.0, 0.0])
 
     def add(self, record: RecordDict) -> None:
         self.records += 1
@@ -192,6 +197,7 @@ class DatasetStats:
         scores: list[float] = []
         wins: list[float] = []
         usage_total = self.usage
+        machine: list[float] | None = None
         for response in responses:
             usage = response.get("usage")
             if isinstance(usage, dict):
@@ -200,6 +206,8 @@ class DatasetStats:
                         usage_total[key] += value
             score = response.get("score")
             judge = response.get("judge")
+            if response.get("scored_by") == "human":
+                machine = self._overridden(responses, machine, judge)
             if judge is not None:
                 kind = kind_of(judge)
                 score = _judged_fraction(judge, kind, score, self.judge_usage)
@@ -223,6 +231,11 @@ class DatasetStats:
                     self.unsettled += 1
         self.responses += len(responses)
         self.unscorable += len(responses) - len(scores)
+        if machine is not None:
+            for sums, values in ((self.override_after, scores), (self.override_before, machine)):
+                if values:
+                    sums[0] += sum(values) / len(values)
+                    sums[1] += 1
         if not scores:
             return
         self.scored_records += 1
@@ -252,6 +265,33 @@ class DatasetStats:
             self.majority_sum += _majority(responses, mean)
         else:
             self.majority_sum += mean
+
+    def _overridden(self, responses: list[ResponseDict], machine: list[float] | None, judge: Any) -> list[float]:
+        """Count one response a person scored; the first time in a record, the record's scores as the
+        machine gave them (0-1; a judge's mapped from its scale)."""
+        self.overridden += 1
+        if machine is not None:
+            return machine
+        out: list[float] = []
+        for response in responses:
+            before = response.get("overridden") if response.get("scored_by") == "human" else None
+            score = before.get("score") if isinstance(before, dict) else response.get("score")
+            entry = response.get("judge")
+            kind = kind_of(entry)
+            if kind is not None and score is not None and isinstance(entry, dict):
+                score = kind.fraction(score, entry)
+            if type(score) is float or type(score) is int:
+                out.append(float(score))
+        return out
+
+    @property
+    def score_before_people(self) -> float | None:
+        """The score (0-100) with the machine's scores where a person's replaced them; None without."""
+        if not self.overridden:
+            return None
+        total = self.record_score_sum - self.override_after[0] + self.override_before[0]
+        count = self.scored_records - self.override_after[1] + self.override_before[1]
+        return _pct(total, int(count))
 
     @property
     def score(self) -> float | None:
@@ -330,6 +370,12 @@ class DatasetStats:
             out["interval"] = self.interval.method
         if any(self.judge_usage.values()):
             out["judge_usage"] = dict(self.judge_usage)
+        if self.overridden:
+            out["human_overrides"] = {
+                "responses": self.overridden,
+                "score_before": self.score_before_people,
+                "score_after": self.score,
+            }
         if self.multi_sample_records:
             out["samples"] = self.max_samples
             out["pass_at_k"] = _pct(self.pass_hits, self.scored_records)

@@ -19,6 +19,7 @@ from formatkit._core.issue_parts import escape_controls
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N, Interval
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
+from scoring._report.overrides import override_note
 from scoring._report.panel import panel_notes
 from scoring._report.render import _pairwise_note
 from scoring._report.standings import standings_notes, standings_tables
@@ -214,6 +215,9 @@ def notes(comp: Comparison) -> list[str]:
             pairwise = _pairwise_note(f"{model} / {name}", s)
             if pairwise:
                 out.append(pairwise)
+            people = override_note(f"{model} / {name}", s)
+            if people:
+                out.append(people)
         out += panel_notes(agg, model)
     return out + standings_notes(comp)
 

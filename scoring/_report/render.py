@@ -120,9 +120,11 @@ def _overall(agg: Aggregate) -> str:
 
 
 def _notes(agg: Aggregate) -> list[str]:
+    from scoring._report.overrides import override_note
+
     notes = [_LEGEND] + [f"{name}: {s.metric} — {s.note}" for name, s in agg.datasets.items() if s.note]
     notes += [n for n in (_pairwise_note(name, s) for name, s in agg.datasets.items()) if n]
-    return notes + panel_notes(agg)
+    return notes + panel_notes(agg) + [n for n in (override_note(name, s) for name, s in agg.datasets.items()) if n]
 
 
 def _token_lines(agg: Aggregate) -> list[str]:

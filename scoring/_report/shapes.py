@@ -87,6 +87,7 @@ class DatasetSummary(_DatasetKeys, total=False):
     win_rate: float | None
     win_rate_ci: list[float] | None
     note: str
+    human_overrides: dict[str, float | int | None]
     min_detectable_difference: float | None
     #: A judge panel's figures (:mod:`scoring._judges.panel_stats`): agreement, void rates, escalation.
     panel: JsonObject

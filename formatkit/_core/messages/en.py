@@ -564,5 +564,10 @@ MESSAGES.update(
         "frag.fix_refused.merges": 'sheet "{sheet}" holds {count:,} merged ranges, more than fix rewrites ({limit:,}): unmerge the cells (select all, Merge & Center off), save it and fix the saved copy',
         "frag.fix_refused.merge_size": 'sheet "{sheet}": the merged range {range} covers {cells:,} cells, more than fix rewrites ({limit:,}): unmerge it, or merge only the rows that hold data, save it and fix the saved copy',
         "ui.fix.cannot_repair": "formatkit fix: {source}: could not be opened for repair ({error}), though validate reads it; nothing was written to {output}: open it in Excel or LibreOffice, save it again and fix the saved copy",
+        "ui.judge_check.nothing": "formatkit judge-check: no label met a judge's verdict ({labels} label(s), {unmatched} matching no record): check the session ids and datasets, and that SCORED was scored by a judge",
+        "ui.score.review": "formatkit score: a reviewed sheet: {changed} score(s) changed, every other score kept as it was (no judge asked for them)",
+        "ui.score.review_human": "  {dataset}, session {session_id}{sample}: scored by a person: {human} (was {before})",
+        "ui.score.review_edited": "  {dataset}, session {session_id}{sample}: edited, scored again (was {before})",
+        "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
     }
 )

@@ -567,5 +567,10 @@ MESSAGES.update(
         "frag.fix_refused.merges": "工作表“{sheet}”有 {count:,} 个合并区域，超过 fix 能重写的上限（{limit:,}）：请取消合并单元格（全选后关闭“合并后居中”），保存后再对保存后的文件运行 fix",
         "frag.fix_refused.merge_size": "工作表“{sheet}”：合并区域 {range} 覆盖 {cells:,} 个单元格，超过 fix 能重写的上限（{limit:,}）：请取消该合并，或只合并有数据的行，保存后再对保存后的文件运行 fix",
         "ui.fix.cannot_repair": "formatkit fix：{source}：无法打开以进行修复（{error}），尽管 validate 能读取它；未写入 {output}：请用 Excel 或 LibreOffice 打开并重新保存，再对保存后的文件运行 fix",
+        "ui.judge_check.nothing": "formatkit judge-check：没有任何人工标注对上裁判的判定（{labels} 条标注，{unmatched} 条找不到记录）：请检查 session_id 和数据集，并确认 SCORED 是由裁判模型评分的",
+        "ui.score.review": "formatkit score：已审阅的表格：{changed} 个分数有变动，其余分数保持原样（没有为它们请求裁判）",
+        "ui.score.review_human": "  {dataset}，会话 {session_id}{sample}：人工评分 {human}（原为 {before}）",
+        "ui.score.review_edited": "  {dataset}，会话 {session_id}{sample}：内容已修改，重新评分（原为 {before}）",
+        "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
     }
 )

@@ -1,0 +1,64 @@
+"""``formatkit judge-check SCORED.jsonl --human LABELS [--json]``"""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from formatkit.cli._common import EXIT_OK, lang_option, paths_or_fail
+from formatkit.cli._failures import exits, say
+from formatkit.messages import escape_controls
+
+_HELP = """How far the judges of SCORED agree with people's labels: overall and per dataset, the number of
+pairs n, the raw agreement, Cohen's κ with a 95 % bootstrap interval (seeded: the same files give the
+same interval), the confusion matrix (judge verdict × human label), the swap consistency of a pairwise
+judge asked in both orders and the self-consistency of a judge asked several times (where the results
+hold them), and the correlation of (judge − human) with the answer's length (does the judge favour long
+answers?). With a panel, each judge and the panel are checked.
+
+κ is quadratic-weighted for a judge's ordinal scale (0-2, 1-10: a near miss costs less than a far one)
+and unweighted for pairwise verdicts (A better, B better, tie).
+
+SCORED is a scored results file (score's or eval's output). LABELS is a jsonl of {"dataset"?,
+"session_id", "human"} (human: a number on the judge's scale, or A / B / tie for pairwise, A being the
+scored model's response), or a sheet `formatkit export` wrote whose human_score column a reviewer
+filled, or the results of scoring such a sheet. A label without a dataset finds its record by session id
+alone when one dataset has that id. A record the judge gave no verdict is counted as void, outside the
+pairs.
+
+Exit codes: 0 checked; 2 bad usage, an unreadable path, or a file that is neither results nor labels.
+"""
+
+
+def judge_check(
+    scored: str = typer.Argument(..., help="Scored results (jsonl).", metavar="SCORED.jsonl"),
+    human: str = typer.Option(
+        ..., "--human", help="The human labels: jsonl, or a reviewed export (.xlsx).", metavar="LABELS"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON on stdout."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
+    lang: str | None = lang_option(),
+) -> None:
+    from scoring import judge_check as check
+    from scoring.report import render_judge_check
+
+    scored, human = paths_or_fail([scored, human])
+    with exits("judge-check", lang):
+        outcome = check(scored, human, seed=seed)
+    summary = outcome.to_dict()
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
+    else:
+        for line in render_judge_check(summary).splitlines():
+            typer.echo(escape_controls(line))  # judge and dataset names come from files
+    if not outcome.judges:
+        typer.echo(say("judge_check.nothing", lang, labels=outcome.labels, unmatched=outcome.unmatched), err=True)
+    raise typer.Exit(EXIT_OK)
+
+
+judge_check.__doc__ = _HELP
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge-check", help=_HELP)(judge_check)

@@ -1,0 +1,267 @@
+"""``formatkit judge-check SCORED --human LABELS`` as a library call: each judge's verdicts against people's.
+
+``SCORED`` is a scored results file (canonical jsonl, as ``score`` or ``eval`` write it). ``LABELS`` is
+one of:
+
+* a jsonl of labels, one ``{"dataset"?, "session_id", "human"}`` a line: ``human`` a number on the
+  judge's scale, or for a pairwise judge ``A`` (the model's response is better), ``B`` (the other one
+  is), ``tie`` — ``win``/``loss``/``tie`` from the model's side too;
+* a spreadsheet ``export`` wrote and a reviewer filled the ``human_score`` column of (a pairwise
+  ``human_score`` counts by its sign, as the pairwise score does: above 0 a win, 0 a tie);
+* a results file whose responses hold a ``human_score`` (``score`` of such a spreadsheet).
+
+A label finds its record by dataset and session id (without a dataset, by session id when only one
+dataset has it; a record renumbered by ``export`` by its ``original_session_id``). Each judge's verdict
+is read with :func:`~scoring._judges.judge_verdicts.judge_verdicts` (the first sample of each record);
+a record the judge gave no verdict counts as ``void`` and stays out of the pairs. Statistics:
+:mod:`scoring._report.agreement`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import orjson
+
+from formatkit._core.record import RecordDict, target_responses
+from scoring._errors import ResultsFileError
+from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
+from scoring._report.aggregate import dataset_of
+from scoring._report.agreement import Agreement, Label, Weights, agreement
+
+__all__ = ["JudgeCheck", "JudgeStats", "judge_check"]
+
+StrPath = str | os.PathLike[str]
+
+_PAIRWISE_LABELS = {"a": "win", "win": "win", "b": "loss", "loss": "loss", "tie": "tie", "a=b": "tie", "平": "tie"}
+
+
+@dataclass
+class JudgeStats:
+    """One judge's agreement with the labels, overall and per dataset."""
+
+    judge: str
+    overall: Agreement
+    void: int
+    swap_consistency: float | None
+    self_consistency: float | None
+    by_dataset: dict[str, JudgeStats] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        a = self.overall
+        out: dict[str, Any] = {
+            "judge": self.judge,
+            "n": a.n,
+            "agreement": _round(a.agreement),
+            "kappa": _round(a.kappa),
+            "kappa_ci": None if a.kappa_ci is None else [_round(a.kappa_ci[0]), _round(a.kappa_ci[1])],
+            "kappa_weights": a.weights,
+            "confusion": a.confusion,
+            "void": self.void,
+            "swap_consistency": _round(self.swap_consistency),
+            "self_consistency": _round(self.self_consistency),
+            "length_correlation": _round(a.length_correlation),
+        }
+        if self.by_dataset:
+            out["by_dataset"] = {name: stats.to_dict() for name, stats in self.by_dataset.items()}
+        return out
+
+
+@dataclass
+class JudgeCheck:
+    """What :func:`judge_check` found: each judge's stats (a panel's last, as ``panel``), the labels read
+    and how many found no record."""
+
+    judges: dict[str, JudgeStats]
+    labels: int
+    unmatched: int
+
+    @property
+    def headline(self) -> JudgeStats | None:
+        """The stats the summary leads with: the panel's, or the one judge's."""
+        return list(self.judges.values())[-1] if self.judges else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``judge-check --json``: the headline judge's keys (n, agreement, kappa, kappa_ci, confusion,
+        by_dataset, ...), ``labels`` and ``unmatched``, and ``judges`` (every judge) with a panel."""
+        head = self.headline
+        out: dict[str, Any] = head.to_dict() if head is not None else {"n": 0, "agreement": None, "kappa": None}
+        out.setdefault("by_dataset", {})
+        out["labels"] = self.labels
+        out["unmatched"] = self.unmatched
+        if len(self.judges) > 1:
+            out["judges"] = {name: stats.to_dict() for name, stats in self.judges.items()}
+        return out
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _jsonl(path: StrPath) -> Iterator[tuple[int, Any]]:
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                yield number, orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise ResultsFileError(f"{path}: line {number} is not JSON ({exc})") from None
+
+
+def _records(path: StrPath) -> Iterator[RecordDict]:
+    for number, record in _jsonl(path):
+        if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
+            raise ResultsFileError(f"{path}: line {number} is not a canonical record (no messages list)")
+        yield cast(RecordDict, record)
+
+
+def _session(record: Mapping[str, Any]) -> Any:
+    meta = record.get("meta")
+    if isinstance(meta, dict) and meta.get("original_session_id") is not None:
+        return meta["original_session_id"]
+    return record.get("session_id")
+
+
+@dataclass(frozen=True)
+class _Label:
+    dataset: str | None
+    session: Any
+    human: Any
+    where: str
+
+
+def _labels(path: StrPath) -> list[_Label]:
+    """The labels of ``path`` (a jsonl of labels or of records with ``human_score``, or a spreadsheet)."""
+    out: list[_Label] = []
+    if Path(path).suffix.lower() != ".jsonl":
+        from formatkit import iter_dicts
+
+        stem = Path(path).stem
+        for n, record in enumerate(iter_dicts(path, mode="scored", profile="none"), 1):
+            out += _record_labels(record, stem, f"{path}: record {n}")
+        return out
+    stem = Path(path).stem
+    for number, line in _jsonl(path):
+        where = f"{path}: line {number}"
+        if isinstance(line, dict) and isinstance(line.get("messages"), list):
+            out += _record_labels(cast(RecordDict, line), stem, where)
+            continue
+        if not isinstance(line, dict) or "session_id" not in line or "human" not in line:
+            raise ResultsFileError(f'{where}: expected {{"dataset"?, "session_id", "human"}}')
+        dataset = line.get("dataset")
+        out.append(_Label(str(dataset) if dataset is not None else None, line["session_id"], line["human"], where))
+    return out
+
+
+def _record_labels(record: RecordDict, stem: str, where: str) -> list[_Label]:
+    responses = target_responses(record)
+    human = cast(Mapping[str, Any], responses[0]).get("human_score") if responses else None
+    if human is None:
+        return []
+    meta = record.get("meta")
+    dataset = dataset_of(record, stem) if isinstance(meta, dict) and meta.get("dataset") else None
+    return [_Label(dataset, _session(record), human, where)]
+
+
+def _human(value: Any, kind: str, where: str) -> Label:
+    """A label as the judge's verdicts are: a number on the scale, or win/tie/loss for pairwise."""
+    if kind == "pairwise":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return "win" if value > 0 else "loss" if value < 0 else "tie"
+        label = _PAIRWISE_LABELS.get(str(value).strip().casefold())
+        if label is None:
+            raise ResultsFileError(f"{where}: a pairwise label is A, B or tie (or win, loss, tie), not {value!r}")
+        return label
+    if isinstance(value, bool):
+        raise ResultsFileError(f"{where}: a label is a number on the judge's scale, not {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ResultsFileError(f"{where}: a label is a number on the judge's scale, not {value!r}") from None
+
+
+@dataclass
+class _Pairs:
+    judge: list[Label] = field(default_factory=list)
+    human: list[Label] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    void: int = 0
+    swaps: list[bool] = field(default_factory=list)
+    repeats: list[bool] = field(default_factory=list)
+    kind: str = ""
+
+    def add(self, verdict: JudgeVerdict, human: Label, length: int) -> None:
+        self.kind = verdict.kind
+        if verdict.verdict is None:
+            self.void += 1
+            return
+        self.judge.append(verdict.verdict)
+        self.human.append(human)
+        self.lengths.append(length)
+        if verdict.orders_disagree is not None:
+            self.swaps.append(not verdict.orders_disagree)
+        if len(verdict.repeats) > 1:
+            self.repeats.append(len(set(verdict.repeats)) == 1)
+
+    def stats(self, name: str, seed: int, resamples: int) -> JudgeStats:
+        weights: Weights = "none" if self.kind == "pairwise" else "quadratic"
+        measured = agreement(self.judge, self.human, self.lengths, weights=weights, seed=seed, resamples=resamples)
+        swap = sum(self.swaps) / len(self.swaps) if self.swaps else None
+        self_consistency = sum(self.repeats) / len(self.repeats) if self.repeats else None
+        return JudgeStats(name, measured, self.void, swap, self_consistency)
+
+
+def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: int = 1000) -> JudgeCheck:
+    """Check every judge of ``scored`` against the labels of ``human`` (see the module's docstring).
+
+    Raises :class:`~scoring._errors.ResultsFileError` for a file that is neither, a label of the wrong
+    kind, or a label without a dataset that more than one dataset's session could take;
+    :class:`~formatkit.InvalidFileError` for a spreadsheet that does not read in scored mode."""
+    stem = Path(scored).stem
+    by_key: dict[tuple[str, Any], RecordDict] = {}
+    datasets_of: dict[Any, list[str]] = {}
+    for record in _records(scored):
+        name = dataset_of(record, stem)
+        key = (name, _session(record))
+        by_key.setdefault(key, record)
+        datasets_of.setdefault(key[1], []).append(name)
+    labels = _labels(human)
+    overall: dict[str, _Pairs] = {}
+    per_dataset: dict[str, dict[str, _Pairs]] = {}
+    unmatched = 0
+    for label in labels:
+        dataset = label.dataset
+        if dataset is None:
+            names = datasets_of.get(label.session, [])
+            if len(names) > 1:
+                raise ResultsFileError(
+                    f"{label.where}: session {label.session!r} is in {len(names)} datasets "
+                    f"({', '.join(names[:3])}): say which with a dataset key"
+                )
+            dataset = names[0] if names else None
+        found = by_key.get((dataset, label.session)) if dataset is not None else None
+        responses = target_responses(found) if found is not None else []
+        if not responses:
+            unmatched += 1
+            continue
+        response = responses[0]
+        content = response.get("content")
+        length = len(content) if isinstance(content, str) else 0
+        assert dataset is not None
+        for verdict in judge_verdicts(response):
+            value = _human(label.human, verdict.kind, label.where)
+            overall.setdefault(verdict.judge, _Pairs()).add(verdict, value, length)
+            per_dataset.setdefault(verdict.judge, {}).setdefault(dataset, _Pairs()).add(verdict, value, length)
+    judges: dict[str, JudgeStats] = {}
+    for name, pairs in overall.items():
+        stats = pairs.stats(name, seed, resamples)
+        stats.by_dataset = {
+            dataset: part.stats(name, seed, resamples) for dataset, part in sorted(per_dataset[name].items())
+        }
+        judges[name] = stats
+    return JudgeCheck(judges, len(labels), unmatched)

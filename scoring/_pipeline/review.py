@@ -1,0 +1,191 @@
+"""Reviewers correct scores in a spreadsheet: what ``export`` adds for them and what ``score`` does with it.
+
+``export`` (through :func:`review_fields`) writes beside each scored response its judges' verdicts
+(``judge_verdict``) and reasons (``judge_rationale``), an empty ``human_score`` for the reviewer, and a
+``fingerprint``: a digest of what the score was computed from (the conversation, the reference, the
+reply). ``score`` of the sheet (through :func:`triage`) then:
+
+* keeps the score of every response whose fingerprint still matches, as it was — a judge's included,
+  with no judge asked: nothing it was scored from changed;
+* re-scores a response whose reply, reference or question was edited (the fingerprint no longer
+  matches);
+* takes a filled ``human_score`` as the score: ``scored_by: "human"``, ``human_score``, and what the
+  machine said kept in ``overridden`` (``score``, ``analysis``; the judge's entry stays as it was). A
+  human score outside the score's scale (the judge's, −1..1 pairwise, 0..1 otherwise) is refused and
+  the response left as it was.
+
+Each change is a :class:`Change`, so the command can say which records it changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+import orjson
+
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, target_responses
+from scoring._judges.judge_verdicts import judge_verdicts
+from scoring._judges.kinds import kind_of
+from scoring._judges.scale import parse_scale
+from scoring._report.aggregate import dataset_of
+
+__all__ = ["KEEP", "Change", "fingerprint", "kept", "review_fields", "strip_keep", "triage"]
+
+#: The mark :func:`triage` leaves on a response whose score stands (the scorer passes it by and removes it).
+KEEP = "_keep_score"
+#: Export's columns for review that are not a response's own data: dropped when the sheet is read back.
+_SHEET_ONLY = ("fingerprint", "judge_verdict", "judge_rationale")
+
+
+def fingerprint(record: RecordDict, response: ResponseDict) -> str:
+    """A digest of what ``response``'s score was computed from: every turn before the target, the
+    reference and the reply (16 hex digits)."""
+    turns = [(m.get("role"), m.get("content")) for m in record.get("messages", [])[:-1]]
+    data = orjson.dumps([turns, reference_of(record), response.get("content")])
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _verdict_text(value: float | str | None) -> str:
+    if value is None:
+        return "void"
+    if isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def review_fields(records: Iterable[RecordDict]) -> Iterator[RecordDict]:
+    """``records`` (copies) with the review fields on each scored response, for ``export``:
+    ``judge_verdict`` and ``judge_rationale`` (one line per judge with a panel), and ``fingerprint``."""
+    for record in records:
+        out = copy.deepcopy(record)
+        for response in target_responses(out):
+            if "score" not in response:
+                continue
+            fields = cast(dict[str, Any], response)
+            verdicts = judge_verdicts(response)
+            if len(verdicts) == 1:
+                fields["judge_verdict"] = _verdict_text(verdicts[0].verdict)
+                if verdicts[0].rationale:
+                    fields["judge_rationale"] = verdicts[0].rationale
+            elif verdicts:
+                fields["judge_verdict"] = "\n".join(f"{v.judge}: {_verdict_text(v.verdict)}" for v in verdicts)
+                fields["judge_rationale"] = "\n".join(f"{v.judge}: {v.rationale}" for v in verdicts if v.rationale)
+            fields["fingerprint"] = fingerprint(out, response)
+        yield out
+
+
+@dataclass(frozen=True)
+class Change:
+    """One response ``score`` changed (or refused to): its record, and how."""
+
+    dataset: str
+    session_id: Any
+    sample: int
+    how: Literal["human", "edited", "refused"]
+    before: float | None
+    #: The person's score (``human``, ``refused``); None for an edited response (re-scored).
+    human: float | None = None
+
+
+def _bounds(response: ResponseDict) -> tuple[float, float]:
+    """The range a person's score may take: the judge's scale, −1..1 for a comparison, else 0..1."""
+    judge = response.get("judge")
+    kind = kind_of(judge)
+    if kind is not None and isinstance(judge, dict):
+        if kind.versus:
+            return (-1.0, 1.0)
+        if kind.on_scale and isinstance(judge.get("scale"), str):
+            try:
+                scale = parse_scale(str(judge["scale"]))
+            except ValueError:
+                return (0.0, 1.0)
+            return (scale.low, scale.high)
+    return (0.0, 1.0)
+
+
+def _override(response: ResponseDict, human: float) -> float | None:
+    """Make ``human`` the response's score; what the machine said goes to ``overridden`` (once: a second
+    review keeps the machine's, not the first person's). Returns the score before."""
+    fields = cast(dict[str, Any], response)
+    if fields.get("scored_by") != "human":
+        fields["overridden"] = {"score": response.get("score"), "analysis": response.get("analysis")}
+    before = response.get("score")
+    machine = fields["overridden"].get("score")
+    said = "none" if machine is None else _verdict_text(machine)
+    response["score"] = human
+    response["analysis"] = f"scored by a person: {_verdict_text(human)} (the machine's score was {said})"
+    response["settled"] = True
+    response.pop("unsettled_reason", None)
+    fields["scored_by"] = "human"
+    return before
+
+
+def triage(record: RecordDict, default_dataset: str) -> list[Change]:
+    """Read the review fields of ``record``'s responses (in place): mark with :data:`KEEP` each response
+    whose score stands (unedited, or a person's), apply each ``human_score``, drop the sheet-only fields;
+    return what changed. A response without a ``fingerprint`` (not from a review sheet) is left to be
+    scored as before, unless a person scored it."""
+    changes: list[Change] = []
+    for n, response in enumerate(target_responses(record), start=1):
+        fields = cast(dict[str, Any], response)
+        stamp = fields.get("fingerprint")
+        for key in _SHEET_ONLY:
+            fields.pop(key, None)
+        edited = stamp is not None and stamp != fingerprint(record, response)
+        human = fields.get("human_score")
+        change = functools.partial(_change, changes, dataset_of(record, default_dataset), record.get("session_id"), n)
+
+        if isinstance(human, int | float) and not isinstance(human, bool):
+            low, high = _bounds(response)
+            if low <= human <= high:
+                already = fields.get("scored_by") == "human" and response.get("score") == human
+                before = _override(response, float(human))
+                fields[KEEP] = True
+                if not already:
+                    change("human", before, float(human))
+                continue
+            change("refused", response.get("score"), float(human))
+            fields.pop("human_score", None)
+        elif human is not None:
+            fields.pop("human_score", None)
+        if stamp is None:
+            continue
+        if edited:
+            change("edited", response.get("score"))
+        else:
+            fields[KEEP] = True
+    return changes
+
+
+def _change(
+    changes: list[Change],
+    dataset: str,
+    session_id: Any,
+    sample: int,
+    how: Literal["human", "edited", "refused"],
+    before: Any,
+    value: float | None = None,
+) -> None:
+    changes.append(Change(dataset, session_id, sample, how, before, value))
+
+
+def kept(response: ResponseDict) -> bool:
+    """Whether ``response``'s score stands (its :data:`KEEP` mark, removed here). A sheet holds no null:
+    the null ``score`` and ``answer`` a scorer writes come back."""
+    if cast(dict[str, Any], response).pop(KEEP, None) is None:
+        return False
+    if "metric" in response:
+        response.setdefault("score", None)
+        response.setdefault("answer", None)
+    return True
+
+
+def strip_keep(record: RecordDict) -> bool:
+    """Remove the :data:`KEEP` marks of ``record``; whether every response had one."""
+    marks = [kept(r) for r in target_responses(record)]
+    return bool(marks) and all(marks)

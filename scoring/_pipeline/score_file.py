@@ -230,8 +230,11 @@ def _score_records(
 
         def judge_all(todo: list[RecordDict]) -> list[RecordDict]:
             # escalation checks a first verdict against what the rules settle of these very records
-            rules = _rule_scores(todo, default_dataset, how) if options.judge_escalate else None
-            judged = judge_records(todo, metric=metric, options=options, progress=progress, rule_score=rules)
+            if options.judge_escalate:
+                rules = _rule_scores(todo, default_dataset, how)
+                judged = judge_records(todo, metric=metric, options=options, progress=progress, rule_score=rules)
+            else:
+                judged = judge_records(todo, metric=metric, options=options, progress=progress)
             judged_summary.update(judged.summary)
             return judged.records
 

@@ -186,3 +186,33 @@ def test_the_sheet_saved_again_by_libreoffice_keeps_every_score(
     assert fake_openai.requests == sent
     assert records_without_source(again) == records_without_source(judged_eval)
     assert "0 score(s) changed" in result.stderr
+
+
+def test_a_panels_judges_reach_the_sheet_and_judge_check(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # #27's two halves meet: an eval judged by a two-judge panel; the export shows the panel's verdict and a
+    # rationale; a reviewer's human_score scores back; judge-check checks each judge and the panel
+    def respond(body: dict[str, Any]) -> str:
+        text = last_user(body)
+        if "<verdict-" in text:
+            score = len(text) % 3 if body.get("model") == "j1" else 2
+            return f'{{"analysis": "{body.get("model")} read {len(text)} characters", "score": {score}}}'
+        return f"answer: {text[:30]}"
+
+    fake_openai.responder = respond
+    out = tmp_path / "eval"
+    url = fake_openai.base_url
+    panel = ["--judge-base-url", url, "--judge-model", "j1", "--judge-model", "j2"]
+    _ok("eval", *SETS, "--base-url", url, "--model", "m", "-o", str(out), *panel)
+    judged = [r for r in _responses(out / "scored.jsonl") if isinstance(r.get("judge"), dict)]
+    assert judged and all([p["model"] for p in r["judge"]["panel"]] == ["j1", "j2"] for r in judged)
+    sheet_path = tmp_path / "review.xlsx"
+    _ok("export", str(out / "scored.jsonl"), "-o", str(sheet_path))
+    book, sheet, col = _sheet(sheet_path)
+    rows = [n for n in range(2, sheet.max_row + 1) if sheet.cell(n, col["judge_verdict"]).value is not None]
+    assert rows and all(sheet.cell(n, col["judge_rationale"]).value for n in rows)
+    for n in rows:
+        sheet.cell(n, col["human_score"]).value = 2
+    book.save(sheet_path)
+    checked = json.loads(_ok("judge-check", str(out / "scored.jsonl"), "--human", str(sheet_path), "--json").stdout)
+    judges = json.dumps(checked, ensure_ascii=False)
+    assert checked["n"] == len(rows) and "j1" in judges and "j2" in judges

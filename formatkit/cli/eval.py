@@ -128,6 +128,7 @@ def eval_command(
         math_timeout=scoring.math_timeout,
         dataset_metrics=scoring.dataset_metrics(),
         dimensions=dimensions,
+        lang=said,
         void_as_zero=verdicts.void_as_zero,
         shard=part,
         command=recorded_command(ctx),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from formatkit.cli._common import EXIT_OK, fail_usage, output_or_fail, paths_or_fail, terminate_cleanly
+from formatkit.cli._common import EXIT_OK, fail_usage, lang_option, output_or_fail, paths_or_fail, terminate_cleanly
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import ReportArgs, VerdictArgs, takes
 
@@ -59,6 +59,7 @@ def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
     fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
+    lang: str | None = lang_option(),
     *,
     grouping: ReportArgs,
     verdicts: VerdictArgs,
@@ -75,12 +76,18 @@ def report(
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
-        _report(paths, mapping, fmt, output, verdicts)
+        _report(paths, mapping, fmt, output, verdicts, lang)
 
 
 def _report(
-    paths: list[str], mapping: dict[str, str] | None, fmt: ReportFormat, output: Path | None, verdicts: VerdictArgs
+    paths: list[str],
+    mapping: dict[str, str] | None,
+    fmt: ReportFormat,
+    output: Path | None,
+    verdicts: VerdictArgs,
+    lang: str | None,
 ) -> None:
+    from formatkit.messages import locale_lang
     from scoring import collect_results
     from scoring.report import SAMPLE_FORMATS, render_report, save_report
 
@@ -89,19 +96,21 @@ def _report(
             paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
     for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
-        typer.echo(say(f"report.{repeat.how}", None, path=repeat.path, first=repeat.first), err=True)
+        typer.echo(say(f"report.{repeat.how}", lang, path=repeat.path, first=repeat.first), err=True)
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.
-        typer.echo(say("report.unscored", None, dataset=name), err=True)
+        typer.echo(say("report.unscored", lang, dataset=name), err=True)
     if output is not None:
-        save_report(collected, output, fmt.value)
-        typer.echo(say("wrote", None, output=output), err=True)
+        save_report(collected, output, fmt.value, lang=lang or locale_lang())
+        typer.echo(say("wrote", lang, output=output), err=True)
         raise typer.Exit(EXIT_OK)
     from scoring.report import terminal_width
 
     tty = sys.stdout.isatty()
-    typer.echo(render_report(collected, fmt.value, color=tty, width=terminal_width() if tty else None), nl=False)
+    width = terminal_width() if tty else None
+    said = lang or locale_lang()  # the text and Markdown report in the reader's language
+    typer.echo(render_report(collected, fmt.value, color=tty, width=width, lang=said), nl=False)
     raise typer.Exit(EXIT_OK)
 
 

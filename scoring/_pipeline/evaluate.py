@@ -218,6 +218,6 @@ def _evaluate(
     # read once, written in every format
     collected = collect_results([paths.scored], dimensions=how.dimensions, samples=True, void_as_zero=how.void_as_zero)
     for fmt in REPORT_FORMATS:
-        save_report(collected, paths.report(fmt), fmt)
+        save_report(collected, paths.report(fmt), fmt, lang=how.lang)
         outcome.reports.append(paths.report(fmt))
     return outcome

@@ -86,6 +86,8 @@ class EvalOptions:
     retry_empty: int = 0
     math_timeout: float = 2.0
     dimensions: dict[str, str] | None = None
+    #: The language of the text and Markdown reports' words (None: English; JSON keeps English keys).
+    lang: str | None = None
     void_as_zero: bool = False
     dataset_metrics: dict[str, str] | None = None
     shard: Shard | None = None
@@ -105,6 +107,7 @@ class EvalFields(TypedDict, total=False):
     retry_empty: int
     math_timeout: float
     dimensions: dict[str, str] | None
+    lang: str | None
     void_as_zero: bool
     dataset_metrics: dict[str, str] | None
     shard: Shard | None

@@ -27,6 +27,7 @@ from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
 from scoring._report.runs import SpeedTally, runs_html, runs_text
 from scoring._report.shapes import ReportedRun
+from scoring._report.wording import translator
 from scoring._runner.provenance import run_records_of
 
 __all__ = [
@@ -129,17 +130,21 @@ def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[ReportedRun
     return runs
 
 
-def render_report(collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None) -> str:
-    """The report as text (``text``, ``md``, ``json``, ``html``); html (and xlsx) need ``samples=True`` results."""
+def render_report(
+    collected: CollectedResults, fmt: str, *, color: bool = False, width: int | None = None, lang: str | None = None
+) -> str:
+    """The report as text (``text``, ``md``, ``json``, ``html``); html (and xlsx) need ``samples=True`` results.
+    ``lang``: the language of the text and Markdown report's words (JSON, HTML and xlsx keep English)."""
     comp = collected.comparison
     if fmt == "html":
         page = render_html(comp, collected.samples)
         section = runs_html(comp.runs, comp.speed)
         head, end, tail = page.rpartition("</body>")
         return head + section + end + tail if end else page + section
-    text = render_comparison(comp, fmt, color=color, width=width)
+    text = render_comparison(comp, fmt, color=color, width=width, lang=lang)
     if fmt in ("text", "md"):
-        extra = runs_text(comp.runs, comp.speed)
+        said = translator(lang)
+        extra = "".join(said(line) + "\n" for line in runs_text(comp.runs, comp.speed).splitlines())
         if extra:
             text += "\n" + (_fenced(extra) if fmt == "md" else extra)
     return text
@@ -152,8 +157,11 @@ def _fenced(text: str) -> str:
     return f"{fence}\n{text}{fence}\n"
 
 
-def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt: str) -> None:
-    """Write collected results as ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically."""
+def save_report(
+    collected: CollectedResults, output: str | os.PathLike[str], fmt: str, *, lang: str | None = None
+) -> None:
+    """Write collected results as ``fmt`` (any of :data:`FORMATS`) to ``output``, atomically (``lang``: the
+    language of a text or Markdown report's words)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
     out = Path(output)  # the atomic writer (xlsx too) makes the folder and reports what cannot be written
@@ -163,7 +171,7 @@ def save_report(collected: CollectedResults, output: str | os.PathLike[str], fmt
         write_report_xlsx(collected.comparison, out, collected.samples)
         return
     with atomic_writer(out) as handle:
-        handle.write(render_report(collected, fmt).encode("utf-8"))
+        handle.write(render_report(collected, fmt, lang=lang).encode("utf-8"))
 
 
 def write_report(

@@ -23,6 +23,7 @@ from scoring._report.overrides import override_note
 from scoring._report.panel import panel_notes
 from scoring._report.render import _pairwise_note
 from scoring._report.standings import standings_notes, standings_tables
+from scoring._report.wording import translator
 
 __all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
 
@@ -231,19 +232,20 @@ def md_escape(text: str) -> str:
     return escape_controls(_MD_SPECIAL.sub(r"\\\1", text.replace("\r", " ").replace("\n", " ")))
 
 
-def _markdown(comp: Comparison) -> str:
+def _markdown(comp: Comparison, lang: str | None = None) -> str:
+    said = translator(lang)
     out: list[str] = []
     for table in comparison_tables(comp):
-        out += [f"### {md_escape(table.title)}", ""]
-        out.append("| " + " | ".join(md_escape(h) for h in table.head) + " |")
+        out += [f"### {md_escape(said(table.title))}", ""]
+        out.append("| " + " | ".join(md_escape(said(h)) for h in table.head) + " |")
         out.append("|" + "".join("---:|" if j in table.numeric else "---|" for j in range(len(table.head))))
-        out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in table.rows]
+        out += ["| " + " | ".join(md_escape(said(c)) for c in row) + " |" for row in table.rows]
         out.append("")
-    out += [f"- {md_escape(n)}" for n in notes(comp)]
+    out += [f"- {md_escape(said(n))}" for n in notes(comp)]
     return "\n".join(out) + "\n"
 
 
-def _text(comp: Comparison, *, color: bool, width: int | None) -> str:
+def _text(comp: Comparison, *, color: bool, width: int | None, lang: str | None = None) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -260,17 +262,19 @@ def _text(comp: Comparison, *, color: bool, width: int | None) -> str:
         markup=False,
         emoji=False,
     )
+    said = translator(lang)  # the words in the reader's language (English: as built)
     for table in comparison_tables(comp):
-        rich_table = RichTable(box=box.SIMPLE_HEAD, title=Text(escape_controls(table.title)), title_justify="left")
+        title = Text(escape_controls(said(table.title)))
+        rich_table = RichTable(box=box.SIMPLE_HEAD, title=title, title_justify="left")
         for j, head in enumerate(table.head):
-            column = Text(escape_controls(head))
+            column = Text(escape_controls(said(head)))
             rich_table.add_column(column, justify="right" if j in table.numeric else "left", overflow="fold")
         for row in table.rows:
             styles = [_style(table, j, row) if color else "" for j in range(len(row))]
-            rich_table.add_row(*(Text(escape_controls(cell), style=styles[j]) for j, cell in enumerate(row)))
+            rich_table.add_row(*(Text(escape_controls(said(cell)), style=styles[j]) for j, cell in enumerate(row)))
         console.print(rich_table)
     for note in notes(comp):
-        console.print(Text(escape_controls(note)))
+        console.print(Text(escape_controls(said(note))))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
@@ -284,12 +288,15 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
 
 
-def render_comparison(comp: Comparison, fmt: str = "text", *, color: bool = False, width: int | None = None) -> str:
-    """``text`` (``color`` and ``width`` for a terminal), ``md`` or ``json``; html and xlsx have their modules."""
+def render_comparison(
+    comp: Comparison, fmt: str = "text", *, color: bool = False, width: int | None = None, lang: str | None = None
+) -> str:
+    """``text`` (``color`` and ``width`` for a terminal), ``md`` or ``json``; html and xlsx have their modules.
+    ``lang``: the language of the text and Markdown words (:mod:`scoring._report.wording`; JSON keeps English)."""
     if fmt == "json":
         return orjson.dumps(comp.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "md":
-        return _markdown(comp)
+        return _markdown(comp, lang)
     if fmt == "text":
-        return _text(comp, color=color, width=width)
+        return _text(comp, color=color, width=width, lang=lang)
     raise ValueError(f"unknown report format {fmt!r}")

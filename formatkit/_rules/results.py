@@ -60,6 +60,7 @@ RESULT_FIELDS = (
     "judge_rationale",
     "human_score",
     "fingerprint",
+    "partial_score",
 )
 #: Seed 001's name for the model that answered.
 ENDPOINT_ID = "endpoint_id"
@@ -96,7 +97,7 @@ def _bad(sink: IssueSink, place: Place, name: str, expected: Msg, value: Any) ->
 
 def _convert(field: str, name: str, value: Any, place: Place, sink: IssueSink) -> tuple[bool, Any]:
     """(ok, value) for one cell or key; a wrong type is reported and (False, None) returned."""
-    if field in ("score", "human_score"):
+    if field in ("score", "human_score", "partial_score"):
         if isinstance(value, bool):
             _bad(sink, place, name, Msg("frag.expect.number"), value)
             return False, None

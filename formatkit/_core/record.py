@@ -41,6 +41,7 @@ __all__ = [
     "reference_of",
     "response_entries",
     "response_of",
+    "sample_parameters",
     "score_entries",
     "target_responses",
     "target_turn",
@@ -255,3 +256,19 @@ def pending_turns(record: RecordDict, *, redo_empty: bool = False) -> Iterator[t
         todo = [i for i, response in enumerate(responses) if is_open(response) or (redo_empty and is_empty(response))]
         if todo:
             yield index, todo[:1] if index < len(record["messages"]) - 1 else todo
+
+
+def sample_parameters(params: Parameters, sample: int = 0) -> Parameters:
+    """The parameters sent for sample ``sample`` of a response whose parameters are ``params`` (the run's
+    defaults under the response's own): ``n`` left out (one request per sample), unset values, an empty
+    ``stop`` and ``top_logprobs`` without ``logprobs`` dropped, and a later sample's ``seed`` moved on by its
+    number (samples that differ). ``run`` sends these, and a batch file (``convert --to openai-batch``) holds them."""
+    sent = {k: v for k, v in params.items() if v is not None and k != "n"}
+    if sent.get("stop") == []:
+        del sent["stop"]
+    if not sent.get("logprobs"):
+        sent.pop("top_logprobs", None)
+    seed = sent.get("seed")
+    if sample and isinstance(seed, int) and not isinstance(seed, bool):
+        sent["seed"] = seed + sample
+    return sent

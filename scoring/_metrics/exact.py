@@ -21,17 +21,24 @@ from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
 
+def json_list(text: str) -> list[str] | None:
+    """A reference written as a JSON list of strings or numbers (``["北京", "Beijing"]``), as strings; None
+    when it is not one."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(data, list) and data and all(isinstance(x, str | int | float) for x in data):
+        return [str(x) for x in data]
+    return None
+
+
 def accepted_answers(item: Item) -> list[str]:
     """The reference (a JSON list of strings counts as several answers) plus ``meta.aliases``."""
-    out: list[str] = []
     ref = (item.reference or "").strip()
-    if ref.startswith("[") and ref.endswith("]"):
-        try:
-            data = orjson.loads(ref)
-        except orjson.JSONDecodeError:
-            data = None
-        if isinstance(data, list) and data and all(isinstance(x, str | int | float) for x in data):
-            out.extend(str(x) for x in data)
+    out = json_list(ref) or []
     if not out and ref:
         out.append(ref)
     aliases = item.meta.get("aliases")

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
 from scoring._metrics.base import Item, ItemScore
+from scoring._metrics.exact import json_list
 from scoring._metrics.normalize import reply_body
 from scoring._metrics.wordmatch import found_at_word, match_form
 
@@ -29,14 +28,7 @@ KEYWORD_DELIMITERS = re.compile(r"[，、;；\n]|(?<!\d),|,(?!\d)")
 def keyword_list(reference: str) -> list[str]:
     """The keywords a reference lists, in order, each once (a JSON list of strings, or delimited text)."""
     text = reference.strip()
-    parts: list[str] | None = None
-    if text.startswith("[") and text.endswith("]"):
-        try:
-            data = orjson.loads(text)
-        except orjson.JSONDecodeError:
-            data = None
-        if isinstance(data, list) and data and all(isinstance(x, str | int | float) for x in data):
-            parts = [str(x) for x in data]
+    parts = json_list(text)
     if parts is None:
         parts = KEYWORD_DELIMITERS.split(text)
     return list(dict.fromkeys(part.strip() for part in parts if match_form(part)))

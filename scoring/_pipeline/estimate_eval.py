@@ -18,13 +18,13 @@ from scoring._client.options import with_fields
 from scoring._metrics.auto import reference_kind
 from scoring._metrics.base import item_from_record
 from scoring._metrics.registry import JUDGE_NEEDED
-from scoring._pipeline.evaluate import EvalPaths, first_per_dataset
+from scoring._pipeline.evaluate import EvalPaths, first_per_dataset, run_options
 from scoring._pipeline.options import EvalFields, EvalOptions
 from scoring._pipeline.score import Scorer
 from scoring._report.aggregate import dataset_of
 from scoring._runner.estimate import Estimate, Prices
 from scoring._runner.estimate_run import estimate_file
-from scoring._runner.options import EndpointOptions, RunOptions
+from scoring._runner.options import EndpointOptions
 from scoring._runner.requests import expand_samples
 
 if TYPE_CHECKING:
@@ -78,14 +78,7 @@ def estimate_evaluation(
         if not validation.valid:
             return validation, None
         source: Any = paths.canonical if how.limit is None else first_per_dataset(paths.canonical, how.limit)
-        run = RunOptions(
-            defaults=how.defaults,
-            retry_empty=how.retry_empty,
-            restart=how.restart,
-            mode="infer-eval",
-            shard=how.shard,
-            run_record=False,
-        )
+        run = run_options(how)
         estimate = estimate_file(source, paths.answered, endpoint, run, tokenizer=tokenizer)
         if how.judge is not None and how.judge.configured:
             estimate.judge_requests = judge_requests(_records(source, how), how)

@@ -132,6 +132,20 @@ def first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDic
     return records
 
 
+def run_options(how: EvalOptions, **more: Any) -> RunOptions:
+    """What the evaluation's run step sends, from its options (``more``: the run's own, e.g. ``total``); the
+    run record is the evaluation's own (``run.json``), not the run's."""
+    return RunOptions(
+        defaults=how.defaults,
+        retry_empty=how.retry_empty,
+        restart=how.restart,
+        mode="infer-eval",
+        shard=how.shard,
+        run_record=False,
+        **more,
+    )
+
+
 def evaluate(
     sets: Sequence[str | os.PathLike[str]],
     directory: str | os.PathLike[str],
@@ -191,17 +205,7 @@ def _evaluate(
         return outcome
     limit, judge = how.limit, how.judge
     source: Any = paths.canonical if limit is None else first_per_dataset(paths.canonical, limit)
-    run = RunOptions(
-        defaults=how.defaults,
-        retry_empty=how.retry_empty,
-        restart=how.restart,
-        mode="infer-eval",
-        shard=how.shard,
-        total=_count(paths.canonical, limit),
-        command=how.command,
-        run_record=False,
-        processes=how.processes,
-    )
+    run = run_options(how, total=_count(paths.canonical, limit), command=how.command, processes=how.processes)
     outcome.run = run_file(source, paths.answered, endpoint, run, progress=run_progress, started=started)
     # written once the answers are (a judge that stops the flow leaves them described), again at the end
     record: RunRecord = {**(outcome.run.run_record or {})}

@@ -27,6 +27,7 @@ from formatkit._core.record import (
     ResponseDict,
     is_empty,
     is_open,
+    sample_parameters,
     target_turn,
 )
 from formatkit._core.record import pending_turns as open_turns
@@ -110,18 +111,9 @@ def count_requests(record: RecordDict, *, redo_empty: bool = False) -> int:
 
 
 def request_params(defaults: Parameters, own: Parameters | None, sample: int = 0) -> Parameters:
-    """The parameters sent for sample ``sample`` of a response (see the module docstring)."""
-    params = {**defaults, **(own or {})}
-    params.pop("n", None)
-    params = {k: v for k, v in params.items() if v is not None}
-    if params.get("stop") == []:
-        del params["stop"]
-    if not params.get("logprobs"):
-        params.pop("top_logprobs", None)
-    seed = params.get("seed")
-    if sample and isinstance(seed, int) and not isinstance(seed, bool):
-        params["seed"] = seed + sample
-    return params
+    """The parameters sent for sample ``sample`` of a response (see the module docstring): the defaults under
+    the response's own, as :func:`formatkit._core.record.sample_parameters` says."""
+    return sample_parameters({**defaults, **(own or {})}, sample)
 
 
 def max_tokens_of(params: Parameters) -> int | None:

@@ -23,7 +23,7 @@ import orjson
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, Parameters, RecordDict, last_message, pending_turns
+from formatkit._core.record import JsonObject, Parameters, RecordDict, last_message, pending_turns, sample_parameters
 from formatkit._rules.jsonl import report_type
 from formatkit._rules.shapes.common import Written, common_losses, parts_of, require
 
@@ -98,15 +98,7 @@ def request_parameters(own: Parameters | None, sample: int) -> Parameters:
     """The parameters sent for one sample, as ``run`` sends them: ``n`` left out (a request per sample),
     unset values, an empty ``stop`` and ``top_logprobs`` without ``logprobs`` dropped, and each later
     sample's ``seed`` moved on by its number (samples that differ)."""
-    params = {k: v for k, v in (own or {}).items() if v is not None and k not in _NOT_SENT}
-    if params.get("stop") == []:
-        del params["stop"]
-    if not params.get("logprobs"):
-        params.pop("top_logprobs", None)
-    seed = params.get("seed")
-    if sample and isinstance(seed, int) and not isinstance(seed, bool):
-        params["seed"] = seed + sample
-    return params
+    return sample_parameters({k: v for k, v in (own or {}).items() if k not in _NOT_SENT}, sample)
 
 
 def write_record(record: RecordDict, position: int, options: dict[str, str]) -> Written:

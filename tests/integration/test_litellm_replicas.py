@@ -106,13 +106,16 @@ def test_two_gateways_share_a_run_and_one_whose_backend_dies_is_dropped(
     assert [r["content"] for r in responses] == [f"题 {i}" for i in range(count)]
     by_gateway = Counter(r["endpoint"] for r in responses)
     figures = (by_gateway, urls, alive.requests, doomed.requests, held, summary.run_record["endpoints"])
-    assert by_gateway[urls[1]] == 5 and by_gateway[urls[0]] == count - 5, figures
-    # nothing lost; bought twice at most what was in flight on the dead one
-    assert alive.requests == count - 5
+    # the dead one's gateway delivered the replies its backend gave before dying — all 5, or fewer: LiteLLM once
+    # lost 2 of them in CI as the backend went down (the gateway's doing; the run then buys those again)
+    kept = by_gateway[urls[1]]
+    assert 1 <= kept <= 5 and by_gateway[urls[0]] == count - kept, figures
+    # nothing lost; bought twice at most what the dead one did not deliver
+    assert alive.requests == count - kept
     assert doomed.requests <= 5 + 3
     endpoints = summary.run_record["endpoints"]
     assert endpoints[0]["dropped"] is None
-    assert "cannot serve" in endpoints[1]["dropped"] and endpoints[1]["replies"] == 5
+    assert "cannot serve" in endpoints[1]["dropped"] and endpoints[1]["replies"] == kept
     assert any("was dropped" in note and urls[1] in note for note in notes)
     assert key not in orjson.dumps(summary.run_record).decode()
 

@@ -4,6 +4,7 @@ titles, column heads, fixed words, the coverage phrases and the legend come from
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -15,6 +16,8 @@ from formatkit._core.messages import catalogue
 from formatkit.cli import app
 from scoring._report.leaderboard import LEGEND
 from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE
+from scoring._report.multiple import PAIRS_NOTE
+from scoring._report.ratings import RATINGS_NOTE
 
 ROOT = Path(__file__).parents[2]
 SEED = ROOT / "fixtures" / "seed"
@@ -60,8 +63,14 @@ def test_eval_lang_zh_prints_and_writes_the_report_in_chinese(fake_openai: FakeO
 
 def test_every_report_term_is_words_the_renderers_write() -> None:
     # a term whose English the renderers no longer write would silently stop translating: held here
-    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "scoring" / "_report").glob("*.py"))
-    written = source + LEGEND + INTERVAL_NOTE + PAIRWISE_NOTE
+    # every string the renderers hold (adjacent literals are one string to the parser), and the f-string notes
+    strings = [
+        node.value
+        for path in (ROOT / "scoring" / "_report").glob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
+    written = "\n".join([*strings, LEGEND, INTERVAL_NOTE, PAIRWISE_NOTE, PAIRS_NOTE, RATINGS_NOTE])
     english = catalogue("en")
     terms = {key: text for key, text in english.items() if key.startswith("ui.report.term.")}
     assert len(terms) > 30

@@ -51,6 +51,7 @@ __all__ = [
     "MetricError",
     "OutputLockedError",
     "PermanentRequestError",
+    "PricesError",
     "ReplyTooLargeError",
     "RequestNotSent",
     "ResultsFileError",

@@ -61,6 +61,7 @@ def estimate_file(
                 notes.append(
                     Msg("ui.estimate.bad_tokenizer", tokenizer=str(tokenizer), error=f"{type(exc).__name__}: {exc}")
                 )
+        estimate: Estimate | None = None
         if use_tokenize:
             headers = {"Content-Type": "application/json", **dict(endpoint.dialect.headers)}
             key = endpoint.key()
@@ -73,12 +74,8 @@ def estimate_file(
                 )
             except TokenizeRefused as refused:
                 notes.append(Msg("ui.estimate.no_tokenize_route", reason=str(refused), method=fallback[1]))
-            else:
-                estimate.notes = notes
-                if prices is not None:
-                    estimate.price(prices)
-                return estimate
-        estimate = count_estimate(job.pending(), job.bodies, fallback[0], fallback[1])
+        if estimate is None:
+            estimate = count_estimate(job.pending(), job.bodies, *fallback)
         estimate.notes = notes
         if prices is not None:
             estimate.price(prices)

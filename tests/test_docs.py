@@ -231,3 +231,22 @@ def test_every_command_is_in_the_readme_and_guide_tables() -> None:
         text = document.read_text(encoding="utf-8")
         for name in commands:
             assert f"| `formatkit {name}" in text, (document_name(document), name)
+
+
+def test_no_guide_page_is_one_wall() -> None:
+    """A guide page has a section (and so a contents entry) for every 50 lines or so: a newcomer finds the part
+    they need from the contents instead of reading a wall (the eval page was one section of 56 lines)."""
+    for page in sorted((PAGES / "guide").glob("*.md")):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        sections = sum(line.startswith("## ") for line in lines)
+        assert sections >= len(lines) // 50, (page.name, len(lines), sections)
+
+
+def test_the_site_reads_as_one_guide() -> None:
+    """The section's own page stands for the section (the nav says "User guide" once), every page ends with
+    links to the previous and next pages, and wide code blocks wrap instead of being cut."""
+    config = (ROOT / "docs" / "mkdocs.yml").read_text(encoding="utf-8")
+    for feature in ("navigation.indexes", "navigation.footer"):
+        assert f"- {feature}" in config, feature
+    css = (PAGES / "stylesheets" / "extra.css").read_text(encoding="utf-8")
+    assert "stylesheets/extra.css" in config and "white-space: pre-wrap" in css

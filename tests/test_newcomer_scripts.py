@@ -208,7 +208,7 @@ def at_the_server(args: list[str], url: str) -> list[str]:
 #: gpt4o.scored.jsonl): a command that stops running, because a page changed, fails it.
 COMMANDS_RUN = {
     "README.md": ["fix", "validate", "eval", "eval", "report", "export", "score", "export", "score", "judge-check"],
-    "docs/pages/index.md": ["eval", "report"],
+    "docs/pages/index.md": ["eval", "report", "export"],
     "docs/pages/guide/convert.md": ["convert"],
     "docs/pages/guide/run.md": ["run", "run"],
     "docs/pages/guide/score.md": ["score", "score", "report"],

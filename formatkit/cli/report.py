@@ -57,7 +57,9 @@ class ReportFormat(str, Enum):
 @takes(grouping=ReportArgs, verdicts=VerdictArgs)
 def report(
     paths: list[str] = typer.Argument(..., help="Scored results files (canonical jsonl).", metavar="RESULTS..."),
-    fmt: ReportFormat = typer.Option(ReportFormat.text, "--format", help="text, json, md, html or xlsx."),
+    fmt: ReportFormat | None = typer.Option(
+        None, "--format", help="text, json, md, html or xlsx (default: from -o's extension, else text)."
+    ),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
     lang: str | None = lang_option(),
     *,
@@ -67,6 +69,7 @@ def report(
     from formatkit.files import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
+    fmt = _format_for(fmt, output, lang)
     if fmt.value == "xlsx" and output is None:
         fail_usage("--format xlsx writes a workbook: name it with -o REPORT.xlsx")
     if output is not None:
@@ -77,6 +80,30 @@ def report(
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
         _report(paths, mapping, fmt, output, verdicts, lang)
+
+
+#: What an output's extension says it holds: ``-o compare.xlsx`` without ``--format`` is a workbook, never the
+#: text report under a name Excel then refuses to open.
+_BY_SUFFIX = {
+    ".txt": ReportFormat.text,
+    ".json": ReportFormat.json,
+    ".md": ReportFormat.md,
+    ".markdown": ReportFormat.md,
+    ".html": ReportFormat.html,
+    ".htm": ReportFormat.html,
+    ".xlsx": ReportFormat.xlsx,
+}
+
+
+def _format_for(fmt: ReportFormat | None, output: Path | None, lang: str | None) -> ReportFormat:
+    """``--format`` as given, else the one ``-o``'s extension names, else text; a format the extension
+    contradicts (``--format text -o r.xlsx``) is bad usage, said before anything is read."""
+    named = _BY_SUFFIX.get(output.suffix.lower()) if output is not None else None
+    if fmt is None:
+        return named or ReportFormat.text
+    if output is not None and named is not None and named is not fmt:
+        fail_usage(say("report.format_mismatch", lang, output=output, format=fmt.value, named=named.value))
+    return fmt
 
 
 def _report(

@@ -619,6 +619,7 @@ MESSAGES.update(
         "ui.merge.merged": "merged {parts} parts into {output}: {records} records in input order",
         "ui.api_key_cleaned": "formatkit {command}: warning: ${env}: {warning}",
         "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
+        "ui.report.format_mismatch": "--format {format} does not write what {output} names ({named}): drop --format to write {named}, or name the output for {format}",
         "ui.report.same_file": "formatkit report: {path} is {first} again (the same file): read once, its records counted once",
         "ui.report.same_content": "formatkit report: {path} holds exactly what {first} holds (a copy): read once, its records counted once",
         "ui.fix.refused": "formatkit fix: {source}: {why}; nothing was written to {output} (validate reads it)",

@@ -622,6 +622,7 @@ MESSAGES.update(
         "ui.merge.merged": "已把 {parts} 个部分合并到 {output}：{records} 条记录，按输入顺序",
         "ui.api_key_cleaned": "formatkit {command}：警告：${env}：{warning}",
         "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
+        "ui.report.format_mismatch": "--format {format} 写出的不是 {output} 的扩展名所表示的格式（{named}）：去掉 --format 即写出 {named}，或按 {format} 给输出文件命名",
         "ui.report.same_file": "formatkit report：{path} 与 {first} 是同一个文件：只读取一次，其记录只计一次",
         "ui.report.same_content": "formatkit report：{path} 的内容与 {first} 完全相同（副本）：只读取一次，其记录只计一次",
         "ui.fix.refused": "formatkit fix：{source}：{why}；未写入 {output}（validate 能读取它）",

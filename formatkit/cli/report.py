@@ -6,12 +6,16 @@ import contextlib
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from formatkit.cli._common import EXIT_OK, fail_usage, lang_option, output_or_fail, paths_or_fail, terminate_cleanly
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import ReportArgs, VerdictArgs, takes
+
+if TYPE_CHECKING:
+    from scoring.report import CollectedResults
 
 _HELP = """Aggregate scored results by model, then dimension and dataset, on 0–100.
 
@@ -79,7 +83,7 @@ def report(
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
-        _report(paths, mapping, fmt, output, verdicts, lang)
+        _report(paths, (mapping, grouping.dimensions), fmt, output, verdicts, lang)
 
 
 #: What an output's extension says it holds: ``-o compare.xlsx`` without ``--format`` is a workbook, never the
@@ -108,7 +112,7 @@ def _format_for(fmt: ReportFormat | None, output: Path | None, lang: str | None)
 
 def _report(
     paths: list[str],
-    mapping: dict[str, str] | None,
+    dimensions: tuple[dict[str, str] | None, Path | None],
     fmt: ReportFormat,
     output: Path | None,
     verdicts: VerdictArgs,
@@ -118,12 +122,14 @@ def _report(
     from scoring import collect_results
     from scoring.report import SAMPLE_FORMATS, render_report, save_report
 
+    mapping, source = dimensions
     with exits("report"):
         collected = collect_results(
             paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
         )
     for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
         typer.echo(say(f"report.{repeat.how}", lang, path=repeat.path, first=repeat.first), err=True)
+    _say_dimensions(collected, source, lang)
     for name in collected.unscored:
         # Not one response carries a score or a scorer's analysis: the file was never scored, and
         # its responses are counted as unscorable under an unknown metric; say what to do instead.
@@ -139,6 +145,21 @@ def _report(
     said = lang or locale_lang()  # the text and Markdown report in the reader's language
     typer.echo(render_report(collected, fmt.value, color=tty, width=width, lang=said), nl=False)
     raise typer.Exit(EXIT_OK)
+
+
+def _say_dimensions(collected: CollectedResults, source: Path | None, lang: str | None) -> None:
+    """A --dimensions key that is surely a misspelled dataset is bad usage (it would make the dataset a
+    dimension of its own and move the overall); keys naming no dataset and datasets left alone are said."""
+    check = collected.dimensions
+    if check is None:
+        return
+    if check.misspelled:
+        pairs = ", ".join(f'"{key}" → "{meant}"' for key, meant in check.misspelled)
+        fail_usage(say("report.dimensions_misspelled", lang, file=source, pairs=pairs))
+    if check.unused:
+        typer.echo(say("report.dimensions_unused", lang, file=source, names=", ".join(check.unused)), err=True)
+    if check.alone:
+        typer.echo(say("report.dimensions_alone", lang, file=source, names=", ".join(check.alone)), err=True)
 
 
 def register(app: typer.Typer) -> None:

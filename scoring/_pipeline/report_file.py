@@ -22,6 +22,7 @@ from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
 from scoring._pipeline.distinct_files import Repeat, distinct_files
 from scoring._report.aggregate import dataset_of
+from scoring._report.dimensions import DimensionsCheck, check_dimensions
 from scoring._report.html import SampleCollector, render_html
 from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
@@ -56,6 +57,8 @@ class CollectedResults:
     unscored: list[str] = field(default_factory=list)
     #: the paths left out because they repeat a file given before (read twice, every record would count twice)
     repeats: list[Repeat] = field(default_factory=list)
+    #: the ``dimensions`` map held against the datasets read: misspelled keys, keys naming none, datasets left alone
+    dimensions: DimensionsCheck | None = None
 
 
 def _records(path: str | os.PathLike[str]) -> Iterator[RecordDict]:
@@ -116,7 +119,11 @@ def collect_results(
     comparison = aggregator.finish(dict(dimensions) if dimensions is not None else None)
     comparison.runs = _runs(files)
     comparison.speed = speed.summary()
-    return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored), repeats)
+    check = None
+    if dimensions is not None:
+        own = {name: stats.dimension for agg in comparison.models.values() for name, stats in agg.datasets.items()}
+        check = check_dimensions(dimensions, own)
+    return CollectedResults(comparison, collector, sorted(aggregator.datasets() - scored), repeats, check)
 
 
 def _runs(paths: Sequence[str | os.PathLike[str]]) -> dict[str, list[ReportedRun]]:

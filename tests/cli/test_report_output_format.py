@@ -63,3 +63,48 @@ def test_an_explicit_format_that_agrees_is_taken(scored: Path, tmp_path: Path) -
     result = runner.invoke(app, ["report", str(scored), "--format", "json", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert "overall" in json.loads(out.read_text(encoding="utf-8"))
+
+
+def _dimensions(tmp_path: Path, mapping: dict[str, str]) -> Path:
+    path = tmp_path / "dims.json"
+    path.write_text(json.dumps(mapping, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_misspelled_dataset_in_dimensions_is_bad_usage(scored: Path, tmp_path: Path, lang: str) -> None:
+    """``gsm8kk`` for ``gsm8k``: the dataset would have been a dimension of its own, moving the overall."""
+    dims = _dimensions(tmp_path, {"gsm8kk": "推理", "mmlu": "知识"})
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["report", str(scored), "--dimensions", str(dims), "-o", str(out), "--lang", lang])
+    assert result.exit_code == 2, result.output
+    assert '"gsm8kk" → "gsm8k"' in result.output and not out.exists()
+
+
+def test_entries_for_other_datasets_and_datasets_left_alone_are_said(scored: Path, tmp_path: Path) -> None:
+    dims = _dimensions(tmp_path, {"mmlu_pro": "知识"})
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["report", str(scored), "--dimensions", str(dims), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "mmlu_pro" in result.output
+    assert "does not name" not in result.output  # gsm8k's records name their dimension themselves
+    assert list(json.loads(out.read_text(encoding="utf-8"))["dimensions"]) == ["推理数学"]
+
+
+def test_a_dataset_left_to_stand_alone_is_said(tmp_path: Path) -> None:
+    source = tmp_path / "plain.scored.jsonl"
+    scored_text = (RESPONSES / "gsm8k.jsonl").read_text(encoding="utf-8").replace('"dimension"', '"dimension_"')
+    (tmp_path / "plain.jsonl").write_text(scored_text, encoding="utf-8")
+    assert runner.invoke(app, ["score", str(tmp_path / "plain.jsonl"), "-o", str(source)]).exit_code == 0
+    dims = _dimensions(tmp_path, {"mmlu_pro": "知识"})
+    result = runner.invoke(app, ["report", str(source), "--dimensions", str(dims), "-o", str(tmp_path / "r.json")])
+    assert result.exit_code == 0, result.output
+    assert "does not name gsm8k" in result.output
+
+
+def test_a_map_naming_every_dataset_says_nothing(scored: Path, tmp_path: Path) -> None:
+    dims = _dimensions(tmp_path, {"gsm8k": "推理"})
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["report", str(scored), "--dimensions", str(dims), "-o", str(out)])
+    assert result.exit_code == 0 and "note" not in result.output, result.output
+    assert list(json.loads(out.read_text(encoding="utf-8"))["dimensions"]) == ["推理"]

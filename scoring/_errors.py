@@ -49,6 +49,7 @@ __all__ = [
     "MalformedResponseError",
     "MergeError",
     "MetricError",
+    "OtherModelResultsError",
     "OutputLockedError",
     "PermanentRequestError",
     "PricesError",
@@ -217,6 +218,15 @@ class MergeError(ValueError):
         self.messages = list(problems)
         self.problems = [str(problem) for problem in problems]
         super().__init__("; ".join(self.problems))
+
+
+class OtherModelResultsError(ValueError):
+    """An eval directory that holds another model's results (its ``run.json``): evaluating a second model
+    there would replace them. ``.directory``, ``.held`` (the model whose results are there), ``.model``."""
+
+    def __init__(self, directory: str, held: str, model: str) -> None:
+        self.directory, self.held, self.model = directory, held, model
+        super().__init__(f"{directory} holds the results of model {held!r}, not {model!r}")
 
 
 class PricesError(ValueError):

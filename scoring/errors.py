@@ -25,6 +25,7 @@ JudgeSetupError                  (ValueError) the judge cannot start: bad option
 MetricError                      (ValueError) a metric that is neither built in nor ``module:function``
 ResultsFileError                 (ValueError) a results file that is not canonical jsonl
 MergeError                       (ValueError) shard parts that do not make the whole input; ``.problems``
+OtherModelResultsError           (ValueError) an eval directory holding another model's results; ``.held``
 PricesError                      (ValueError) a --prices file that cannot be read or does not price the model
 ScoringWorkerError               (RuntimeError) a scoring worker process failed; nothing was written
 """
@@ -38,6 +39,7 @@ from scoring._errors import (
     MalformedResponseError,
     MergeError,
     MetricError,
+    OtherModelResultsError,
     OutputLockedError,
     PermanentRequestError,
     PricesError,
@@ -62,6 +64,7 @@ __all__ = [
     "MalformedResponseError",
     "MergeError",
     "MetricError",
+    "OtherModelResultsError",
     "OutputLockedError",
     "PermanentRequestError",
     "PricesError",

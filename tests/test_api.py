@@ -98,8 +98,8 @@ SUBMODULES = {
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
     "scoring.errors": [
         "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
-        "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",
-        "PricesError",
+        "MalformedResponseError", "MergeError", "MetricError", "OtherModelResultsError", "OutputLockedError",
+        "PermanentRequestError", "PricesError",
         "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
         "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
     ],

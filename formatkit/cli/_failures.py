@@ -78,6 +78,7 @@ def failures() -> tuple[Failure, ...]:
         JudgeUnavailableError,
         MergeError,
         MetricError,
+        OtherModelResultsError,
         OutputLockedError,
         ProxyUnsupportedError,
         ResultsFileError,
@@ -106,6 +107,7 @@ def failures() -> tuple[Failure, ...]:
         Failure("run", interrupted, EXIT_INTERRUPTED, "run.interrupted"),
         # eval SET... -o DIR: every stage resumes on a rerun
         Failure("eval", (OutputLockedError, OutputBusyError), EXIT_USAGE, "eval.locked"),
+        Failure("eval", (OtherModelResultsError,), EXIT_USAGE, "eval.other_model"),
         Failure("eval", (InvalidFileError,), EXIT_ERRORS, "eval.invalid", report=True),
         Failure("eval", (JudgeSetupError,), EXIT_USAGE, "failed"),
         Failure("eval", (JudgeUnavailableError,), EXIT_ERRORS, "eval.judge_stopped"),

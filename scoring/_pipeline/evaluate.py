@@ -27,6 +27,7 @@ from formatkit._core.issues import Report
 from formatkit._core.record import RecordDict
 from formatkit._core.writers import output_lock, refuse_special
 from scoring._client.options import with_fields
+from scoring._errors import OtherModelResultsError
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.options import EvalFields, EvalOptions, ScoreOptions
 from scoring._pipeline.report_file import collect_results, save_report
@@ -36,7 +37,7 @@ from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
 from scoring._runner.options import EndpointOptions, RunOptions
 from scoring._runner.progress import Progress
-from scoring._runner.provenance import RUN_RECORD, RunRecord, now_iso, write_run_record
+from scoring._runner.provenance import RUN_RECORD, RunRecord, now_iso, read_run_record, write_run_record
 from scoring._runner.run_file import run_file
 
 if TYPE_CHECKING:
@@ -186,7 +187,17 @@ def evaluate(
     for output in paths.outputs():  # a pipe or device among them: refused before any request is paid for
         refuse_special(output)
     with output_lock(paths.directory / "eval"):  # one evaluation per directory (.eval.lock)
+        _refuse_another_models(paths, endpoint.model, how.restart)
         return _evaluate(sets, paths, endpoint, how, run_progress, judge_progress, started, started_at)
+
+
+def _refuse_another_models(paths: EvalPaths, model: str, restart: bool) -> None:
+    """A directory whose run record names another model holds that model's results: evaluating ``model``
+    there would replace them (said only as a journal note before). ``restart`` says to replace them."""
+    record = read_run_record(paths.run_record)
+    held = record.get("model") if record else None
+    if isinstance(held, str) and held and held != model and not restart:
+        raise OtherModelResultsError(str(paths.directory), held, model)
 
 
 def _evaluate(

@@ -33,6 +33,7 @@ from scoring.errors import (
     JudgeUnavailableError,
     MergeError,
     MetricError,
+    OtherModelResultsError,
     OutputLockedError,
     ResultsFileError,
     RunInterrupted,
@@ -151,6 +152,14 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
         ("run.kept_errors", KeyboardInterrupt(), {"errors": 4}, " (4 more ended in error and will be retried)"),
         ("run.kept_attempts", KeyboardInterrupt(), {"attempts": 9}, ", after 9 HTTP attempt(s)"),
         ("eval.locked", locked, {}, f"formatkit eval: {locked}; nothing was sent."),
+        (
+            "eval.other_model",
+            OtherModelResultsError("out", "m1", "m2"),
+            {},
+            "formatkit eval: out holds the results of model m1; evaluating m2 there would replace them. Give m2 its "
+            "own -o folder (formatkit report then puts the two side by side), or --restart to replace them; nothing "
+            "was sent.",
+        ),
         (
             "eval.invalid",
             InvalidFileError.__new__(InvalidFileError),

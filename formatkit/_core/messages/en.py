@@ -475,6 +475,7 @@ MESSAGES.update(
         "ui.run.kept": "{done} record(s) finished in this run are kept in {journal}",
         "ui.run.kept_errors": " ({errors} more ended in error and will be retried)",
         "ui.run.kept_attempts": ", after {attempts} HTTP attempt(s)",
+        "ui.eval.other_model": "formatkit eval: {directory} holds the results of model {held}; evaluating {model} there would replace them. Give {model} its own -o folder (formatkit report then puts the two side by side), or --restart to replace them; nothing was sent.",
         "ui.eval.locked": "formatkit eval: {error}; nothing was sent.",
         "ui.eval.invalid": "formatkit eval: the flow stopped: {error}\n  the issues above say what to fix.\n  Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.judge_stopped": "formatkit eval: judging stopped: {error}\n  {judge_hint}.\n  Rerun the same command to resume: nothing finished is sent again.",

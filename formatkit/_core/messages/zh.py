@@ -478,6 +478,7 @@ MESSAGES.update(
         "ui.run.kept": "本次运行完成的 {done} 条记录保存在 {journal} 中",
         "ui.run.kept_errors": "（另有 {errors} 条以错误结束，将会重试）",
         "ui.run.kept_attempts": "，共 {attempts} 次 HTTP 尝试",
+        "ui.eval.other_model": "formatkit eval：{directory} 中是模型 {held} 的结果；在这里评测 {model} 会把它们替换掉。请为 {model} 另给一个 -o 文件夹（之后用 formatkit report 并排比较两者），或加 --restart 替换；没有发送任何请求。",
         "ui.eval.locked": "formatkit eval：{error}；没有发送任何请求。",
         "ui.eval.invalid": "formatkit eval：流程已停止：{error}\n  上面的问题说明了要修改什么。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
         "ui.eval.judge_stopped": "formatkit eval：评判已停止：{error}\n  {judge_hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",

@@ -1,0 +1,46 @@
+"""An eval folder holds one model's results: evaluating another model with the same ``-o`` is refused before
+any request (it replaced the first model's results with only a journal note), unless ``--restart`` says so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakeserver import FakeOpenAI
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+SEED = Path(__file__).parents[2] / "fixtures" / "seed" / "seed_jsonl_single_turn.jsonl"
+runner = CliRunner()
+
+
+def _eval(server: FakeOpenAI, out: Path, model: str, *extra: str) -> tuple[int, str]:
+    args = ["eval", str(SEED), "--base-url", server.base_url, "--model", model, "-o", str(out), *extra]
+    result = runner.invoke(app, args)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_another_model_in_the_same_folder_is_refused_before_any_request(
+    fake_openai: FakeOpenAI, tmp_path: Path, lang: str
+) -> None:
+    out = tmp_path / "eval"
+    assert _eval(fake_openai, out, "m1")[0] == 0
+    before = fake_openai.requests
+    scored = (out / "scored.jsonl").read_bytes()
+    code, output = _eval(fake_openai, out, "m2", "--lang", lang)
+    assert code == 2, output
+    assert fake_openai.requests == before  # nothing bought
+    assert (out / "scored.jsonl").read_bytes() == scored  # m1's results stand
+    assert "m1" in output and "m2" in output and ("替换" in output) == (lang == "zh")
+
+
+def test_the_same_model_resumes_and_restart_replaces(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    out = tmp_path / "eval"
+    assert _eval(fake_openai, out, "m1")[0] == 0
+    assert _eval(fake_openai, out, "m1")[0] == 0  # a rerun of the same model resumes, as before
+    code, output = _eval(fake_openai, out, "m2", "--restart")
+    assert code == 0, output
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["model"] == "m2"

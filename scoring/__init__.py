@@ -118,8 +118,8 @@ _LAZY = {
     "check_base_url": "scoring._client.url",
     "JudgeCheck": "scoring._pipeline.judge_check",
     "judge_check": "scoring._pipeline.judge_check",
-    "JudgeVerdict": "scoring._judges.judge_verdicts",
-    "judge_verdicts": "scoring._judges.judge_verdicts",
+    "JudgeVerdict": "scoring._results",
+    "judge_verdicts": "scoring._results",
     "review_fields": "scoring._pipeline.review",
 }
 
@@ -230,7 +230,6 @@ if TYPE_CHECKING:
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
-    from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
     from scoring._judges.options import JudgeOptions, PanelJudge
     from scoring._judges.panel_file import read_panel
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -268,6 +267,7 @@ if TYPE_CHECKING:
     )
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
+    from scoring._results import JudgeVerdict, judge_verdicts
     from scoring._runner.estimate import (
         CHARS_PER_TOKEN,
         MESSAGE_OVERHEAD,

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, get_args
 
+from formatkit._core.judge_entry import JudgeEntry
+
 __all__ = [
     "SCORE_FIELDS",
     "JsonObject",
@@ -102,8 +104,8 @@ class ResponseDict(TypedDict, total=False):
     endpoint_id: str
     error: str
     #: What an LLM judge said: raw replies, verdicts, judge token usage; with a panel of judges, ``panel``
-    #: holds each judge's own model, status, score, answer and rationale.
-    judge: JsonObject
+    #: holds each judge's own model, status, score, answer and rationale (:mod:`formatkit._core.judge_entry`).
+    judge: JudgeEntry
 
 
 class _MessageRole(TypedDict):

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from formatkit._core.judge_entry import judge_metric, judge_scale
 from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.against import Against, opponent_for
 from scoring._judges.call import Ask
@@ -113,8 +114,8 @@ class JudgeKind:
             return score
         if not isinstance(score, int | float) or isinstance(score, bool):
             return None
-        text = judge.get("scale")
-        if not isinstance(text, str):
+        text = judge_scale(judge)
+        if text is None:
             return float(score)
         try:
             scale = parse_scale(text)
@@ -142,11 +143,8 @@ def judge_kind(name: str) -> JudgeKind | None:
 
 def kind_of(judge: object) -> JudgeKind | None:
     """The judge kind that wrote a response's ``judge`` entry (None for anything else)."""
-    if isinstance(judge, dict):
-        name = judge.get("metric")
-        if isinstance(name, str):
-            return judge_kind(name)
-    return None
+    name = judge_metric(judge) if isinstance(judge, dict) else None
+    return judge_kind(name) if name is not None else None
 
 
 def fallback_judge(rule_metric: str) -> str | None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from formatkit._core.record import JsonObject, ResponseDict
+from formatkit._core.judge_entry import JudgeEntry
+from formatkit._core.record import ResponseDict
 
 __all__ = ["Judged", "Status", "not_judged"]
 
@@ -21,7 +22,9 @@ class Judged:
     score: float | None
     analysis: str
     status: Status
-    details: JsonObject = field(default_factory=dict)
+    #: The judge kind's fields of the verdict (a panel's: the panel's too), written into the response's
+    #: ``judge`` entry (:class:`~formatkit._core.judge_entry.JudgeEntry`).
+    details: JudgeEntry = field(default_factory=lambda: JudgeEntry())
     usage: dict[str, int] = field(default_factory=dict)
     template: str | None = None
     lang: str | None = None
@@ -34,4 +37,4 @@ class Judged:
 
 def not_judged(reason: str, **details: Any) -> Judged:
     """A response that could not be put to the judge; ``reason`` says why."""
-    return Judged(score=None, analysis=f"not judged: {reason}", status="not_judged", details=details)
+    return Judged(score=None, analysis=f"not judged: {reason}", status="not_judged", details=cast(JudgeEntry, details))

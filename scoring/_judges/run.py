@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict
+from formatkit._core.judge_entry import JudgeEntry
+from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict, target_responses
 from scoring._errors import JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
-from scoring._judges.inputs import target_turn
 from scoring._judges.kinds import Case, JudgeKind, fallback_judge, judge_kind, judge_names, versus_names
 from scoring._judges.options import AGGREGATES, JudgeOptions, PanelJudge
 from scoring._judges.panel import Seat, judge_with_panel
@@ -174,10 +174,10 @@ def _fill(
     last; the judge entry names the judge model that gave the verdict (and, when the rules left the
     response to it, why: ``sent_because``, with the rule's own result as ``rule``)."""
     fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric, sent_because)
-    judge: JsonObject = {"metric": metric, "model": model}
+    judge: JudgeEntry = {"metric": metric, "model": model}
     if sent_because is not None:
         judge["sent_because"] = sent_because
-        rule = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
+        rule: dict[str, Any] = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
         if rule.get("metric") != JUDGE_NEEDED:
             judge["rule"] = rule
     if judged.template is not None:
@@ -252,10 +252,7 @@ async def _judge_all(
             panel = _Panel(askers, seats, plan, options)
             jobs: list[Awaitable[Judged]] = []
             for r, record in enumerate(out):
-                try:
-                    responses = target_turn(record).get("responses") or []
-                except ValueError:
-                    continue
+                responses = target_responses(record)
                 # as the file holds them: an entry that is no object is passed over
                 for i, response in enumerate(cast("list[ResponseDict | None]", responses)):
                     if not isinstance(response, dict):
@@ -289,7 +286,7 @@ async def _judge_all(
         ) from down
     model = ", ".join(j.model for j in judges)
     for (r, i), judged in zip(slots, results, strict=True):
-        responses = target_turn(out[r])["responses"]
+        responses = target_responses(out[r])
         if plan.fallback:
             judged = _keep_rule_score(responses[i], judged)
         responses[i] = _fill(responses[i], judged, plan.metric, model, sent.get((r, i)))

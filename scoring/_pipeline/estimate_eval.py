@@ -21,7 +21,7 @@ from scoring._metrics.registry import JUDGE_NEEDED
 from scoring._pipeline.evaluate import EvalPaths, first_per_dataset, run_options
 from scoring._pipeline.options import EvalFields, EvalOptions
 from scoring._pipeline.score import Scorer
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of
 from scoring._runner.estimate import Estimate, Prices
 from scoring._runner.estimate_run import estimate_file
 from scoring._runner.options import EndpointOptions

@@ -35,6 +35,7 @@ __all__ = [
     "Summarise",
     "SummaryKeys",
     "fallback_judge",
+    "fallback_rules",
     "judge_kind",
     "judge_names",
     "kind_of",
@@ -99,8 +100,6 @@ class JudgeKind:
     #: has ``outcome`` (win/tie/loss), ``orders`` and ``disagree``; the report counts win/tie/loss and a
     #: dataset enters its dimension as its win rate.
     versus: bool = False
-    #: ``--metric RULE --judge-fallback``: the rule metric whose unsettled responses this kind judges.
-    fallback_for: str | None = None
 
     @property
     def lowest(self) -> float:
@@ -148,12 +147,15 @@ def kind_of(judge: object) -> JudgeKind | None:
 
 
 def fallback_judge(rule_metric: str) -> str | None:
-    """The judge metric ``--judge-fallback`` sends the rule metric's unsettled responses to."""
-    for name in judge_names():
-        kind = judge_kind(name)
-        if kind is not None and kind.fallback_for == rule_metric:
-            return name
-    return None
+    """The judge metric ``--judge-fallback`` sends the rule metric's unsettled responses to (the rule
+    metric's ``judge_fallback`` in the metric table); None when it names none."""
+    spec = METRICS.get(rule_metric)
+    return spec.judge_fallback if spec is not None else None
+
+
+def fallback_rules() -> list[str]:
+    """The rule metrics ``--judge-fallback`` goes with."""
+    return [name for name, spec in METRICS.items() if spec.judge_fallback is not None]
 
 
 def versus_names() -> list[str]:

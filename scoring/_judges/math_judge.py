@@ -143,5 +143,4 @@ MATH_JUDGE = JudgeKind(
     judge=_judge,
     summarise=_summarise,
     headline=_headline,
-    fallback_for="math",
 )

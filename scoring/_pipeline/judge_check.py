@@ -28,7 +28,7 @@ from typing import Any, cast
 from formatkit._core.record import RecordDict, target_responses
 from scoring._errors import ResultsFileError
 from scoring._report.agreement import Agreement, Label, Weights, agreement
-from scoring._results import JudgeVerdict, dataset_of, judge_verdicts, read_results, results_lines
+from scoring._results import JudgeVerdict, compares, dataset_of, judge_verdicts, read_results, results_lines
 
 __all__ = ["JudgeCheck", "JudgeStats", "judge_check"]
 
@@ -152,7 +152,7 @@ def _record_labels(record: RecordDict, stem: str, where: str) -> list[_Label]:
 
 def _human(value: Any, kind: str, where: str) -> Label:
     """A label as the judge's verdicts are: a number on the scale, or win/tie/loss for pairwise."""
-    if kind == "pairwise":
+    if compares(kind):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return "win" if value > 0 else "loss" if value < 0 else "tie"
         label = _PAIRWISE_LABELS.get(str(value).strip().casefold())
@@ -191,7 +191,7 @@ class _Pairs:
             self.repeats.append(len(set(verdict.repeats)) == 1)
 
     def stats(self, name: str, seed: int, resamples: int) -> JudgeStats:
-        weights: Weights = "none" if self.kind == "pairwise" else "quadratic"
+        weights: Weights = "none" if compares(self.kind) else "quadratic"
         measured = agreement(self.judge, self.human, self.lengths, weights=weights, seed=seed, resamples=resamples)
         swap = sum(self.swaps) / len(self.swaps) if self.swaps else None
         self_consistency = sum(self.repeats) / len(self.repeats) if self.repeats else None

@@ -116,8 +116,8 @@ _LAZY = {
     "clean_api_key": "scoring._client.http",
     "public_url": "scoring._client.url",
     "check_base_url": "scoring._client.url",
-    "JudgeCheck": "scoring._pipeline.judge_check",
-    "judge_check": "scoring._pipeline.judge_check",
+    "JudgeCheck": "scoring._judge_check.check",
+    "judge_check": "scoring._judge_check.check",
     "JudgeVerdict": "scoring._results",
     "judge_verdicts": "scoring._results",
     "review_fields": "scoring._pipeline.review",
@@ -230,6 +230,7 @@ if TYPE_CHECKING:
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
+    from scoring._judge_check.check import JudgeCheck, judge_check
     from scoring._judges.options import JudgeOptions, PanelJudge
     from scoring._judges.panel_file import read_panel
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -252,7 +253,6 @@ if TYPE_CHECKING:
     from scoring._pipeline.distinct_files import Repeat, distinct_files
     from scoring._pipeline.estimate_eval import estimate_evaluation
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
-    from scoring._pipeline.judge_check import JudgeCheck, judge_check
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report

@@ -14,7 +14,7 @@ A label finds its record by dataset and session id (without a dataset, by sessio
 dataset has it; a record renumbered by ``export`` by its ``original_session_id``). Each judge's verdict
 is read with :func:`~scoring._judges.judge_verdicts.judge_verdicts` (the first sample of each record);
 a record the judge gave no verdict counts as ``void`` and stays out of the pairs. Statistics:
-:mod:`scoring._report.agreement`.
+:mod:`scoring._judge_check.agreement`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, cast
 
 from formatkit._core.record import RecordDict, target_responses
 from scoring._errors import ResultsFileError
-from scoring._report.agreement import Agreement, Label, Weights, agreement
+from scoring._judge_check.agreement import Agreement, Label, Weights, agreement
 from scoring._results import JudgeVerdict, compares, dataset_of, judge_verdicts, read_results, results_lines
 
 __all__ = ["JudgeCheck", "JudgeStats", "judge_check"]

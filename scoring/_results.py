@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 import orjson
 
@@ -61,9 +61,8 @@ StrPath = str | os.PathLike[str]
 Problem = Literal["not_json", "not_canonical"]
 
 
-@dataclass(frozen=True, slots=True)
-class ResultsLine:
-    """One non-blank line of a results file."""
+class ResultsLine(NamedTuple):
+    """One non-blank line of a results file (a tuple: a report reads hundreds of thousands)."""
 
     #: 1-based, blank lines counted (as an editor shows them).
     number: int
@@ -84,34 +83,43 @@ class ResultsLine:
 def results_lines(path: StrPath, *, parse: bool = True) -> Iterator[ResultsLine]:
     """Each non-blank line of ``path`` with its number; parsed (``parse``) into its JSON and checked to be a
     canonical record, a line that is not one named by its ``problem``. ``OSError`` when the file cannot be read."""
+    if not parse:
+        with open(path, "rb") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield ResultsLine(number, line if line.endswith(b"\n") else line + b"\n")
+        return
+    for number, line, data, problem, detail in _parsed(path):
+        yield ResultsLine(number, line if line.endswith(b"\n") else line + b"\n", data, problem, detail)
+
+
+def _parsed(path: StrPath) -> Iterator[tuple[int, bytes, Any, Problem | None, str]]:
+    """The non-blank lines of ``path`` parsed, as plain tuples (the report's path: no object per line)."""
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            raw = line if line.endswith(b"\n") else line + b"\n"
-            if not parse:
-                yield ResultsLine(number, raw)
-                continue
             try:
                 data = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
-                yield ResultsLine(number, raw, None, "not_json", str(exc))
+                yield number, line, None, "not_json", str(exc)
                 continue
-            canonical = isinstance(data, dict) and isinstance(data.get("messages"), list)
-            yield ResultsLine(number, raw, data, None if canonical else "not_canonical")
+            if isinstance(data, dict) and isinstance(data.get("messages"), list):
+                yield number, line, data, None, ""
+            else:
+                yield number, line, data, "not_canonical", ""
 
 
 def read_results(path: StrPath, *, hint: str = "") -> Iterator[RecordDict]:
     """The records of the results file ``path``, in order. :class:`ResultsFileError` at the first line that is
     no record (``hint`` ends the message of a line that is not JSON: what the file should have been)."""
-    for line in results_lines(path):
-        record = line.record
-        if record is not None:
-            yield record
-        elif line.problem == "not_json":
-            raise ResultsFileError(f"{path}: line {line.number} is not JSON ({line.detail}){hint}")
+    for number, _, data, problem, detail in _parsed(path):
+        if problem is None:
+            yield data
+        elif problem == "not_json":
+            raise ResultsFileError(f"{path}: line {number} is not JSON ({detail}){hint}")
         else:
-            raise ResultsFileError(f"{path}: line {line.number} is not a canonical record (no messages list)")
+            raise ResultsFileError(f"{path}: line {number} is not a canonical record (no messages list)")
 
 
 # --- what a record says -----------------------------------------------------------------------------------

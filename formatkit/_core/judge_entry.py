@@ -19,6 +19,10 @@ A panel (several judges, ``--judge-repeats``, escalation) adds ``aggregate``, ``
 :class:`SeatEntry` per judge, whose ``repeats`` (asked several times) are :class:`RepeatEntry`; escalating,
 ``escalations``, ``avoided`` and ``rule_score`` (see :mod:`scoring._judges.panel`). A judge kind of a
 plugin may write keys of its own (read with ``.get()`` where they are written, typed ``object``).
+
+A new key of the entry (say, a fingerprint of the text a verdict judged) is a field of :class:`JudgeEntry`
+(or :class:`KindFields`, when each judge of a panel writes it too) and an accessor here; the judges write it,
+:mod:`scoring._results` gives it to the readers with each verdict.
 """
 
 from __future__ import annotations

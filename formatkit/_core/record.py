@@ -13,7 +13,8 @@ types follow them key for key.
 
 A record read from a results file is data someone else wrote: the helpers below read it as defensively
 as the stages always have (a missing or malformed target turn is None or no responses, never an
-exception), and they are the only place that knows the target turn is the last message.
+exception), and they are the only place that knows the target turn is the last message. The ``judge`` entry
+a judge writes into a response is typed, and read, in :mod:`formatkit._core.judge_entry`.
 """
 
 from __future__ import annotations

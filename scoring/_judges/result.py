@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, cast
 
-from formatkit._core.judge_entry import JudgeEntry
+from formatkit._core.judge_entry import JudgeEntry, JudgeStatus
 from formatkit._core.record import ResponseDict
 
 __all__ = ["Judged", "Status", "not_judged"]
 
-#: ``scored``: a verdict (or a rule such as "an empty reply is wrong") gave the score.
-#: ``unparseable``: the judge replied, but with no verdict in its format (the reply is kept).
-#: ``request_failed``: the judge could not be asked. ``not_judged``: nothing to judge (no content,
-#: no reference, no opponent); nothing was sent.
-Status = Literal["scored", "unparseable", "request_failed", "not_judged"]
+#: What became of one response put to the judge (the judge entry's ``status``).
+Status = JudgeStatus
 
 
 @dataclass

@@ -283,6 +283,18 @@ def name_comparisons() -> list[str]:
     return found
 
 
+def definitions_of(name: str) -> list[str]:
+    """The files that define a function called ``name`` (one name, one meaning: ``target_turn`` was three)."""
+    return [
+        relative(path)
+        for path in source_files()
+        if any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+
+
 def print_scored_record_figures() -> None:
     readers = judge_entry_readers()
     print(f"files reading the judge entry by key outside {JUDGE_ENTRY_MODULE}: {len(readers)}")
@@ -292,6 +304,7 @@ def print_scored_record_figures() -> None:
     print(f"modules reading a results file's lines as records: {len(results)}")
     for where in results:
         print(f"  {where}")
+    print(f"functions called target_turn: {', '.join(definitions_of('target_turn'))}")
     compared = name_comparisons()
     print(f"comparisons with a metric's or judge's name outside the tables: {len(compared)}")
     for where in compared:

@@ -106,3 +106,9 @@ def test_the_scored_record_figures_see_what_they_count() -> None:
         "if key == 'judge': pass\n"
     )
     assert [line for line, _ in code_figures.name_comparisons_in(compared, names)] == [1, 2]
+
+
+def test_target_turn_has_one_meaning() -> None:
+    """The record's target turn (``formatkit.target_turn``); the builder's is ``build_target``, the judges read
+    the record's own accessors (three functions of that name when issue 36 was filed)."""
+    assert code_figures.definitions_of("target_turn") == [code_figures.RECORD_MODULE]

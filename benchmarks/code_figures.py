@@ -132,6 +132,185 @@ def readme_figures() -> tuple[int, int | None]:
     return len(lines), first
 
 
+# --- the scored half of the record (#36 item 1): the judge entry, the results file, names in the tables ---
+
+#: The module that owns the judge entry: its TypedDicts and the only reads of it by key.
+JUDGE_ENTRY_MODULE = "formatkit/_core/judge_entry.py"
+#: The module that owns a results file: the one reader of its lines as records.
+RESULTS_MODULE = "scoring/_results.py"
+#: The tables where metric and judge names live (and may be compared).
+NAME_TABLES = ("scoring/_metrics/registry.py", "scoring/_judges/kinds.py")
+#: The keys only a judge entry holds (``"judge"`` itself, read off a response, and the entry's own keys).
+JUDGE_KEYS = frozenset(
+    {
+        "judge",
+        "orders",
+        "outcome",
+        "disagree",
+        "repeats",
+        "rationale",
+        "consistent",
+        "escalations",
+        "sent_because",
+        "combined",
+        "verdict",
+        "tagged",
+        "raw_score",
+        "extracted",
+        "against",
+    }
+)
+#: Receivers that hold other things under those keys: the judges' summaries and stats, a run record, a report row.
+_OTHER_HOLDERS = frozenset({"summary", "stats", "run", "r"})
+#: Words that are a metric's name and also a tag of another vocabulary (a MetricSpec's kind, an option's kind).
+_KIND_TAGS = frozenset({"rule", "judge", "choice"})
+
+
+def judge_key_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, key) of each read of a judge entry's key: ``x.get("outcome")``, ``x["orders"]`` (stores aside)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        key: object = None
+        holder: ast.expr | None = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Constant):
+            key, holder = node.slice.value, node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("get", "pop", "setdefault")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            key, holder = node.args[0].value, node.func.value
+        if isinstance(key, str) and key in JUDGE_KEYS and holder is not None:
+            name = holder.attr if isinstance(holder, ast.Attribute) else getattr(holder, "id", "")
+            if name not in _OTHER_HOLDERS:
+                found.append((holder.lineno, key))
+    return found
+
+
+def judge_entry_readers() -> list[str]:
+    """Files other than the judge entry's module that read the entry by key."""
+    return [
+        relative(path)
+        for path in source_files()
+        if relative(path) != JUDGE_ENTRY_MODULE and judge_key_reads(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+
+def reads_results_lines(tree: ast.AST) -> bool:
+    """The module parses JSON (``loads``) and tells a canonical record itself
+    (``isinstance(x.get("messages"), list)``)."""
+    loads = checks = False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (isinstance(func, ast.Attribute) and func.attr == "loads") or (
+            isinstance(func, ast.Name) and func.id == "loads"
+        ):
+            loads = True
+        if isinstance(func, ast.Name) and func.id == "isinstance" and node.args:
+            first = node.args[0]
+            checks = checks or (
+                isinstance(first, ast.Call)
+                and isinstance(first.func, ast.Attribute)
+                and first.func.attr == "get"
+                and bool(first.args)
+                and isinstance(first.args[0], ast.Constant)
+                and first.args[0].value == "messages"
+            )
+    return loads and checks
+
+
+def results_file_readers() -> list[str]:
+    """Modules of ``scoring`` that read a results file's lines as records themselves (the results module included)."""
+    return [
+        relative(path)
+        for path in sorted((ROOT / "scoring").rglob("*.py"))
+        if reads_results_lines(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+
+
+def metric_names() -> frozenset[str]:
+    """The names in the metric table (read from its source: this script imports nothing of the packages)."""
+    tree = ast.parse((ROOT / NAME_TABLES[0]).read_text(encoding="utf-8"))
+    return frozenset(
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "MetricSpec"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    )
+
+
+def name_comparisons_in(tree: ast.AST, names: frozenset[str]) -> list[tuple[int, str]]:
+    """(line, code) of each comparison with a metric's or judge's name (``metric == "math"``, ``kind in
+    ("pairwise", ...)``). Not a name's: a ``.kind`` compared with a word that is also a kind tag
+    (``spec.kind == "judge"``: a kind test), a dict's key (``"judge" in summary``, ``key == "judge"``)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        if isinstance(node.ops[0], (ast.In, ast.NotIn)) and isinstance(node.left, ast.Constant):
+            continue  # "judge" in summary: a key looked up
+        if any(isinstance(side, ast.Name) and side.id in ("key", "k") for side in sides):
+            continue  # key == "judge": a dict's key
+        words: list[str] = []
+        for side in sides:
+            elements = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+            words += [e.value for e in elements if isinstance(e, ast.Constant) and e.value in names]
+        kind_test = any(isinstance(side, ast.Attribute) and side.attr == "kind" for side in sides)
+        if words and not (kind_test and set(words) <= _KIND_TAGS):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+def name_comparisons() -> list[str]:
+    """Comparisons with a metric's or judge's name outside the tables, in ``scoring`` and the CLI (the formats
+    never see a metric), as ``file:line code``."""
+    names = metric_names()
+    found: list[str] = []
+    for path in source_files():
+        where = relative(path)
+        if where in NAME_TABLES or not where.startswith(("scoring/", "formatkit/cli/")):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{where}:{line} {code}" for line, code in name_comparisons_in(tree, names)]
+    return found
+
+
+def definitions_of(name: str) -> list[str]:
+    """The files that define a function called ``name`` (one name, one meaning: ``target_turn`` was three)."""
+    return [
+        relative(path)
+        for path in source_files()
+        if any(
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        )
+    ]
+
+
+def print_scored_record_figures() -> None:
+    readers = judge_entry_readers()
+    print(f"files reading the judge entry by key outside {JUDGE_ENTRY_MODULE}: {len(readers)}")
+    for where in readers:
+        print(f"  {where}")
+    results = results_file_readers()
+    print(f"modules reading a results file's lines as records: {len(results)}")
+    for where in results:
+        print(f"  {where}")
+    print(f"functions called target_turn: {', '.join(definitions_of('target_turn'))}")
+    compared = name_comparisons()
+    print(f"comparisons with a metric's or judge's name outside the tables: {len(compared)}")
+    for where in compared:
+        print(f"  {where}")
+
+
 def main() -> int:
     files = list(source_files())
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
@@ -153,6 +332,7 @@ def main() -> int:
             print(f"  {n:3d}  {module}")
     length, first_eval = readme_figures()
     print(f"README: {length} lines; `formatkit eval` first on line {first_eval}")
+    print_scored_record_figures()
     return 0
 
 

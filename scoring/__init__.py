@@ -116,10 +116,10 @@ _LAZY = {
     "clean_api_key": "scoring._client.http",
     "public_url": "scoring._client.url",
     "check_base_url": "scoring._client.url",
-    "JudgeCheck": "scoring._pipeline.judge_check",
-    "judge_check": "scoring._pipeline.judge_check",
-    "JudgeVerdict": "scoring._judges.judge_verdicts",
-    "judge_verdicts": "scoring._judges.judge_verdicts",
+    "JudgeCheck": "scoring._judge_check.check",
+    "judge_check": "scoring._judge_check.check",
+    "JudgeVerdict": "scoring._results",
+    "judge_verdicts": "scoring._results",
     "review_fields": "scoring._pipeline.review",
 }
 
@@ -230,7 +230,7 @@ if TYPE_CHECKING:
     from scoring._client.options import Dialect, Limits, RetryPolicy
     from scoring._client.url import check_base_url, public_url
     from scoring._errors import EndpointUnavailableError, JudgeUnavailableError, MergeError, MetricError, PricesError
-    from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
+    from scoring._judge_check.check import JudgeCheck, judge_check
     from scoring._judges.options import JudgeOptions, PanelJudge
     from scoring._judges.panel_file import read_panel
     from scoring._metrics.auto import MetricChoice, choose_metric
@@ -253,7 +253,6 @@ if TYPE_CHECKING:
     from scoring._pipeline.distinct_files import Repeat, distinct_files
     from scoring._pipeline.estimate_eval import estimate_evaluation
     from scoring._pipeline.evaluate import EvalOutcome, evaluate
-    from scoring._pipeline.judge_check import JudgeCheck, judge_check
     from scoring._pipeline.merge import merge_parts
     from scoring._pipeline.options import EvalOptions, ScoreOptions
     from scoring._pipeline.report_file import collect_results, write_report
@@ -268,6 +267,7 @@ if TYPE_CHECKING:
     )
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
     from scoring._report.aggregate import Aggregate, Aggregator, DatasetStats, aggregate, record_score
+    from scoring._results import JudgeVerdict, judge_verdicts
     from scoring._runner.estimate import (
         CHARS_PER_TOKEN,
         MESSAGE_OVERHEAD,

@@ -29,7 +29,7 @@ _EXPORTS = {
     "diff_text": "scoring._report.diff",
     "holm": "scoring._report.multiple",
     "min_detectable_difference": "scoring._report.power",
-    "render_judge_check": "scoring._report.agreement_text",
+    "render_judge_check": "scoring._judge_check.text",
 }
 
 __all__ = [
@@ -54,6 +54,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from scoring._judge_check.text import render_judge_check
     from scoring._judges import summary_lines as judge_summary_lines
     from scoring._pipeline.report_file import (
         SAMPLE_FORMATS,
@@ -61,7 +62,6 @@ if TYPE_CHECKING:
         render_report,
         save_report,
     )
-    from scoring._report.agreement_text import render_judge_check
     from scoring._report.diff import diff_text
     from scoring._report.leaderboard import terminal_width
     from scoring._report.multiple import holm

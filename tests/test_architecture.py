@@ -3,6 +3,7 @@ targets. Counted with ``ast`` and text search, so they hold on any machine."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -55,3 +56,59 @@ def test_the_figures_see_what_they_count(tmp_path: Path) -> None:
     text = sample.read_text(encoding="utf-8")
     assert code_figures.count_any_dicts(text) == 1
     assert code_figures.indexes_last_message(text)
+
+
+# --- the scored half of the record (#36 item 1) ---------------------------------------------------------
+
+
+def test_only_the_judge_entry_module_reads_the_entry_by_key() -> None:
+    """The judge entry is typed (``formatkit/_core/judge_entry.py``) and read through its accessors; it was
+    read by key in 9 files when issue 36 was filed."""
+    assert code_figures.judge_entry_readers() == []
+
+
+def test_one_module_reads_a_results_file() -> None:
+    """report, merge, judge-check and ``--against`` each read results files by hand when issue 36 was filed."""
+    assert code_figures.results_file_readers() == [code_figures.RESULTS_MODULE]
+
+
+def test_nothing_compares_a_metric_or_judge_name_outside_the_tables() -> None:
+    """What differs between metrics or judges is a field of their table (``MetricSpec``, ``JudgeKind``);
+    8 comparisons such as ``kind == "pairwise"`` when issue 36 was filed."""
+    assert code_figures.name_comparisons() == []
+
+
+def test_the_scored_record_figures_see_what_they_count() -> None:
+    """Each counter finds its pattern in a sample, and passes by what it must not count."""
+    reads = ast.parse(
+        "j = response.get('judge')\n"
+        "o = entry['orders']\n"
+        "summary.get('judge')\n"  # the judges' summary: another holder
+        "entry['outcome'] = 'win'\n"  # a write
+    )
+    assert code_figures.judge_key_reads(reads) == [(1, "judge"), (2, "orders")]
+    reader = ast.parse(
+        "def read(path):\n"
+        "    for line in open(path, 'rb'):\n"
+        "        data = orjson.loads(line)\n"
+        "        if isinstance(data.get('messages'), list):\n"
+        "            yield data\n"
+    )
+    assert code_figures.reads_results_lines(reader)
+    assert not code_figures.reads_results_lines(ast.parse("data = orjson.loads(raw)\n"))
+    names = code_figures.metric_names()
+    assert {"exact", "math", "judge", "pairwise", "math-judge"} <= names
+    compared = ast.parse(
+        "if metric != 'math': pass\n"
+        "if kind in ('pairwise', 'judge'): pass\n"
+        "if spec.kind == 'judge': pass\n"  # a MetricSpec's kind, not a name
+        "if 'judge' in summary: pass\n"  # a key
+        "if key == 'judge': pass\n"
+    )
+    assert [line for line, _ in code_figures.name_comparisons_in(compared, names)] == [1, 2]
+
+
+def test_target_turn_has_one_meaning() -> None:
+    """The record's target turn (``formatkit.target_turn``); the builder's is ``build_target``, the judges read
+    the record's own accessors (three functions of that name when issue 36 was filed)."""
+    assert code_figures.definitions_of("target_turn") == [code_figures.RECORD_MODULE]

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._core.errors import SheetReadBackError
+from formatkit._core.judge_entry import judge_scale
 from formatkit._core.modes import Mode
 from formatkit._core.record import JsonObject, RecordDict, ResponseDict, reference_of, response_entries, target_turn
 from formatkit._core.writers import atomic_writer, output_lock
@@ -148,9 +149,10 @@ def _fill(row: JsonObject, column: str) -> Fill | None:
     judge = row.get(f"judge{suffix}")
     if isinstance(judge, str) and '"scale"' in judge:
         try:
-            scale = json.loads(judge).get("scale", "")
-            top = float(str(scale).split("-")[-1])
-        except (ValueError, AttributeError):
+            entry = json.loads(judge)  # the response's judge entry, as its cell holds it
+            scale = judge_scale(entry) if isinstance(entry, dict) else None
+            top = float(scale.split("-")[-1]) if scale is not None else 1.0
+        except ValueError:
             top = 1.0
     if score >= top:
         return "right"

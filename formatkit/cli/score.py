@@ -121,8 +121,11 @@ def score(
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
     output_or_fail(output)
-    if judge_fallback and metric != "math":
-        fail_usage("--judge-fallback goes with --metric math")
+    spec = METRICS.get(metric)
+    if judge_fallback and (spec is None or spec.judge_fallback is None):  # the table names each rule's judge
+        fail_usage(
+            f"--judge-fallback goes with --metric {' or '.join(n for n, s in METRICS.items() if s.judge_fallback)}"
+        )
     if scoring.dataset_metric and metric != AUTO:
         fail_usage(f"--dataset-metric declares what auto scores a dataset with: it goes with --metric {AUTO}")
     if (from_shape is None) != (set_path is None) or from_shape not in (None, "openai-batch"):

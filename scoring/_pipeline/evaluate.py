@@ -32,7 +32,7 @@ from scoring._judges.options import JudgeOptions
 from scoring._pipeline.options import EvalFields, EvalOptions, ScoreOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of, read_results
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
 from scoring._runner.options import EndpointOptions, RunOptions
@@ -108,14 +108,10 @@ class EvalOutcome:
 def _count(path: Path, limit: int | None) -> int:
     """How many records the run will go through: every record, or the first ``limit`` of each dataset.
     (Read without the rules: convert has just written and checked the file.)"""
-    import orjson
-
     counts: dict[str, int] = {}
-    with path.open("rb") as handle:
-        for line in handle:
-            if line.strip():
-                name = dataset_of(orjson.loads(line), path.stem)
-                counts[name] = counts.get(name, 0) + 1
+    for record in read_results(path):
+        name = dataset_of(record, path.stem)
+        counts[name] = counts.get(name, 0) + 1
     return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
 
 

@@ -28,11 +28,11 @@ from typing import Any, Literal, cast
 
 import orjson
 
+from formatkit._core.judge_entry import judge_entry, judge_scale
 from formatkit._core.record import RecordDict, ResponseDict, reference_of, target_responses
-from scoring._judges.judge_verdicts import judge_verdicts
 from scoring._judges.kinds import kind_of
 from scoring._judges.scale import parse_scale
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of, judge_verdicts
 
 __all__ = ["KEEP", "Change", "fingerprint", "kept", "review_fields", "strip_keep", "triage"]
 
@@ -94,14 +94,15 @@ class Change:
 
 def _bounds(response: ResponseDict) -> tuple[float, float]:
     """The range a person's score may take: the judge's scale, −1..1 for a comparison, else 0..1."""
-    judge = response.get("judge")
+    judge = judge_entry(response)
     kind = kind_of(judge)
-    if kind is not None and isinstance(judge, dict):
+    if kind is not None:
         if kind.versus:
             return (-1.0, 1.0)
-        if kind.on_scale and isinstance(judge.get("scale"), str):
+        text = judge_scale(judge)
+        if kind.on_scale and text is not None:
             try:
-                scale = parse_scale(str(judge["scale"]))
+                scale = parse_scale(text)
             except ValueError:
                 return (0.0, 1.0)
             return (scale.low, scale.high)

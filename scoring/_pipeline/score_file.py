@@ -22,8 +22,9 @@ from formatkit._core.modes import Mode
 from formatkit._core.record import RecordDict, ResponseDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
-from scoring._judges import judge_records
+from scoring._judges import JudgeSetupError, judge_records
 from scoring._judges.fallback import undecided
+from scoring._judges.kinds import fallback_judge, fallback_rules
 from scoring._judges.options import JudgeOptions
 from scoring._judges.run import RuleScore
 from scoring._judges.summary import JudgeSummary
@@ -34,7 +35,8 @@ from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.review import KEEP, Change, strip_keep, triage
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
-from scoring._report.aggregate import Aggregate, aggregate, dataset_of
+from scoring._report.aggregate import Aggregate, aggregate
+from scoring._results import dataset_of
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
@@ -113,8 +115,8 @@ def score_file(
     judge = judge or JudgeOptions()
     if judge.journal_path is None:
         judge = replace(judge, journal_path=journal_path(Path(out)))
-    if judge.judge_fallback and how.metric != "math":
-        raise ValueError("the judge fallback goes with the math metric")
+    if judge.judge_fallback and fallback_judge(how.metric) is None:
+        raise JudgeSetupError(f"--judge-fallback goes with --metric {' or '.join(fallback_rules())}")
     with output_lock(out):  # one writer per output, from before the first verdict is bought
         try:
             outcome = _score(path, out, "scored", how, judge, progress)

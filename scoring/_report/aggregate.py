@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.judge_entry import JudgeEntry, is_panel, judge_entry, judge_status, outcome_of
+from formatkit._core.judge_entry import judge_usage as judge_usage_of
 from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries
 from scoring._judges.kinds import JudgeKind, kind_of
 from scoring._judges.panel_stats import PanelTally
@@ -39,6 +41,7 @@ from scoring._report.intervals import (
     wilson,
 )
 from scoring._report.shapes import AggregateSummary, DatasetSummary, DimensionSummary, OverallHead
+from scoring._results import dataset_of, metric_of
 
 __all__ = [
     "Aggregate",
@@ -46,37 +49,13 @@ __all__ = [
     "DatasetStats",
     "DimensionStats",
     "aggregate",
-    "dataset_of",
     "finish",
     "is_void",
-    "metric_of",
-    "model_of",
     "record_key",
     "record_score",
 ]
 
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
-
-
-def dataset_of(record: RecordDict, default: str) -> str:
-    meta = record.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("dataset"), str) and meta["dataset"]:
-        return str(meta["dataset"])
-    return default
-
-
-UNKNOWN_MODEL = "(unknown model)"
-
-
-def model_of(record: RecordDict) -> str:
-    """The model that answered: the first response's ``model`` (seed 001's ``endpoint_id`` is its alias),
-    else ``(unknown model)``. Two models' records are never merged under one name."""
-    for response in _responses(record):
-        for key in ("model", "endpoint_id"):
-            value = response.get(key)
-            if isinstance(value, str) and value.strip():
-                return value.strip()
-    return UNKNOWN_MODEL
 
 
 def record_key(record: RecordDict) -> int:
@@ -97,9 +76,8 @@ def record_key(record: RecordDict) -> int:
 
 def _win_value(response: Mapping[str, Any], score: float) -> float:
     """A pairwise verdict as a win rate: win 1, tie 0.5, loss 0 (the judge's outcome, else the score's sign)."""
-    judge = response.get("judge")
-    outcome = judge.get("outcome") if isinstance(judge, dict) else None
-    if outcome not in ("win", "tie", "loss"):
+    outcome = outcome_of(judge_entry(response))
+    if outcome is None:
         outcome = "win" if score > 0 else "loss" if score < 0 else "tie"
     return {"win": 1.0, "tie": 0.5, "loss": 0.0}[outcome]
 
@@ -128,10 +106,10 @@ def record_score(record: RecordDict) -> float | None:
     return sum(scores) / len(scores) if scores else None
 
 
-def is_void(judge: Any, score: Any) -> bool:
+def is_void(judge: JudgeEntry | None, score: Any) -> bool:
     """A void verdict: the judge replied, but no verdict could be read from its reply (and no rule score
     stands in for it, as the math judge fallback keeps)."""
-    return isinstance(judge, dict) and judge.get("status") == "unparseable" and not _is_number(score)
+    return judge_status(judge) == "unparseable" and not _is_number(score)
 
 
 def _is_number(value: Any) -> bool:
@@ -205,13 +183,13 @@ class DatasetStats:
                     if key in usage_total and type(value) is int and value >= 0:  # below zero: unknown
                         usage_total[key] += value
             score = response.get("score")
-            judge = response.get("judge")
+            judge = judge_entry(response)
             if response.get("scored_by") == "human":
-                machine = self._overridden(responses, machine, judge)
+                machine = self._overridden(responses, machine)
             if judge is not None:
                 kind = kind_of(judge)
                 score = _judged_fraction(judge, kind, score, self.judge_usage)
-                if isinstance(judge, dict) and "panel" in judge:
+                if is_panel(judge):
                     self.panel.add(judge)
                 versus = kind is not None and kind.versus  # a comparison: win / tie / loss
                 if is_void(judge, score):
@@ -219,7 +197,7 @@ class DatasetStats:
                     if self.void_as_zero:
                         score = kind.lowest if kind is not None else 0.0
                 if versus:
-                    if _is_number(score) and judge.get("status") != "scored":
+                    if _is_number(score) and judge_status(judge) != "scored":
                         self.pairwise["loss"] = self.pairwise.get("loss", 0) + 1  # a void counted as a loss
                     else:
                         count_pairwise(judge, self.pairwise)
@@ -266,7 +244,7 @@ class DatasetStats:
         else:
             self.majority_sum += mean
 
-    def _overridden(self, responses: list[ResponseDict], machine: list[float] | None, judge: Any) -> list[float]:
+    def _overridden(self, responses: list[ResponseDict], machine: list[float] | None) -> list[float]:
         """Count one response a person scored; the first time in a record, the record's scores as the
         machine gave them (0-1; a judge's mapped from its scale)."""
         self.overridden += 1
@@ -276,9 +254,9 @@ class DatasetStats:
         for response in responses:
             before = response.get("overridden") if response.get("scored_by") == "human" else None
             score = before.get("score") if isinstance(before, dict) else response.get("score")
-            entry = response.get("judge")
+            entry = judge_entry(response)
             kind = kind_of(entry)
-            if kind is not None and score is not None and isinstance(entry, dict):
+            if kind is not None and score is not None and entry is not None:
                 score = kind.fraction(score, entry)
             if type(score) is float or type(score) is int:
                 out.append(float(score))
@@ -489,14 +467,12 @@ def _sum_usage(parts: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return total
 
 
-def _judged_fraction(judge: Any, kind: JudgeKind | None, score: Any, judge_usage: dict[str, int]) -> Any:
+def _judged_fraction(judge: JudgeEntry, kind: JudgeKind | None, score: Any, judge_usage: dict[str, int]) -> Any:
     """Count a judged response's judge tokens, and map a score on a judge's scale (2.0 on 0-2) to the
     0-1 fraction every dataset score is made of (the judge kind's ``fraction``). Other scores pass
     unchanged: a pairwise verdict is already -1..1, a math judge's 0..1."""
-    if not isinstance(judge, dict):
-        return score
-    usage = judge.get("usage")
-    if isinstance(usage, dict):
+    usage = judge_usage_of(judge)
+    if usage is not None:
         for key in USAGE_KEYS:
             value = usage.get(key)
             if type(value) is int:
@@ -611,15 +587,3 @@ def aggregate(
     for record in records:
         aggregator.add(record, default_dataset)
     return aggregator.finish(dimensions)
-
-
-def metric_of(record: RecordDict) -> str | None:
-    """The metric that scored the record: the first response's ``metric`` (a judge's verdict names its own)."""
-    for response in _responses(record):
-        metric = response.get("metric")
-        if isinstance(metric, str) and metric:
-            return metric
-        judge = response.get("judge")
-        if isinstance(judge, dict) and isinstance(judge.get("metric"), str):
-            return str(judge["metric"])
-    return None

@@ -8,6 +8,7 @@ import os
 from collections.abc import Mapping
 from itertools import combinations
 
+from formatkit._core.judge_entry import against_of, judge_entry
 from formatkit._core.record import RecordDict, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.aggregate import Aggregate
@@ -26,11 +27,11 @@ def opponent_label(record: RecordDict) -> str | None:
     FILE`` (the judge's ``against``, without the session it names); None when no response was judged
     pairwise."""
     for response in response_entries(record):
-        judge = response.get("judge")
+        judge = judge_entry(response)
         kind = kind_of(judge)
-        if isinstance(judge, dict) and kind is not None and kind.versus:
-            against = judge.get("against")
-            if not isinstance(against, str) or not against:
+        if kind is not None and kind.versus:
+            against = against_of(judge)
+            if against is None:
                 return REFERENCE
             return against.split(" (session_id", 1)[0]
     return None

@@ -9,13 +9,14 @@ from itertools import combinations
 from typing import cast
 
 from formatkit._core.record import RecordDict
-from scoring._report.aggregate import Aggregate, Aggregator, dataset_of, model_of
+from scoring._report.aggregate import Aggregate, Aggregator
 from scoring._report.battles import battles_of, opponent_label, resolve_opponent
 from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
 from scoring._report.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset_power, pair_tests
 from scoring._report.paired import paired_values
 from scoring._report.ratings import Ratings, rate
 from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
+from scoring._results import dataset_of, model_of
 
 __all__ = [
     "INTERVAL_NOTE",

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from formatkit._core.judge_entry import JudgeEntry, judge_entry, judge_orders, judge_scale, shown_fields
 from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.aggregate import record_key
@@ -52,10 +53,10 @@ def fraction(response: Mapping[str, Any]) -> float | None:
     score = response.get("score")
     if not isinstance(score, int | float) or isinstance(score, bool):
         return None
-    judge = response.get("judge")
+    judge = judge_entry(response)
     kind = kind_of(judge)
-    if isinstance(judge, dict) and kind is not None and kind.on_scale:
-        scale = str(judge.get("scale", "0-1")).split("-")
+    if kind is not None and kind.on_scale:
+        scale = (judge_scale(judge) or "0-1").split("-")
         try:
             low, high = float(scale[0]), float(scale[-1])
             return (float(score) - low) / (high - low) if high > low else None
@@ -73,19 +74,13 @@ def outcome_of(values: list[float | None]) -> str:
     return "right" if mean >= 1.0 else "wrong" if mean <= 0.0 else "partial"
 
 
-def _verdicts(judge: Any) -> str:
+def _verdicts(judge: JudgeEntry | None) -> str:
     """The judge's verdicts as short lines: each order's choice for pairwise, the status and reason."""
-    if not isinstance(judge, dict):
+    if judge is None:
         return ""
-    keys = ("metric", "model", "status", "outcome", "choice", "scale", "disagree")
-    lines = [f"{key}: {judge[key]}" for key in keys if judge.get(key) is not None]
-    orders = judge.get("orders")
-    if isinstance(orders, list):
-        for order in orders:
-            if isinstance(order, dict):
-                lines.append(
-                    "order " + ", ".join(f"{k}={v}" for k, v in order.items() if k in ("order", "choice", "value"))
-                )
+    lines = [f"{key}: {value}" for key, value in shown_fields(judge)]
+    for order in judge_orders(judge):
+        lines.append("order " + ", ".join(f"{k}={v}" for k, v in order.items() if k in ("order", "choice", "value")))
     return "\n".join(lines)
 
 
@@ -219,7 +214,7 @@ class SampleCollector:
                     "answer": self.text(response.get("answer")),
                     "analysis": self.text(response.get("analysis")),
                     "error": self.text(response.get("error")),
-                    "verdicts": self.text(_verdicts(response.get("judge"))),
+                    "verdicts": self.text(_verdicts(judge_entry(response))),
                     "unsettled": response.get("settled") is False,
                 }
             )

@@ -56,7 +56,7 @@ def _judge(stats: Mapping[str, Any]) -> list[str]:
 
 
 def render_judge_check(summary: Mapping[str, Any]) -> str:
-    """The text of ``judge-check`` from its JSON (:meth:`~scoring._pipeline.judge_check.JudgeCheck.to_dict`)."""
+    """The text of ``judge-check`` from its JSON (:meth:`~scoring._judge_check.check.JudgeCheck.to_dict`)."""
     lines = [f"{summary['labels']} human label(s), {summary['unmatched']} matching no record"]
     judges = summary.get("judges") or ({summary["judge"]: summary} if "judge" in summary else {})
     for stats in judges.values():

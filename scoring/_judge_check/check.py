@@ -14,24 +14,21 @@ A label finds its record by dataset and session id (without a dataset, by sessio
 dataset has it; a record renumbered by ``export`` by its ``original_session_id``). Each judge's verdict
 is read with :func:`~scoring._judges.judge_verdicts.judge_verdicts` (the first sample of each record);
 a record the judge gave no verdict counts as ``void`` and stays out of the pairs. Statistics:
-:mod:`scoring._report.agreement`.
+:mod:`scoring._judge_check.agreement`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import orjson
-
 from formatkit._core.record import RecordDict, target_responses
 from scoring._errors import ResultsFileError
-from scoring._judges.judge_verdicts import JudgeVerdict, judge_verdicts
-from scoring._report.aggregate import dataset_of
-from scoring._report.agreement import Agreement, Label, Weights, agreement
+from scoring._judge_check.agreement import Agreement, Label, Weights, agreement
+from scoring._results import JudgeVerdict, compares, dataset_of, judge_verdicts, read_results, results_lines
 
 __all__ = ["JudgeCheck", "JudgeStats", "judge_check"]
 
@@ -102,24 +99,6 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def _jsonl(path: StrPath) -> Iterator[tuple[int, Any]]:
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise ResultsFileError(f"{path}: line {number} is not JSON ({exc})") from None
-
-
-def _records(path: StrPath) -> Iterator[RecordDict]:
-    for number, record in _jsonl(path):
-        if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
-            raise ResultsFileError(f"{path}: line {number} is not a canonical record (no messages list)")
-        yield cast(RecordDict, record)
-
-
 def _session(record: Mapping[str, Any]) -> Any:
     meta = record.get("meta")
     if isinstance(meta, dict) and meta.get("original_session_id") is not None:
@@ -146,11 +125,14 @@ def _labels(path: StrPath) -> list[_Label]:
             out += _record_labels(record, stem, f"{path}: record {n}")
         return out
     stem = Path(path).stem
-    for number, line in _jsonl(path):
-        where = f"{path}: line {number}"
-        if isinstance(line, dict) and isinstance(line.get("messages"), list):
-            out += _record_labels(cast(RecordDict, line), stem, where)
+    for read in results_lines(path):
+        where = f"{path}: line {read.number}"
+        if read.problem == "not_json":
+            raise ResultsFileError(f"{where} is not JSON ({read.detail})")
+        if read.record is not None:
+            out += _record_labels(read.record, stem, where)
             continue
+        line = read.data
         if not isinstance(line, dict) or "session_id" not in line or "human" not in line:
             raise ResultsFileError(f'{where}: expected {{"dataset"?, "session_id", "human"}}')
         dataset = line.get("dataset")
@@ -170,7 +152,7 @@ def _record_labels(record: RecordDict, stem: str, where: str) -> list[_Label]:
 
 def _human(value: Any, kind: str, where: str) -> Label:
     """A label as the judge's verdicts are: a number on the scale, or win/tie/loss for pairwise."""
-    if kind == "pairwise":
+    if compares(kind):
         if isinstance(value, int | float) and not isinstance(value, bool):
             return "win" if value > 0 else "loss" if value < 0 else "tie"
         label = _PAIRWISE_LABELS.get(str(value).strip().casefold())
@@ -209,7 +191,7 @@ class _Pairs:
             self.repeats.append(len(set(verdict.repeats)) == 1)
 
     def stats(self, name: str, seed: int, resamples: int) -> JudgeStats:
-        weights: Weights = "none" if self.kind == "pairwise" else "quadratic"
+        weights: Weights = "none" if compares(self.kind) else "quadratic"
         measured = agreement(self.judge, self.human, self.lengths, weights=weights, seed=seed, resamples=resamples)
         swap = sum(self.swaps) / len(self.swaps) if self.swaps else None
         self_consistency = sum(self.repeats) / len(self.repeats) if self.repeats else None
@@ -225,7 +207,7 @@ def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: in
     stem = Path(scored).stem
     by_key: dict[tuple[str, Any], RecordDict] = {}
     datasets_of: dict[Any, list[str]] = {}
-    for record in _records(scored):
+    for record in read_results(scored):
         name = dataset_of(record, stem)
         key = (name, _session(record))
         by_key.setdefault(key, record)

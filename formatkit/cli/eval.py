@@ -104,7 +104,8 @@ def eval_command(
     dimensions = report.mapping()
 
     from formatkit.messages import locale_lang
-    from scoring import EvalOptions, evaluate, make_progress
+    from scoring import EvalOptions, evaluate
+    from scoring._cli_support import make_progress
 
     said = lang or locale_lang()
     options = endpoint.endpoint_options("eval", lang)

@@ -333,58 +333,11 @@ def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messag
     history: list[MessageDict] = []
     ok = True
     for index, item in enumerate(messages):
-        path = f"messages[{index}]"
-        if not isinstance(item, dict):
-            report_type(line, path, Msg("frag.expect.message"), item, sink)
+        message = _message(item, index, line, sink)
+        if message is None:
             ok = False
-            continue
-        for key in item:
-            if key not in MESSAGE_KEYS:
-                sink.add(
-                    "unknown_key",
-                    Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
-                    line=line,
-                    field=f"{path}.{key}",
-                )
-        role = item.get("role")
-        if role not in ROLES:
-            if role is None:
-                sink.add("missing_field", Msg("missing_field.role"), line=line, field=f"{path}.role")
-            else:
-                sink.add(
-                    "invalid_role",
-                    Msg(
-                        "invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""
-                    ),
-                    line=line,
-                    field=f"{path}.role",
-                )
-            ok = False
-            continue
-        if role == "system" and index != 0:
-            sink.add(
-                "misplaced_system",
-                Msg("misplaced_system"),
-                line=line,
-                field=f"{path}.role",
-            )
-            ok = False
-        content: Any = item.get("content")
-        if "content" not in item:
-            sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
-            ok = False
-        elif not isinstance(content, str):
-            report_type(line, f"{path}.content", Msg("frag.expect.text"), content, sink)
-            ok = False
-        elif is_blank(content):
-            sink.add(
-                "empty_text",
-                Msg("empty_text.message", role=role),
-                line=line,
-                field=f"{path}.content",
-            )
-            ok = False
-        history.append({"role": role, "content": content})
+        else:
+            history.append(message)
     last = last_message(messages)
     last_role = last.get("role") if isinstance(last, dict) else None
     # A missing or unknown role already has its own issue at .role; only a known non-user role
@@ -399,6 +352,59 @@ def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messag
         )
         ok = False
     return history if ok else None
+
+
+def _message(item: object, index: int, line: int, sink: IssueSink) -> MessageDict | None:
+    """One of ``messages``, checked at its place: the message, or None when it has a problem (reported)."""
+    path = f"messages[{index}]"
+    fine = True
+    if not isinstance(item, dict):
+        report_type(line, path, Msg("frag.expect.message"), item, sink)
+        return None
+    for key in item:
+        if key not in MESSAGE_KEYS:
+            sink.add(
+                "unknown_key",
+                Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
+                line=line,
+                field=f"{path}.{key}",
+            )
+    role = item.get("role")
+    if role not in ROLES:
+        if role is None:
+            sink.add("missing_field", Msg("missing_field.role"), line=line, field=f"{path}.role")
+        else:
+            sink.add(
+                "invalid_role",
+                Msg("invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""),
+                line=line,
+                field=f"{path}.role",
+            )
+        return None
+    if role == "system" and index != 0:
+        sink.add(
+            "misplaced_system",
+            Msg("misplaced_system"),
+            line=line,
+            field=f"{path}.role",
+        )
+        fine = False
+    content: Any = item.get("content")
+    if "content" not in item:
+        sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
+        fine = False
+    elif not isinstance(content, str):
+        report_type(line, f"{path}.content", Msg("frag.expect.text"), content, sink)
+        fine = False
+    elif is_blank(content):
+        sink.add(
+            "empty_text",
+            Msg("empty_text.message", role=role),
+            line=line,
+            field=f"{path}.content",
+        )
+        fine = False
+    return {"role": role, "content": content} if fine else None
 
 
 def check_text(fields: JsonObject, name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:

@@ -20,7 +20,7 @@ from formatkit._api.validate import Checked, StrPath, _Run, check_path
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode, Profile
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict, is_open, pending_turns
+from formatkit._core.record import RecordDict, ResponseDict, is_open, pending_turns
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
@@ -66,7 +66,7 @@ class BatchRead(Checked):
 
 def _fill(response: ResponseDict, reply: BatchReply) -> ResponseDict:
     """The response with the reply written in, in the order ``run`` writes one."""
-    data: JsonObject = {"parameters": response.get("parameters") or {}}
+    data: dict[str, object] = {"parameters": response.get("parameters") or {}}
     data.update((k, v) for k, v in response.items() if k not in ("parameters", "error"))
     if reply.error is not None:
         data["error"] = reply.error

@@ -15,7 +15,7 @@ from typing import Any, cast
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, MessageDict, MetaDict, Parameters, ReadSource, last_message
+from formatkit._core.record import MessageDict, MetaDict, ReadSource, last_message
 from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
@@ -72,7 +72,7 @@ SHAPE_NAMES = {
 }
 
 
-def detect_shape(obj: JsonObject, file_format: Format | None = None) -> Format | None:
+def detect_shape(obj: dict[str, object], file_format: Format | None = None) -> Format | None:
     """The shape of one line; None when its keys name no shape (it is then held to the file's)."""
     if file_format == "canonical" and "messages" in obj:
         return "canonical"
@@ -136,10 +136,10 @@ def check_no_records(rows: int, sink: IssueSink) -> None:
 
 
 def map_keys(
-    obj: JsonObject, allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
-) -> JsonObject:
+    obj: dict[str, object], allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
+) -> dict[str, object]:
     """Map aliases to their names; report unknown keys with a suggestion."""
-    fields: JsonObject = {}
+    fields: dict[str, object] = {}
     for key, value in obj.items():
         name = key
         if key in ALIASES and ALIASES[key] in allowed:
@@ -295,7 +295,7 @@ def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
     return parameters
 
 
-def single_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
+def single_history(fields: dict[str, object], line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A single-turn line's system and prompt as history; None (reported) without a usable prompt."""
     history: list[MessageDict] = []
     system = check_text(fields, "system", line, sink, required=False)
@@ -308,7 +308,7 @@ def single_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messa
     return history
 
 
-def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
+def multi_history(fields: dict[str, object], line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A multi-turn line's ``messages`` as history; None (reported) when the conversation is unusable."""
     if "messages" not in fields:
         sink.add(
@@ -407,7 +407,7 @@ def _message(item: object, index: int, line: int, sink: IssueSink) -> MessageDic
     return {"role": role, "content": content} if fine else None
 
 
-def check_text(fields: JsonObject, name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
+def check_text(fields: dict[str, object], name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
     """A text field: present when required, a JSON string, not blank when required."""
     value = fields.get(name)
     if value is None:
@@ -490,7 +490,9 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def plain_single(obj: JsonObject) -> tuple[str, str | None, str | None, str | None, Parameters | None] | None:
+def plain_single(
+    obj: dict[str, object],
+) -> tuple[str, str | None, str | None, str | None, dict[str, object] | None] | None:
     """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
     (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
     None for anything else. A filter for the common case only: every rule lives in the full path."""

@@ -182,7 +182,7 @@ def say(key: str, lang: str | None, source: object = None, /, **context: Any) ->
 
     lang = lang or locale_lang()
     template = catalogue(lang).get(f"ui.{key}") or catalogue("en")[f"ui.{key}"]
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for _text, name, _spec, _conversion in string.Formatter().parse(template):
         if name is None or name in fields:
             continue

@@ -111,7 +111,7 @@ def _options_of(group: type) -> list[dataclasses.Field[Any]]:
     return [f for f in dataclasses.fields(group) if _OPTION in f.metadata]
 
 
-def parse_params(items: list[str]) -> dict[str, Any]:
+def parse_params(items: list[str]) -> dict[str, object]:
     """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
 
     A key of the parameter table (docs/pages/reference/rules.md) must have a value of its type and range, as in a set:
@@ -122,7 +122,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
     from formatkit.parameters import KNOWN_PARAMETERS
 
-    params: dict[str, Any] = {}
+    params: dict[str, object] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -329,7 +329,7 @@ class RunArgs:
         "endpoint, is the bound (past ~20k streamed tokens/s); one output, journal and progress bar.",
     )
 
-    def defaults(self) -> dict[str, Any]:
+    def defaults(self) -> dict[str, object]:
         """The default parameters (exit 2 on a bad --param)."""
         defaults = parse_params(self.param)
         if self.logprobs:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -173,7 +175,8 @@ def test_the_cli_support_faces_hold_what_only_the_cli_calls(name: str) -> None:
     cli = "\n".join(p.read_text(encoding="utf-8") for p in Path(formatkit.__file__).parent.joinpath("cli").glob("*.py"))
     for export in module.__all__:
         assert getattr(module, export) is not None, export
-        assert re.search(rf"from {re.escape(name)} import [^\n]*\b{export}\b", cli), f"the CLI does not call {export}"
+        imported = rf"from {re.escape(name)} import (?:\([^)]*|[^\n(]*)\b{export}\b"  # one line, or in parentheses
+        assert re.search(imported, cli), f"the CLI does not call {export}"
 
 
 def test_one_name_per_file_operation() -> None:
@@ -181,3 +184,22 @@ def test_one_name_per_file_operation() -> None:
     names = [n for names in (*DOCUMENTED.values(), *SUBMODULES.values()) for n in names]
     assert not [n for n in names if n.endswith("_checked")]
     assert {"check_files", "run_conversion"}.isdisjoint(names)
+
+
+def test_write_shape_and_read_batch_give_their_outcome(tmp_path: Path) -> None:
+    """The one name of each operation returns what it found and did, the report on request."""
+    from formatkit import BatchRead, ShapeWritten, read_batch, write_shape
+
+    seed = Path(__file__).parent.parent / "fixtures" / "seed" / "seed_jsonl_single_turn.jsonl"
+    written = write_shape([seed], tmp_path / "inspect.jsonl", "inspect")
+    assert isinstance(written, ShapeWritten) and written.valid and written.report().valid
+    assert written.lines == written.records == len((tmp_path / "inspect.jsonl").read_text().splitlines()) == 2
+
+    results = tmp_path / "results.jsonl"
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "4"}, "finish_reason": "stop"}]}
+    reply = {"custom_id": "not-of-this-set", "response": {"status_code": 200, "body": body}, "error": None}
+    results.write_text(json.dumps(reply) + "\n", encoding="utf-8")
+    read = read_batch([results], seed, tmp_path / "answered.jsonl")
+    assert isinstance(read, BatchRead) and not read.valid and not (tmp_path / "answered.jsonl").exists()
+    assert (read.counts.records, read.counts.replies, read.counts.pending) == (2, 0, 2)
+    assert [issue.code for issue in read.report().all_issues()] == ["unknown_custom_id"]

@@ -394,11 +394,7 @@ def iter_json_lines(
                     break
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
-                sink.add(
-                    "utf8_bom",
-                    Msg("utf8_bom"),
-                    line=1,
-                )
+                sink.add("utf8_bom", Msg("utf8_bom"), line=1)
             if (not raw or raw[0] != 0x7B) and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number

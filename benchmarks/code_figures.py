@@ -311,6 +311,85 @@ def print_scored_record_figures() -> None:
         print(f"  {where}")
 
 
+# --- growth that pays its way (issue 36): open JSON together, long functions, source lines, public names ---
+
+#: A function longer than this (its ``def`` line to its last, docstring included) is counted.
+MAX_FUNCTION_LINES = 80
+#: The private modules the command line may import (pyproject.toml's import-linter contract names them):
+#: what only a command line needs, kept out of the public faces.
+CLI_SUPPORT = ("formatkit._cli_support", "scoring._cli_support")
+
+
+def open_json_uses() -> int:
+    """``dict[str, Any]`` and the open-key aliases (``JsonObject``, ``Parameters``) together: one figure."""
+    return any_dicts() + open_alias_uses()
+
+
+@dataclass(frozen=True)
+class LongFunction:
+    where: str
+    name: str
+    lines: int
+
+
+def functions_in(path: Path, limit: int = MAX_FUNCTION_LINES) -> list[LongFunction]:
+    """The functions (methods and nested ones too) of one file longer than ``limit`` lines."""
+    where = relative(path) if path.is_relative_to(ROOT) else path.name
+    return [
+        LongFunction(f"{where}:{node.lineno}", node.name, node.end_lineno - node.lineno + 1)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def long_functions(limit: int = MAX_FUNCTION_LINES) -> list[LongFunction]:
+    """Functions of the two packages longer than ``limit`` lines, longest first."""
+    found = [f for path in source_files() for f in functions_in(path, limit)]
+    return sorted(found, key=lambda f: -f.lines)
+
+
+def source_lines() -> int:
+    """Lines of ``formatkit/`` and ``scoring/`` (every ``.py`` file, blank lines and docstrings included)."""
+    return sum(len(path.read_text(encoding="utf-8").splitlines()) for path in source_files())
+
+
+def exported_names(path: Path) -> list[str]:
+    """A module's ``__all__`` as its source lists it (read with ``ast``: nothing is imported)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            return [str(name) for name in value]
+    return []
+
+
+def public_names() -> dict[str, int]:
+    """Public names per public face: each package's ``__init__`` and its public submodules (no leading
+    ``_``; the CLI, a program rather than an API, aside)."""
+    counts: dict[str, int] = {}
+    for package in PACKAGES:
+        counts[package] = len(exported_names(ROOT / package / "__init__.py"))
+        for path in sorted((ROOT / package).glob("*.py")):
+            if not path.name.startswith("_"):
+                counts[f"{package}.{path.stem}"] = len(exported_names(path))
+    return counts
+
+
+def growth_figures() -> None:
+    print(f"source lines of formatkit/ and scoring/: {source_lines():,}")
+    print(f"dict[str, Any] plus JsonObject/Parameters (open JSON, counted together): {open_json_uses()}")
+    long = long_functions()
+    print(f"functions over {MAX_FUNCTION_LINES} lines: {len(long)}")
+    for function in long:
+        print(f"  {function.lines:3d}  {function.name}  {function.where}")
+    names = public_names()
+    tops = sum(n for face, n in names.items() if "." not in face)
+    print(f"public names: {tops} in the packages + {sum(names.values()) - tops} in their public submodules")
+    for face, n in names.items():
+        print(f"  {n:3d}  {face}")
+
+
 def main() -> int:
     files = list(source_files())
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
@@ -333,6 +412,7 @@ def main() -> int:
     length, first_eval = readme_figures()
     print(f"README: {length} lines; `formatkit eval` first on line {first_eval}")
     print_scored_record_figures()
+    growth_figures()
     return 0
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from formatkit._core.errors import SheetReadBackError
 from formatkit._core.judge_entry import judge_scale
 from formatkit._core.modes import Mode
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict, reference_of, response_entries, target_turn
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries, target_turn
 from formatkit._core.writers import atomic_writer, output_lock
 from formatkit._core.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._rules.excel_values import MAX_ID
@@ -60,7 +60,7 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _extra(response: ResponseDict, notes: list[str] | None) -> JsonObject | None:
+def _extra(response: ResponseDict, notes: list[str] | None) -> dict[str, object] | None:
     """The response's keys without a column of their own; the largest left out when they would not fit
     a cell (a long logprobs list), which ``notes`` says."""
     extra = {k: v for k, v in response.items() if k not in _PLACED and v is not None}
@@ -72,8 +72,8 @@ def _extra(response: ResponseDict, notes: list[str] | None) -> JsonObject | None
     return extra or None
 
 
-def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None = None) -> JsonObject:
-    cells: JsonObject = {}
+def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None = None) -> dict[str, object]:
+    cells: dict[str, object] = {}
     for name in RESULT_FIELDS:
         if name == "extra":
             value: Any = _extra(response, notes)
@@ -88,13 +88,13 @@ def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None
     return cells
 
 
-def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonObject]:
+def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[dict[str, object]]:
     """One row per user turn; the last row carries the target turn's reference and responses."""
     messages = record.get("messages", [])
     system = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
     responses = response_entries(record)
     parameters = responses[0].get("parameters") if responses else None
-    turns: list[JsonObject] = []
+    turns: list[dict[str, object]] = []
     for message in messages[:-1]:
         if message.get("role") == "user":
             turns.append({"query": message.get("content")})
@@ -104,7 +104,7 @@ def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonOb
     meta.pop("source", None)  # where it was read from last time; the exported file is its new source
     dataset = meta.pop("dataset", None)
     for index, turn in enumerate(turns):
-        row: JsonObject = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
+        row: dict[str, object] = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
         if dataset is not None:
             row["dataset"] = dataset  # on every row: a session is the rows sharing dataset and session_id
         if index == len(turns) - 1:
@@ -117,7 +117,7 @@ def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonOb
         yield row
 
 
-def _columns(rows: list[JsonObject]) -> list[str]:
+def _columns(rows: list[dict[str, object]]) -> list[str]:
     present = {key for row in rows for key in row}
     samples = max((int(k.rsplit("_", 1)[1]) for k in present if k.startswith("response_")), default=1)
     columns = list(BASE_COLUMNS)
@@ -137,7 +137,7 @@ def _review(field: str, suffix: str, present: set[str]) -> bool:
     return field == "human_score" and f"fingerprint{suffix}" in present
 
 
-def _fill(row: JsonObject, column: str) -> Fill | None:
+def _fill(row: dict[str, object], column: str) -> Fill | None:
     """right / partial / wrong for a score cell, on the score's own scale (a judge's 0-2 included)."""
     if not column.startswith("score"):
         return None

@@ -28,7 +28,7 @@ from typing import Any, cast
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, RecordDict, last_message
+from formatkit._core.record import RecordDict, last_message
 
 __all__ = [
     "JSONL_RESULT_KEYS",
@@ -152,9 +152,9 @@ def apply_results(
     target turn holds the first response)."""
     target = last_message(record["messages"])
     # Filled key by key from the result columns' names: plain JSON objects here, typed again by the caller.
-    responses = cast("list[JsonObject]", target.setdefault("responses", []))
+    responses = cast("list[dict[str, object]]", target.setdefault("responses", []))
     parameters = responses[0].get("parameters", {}) if responses else {}
-    meta = cast(JsonObject, record.setdefault("meta", {}))
+    meta = cast(dict[str, object], record.setdefault("meta", {}))
     for name, (raw, place) in results.items():
         if raw is None or (isinstance(raw, str) and raw == ""):
             continue

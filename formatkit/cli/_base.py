@@ -146,7 +146,7 @@ def terminate_cleanly() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
-    from formatkit.files import TERMINATED
+    from formatkit._cli_support import TERMINATED
 
     def handler(signum: int, frame: object) -> None:
         TERMINATED.set()  # in case this exception is lost inside a finalizer: the writer checks it too
@@ -167,8 +167,8 @@ def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> lis
     with what to do instead of being found empty the second time."""
     import stat
 
+    from formatkit._cli_support import check_path
     from formatkit.errors import UnreadablePathError
-    from formatkit.files import check_path
 
     for path in paths:
         try:

@@ -61,22 +61,17 @@ class Failure:
 @functools.cache
 def failures() -> tuple[Failure, ...]:
     """The table: every command's rows, in the order they are tried."""
-    from formatkit.errors import (
-        FormatkitError,
-        InvalidFileError,
-        OutputBusyError,
-        OutputError,
-        RepairError,
-        RepairRefusedError,
-        SheetReadBackError,
-        UnreadablePathError,
-    )
+    return (*_endpoint_rows(), *_file_rows())
+
+
+def _endpoint_rows() -> tuple[Failure, ...]:
+    """The rows of the commands that call an endpoint or read results: run, eval, score, report, judge-check."""
+    from formatkit.errors import InvalidFileError, OutputBusyError
     from scoring.errors import (
         EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
         JudgeUnavailableError,
-        MergeError,
         MetricError,
         OtherModelResultsError,
         OutputLockedError,
@@ -126,6 +121,24 @@ def failures() -> tuple[Failure, ...]:
         # judge-check SCORED --human LABELS: a file that is neither results nor labels is bad usage
         Failure("judge-check", (ResultsFileError,), EXIT_USAGE, "failed"),
         Failure("judge-check", (InvalidFileError,), EXIT_USAGE, None, report=True),
+    )
+
+
+def _file_rows() -> tuple[Failure, ...]:
+    """The rows of the commands that write files (export, merge, convert, fix), then any command's."""
+    from formatkit.errors import (
+        FormatkitError,
+        InvalidFileError,
+        OutputBusyError,
+        OutputError,
+        RepairError,
+        RepairRefusedError,
+        SheetReadBackError,
+        UnreadablePathError,
+    )
+    from scoring.errors import MergeError
+
+    return (
         # export RESULTS -o OUT.xlsx: nothing is written unless the sheet reads back
         Failure("export", (SheetReadBackError,), EXIT_ERRORS, "export.read_back", report=True),
         Failure("export", (OutputBusyError,), EXIT_USAGE, "failed_nothing_written"),
@@ -171,7 +184,7 @@ def say(key: str, lang: str | None, source: object = None, /, **context: Any) ->
 
     lang = lang or locale_lang()
     template = catalogue(lang).get(f"ui.{key}") or catalogue("en")[f"ui.{key}"]
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for _text, name, _spec, _conversion in string.Formatter().parse(template):
         if name is None or name in fields:
             continue

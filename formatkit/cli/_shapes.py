@@ -13,7 +13,8 @@ from formatkit.cli._base import EXIT_ERRORS, EXIT_OK, echo, fail_usage, paths_or
 from formatkit.cli._failures import exits
 
 if TYPE_CHECKING:
-    from formatkit import Checked, Mode, Profile
+    from formatkit import Mode, Profile
+    from formatkit._cli_support import Checked
 
 __all__ = ["ShapeRequest", "run_shapes"]
 
@@ -43,7 +44,8 @@ class ShapeRequest:
 def run_shapes(paths: Sequence[str], output: str, request: ShapeRequest, *, lang: str | None, shown: int | None) -> int:
     """Write or read another tool's shape (see the module docstring); nothing is written when any error is
     found. ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code."""
-    from formatkit import check_output, read_batch_checked, run_conversion, write_shape_checked
+    from formatkit import read_batch, write_shape
+    from formatkit._cli_support import check_output, run_conversion
     from formatkit.cli._printing import print_report
     from formatkit.messages import locale_lang, ui
 
@@ -65,14 +67,12 @@ def run_shapes(paths: Sequence[str], output: str, request: ShapeRequest, *, lang
     mode, profile, sheet = request.mode, request.profile, request.sheet
     with exits("convert", lang):  # a full disk, a folder that cannot be written: the machine's refusal
         if to is not None:
-            written = write_shape_checked(
-                paths, output, to, mode=mode, profile=profile, sheet=sheet, model=request.model
-            )
+            written = write_shape(paths, output, to, mode=mode, profile=profile, sheet=sheet, model=request.model)
             outcome = written
             done = ui("shapes.wrote", said, records=written.records, shape=to, output=output, lines=written.lines)
         elif set_path is not None:
             (set_path,) = paths_or_fail([set_path])
-            read = read_batch_checked(paths, set_path, output, mode=mode, profile=profile, sheet=sheet)
+            read = read_batch(paths, set_path, output, mode=mode, profile=profile, sheet=sheet)
             outcome, counts = read, read.counts
             done = ui(
                 "batch.read",

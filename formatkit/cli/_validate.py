@@ -27,7 +27,7 @@ def run_validate(
 ) -> int:
     """Check the files and print the report (JSON on stdout with ``as_json``); 1 when errors are found.
     ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit import check_files
+    from formatkit._cli_support import check_files
 
     outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet, shape=from_shape)
     if as_json:

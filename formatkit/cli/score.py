@@ -19,7 +19,8 @@ from formatkit.cli._common import (
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
 from formatkit.messages import escape_controls
-from scoring import AUTO, METRICS, metric_names
+from scoring import METRICS
+from scoring._cli_support import AUTO, metric_names
 
 if TYPE_CHECKING:
     from scoring import FileScoreOutcome, JudgeOptions
@@ -74,7 +75,7 @@ def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoRet
     typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra), nl=False)
     if not as_json:
         if outcome.judge_summary:
-            from scoring.report import judge_summary_lines as summary_lines
+            from scoring._cli_support import judge_summary_lines as summary_lines
 
             for line in summary_lines(outcome.judge_summary):
                 typer.echo(escape_controls(line))  # the judge's model, as the server named it
@@ -116,7 +117,8 @@ def score(
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from scoring import journal_path, make_progress, score_file
+    from scoring import score_file
+    from scoring._cli_support import journal_path, make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
@@ -173,13 +175,13 @@ def score(
 def _answered(results: str, set_path: str, output: Path, lang: str | None) -> str:
     """The set with the batch's replies written in (``convert --from openai-batch``), beside the output:
     the file ``score`` then reads. Exit 1 with the issues when the replies do not fit the set."""
-    from formatkit import read_batch_checked
+    from formatkit import read_batch
     from formatkit.cli._printing import print_report
 
     (set_path,) = paths_or_fail([set_path])
     answered = output.with_name(f"{output.stem}.answered.jsonl")
     with exits("convert", lang):
-        read = read_batch_checked([results], set_path, answered, mode="infer-eval", profile="none")
+        read = read_batch([results], set_path, answered, mode="infer-eval", profile="none")
     if not read.valid:
         print_report(read.report(), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)

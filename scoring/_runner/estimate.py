@@ -27,7 +27,7 @@ from typing import Any, Literal
 import orjson
 
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, RecordDict
+from formatkit._core.record import RecordDict
 from scoring._errors import PricesError
 from scoring._runner.requests import max_tokens_of
 
@@ -141,8 +141,8 @@ class Estimate:
         self.cost = round(prices.cost(self.prompt_tokens + self.history_tokens, self.max_output_tokens), 6)
         self.currency = prices.currency
 
-    def to_dict(self) -> JsonObject:
-        out: JsonObject = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "requests": self.requests,
             "judge_requests": self.judge_requests,
             "prompt_tokens": self.prompt_tokens,
@@ -164,12 +164,12 @@ class Estimate:
 
 
 #: Counts the prompt tokens of a batch of request bodies (one number per body, in order).
-BatchCounter = Callable[[list[JsonObject]], list[int]]
+BatchCounter = Callable[[list[dict[str, object]]], list[int]]
 
 
 def count_estimate(
     pending: Iterable[tuple[RecordDict | None, int]],
-    bodies: Callable[[RecordDict], Iterable[tuple[JsonObject, int | None]]],
+    bodies: Callable[[RecordDict], Iterable[tuple[dict[str, object], int | None]]],
     counter: BatchCounter,
     method: EstimateMethod,
     *,
@@ -178,7 +178,7 @@ def count_estimate(
     """Sum what ``pending`` (each record with its request count; None: finished) would send, the bodies of a
     record's requests from ``bodies``, their prompt tokens from ``counter`` (in batches of ``batch``)."""
     estimate = Estimate(prompt_tokens_method=method)
-    waiting: list[JsonObject] = []
+    waiting: list[dict[str, object]] = []
 
     def flush() -> None:
         if waiting:
@@ -211,8 +211,14 @@ def count_estimate(
     return estimate
 
 
-def ratio_counter(bodies: list[JsonObject]) -> list[int]:
-    return [ratio_tokens(list(body.get("messages") or [])) for body in bodies]
+def _messages(body: Mapping[str, object]) -> list[Any]:
+    """A request body's messages (none when it has no list there)."""
+    messages = body.get("messages")
+    return list(messages) if isinstance(messages, list) else []
+
+
+def ratio_counter(bodies: list[dict[str, object]]) -> list[int]:
+    return [ratio_tokens(_messages(body)) for body in bodies]
 
 
 def tokenizer_counter(path: str | Path) -> BatchCounter:
@@ -222,10 +228,10 @@ def tokenizer_counter(path: str | Path) -> BatchCounter:
 
     tokenizer = Tokenizer.from_file(str(path))
 
-    def count(bodies: list[JsonObject]) -> list[int]:
+    def count(bodies: list[dict[str, object]]) -> list[int]:
         out = []
         for body in bodies:
-            messages = list(body.get("messages") or [])
+            messages = _messages(body)
             texts = list(_texts(messages))
             encoded = tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
             out.append(sum(len(e.ids) for e in encoded) + MESSAGE_OVERHEAD * len(messages) + REQUEST_OVERHEAD)
@@ -255,11 +261,11 @@ def tokenize_counter(
     ``{"count": N}`` out, as vLLM answers); :class:`TokenizeRefused` when it cannot."""
     import httpx
 
-    async def ask_all(bodies: list[JsonObject]) -> list[int]:
+    async def ask_all(bodies: list[dict[str, object]]) -> list[int]:
         gate = asyncio.Semaphore(concurrency)
         async with httpx.AsyncClient(timeout=timeout, headers=dict(headers)) as client:
 
-            async def ask(body: JsonObject) -> int:
+            async def ask(body: dict[str, object]) -> int:
                 payload = {"model": model, "messages": body.get("messages") or [], "add_generation_prompt": True}
                 async with gate:
                     try:
@@ -282,7 +288,7 @@ def tokenize_counter(
 
             return list(await asyncio.gather(*(ask(body) for body in bodies)))
 
-    def count(bodies: list[JsonObject]) -> list[int]:
+    def count(bodies: list[dict[str, object]]) -> list[int]:
         return asyncio.run(ask_all(bodies))
 
     return count

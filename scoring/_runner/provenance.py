@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 
-from formatkit._core.record import JsonObject, Parameters
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
 
@@ -128,7 +127,7 @@ class RunRecord(TypedDict, total=False):
     command: str | None
     base_url: str
     model: str
-    parameters: Parameters
+    parameters: dict[str, object]
     endpoint: EndpointRecord
     input: str | None
     output: str
@@ -136,7 +135,7 @@ class RunRecord(TypedDict, total=False):
     retry_empty: int
     summary: RunSummaryDict
     #: what ``--estimate`` says of the run before it (counted by the ratio), beside ``summary``'s tokens
-    estimate: JsonObject
+    estimate: dict[str, object]
     shard: ShardRecord
     scored: ScoredRecord
     judge: JudgeRecord | None

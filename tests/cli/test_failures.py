@@ -378,7 +378,8 @@ def test_runs_summary_is_what_it_was_in_english_and_chinese_with_lang_zh(busy: b
 
 
 def test_the_other_lines_are_what_they_were_in_english() -> None:
-    from scoring import DryRunPlan, MetricChoice
+    from scoring import MetricChoice
+    from scoring._runner.job import DryRunPlan
 
     plan = DryRunPlan(first_request=None, requests=4, records_with_work=3, already_finished=2, records=5)
     assert say("run.dry_run", "en", plan) == (

@@ -97,7 +97,8 @@ SUBMODULES = {
     "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
     "scoring.errors": [
-        "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
+        "AnsweredSetError", "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError",
+        "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OtherModelResultsError", "OutputLockedError",
         "PermanentRequestError", "PricesError",
         "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",

@@ -72,6 +72,7 @@ def failures() -> tuple[Failure, ...]:
         UnreadablePathError,
     )
     from scoring.errors import (
+        AnsweredSetError,
         EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
@@ -108,6 +109,7 @@ def failures() -> tuple[Failure, ...]:
         # eval SET... -o DIR: every stage resumes on a rerun
         Failure("eval", (OutputLockedError, OutputBusyError), EXIT_USAGE, "eval.locked"),
         Failure("eval", (OtherModelResultsError,), EXIT_USAGE, "eval.other_model"),
+        Failure("eval", (AnsweredSetError,), EXIT_USAGE, "eval.answered"),
         Failure("eval", (InvalidFileError,), EXIT_ERRORS, "eval.invalid", report=True),
         Failure("eval", (JudgeSetupError,), EXIT_USAGE, "failed"),
         Failure("eval", (JudgeUnavailableError,), EXIT_ERRORS, "eval.judge_stopped"),

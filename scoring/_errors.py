@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "AnsweredSetError",
     "ClientError",
     "EndpointUnavailableError",
     "ForwardedRequestError",
@@ -218,6 +219,20 @@ class MergeError(ValueError):
         self.messages = list(problems)
         self.problems = [str(problem) for problem in problems]
         super().__init__("; ".join(self.problems))
+
+
+class AnsweredSetError(ValueError):
+    """Sets given to eval whose records already hold replies another model made (a results file among
+    them): ``.datasets`` (dataset → records), ``.model`` (the model being evaluated)."""
+
+    def __init__(self, datasets: dict[str, int], model: str) -> None:
+        self.datasets, self.model = datasets, model
+        super().__init__(f"replies not made by {model!r} already in: {self.names}")
+
+    @property
+    def names(self) -> str:
+        """The datasets with their counts, ``seed_output_single_turn (2), ...``."""
+        return ", ".join(f"{name} ({count})" for name, count in self.datasets.items())
 
 
 class OtherModelResultsError(ValueError):

@@ -25,12 +25,14 @@ JudgeSetupError                  (ValueError) the judge cannot start: bad option
 MetricError                      (ValueError) a metric that is neither built in nor ``module:function``
 ResultsFileError                 (ValueError) a results file that is not canonical jsonl
 MergeError                       (ValueError) shard parts that do not make the whole input; ``.problems``
+AnsweredSetError                 (ValueError) eval's sets already hold another model's replies; ``.datasets``
 OtherModelResultsError           (ValueError) an eval directory holding another model's results; ``.held``
 PricesError                      (ValueError) a --prices file that cannot be read or does not price the model
 ScoringWorkerError               (RuntimeError) a scoring worker process failed; nothing was written
 """
 
 from scoring._errors import (
+    AnsweredSetError,
     ClientError,
     EndpointSetupError,
     EndpointUnavailableError,
@@ -56,6 +58,7 @@ from scoring._errors import (
 )
 
 __all__ = [
+    "AnsweredSetError",
     "ClientError",
     "EndpointSetupError",
     "EndpointUnavailableError",

@@ -68,6 +68,7 @@ def _endpoint_rows() -> tuple[Failure, ...]:
     """The rows of the commands that call an endpoint or read results: run, eval, score, report, judge-check."""
     from formatkit.errors import InvalidFileError, OutputBusyError
     from scoring.errors import (
+        AnsweredSetError,
         EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
@@ -103,6 +104,7 @@ def _endpoint_rows() -> tuple[Failure, ...]:
         # eval SET... -o DIR: every stage resumes on a rerun
         Failure("eval", (OutputLockedError, OutputBusyError), EXIT_USAGE, "eval.locked"),
         Failure("eval", (OtherModelResultsError,), EXIT_USAGE, "eval.other_model"),
+        Failure("eval", (AnsweredSetError,), EXIT_USAGE, "eval.answered"),
         Failure("eval", (InvalidFileError,), EXIT_ERRORS, "eval.invalid", report=True),
         Failure("eval", (JudgeSetupError,), EXIT_USAGE, "failed"),
         Failure("eval", (JudgeUnavailableError,), EXIT_ERRORS, "eval.judge_stopped"),

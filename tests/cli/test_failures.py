@@ -28,6 +28,7 @@ from formatkit.errors import (
 from formatkit.messages import Msg, catalogue
 from scoring import RunSummary
 from scoring.errors import (
+    AnsweredSetError,
     EndpointUnavailableError,
     JudgeSetupError,
     JudgeUnavailableError,
@@ -152,6 +153,15 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
         ("run.kept_errors", KeyboardInterrupt(), {"errors": 4}, " (4 more ended in error and will be retried)"),
         ("run.kept_attempts", KeyboardInterrupt(), {"attempts": 9}, ", after 9 HTTP attempt(s)"),
         ("eval.locked", locked, {}, f"formatkit eval: {locked}; nothing was sent."),
+        (
+            "eval.answered",
+            AnsweredSetError({"seed_output_single_turn": 2}, "m"),
+            {},
+            "formatkit eval: these sets already hold replies that m did not make: seed_output_single_turn (2). eval "
+            "answers sets; a results file among them would show up as another model beside m. Leave results files "
+            "out of eval (put them beside it with formatkit report, or score them with formatkit score); nothing was "
+            "sent.",
+        ),
         (
             "eval.other_model",
             OtherModelResultsError("out", "m1", "m2"),

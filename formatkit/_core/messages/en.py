@@ -476,6 +476,7 @@ MESSAGES.update(
         "ui.run.kept_errors": " ({errors} more ended in error and will be retried)",
         "ui.run.kept_attempts": ", after {attempts} HTTP attempt(s)",
         "ui.eval.other_model": "formatkit eval: {directory} holds the results of model {held}; evaluating {model} there would replace them. Give {model} its own -o folder (formatkit report then puts the two side by side), or --restart to replace them; nothing was sent.",
+        "ui.eval.answered": "formatkit eval: these sets already hold replies that {model} did not make: {names}. eval answers sets; a results file among them would show up as another model beside {model}. Leave results files out of eval (put them beside it with formatkit report, or score them with formatkit score); nothing was sent.",
         "ui.eval.locked": "formatkit eval: {error}; nothing was sent.",
         "ui.eval.invalid": "formatkit eval: the flow stopped: {error}\n  the issues above say what to fix.\n  Rerun the same command to resume: nothing finished is sent again.",
         "ui.eval.judge_stopped": "formatkit eval: judging stopped: {error}\n  {judge_hint}.\n  Rerun the same command to resume: nothing finished is sent again.",

@@ -479,6 +479,7 @@ MESSAGES.update(
         "ui.run.kept_errors": "（另有 {errors} 条以错误结束，将会重试）",
         "ui.run.kept_attempts": "，共 {attempts} 次 HTTP 尝试",
         "ui.eval.other_model": "formatkit eval：{directory} 中是模型 {held} 的结果；在这里评测 {model} 会把它们替换掉。请为 {model} 另给一个 -o 文件夹（之后用 formatkit report 并排比较两者），或加 --restart 替换；没有发送任何请求。",
+        "ui.eval.answered": "formatkit eval：这些评测集中已经有不是 {model} 生成的回答：{names}。eval 用来让模型回答评测集；其中的结果文件会在报告中作为 {model} 之外的另一个模型出现。请不要把结果文件交给 eval（可以用 formatkit report 与之并排比较，或用 formatkit score 为其评分）；没有发送任何请求。",
         "ui.eval.locked": "formatkit eval：{error}；没有发送任何请求。",
         "ui.eval.invalid": "formatkit eval：流程已停止：{error}\n  上面的问题说明了要修改什么。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",
         "ui.eval.judge_stopped": "formatkit eval：评判已停止：{error}\n  {judge_hint}。\n  重新运行同一命令即可继续：已完成的部分不会再次发送。",

@@ -32,7 +32,7 @@ def shapes_help() -> str:
     it goes, for a shape that is only read or only written)."""
     from formatkit import SHAPES
 
-    only = {("read",): " (--from only)", ("write",): " (--to only)"}
+    only: dict[tuple[str, ...], str] = {("read",): " (--from only)", ("write",): " (--to only)"}
     width = max(map(len, SHAPES), default=0)
     lines = [f"  {name:<{width}}  {spec.summary}{only.get(spec.directions, '')}" for name, spec in SHAPES.items()]
     return "\n".join(["\b", "KIND, another tool's shape:", *lines])

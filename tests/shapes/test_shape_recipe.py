@@ -106,6 +106,8 @@ def test_a_shape_that_goes_one_way_is_offered_that_way_only(evals: ShapeSpec, tm
         refused = runner.invoke(app, ["convert", str(source), "--to", "evals-read-only", "-o", str(tmp_path / "o")])
         assert refused.exit_code == 2 and "--to 'evals-read-only' is not one of" in refused.output
         assert not (tmp_path / "o").exists()
+        with pytest.raises(ValueError, match="unknown shape 'evals-read-only'"):
+            write_shape([source], tmp_path / "o", "evals-read-only")
         samples = _write(tmp_path / "samples.jsonl", [{"input": [{"role": "user", "content": "1+1"}], "ideal": "2"}])
         assert runner.invoke(app, ["validate", "--from", "evals-read-only", str(samples)]).exit_code == 0
     finally:

@@ -6,13 +6,20 @@ is stale (tests/test_docs.py fails the same way, as ``formatkit schema --write``
 - ``reference/rules.md``: every issue code of ``formatkit.CODES`` with its severity, its one-line summary in
   every language of the message catalogues, and what ``formatkit validate`` prints for the code's fixtures
   under ``fixtures/invalid/`` (the runs pinned in ``tests/formats/whole_reports.json``), in English and Chinese;
-- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help.
+- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help;
+- ``reference/api.md``: every public name of ``formatkit`` and ``scoring``;
+- the tables of hand-written pages that list a table of the code, between ``<!-- generated: NAME -->`` marks:
+  the score guide's metrics (``scoring.METRICS``), the shapes guide's shapes (``formatkit.SHAPES``).
+
+Adding a metric, a judge kind, a shape or a language changes some of these: ``python docs/generate.py`` is
+the docs step of every recipe of CONTRIBUTING.md.
 
 Run it from anywhere: paths are taken from this file's place, and fixtures are named relative to the project.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import io
@@ -22,7 +29,7 @@ import pkgutil
 import re
 import sys
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -237,8 +244,11 @@ def render_cli() -> str:
         context = typer.Context(command, info_name=name, parent=root)
         usage = " ".join(command.collect_usage_pieces(context))
         out += [f"## `formatkit {name}`", "", "```text", f"formatkit {name} {usage}", "```", ""]
-        help_text = (command.help or "").replace("\b\n", "")
-        out += [_escape(paragraph.strip()) + "\n" for paragraph in help_text.split("\n\n") if paragraph.strip()]
+        for paragraph in (command.help or "").split("\n\n"):
+            if paragraph.startswith("\b\n"):  # a paragraph click prints as it is written (a list): as it is
+                out += ["```text", paragraph[2:].rstrip("\n"), "```", ""]
+            elif paragraph.strip():
+                out.append(_escape(paragraph.strip()) + "\n")
         out += _params(command.params, context)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -369,7 +379,84 @@ def _clean(text: str) -> str:
     return re.sub(r"\b(?:formatkit|scoring|typing|collections\.abc|pathlib|os)\.(?:_?\w+\.)*(?=\w)", "", text)
 
 
-PAGES_GENERATED = {"reference/rules.md": render_rules, "reference/cli.md": render_cli, "reference/api.md": render_api}
+def render_metrics_table() -> list[str]:
+    """The score guide's table of metrics: one row per entry of ``scoring.METRICS``, in table order."""
+    from scoring import METRICS
+
+    details = _headings(PAGES / "scoring.md")
+    out = [
+        "| metric | kind | what it scores | `auto` gives it | how it reads a reply |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, spec in METRICS.items():
+        kinds = ", ".join(sorted(spec.auto_for))
+        if spec.auto_takes:
+            kinds += f" (and {', '.join(sorted(spec.auto_takes))} in a dataset that holds {kinds})"
+        anchor = next((slug for slug, words in details.items() if name in words), None)
+        if anchor is None and spec.kind == "judge":
+            anchor = "judges"
+        link = f"[{'rules' if spec.kind == 'rule' else 'judges'}](../scoring.md#{anchor})" if anchor else ""
+        kind = "LLM judge" if spec.kind == "judge" else "rule"
+        out.append(f"| `{name}` | {kind} | {_cell(spec.summary)} | {_cell(kinds) or '—'} | {link} |")
+    return out
+
+
+def _headings(page: Path) -> dict[str, set[str]]:
+    """A page's headings: each anchor with the words of its heading (``### prefix and keywords``)."""
+    found: dict[str, set[str]] = {}
+    for line in re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S).splitlines():
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+            anchor = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", heading).strip().lower())
+            found[anchor] = set(heading.lower().split())
+    return found
+
+
+def render_shapes_table() -> list[str]:
+    """The shapes guide's table: one row per entry of ``formatkit.SHAPES``, in table order."""
+    from formatkit import SHAPES
+
+    flags = {"read": "`--from`", "write": "`--to`"}
+    out = [
+        "| KIND | the tool's file | holds | does not hold | option |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, spec in SHAPES.items():
+        ways = ", ".join(flags[way] for way in spec.directions)
+        out.append(f"| `{name}` | {_cell(spec.summary)} | {_cell(spec.holds)} | {_cell(spec.loses)} | {ways} |")
+    return out
+
+
+#: The parts of hand-written pages that are generated: between ``<!-- generated: NAME ... -->`` and
+#: ``<!-- end generated: NAME -->``, the lines the function gives (the rest of the page is left as it is).
+PARTS_GENERATED = {
+    "guide/score.md": {"metrics": render_metrics_table},
+    "guide/shapes.md": {"shapes": render_shapes_table},
+}
+
+
+def _with_parts(name: str) -> str:
+    """The hand-written page ``name`` with its generated parts as the code gives them now."""
+    text = (PAGES / name).read_text(encoding="utf-8")
+    for part, render in PARTS_GENERATED[name].items():
+        pattern = re.compile(
+            rf"(^<!-- generated: {re.escape(part)}\b[^\n]*-->\n)(.*?)(^<!-- end generated: {re.escape(part)} -->$)",
+            re.M | re.S,
+        )
+        if pattern.search(text) is None:
+            raise SystemExit(f"docs/pages/{name}: its marks <!-- generated: {part} ... --> are missing")
+        # blank lines around the part: Markdown ends the comment's HTML block there
+        lines = "\n".join(render())
+        text = pattern.sub(lambda m, lines=lines: f"{m.group(1)}\n{lines}\n\n{m.group(3)}", text, count=1)
+    return text
+
+
+PAGES_GENERATED: dict[str, Callable[[], str]] = {
+    "reference/rules.md": render_rules,
+    "reference/cli.md": render_cli,
+    "reference/api.md": render_api,
+    **{name: functools.partial(_with_parts, name) for name in PARTS_GENERATED},
+}
 
 
 def stale() -> list[str]:

@@ -35,7 +35,7 @@ _EXPORTS = {
     "fix_file": "formatkit._api.fix",
     "FixResult": "formatkit._api.fix",
     "export_excel": "formatkit._api.export",
-    "SHAPES": "formatkit._api.shapes",
+    "SHAPES": "formatkit._rules.shapes",
     "write_shape": "formatkit._api.shapes",
     "ShapeWritten": "formatkit._api.shapes",
     "read_batch": "formatkit._api.batch",

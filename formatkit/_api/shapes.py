@@ -19,7 +19,7 @@ from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._rules.combined import combined_ids
-from formatkit._rules.shapes import SHAPES, shape_module
+from formatkit._rules.shapes import SHAPES, shape_names, shape_writer
 from formatkit._rules.shapes.common import Unfit
 
 __all__ = ["SHAPES", "ShapeWritten", "write_shape"]
@@ -66,15 +66,15 @@ def write_shape(
     ``model``: the model a batch file's requests name (``openai-batch``). Nothing is written when any file
     has an error or a record the shape cannot hold; fields it cannot hold are listed as warnings. The
     outcome: ``.valid``, ``.lines`` written, ``.report()`` (the :class:`~formatkit.Report`)."""
-    if to not in SHAPES:
-        raise ValueError(f"unknown shape {to!r}: one of {', '.join(SHAPES)}")
+    if to not in shape_names("write"):
+        raise ValueError(f"unknown shape {to!r}: one of {', '.join(shape_names('write'))}")
     for path in paths:
         check_path(path)
     check_output(output, paths)
-    if to == "openai-batch" and len(paths) != 1:
+    if SHAPES[to].requests and len(paths) != 1:
         # a custom_id names a record by its position in the set: one set, one batch file
         raise OutputError(f"{output}: a batch file is written from one set; give one input file")
-    shape = shape_module(to)
+    write_record = shape_writer(to)
     options = {"model": model or ""}
     runs: list[_Run] = []
     ids = combined_ids(len(paths), by_dataset=True)
@@ -88,7 +88,7 @@ def write_shape(
                     if ids is not None:
                         check_combined(ids, run, record)
                     try:
-                        written = shape.write_record(record, run.records, options)
+                        written = write_record(record, run.records, options)
                     except Unfit as exc:
                         run.sink.add("shape_record_unfit", exc.reason, **_source_place(record))
                         continue

@@ -53,17 +53,6 @@ class ProfileOption(str, Enum):
     none = "none"
 
 
-class ShapeOption(str, Enum):
-    """Another tool's shape of a set (``--to``, ``--from``): the names of :data:`formatkit.SHAPES`."""
-
-    evalscope_qa = "evalscope-qa"
-    evalscope_mcq = "evalscope-mcq"
-    opencompass = "opencompass"
-    inspect = "inspect"
-    promptfoo = "promptfoo"
-    openai_batch = "openai-batch"
-
-
 # click's (typer's) echo, for text: the same ANSI pattern it strips, the same fallback stream.
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 _fixed: dict[int, tuple[TextIO, TextIO]] = {}

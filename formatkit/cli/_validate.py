@@ -29,6 +29,10 @@ def run_validate(
     ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
     from formatkit._cli_support import check_files
 
+    if from_shape is not None:
+        from formatkit.cli._shapes import check_shape
+
+        check_shape(from_shape, "--from", "read")
     outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet, shape=from_shape)
     if as_json:
         from formatkit.messages import locale_lang

@@ -75,7 +75,7 @@ def test_every_change_fix_makes_has_a_message(lang: str) -> None:
 def test_every_key_is_a_code_a_variant_or_a_piece(lang: str) -> None:
     for key in catalogue(lang):
         head = key.split(".")[0]
-        assert head in CODES or head in ("summary", "frag", "ui", "fix"), key
+        assert head in CODES or head in ("summary", "frag", "ui", "fix", "report"), key
 
 
 @pytest.mark.parametrize("lang", OTHER_LANGUAGES)

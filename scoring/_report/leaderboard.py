@@ -247,7 +247,7 @@ def notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
             people = override_note(label, s, lang)
             if people:
                 out.append(people)
-        out += panel_notes(agg, model)
+        out += panel_notes(agg, model, lang)
     return out + standings_notes(comp, lang)
 
 

@@ -164,7 +164,7 @@ def _notes(agg: Aggregate, lang: str = DEFAULT_LANG) -> list[str]:
     ]
     notes += [n for n in (pairwise_note(name, s, lang) for name, s in agg.datasets.items()) if n]
     people = [override_note(name, s, lang) for name, s in agg.datasets.items()]
-    return notes + panel_notes(agg) + [n for n in people if n]
+    return notes + panel_notes(agg, lang=lang) + [n for n in people if n]
 
 
 def token_note(agg: Aggregate, lang: str = DEFAULT_LANG, model: str | None = None) -> list[str]:

@@ -92,7 +92,8 @@ SUBMODULES = {
     ],
     "formatkit.files": ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"],
     "formatkit.messages": [
-        "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
+        "DEFAULT_LANG", "Msg", "catalogue", "coverage", "escape_controls", "languages", "locale_lang", "resolve_lang",
+        "ui",
     ],
     "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],

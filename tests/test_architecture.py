@@ -55,3 +55,9 @@ def test_the_figures_see_what_they_count(tmp_path: Path) -> None:
     text = sample.read_text(encoding="utf-8")
     assert code_figures.count_any_dicts(text) == 1
     assert code_figures.indexes_last_message(text)
+
+
+def test_report_words_come_from_the_catalogues_only() -> None:
+    """Issue 36: the text report was English rewritten by regular expressions (``wording.py``); its words are
+    catalogue templates now, and no rendered report text is rewritten by a pattern."""
+    assert code_figures.report_pattern_rewrites() == []

@@ -569,6 +569,7 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}, session {session_id}{sample}: scored by a person: {human} (was {before})",
         "ui.score.review_edited": "  {dataset}, session {session_id}{sample}: edited, scored again (was {before})",
         "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
+        "ui.lang_partial": "formatkit: --lang {lang}: {translated} of {total} messages translated ({percent}); the others are said in English",
     }
 )
 

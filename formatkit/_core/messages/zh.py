@@ -572,6 +572,7 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}，会话 {session_id}{sample}：人工评分 {human}（原为 {before}）",
         "ui.score.review_edited": "  {dataset}，会话 {session_id}{sample}：内容已修改，重新评分（原为 {before}）",
         "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
+        "ui.lang_partial": "formatkit：--lang {lang}：{total} 条消息中已翻译 {translated} 条（{percent}）；其余用英语显示",
     }
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from formatkit._core.xlsx_style import display_width
 from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = ["render_judge_check"]
@@ -38,13 +39,18 @@ def _line(stats: Mapping[str, Any], lang: str) -> str:
     return say("cell.parts_sep", lang).join(parts)
 
 
+def _left(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a Chinese character takes two)."""
+    return text + " " * max(0, width - display_width(text))
+
+
 def _confusion(confusion: Mapping[str, Mapping[str, int]], lang: str) -> list[str]:
     columns = list(dict.fromkeys(c for row in confusion.values() for c in row))
     width = max([5, *(len(c) + 1 for c in columns), *(len(r) + 1 for r in confusion)])
-    head = say("judge_check.corner", lang).ljust(width + 8) + "".join(c.rjust(width) for c in columns)
+    head = _left(say("judge_check.corner", lang), width + 8) + "".join(c.rjust(width) for c in columns)
     lines = [f"    {head}"]
     for row, cells in confusion.items():
-        lines.append(f"    {row.ljust(width + 8)}" + "".join(str(cells.get(c, 0)).rjust(width) for c in columns))
+        lines.append(f"    {_left(row, width + 8)}" + "".join(str(cells.get(c, 0)).rjust(width) for c in columns))
     return lines
 
 

@@ -23,7 +23,7 @@ from scoring._report.overrides import override_note
 from scoring._report.panel import panel_notes
 from scoring._report.render import coverage, pairwise_note, token_note, void_note
 from scoring._report.standings import standings_notes, standings_tables
-from scoring._report.words import DEFAULT_LANG, metric_word, say, say_count
+from scoring._report.words import DEFAULT_LANG, heads, metric_word, say, say_count
 
 __all__ = [
     "LEGEND",
@@ -159,13 +159,6 @@ _DETAIL_HEAD = (
     "interval",
     "pairwise",
 )
-#: Heads that are symbols, the same in every language (not catalogue words).
-SYMBOLS = frozenset({"pass@k", "a", "b"})
-
-
-def heads(names: tuple[str, ...], lang: str = DEFAULT_LANG) -> list[str]:
-    """Column heads by meaning (``report.head.<name>``) in ``lang``; a symbol (``pass@k``, ``a``) as it is."""
-    return [name if name in SYMBOLS else say(f"head.{name}", lang) for name in names]
 
 
 def void_cell(stats: DatasetStats, lang: str = DEFAULT_LANG) -> str:

@@ -18,7 +18,7 @@ from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N
 from scoring._report.panel import PANEL_HEAD, panel_notes, panel_rows
-from scoring._report.words import DEFAULT_LANG, metric_word, say, say_count
+from scoring._report.words import DEFAULT_LANG, heads, metric_word, say, say_count
 
 __all__ = ["FORMATS", "coverage", "pairwise_note", "render", "token_note", "void_note", "write_xlsx"]
 
@@ -42,11 +42,7 @@ _COLUMNS = (
 _LEFT = 3  # the first columns (dimension, dataset, metric) are left-aligned, the figures right
 
 
-def _heads(names: tuple[str, ...], lang: str) -> list[str]:
-    return [name if name == "pass@k" else say(f"head.{name}", lang) for name in names]
-
-
-_HEAD = tuple(_heads(_COLUMNS, DEFAULT_LANG))  # the workbook's and the HTML's English heads
+_HEAD = tuple(heads(_COLUMNS))  # the workbook's and the HTML's English heads
 
 
 def coverage(s: DatasetStats, lang: str = DEFAULT_LANG) -> str | None:
@@ -191,10 +187,10 @@ def _md_cell(text: str) -> str:
 
 
 def _markdown(agg: Aggregate, lang: str) -> str:
-    head = _heads(_COLUMNS, lang)
+    head = heads(_COLUMNS, lang)
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _rows(agg, lang)]
-    out += ["", "| " + " | ".join(_heads(("dimension", "score", "datasets"), lang)) + " |", "|---|---|---|"]
+    out += ["", "| " + " | ".join(heads(("dimension", "score", "datasets"), lang)) + " |", "|---|---|---|"]
     out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in _dimension_rows(agg)]
     out += [
         "",
@@ -218,13 +214,13 @@ def _text(agg: Aggregate, lang: str) -> str:
         file=buffer, width=100_000, color_system=None, force_terminal=False, highlight=False, markup=False
     )
     table = Table(box=box.SIMPLE_HEAD, title=say("title.scores", lang))
-    for j, name in enumerate(_heads(_COLUMNS, lang)):
+    for j, name in enumerate(heads(_COLUMNS, lang)):
         table.add_column(name, justify="left" if j < _LEFT else "right")
     for row in _rows(agg, lang):
         table.add_row(*map(escape_controls, row))
     console.print(table)
     dims = Table(box=box.SIMPLE_HEAD, title=say("title.dimensions", lang))
-    for name in _heads(("dimension", "score", "datasets"), lang):
+    for name in heads(("dimension", "score", "datasets"), lang):
         dims.add_column(name)
     for row in _dimension_rows(agg):
         dims.add_row(*map(escape_controls, row))

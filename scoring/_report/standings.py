@@ -16,7 +16,7 @@ from scoring._report.battles import REFERENCE
 from scoring._report.models import Comparison
 from scoring._report.multiple import DISTINGUISHABLE, VERDICT_WORDS, PairTest, pairs_note
 from scoring._report.ratings import Rating, ratings_note
-from scoring._report.words import DEFAULT_LANG, say
+from scoring._report.words import DEFAULT_LANG, heads, say
 
 __all__ = [
     "Rows",
@@ -79,10 +79,6 @@ def _scope_words(scope: str | None, lang: str) -> str:
     return say("cell.overall", lang) if scope == "overall" else scope
 
 
-def _heads(names: tuple[str, ...], lang: str) -> list[str]:
-    return [name if name in ("a", "b") else say(f"head.{name}", lang) for name in names]
-
-
 def _ranking(comp: Comparison, lang: str = DEFAULT_LANG) -> Rows | None:
     if comp.ratings is None:
         return None
@@ -115,7 +111,7 @@ def _ranking(comp: Comparison, lang: str = DEFAULT_LANG) -> Rows | None:
             rows.append(["—", name, _rating(r), "", "", "", ""])
     return Rows(
         say("title.ranking", lang, scope=_scope_words(scope, lang)),
-        _heads(("rank", "model", "rating", "overall", "ahead", "behind", "apart"), lang),
+        heads(("rank", "model", "rating", "overall", "ahead", "behind", "apart"), lang),
         rows,
         {0, 2, 3},
     )
@@ -144,7 +140,7 @@ def _pairs(comp: Comparison, lang: str) -> Rows | None:
         )
     return Rows(
         say("title.pairs", lang, scope=_scope_words(scope, lang), n=len(chosen)),
-        _heads(("a", "b", "paired_records", "corrected", "p_adjusted", "detectable", "verdict"), lang),
+        heads(("a", "b", "paired_records", "corrected", "p_adjusted", "detectable", "verdict"), lang),
         rows,
         {2, 3, 4, 5},
         (6, apart),
@@ -167,8 +163,8 @@ def _power(comp: Comparison, lang: str) -> Rows | None:
                 say("cell.of", lang, k=p["too_small"], n=p["pairs"]),
             ]
         )
-    heads = ("dataset", "paired_records", "paired_sd", "detectable_difference", "largest_gap", "pairs_too_small")
-    return Rows(say("title.power", lang), _heads(heads, lang), rows, {1, 2, 3, 4})
+    names = ("dataset", "paired_records", "paired_sd", "detectable_difference", "largest_gap", "pairs_too_small")
+    return Rows(say("title.power", lang), heads(names, lang), rows, {1, 2, 3, 4})
 
 
 def standings_tables(comp: Comparison, lang: str = DEFAULT_LANG) -> list[Rows]:

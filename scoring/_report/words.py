@@ -11,12 +11,20 @@ from typing import Any
 
 from formatkit._core.messages import DEFAULT_LANG, Msg, catalogue
 
-__all__ = ["DEFAULT_LANG", "metric_word", "say", "say_count"]
+__all__ = ["DEFAULT_LANG", "SYMBOLS", "heads", "metric_word", "say", "say_count"]
+
+#: Column heads that are symbols, the same in every language (not catalogue words).
+SYMBOLS = frozenset({"pass@k", "a", "b"})
 
 
 def say(key: str, lang: str | None = DEFAULT_LANG, /, **fields: Any) -> str:
     """The ``report.<key>`` template in ``lang``, filled."""
     return Msg(f"report.{key}", **fields).render(lang or DEFAULT_LANG)
+
+
+def heads(names: tuple[str, ...], lang: str | None = DEFAULT_LANG) -> list[str]:
+    """Column heads by meaning (``report.head.<name>``) in ``lang``; a symbol (``pass@k``, ``a``) as it is."""
+    return [name if name in SYMBOLS else say(f"head.{name}", lang) for name in names]
 
 
 def metric_word(metric: str | None, lang: str | None = DEFAULT_LANG) -> str:

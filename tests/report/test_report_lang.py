@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from formatkit._core.messages import catalogue, languages
 from formatkit.cli import app
+from scoring._report.words import SYMBOLS
 
 ROOT = Path(__file__).parents[2]
 SEED = ROOT / "fixtures" / "seed"
@@ -181,21 +182,39 @@ def test_no_pattern_rewrites_rendered_report_text(tmp_path: Path, monkeypatch: p
     assert code_figures.report_pattern_rewrites() == ["scoring/_report/said.py:7"]
 
 
+def _asked(tree: ast.Module) -> set[str]:
+    """The ``report.*`` keys a module asks for by literal: ``say("…")``, ``say_count("…")`` and the column
+    heads of ``heads((…))`` (a tuple, or a name assigned one)."""
+    tuples = {
+        target.id: node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    asked: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        name, first = getattr(node.func, "id", ""), node.args[0]
+        if name in ("say", "say_count") and isinstance(first, ast.Constant):
+            asked.add(str(first.value))
+        if name == "heads":
+            names = tuples.get(first.id) if isinstance(first, ast.Name) else first
+            assert isinstance(names, ast.Tuple), ast.dump(first)
+            asked |= {f"head.{e.value!s}" for e in names.elts if isinstance(e, ast.Constant) and e.value not in SYMBOLS}
+    return asked
+
+
 @pytest.mark.parametrize("lang", [lang for lang in languages() if lang != "en"])
 def test_every_report_word_the_renderers_ask_for_is_in_the_catalogue(lang: str) -> None:
-    # a key the code asks for that no catalogue holds would raise KeyError at render time: every
-    # ``say("…")`` literal key of the report modules is an English template
+    # a key the code asks for that no catalogue holds would raise KeyError at render time: every key the
+    # report modules ask for is an English template, and a column head reads in the language
     english = catalogue("en")
-    asked = {
-        str(node.args[0].value)
-        for path in (ROOT / "scoring" / "_report").glob("*.py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call)
-        and getattr(node.func, "id", "") in ("say", "say_count")
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-    }
-    assert len(asked) > 50
+    asked = set().union(
+        *(_asked(ast.parse(p.read_text(encoding="utf-8"))) for p in (ROOT / "scoring" / "_report").glob("*.py"))
+    )
+    assert len(asked) > 80 and "head.paired_sd" in asked and "head.unscorable" in asked
     for key in asked:
         assert f"report.{key}" in english or f"report.{key}.one" in english, key
     assert all(english[key] != text for key, text in catalogue(lang).items() if key.startswith("report.head."))

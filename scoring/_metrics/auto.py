@@ -1,7 +1,7 @@
 """``--metric auto``: pick each record's metric from its reference (and options), and say why.
 
 A mixed upload (choice, numbers, math and free text in one file, a normal "综合" set) is scored record by
-record: option letters or yes/no → ``choice``; free text in either language, or no reference →
+record: option letters or yes/no (a kind of its own, read as yes/no) → ``choice``; free text in either language, or no reference →
 ``judge-needed`` (left unscored with the reason, never 0); a number, a short answer or an expression →
 ``math`` when the dataset holds math expressions (its numbers and short answers then get math's units,
 blanks and partial credit), else ``exact``. That last choice needs the dataset's references first, which
@@ -62,12 +62,15 @@ def _letter_past_the_options(item: Item, ref: str) -> bool:
 
 
 def reference_kind(item: Item) -> str:
-    """``choice`` (option letters or yes/no), ``number``, ``math``, ``short``, ``long`` (free text) or
+    """``choice`` (option letters), ``yes-no``, ``number``, ``math``, ``short``, ``long`` (free text) or
     ``missing``."""
     ref = (item.reference or "").strip()
     if not ref:
         return "missing"
-    if choice_key(item) is not None or _letter_past_the_options(item, ref):
+    key = choice_key(item)
+    if key is not None and key[0] == "yes-no":
+        return "yes-no"  # read as yes/no: the marker's word, "No," opening the reply, negations as such
+    if key is not None or _letter_past_the_options(item, ref):
         return "choice"
     if reference_number(ref) is not None:
         return "number"

@@ -8,6 +8,7 @@ import orjson
 
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.containment import contained_answer
+from scoring._metrics.extract.choice import extract_yes_no, parse_yes_no
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.extract.retraction import after_retraction
@@ -16,7 +17,15 @@ from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
 from scoring._metrics.math.units import split_unit
-from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize_text, parse_number, reply_body
+from scoring._metrics.normalize import (
+    DATE_OR_RANGE,
+    END_TOKEN,
+    answer_form,
+    nfkc,
+    normalize_text,
+    parse_number,
+    reply_body,
+)
 
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
@@ -65,9 +74,9 @@ def _candidates(content: str) -> list[str]:
 
 def exact_match(content: str, answers: list[str]) -> str | None:
     """The accepted answer the reply matches after normalisation, or None."""
-    wanted = {normalize_text(a): a for a in answers if normalize_text(a)}
+    wanted = {answer_form(a): a for a in answers if answer_form(a)}
     for candidate in _candidates(content):
-        hit = wanted.get(normalize_text(candidate))
+        hit = wanted.get(answer_form(candidate))
         if hit is not None:
             return hit
     return None
@@ -256,6 +265,9 @@ def score_exact(content: str, item: Item) -> ItemScore:
     shown = " | ".join(answers[:5])
     if hit is not None:
         return _matched(hit)
+    yes_no = _yes_no_score(content, answers)
+    if yes_no is not None:
+        return yes_no
     qualified = _qualified_number(reply_body(content)[0], answers)
     if qualified is not None:
         return qualified
@@ -277,6 +289,25 @@ def score_exact(content: str, item: Item) -> ItemScore:
         "(rule: containment); wrong",
         normalize_text(_candidates(content)[-1])[:200],
         matched_by="normalised match",
+    )
+
+
+def _yes_no_score(content: str, answers: list[str]) -> ItemScore | None:
+    """A yes/no reference (``No``, ``否``, ``True``) is read as the choice metric reads it: the marker's word
+    ("Therefore, the answer (Yes or No) is No."), a reply opening ``No,`` / ``不是``, a negation read as one;
+    None when the reference is not yes/no."""
+    values = {parse_yes_no(a) if len(a.strip()) <= 12 else None for a in answers}
+    if None in values or len(values) != 1:
+        return None
+    (expected,) = values
+    found = extract_yes_no(content)
+    right = found.letters == expected
+    said = f"«{found.letters}» via {found.how}" if found.found else f"no yes/no ({found.how})"
+    return ItemScore(
+        float(right),
+        f"exact: a yes/no reference, the reply says {said}; reference «{expected}»; {'correct' if right else 'wrong'}",
+        found.letters or None,
+        matched_by="yes/no",
     )
 
 
@@ -326,6 +357,6 @@ def _matched(hit: str) -> ItemScore:
     return ItemScore(
         1.0,
         f"exact: reply matches «{hit}» after normalisation; correct",
-        normalize_text(hit),
+        answer_form(hit),
         matched_by="normalised match",
     )

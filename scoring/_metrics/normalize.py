@@ -8,6 +8,7 @@ import unicodedata
 
 __all__ = [
     "DATE_OR_RANGE",
+    "answer_form",
     "END_TOKEN",
     "nfkc",
     "normalize_text",
@@ -96,6 +97,18 @@ def normalize_text(text: str) -> str:
     text = _strip_punct(text)
     stripped = _ARTICLES.sub(" ", text)
     return _SPACES.sub(" ", stripped if stripped.strip() else text).strip()
+
+
+def answer_form(text: str) -> str:
+    """What an answer is compared as: :func:`normalize_text`, except that an answer made only of symbols keeps
+    them (``") ] }"`` → ``")]}"``, spaces dropped, a closing full stop too): normalisation never empties a
+    non-empty answer, so a bracket completion is not equal to every reply that has no words."""
+    form = normalize_text(text)
+    if form or not text.strip():
+        return form
+    symbols = "".join(nfkc(text).split())
+    trimmed = symbols.rstrip(".")
+    return trimmed or symbols
 
 
 def strip_think(text: str) -> str:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from scoring._metrics.extract.marked import OPTION_LIST
 from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, reply_body
 
@@ -149,13 +150,13 @@ _OPEN = (
 )
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
-    r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
+    r"|answer[ \t]+choice|answers?(?:" + OPTION_LIST + r"(?=[ \t]*(?:is|are|[:：])))?|ans(?:\.|(?![a-z])))"
     r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
     r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both|close[ \t]+to|closest[ \t]+to|nearest[ \t]+to))?"
     r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
-    r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
+    r"|正确(?:说法|表述)|答案" + OPTION_LIST + r"(?=[ \t]*[是为:：])|答案|故选|因此选|所以选|应选|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
 )
 _MARKER_TAIL = (
     r"[ \t]*(?:\*\*|__)?[ \t]*[\]】\}]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
@@ -199,6 +200,12 @@ _PROSE = re.compile(
 _CORRESPONDS = re.compile(
     r"(?i:corresponds?|corresponding)[ \t]+(?i:to)[ \t]+(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
     r"(?:[\(\[][ \t]*(?P<b>[A-Z])[ \t]*[\)\]]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.,;:!)])))"
+)
+# A hedge word right before one option: "the answer is probably E", "It is most likely (C) pet." — one option
+# named, the commitment the reply makes ("A or D" after it stays a hedge between two: see _HEDGE).
+_HEDGED_ONE = re.compile(
+    r"(?i:probably|likely|possibly|perhaps)[ \t]*,?[ \t]*[:：]?[ \t]*(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
+    r"(?:[\(\[（][ \t]*(?P<b>[A-Z])[ \t]*[\)\]）]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.。,，;；:：!)\]])))"
 )
 _TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")
 # "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
@@ -354,6 +361,10 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("not true", _PROSE),
     ("untrue", _PROSE),
     ("exception", _PROSE),
+    ("probably", _HEDGED_ONE),
+    ("likely", _HEDGED_ONE),
+    ("possibly", _HEDGED_ONE),
+    ("perhaps", _HEDGED_ONE),
 )
 # "例如[正确答案]A<eoa>" restates the prompt's example, not an answer.
 _EXAMPLE = re.compile(
@@ -1008,9 +1019,12 @@ _YES_NO_WORDS: tuple[tuple[str, str], ...] = (
 _YES_NO_EN = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 _EN_MAP = {"yes": "yes", "true": "yes", "correct": "yes", "no": "no", "false": "no", "incorrect": "no"}
 _YN_MARKER = re.compile(
-    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?"
+    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])[ \t]*[:：]?"
+    r"|答案" + OPTION_LIST + r"[ \t]*[是为]?[ \t]*[:：]?"
+    r"|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?"
     r"|答案[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
-    r"[ \t]*,?[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<word>[^\s\)\]）,，。.!！;；*]{1,8})"
+    r"[ \t]*,?[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<not>(?i:not)[ \t]+)?"
+    r"(?P<word>[^\s\)\]）,，。.!！;；*]{1,8})"
 )
 
 
@@ -1049,6 +1063,8 @@ def extract_yes_no(text: str | None) -> ChoiceExtraction:
     for pattern in (_YN_MARKER, _YN_CONNECTIVE):
         for m in pattern.finditer(body):
             value = parse_yes_no(m.group("word"))
+            if value is not None and "not" in m.groupdict() and m.group("not"):
+                value = "no" if value == "yes" else "yes"  # "the answer is not yes": no
             if value is not None and (found is None or m.start() > found[0]):
                 found = (m.start(), value, m.group(0).strip())
     if found is not None:

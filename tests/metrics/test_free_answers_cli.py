@@ -1,0 +1,109 @@
+"""Issue #38, through the command line: free answers scored as a careful grader would (``formatkit score …
+--metric auto/exact/choice/prefix``). Each case is a made-up reply of the shape found in real replies
+(tests/corpora/free/README.md): a marker that names its options, yes/no with negations, answers made of
+symbols, a hedge before one option, a short answer stated in the reply's answer sentence, dates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from formatkit.cli import app
+
+runner = CliRunner()
+
+YES_NO = "Would a baby gray whale fit in a tractor-trailer?"
+OPTIONS = "Which is a pet?\n(A) lion\n(B) shark\n(C) cat\n(D) wolf\n(E) eagle"
+
+
+def _score(tmp_path: Path, cases: list[tuple[str, str, str]], metric: str) -> list[dict[str, Any]]:
+    rows = [
+        {
+            "session_id": i,
+            "meta": {"dataset": f"set{i}"},  # one dataset per record: auto picks per reference, not per set
+            "messages": [
+                {"role": "user", "content": question},
+                {"role": "assistant", "reference_response": reference, "responses": [{"content": reply}]},
+            ],
+        }
+        for i, (question, reference, reply) in enumerate(cases)
+    ]
+    source = tmp_path / "set.jsonl"
+    source.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    result = runner.invoke(app, ["score", str(source), "-o", str(out), "--metric", metric])
+    assert result.exit_code == 0, result.output
+    return [json.loads(line)["messages"][-1]["responses"][0] for line in out.read_text("utf-8").splitlines()]
+
+
+def _check(tmp_path: Path, metric: str, cases: list[tuple[str, str, str, float | None]]) -> None:
+    scored = _score(tmp_path, [(q, r, a) for q, r, a, _ in cases], metric)
+    got = [(r, a, s["score"]) for (_, r, a, _), s in zip(cases, scored, strict=True)]
+    assert got == [(r, a, want) for _, r, a, want in cases], [s["analysis"] for s in scored]
+
+
+ZERO_SHOT_NO = "A baby gray whale is about 15 feet long.\nTherefore, the answer (Yes or No) is No."
+MARKER_CASES = [
+    (YES_NO, "No", ZERO_SHOT_NO, 1.0),
+    (YES_NO, "Yes", ZERO_SHOT_NO, 0.0),
+    (YES_NO, "No", "Therefore, the answer (Yes or No) is No, it could not fit.", 1.0),
+    (YES_NO, "Yes", "It is big.\nTherefore, the answer (Yes or No) is Yes.", 1.0),
+    (YES_NO, "No", "Therefore, the answer (Yes or No) is: not yes.", 1.0),
+    (YES_NO, "no", "No, it is not.", 1.0),
+    (YES_NO, "yes", "No, it is not.", 0.0),
+    ("鲸鱼能装进卡车吗？", "否", "答案（是或否）是：否。", 1.0),
+    ("鲸鱼能装进卡车吗？", "是", "答案（是或否）是：否。", 0.0),
+    ("鲸鱼能装进卡车吗？", "否", "不是。", 1.0),
+    (OPTIONS, "C", "Therefore, among A through E, the answer is C.", 1.0),
+    (OPTIONS, "C", "Therefore, the answer (A–E) is C.", 1.0),
+    (OPTIONS, "A", "Therefore, the answer (A–E) is C.", 0.0),
+    (OPTIONS, "E", "Therefore, the answer (A-E) is (E).", 1.0),
+]
+
+
+@pytest.mark.parametrize("metric", ["auto", "exact", "choice"])
+def test_a_marker_naming_its_options_is_read_as_the_marker(tmp_path: Path, metric: str) -> None:
+    _check(tmp_path, metric, MARKER_CASES)
+
+
+HEDGE_CASES = [
+    (OPTIONS, "E", "The answer is probably E", 1.0),
+    (OPTIONS, "C", "It is most likely (C) pet.", 1.0),
+    (OPTIONS, "A", "It is most likely (C) pet.", 0.0),
+    (OPTIONS, "A", "The answer is A or D.", 0.0),
+    (OPTIONS, "D", "The answer is A or D.", 0.0),
+    (OPTIONS, "D", "The answer is probably A or D.", 0.0),
+]
+
+
+@pytest.mark.parametrize("metric", ["auto", "choice"])
+def test_a_hedge_before_one_option_is_the_commitment_two_options_are_none(tmp_path: Path, metric: str) -> None:
+    _check(tmp_path, metric, HEDGE_CASES)
+
+
+SYMBOL_CASES = [
+    ("Complete the rest of the sequence: [ { (", ") } ]", "So the answer is ) } ].", 1.0),
+    ("Complete the rest of the sequence: [ { (", ") } ]", ") } ]", 1.0),
+    ("Complete the rest of the sequence: [ { (", ") } ]", ")}]", 1.0),
+    ("Complete the rest of the sequence: [ { (", ") } ]", "So the answer is } ) ].", 0.0),
+    ("Complete the rest of the sequence: [ { (", ") } ]", "So the answer is .", 0.0),
+    ("Complete the rest of the sequence: [ { (", ") } ]", "I cannot tell.", 0.0),
+]
+
+
+@pytest.mark.parametrize("metric", ["auto", "exact"])
+def test_an_answer_made_of_symbols_keeps_its_symbols(tmp_path: Path, metric: str) -> None:
+    _check(tmp_path, metric, SYMBOL_CASES)
+
+
+def test_prefix_compares_symbols_and_never_calls_them_unscorable(tmp_path: Path) -> None:
+    q = "Complete the rest of the sequence: [ { ("
+    _check(
+        tmp_path,
+        "prefix",
+        [(q, ") } ]", ") } ] is the rest.", 1.0), (q, ") } ]", ") ] }", 0.0), (q, ") } ]", "It is ) } ]", 0.0)],
+    )

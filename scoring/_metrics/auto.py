@@ -1,12 +1,12 @@
 """``--metric auto``: pick each record's metric from its reference (and options), and say why.
 
 A mixed upload (choice, numbers, math and free text in one file, a normal "综合" set) is scored record by
-record: option letters or yes/no (a kind of its own, read as yes/no) → ``choice``; free text in either language, or no reference →
-``judge-needed`` (left unscored with the reason, never 0); a number, a short answer or an expression →
-``math`` when the dataset holds math expressions (its numbers and short answers then get math's units,
-blanks and partial credit), else ``exact``. That last choice needs the dataset's references first, which
-is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset keeps a summary of
-what was chosen and why.
+record: option letters or yes/no (a kind of its own, read as yes/no) → ``choice``; free text in either
+language, or no reference → ``judge-needed`` (left unscored with the reason, never 0); a number, a short
+answer or an expression → ``math`` when the dataset holds math expressions (its numbers and short answers
+then get math's units, blanks and partial credit), else ``exact``. That last choice needs the dataset's
+references first, which is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset
+keeps a summary of what was chosen and why.
 
 This module sorts references into kinds (:func:`reference_kind`); which metric scores each kind, and why,
 is read off the metric table (:mod:`scoring._metrics.registry`: ``auto_for``, ``auto_takes``, ``auto_reason``).

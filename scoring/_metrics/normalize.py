@@ -8,8 +8,8 @@ import unicodedata
 
 __all__ = [
     "DATE_OR_RANGE",
-    "answer_form",
     "END_TOKEN",
+    "answer_form",
     "nfkc",
     "normalize_text",
     "parse_number",

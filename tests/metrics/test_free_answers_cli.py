@@ -6,6 +6,7 @@ symbols, a hedge before one option, a short answer stated in the reply's answer 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def _score(tmp_path: Path, cases: list[tuple[str, str, str]], metric: str) -> li
     return [json.loads(line)["messages"][-1]["responses"][0] for line in out.read_text("utf-8").splitlines()]
 
 
-def _check(tmp_path: Path, metric: str, cases: list[tuple[str, str, str, float | None]]) -> None:
+def _check(tmp_path: Path, metric: str, cases: Sequence[tuple[str, str, str, float | None]]) -> None:
     scored = _score(tmp_path, [(q, r, a) for q, r, a, _ in cases], metric)
     got = [(r, a, s["score"]) for (_, r, a, _), s in zip(cases, scored, strict=True)]
     assert got == [(r, a, want) for _, r, a, want in cases], [s["analysis"] for s in scored]

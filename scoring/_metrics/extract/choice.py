@@ -156,7 +156,8 @@ _MARKER_WORDS = (
     r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
-    r"|正确(?:说法|表述)|答案" + OPTION_LIST + r"(?=[ \t]*[是为:：])|答案|故选|因此选|所以选|应选|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
+    r"|正确(?:说法|表述)|答案" + OPTION_LIST + r"(?=[ \t]*[是为:：])|答案|故选|因此选|所以选|应选"
+    r"|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
 )
 _MARKER_TAIL = (
     r"[ \t]*(?:\*\*|__)?[ \t]*[\]】\}]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
@@ -204,7 +205,8 @@ _CORRESPONDS = re.compile(
 # A hedge word right before one option: "the answer is probably E", "It is most likely (C) pet." — one option
 # named, the commitment the reply makes ("A or D" after it stays a hedge between two: see _HEDGE).
 _HEDGED_ONE = re.compile(
-    r"(?i:probably|likely|possibly|perhaps)[ \t]*,?[ \t]*[:：]?[ \t]*(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
+    r"(?i:probably|likely|possibly|perhaps)[ \t]*,?[ \t]*[:：]?[ \t]*"
+    r"(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
     r"(?:[\(\[（][ \t]*(?P<b>[A-Z])[ \t]*[\)\]）]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.。,，;；:：!)\]])))"
 )
 _TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")

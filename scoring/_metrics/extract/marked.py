@@ -30,7 +30,8 @@ class Marked:
 #: The options a marker names before its answer, as zero-shot prompts write it: "the answer (Yes or No) is",
 #: "the answer (A–E) is", "the answer (arabic numerals) is", "答案（是或否）是": part of the marker, not the answer.
 OPTION_LIST = (
-    r"(?:[ \t]*[(（](?=[^()（）\n]{1,40}[)）])(?:[^()（）\n]*?(?:(?i:\bor\b|\bthrough\b|\bto\b)|或|还是|/|[-–—~～]|到|至)"
+    r"(?:[ \t]*[(（](?=[^()（）\n]{1,40}[)）])"
+    r"(?:[^()（）\n]*?(?:(?i:\bor\b|\bthrough\b|\bto\b)|或|还是|/|[-–—~～]|到|至)"
     r"[^()（）\n]*?|[ \t]*(?i:arabic[ \t]+numerals?|numbers?|a[ \t]+number|numerals?|in[ \t]+words)[ \t]*)[)）])"
 )
 _KEYWORD = re.compile(

@@ -24,7 +24,7 @@ from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.choice import option_letters, reference_letters
 from scoring._metrics.extract.numeric import reference_number
-from scoring._metrics.normalize import DATE_OR_RANGE
+from scoring._metrics.normalize import DATE_OR_RANGE, normalize_text
 from scoring._metrics.registry import JUDGE_NEEDED, MetricSpec, auto_specs
 
 __all__ = ["JUDGE_NEEDED", "AutoTally", "MetricChoice", "choose_metric", "reference_kind"]
@@ -74,6 +74,8 @@ def reference_kind(item: Item) -> str:
         return "choice"
     if reference_number(ref) is not None:
         return "number"
+    if not normalize_text(ref):
+        return "short"  # ") ] >": an answer made of symbols (a bracket completion), compared as it is, no math
     if DATE_OR_RANGE.fullmatch(ref):
         return "short"  # 2023/01/05 is a date, not a division: exact, not math for the whole dataset
     cjk = len(_CJK.findall(ref))

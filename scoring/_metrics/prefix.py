@@ -16,6 +16,10 @@ from scoring._metrics.wordmatch import match_form, starts_at_word
 __all__ = ["score_prefix"]
 
 
+#: After an answer made of symbols, a further bracket continues it: ``) ] >`` does not start with ``) ]``'s answer.
+_BRACKETS = frozenset("()[]{}<>（）【】")
+
+
 def score_prefix(content: str, item: Item) -> ItemScore:
     answers = [a for a in accepted_answers(item) if match_form(a) or answer_form(a)]
     if not answers:
@@ -24,7 +28,8 @@ def score_prefix(content: str, item: Item) -> ItemScore:
     symbols = [a for a in answers if not match_form(a)]
     for answer in symbols:
         # an answer made of symbols (") ] }") keeps them: the reply must start with the same symbols
-        if "".join(nfkc(body).split()).startswith(answer_form(answer)):
+        squeezed, wanted = "".join(nfkc(body).split()), answer_form(answer)
+        if squeezed.startswith(wanted) and squeezed[len(wanted) : len(wanted) + 1] not in _BRACKETS:
             return ItemScore(1.0, f"prefix: the reply starts with «{answer}»; 1", extracted=answer)
     answers = [a for a in answers if match_form(a)]
     if not answers:

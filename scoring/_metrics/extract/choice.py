@@ -1021,12 +1021,20 @@ _YES_NO_WORDS: tuple[tuple[str, str], ...] = (
 _YES_NO_EN = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 _EN_MAP = {"yes": "yes", "true": "yes", "correct": "yes", "no": "no", "false": "no", "incorrect": "no"}
 _YN_MARKER = re.compile(
-    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])[ \t]*[:：]?"
-    r"|答案" + OPTION_LIST + r"[ \t]*[是为]?[ \t]*[:：]?"
-    r"|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?"
-    r"|答案[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
+    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])[ \t]*[:：]?\s*"
+    r"|答案" + OPTION_LIST + r"[ \t]*[是为]?[ \t]*[:：]?\s*"
+    r"|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)(?!" + OPTION_LIST + r")[ \t]*[:：]?"
+    r"|答案(?!" + OPTION_LIST + r")[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
     r"[ \t]*,?[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<not>(?i:not)[ \t]+)?"
-    r"(?P<word>[^\s\)\]）,，。.!！;；*]{1,8})"
+    r"(?:(?i:most[ \t]+likely|probably|likely)[ \t]*,?[ \t]*)?[\"“]?"  # "most likely Yes.": one value, committed
+    r"(?P<word>[^\s\)\]）,，。.!！;；*\"”]{1,8})"
+)
+# The marker that names its options ("Therefore, the answer (Yes or No) is …") is the reply's final word: what
+# follows it decides, and a word that is neither yes nor no there ("Unknown.", "It depends", "both Yes and
+# No") is no answer, whatever the reasoning said before it.
+_YN_OPTION_MARKER = re.compile(
+    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])"
+    r"|答案" + OPTION_LIST + r"[ \t]*[是为:：])"
 )
 
 
@@ -1069,8 +1077,12 @@ def extract_yes_no(text: str | None) -> ChoiceExtraction:
                 value = "no" if value == "yes" else "yes"  # "the answer is not yes": no
             if value is not None and (found is None or m.start() > found[0]):
                 found = (m.start(), value, m.group(0).strip())
+    final = max(_YN_OPTION_MARKER.finditer(body), key=lambda m: m.start(), default=None)
+    if final is not None and (found is None or found[0] < final.start()):
+        said = " ".join(body[final.start() : final.end() + 40].split())
+        return ChoiceExtraction("", f'the final marker names neither yes nor no: "{said[:70]}"')
     if found is not None:
-        return ChoiceExtraction(found[1], f'marker "{found[2][:60]}"')
+        return ChoiceExtraction(found[1], f'marker "{" ".join(found[2].split())[:60]}"')
     lines = [line for line in body.strip().splitlines() if line.strip()]
     value = parse_yes_no(lines[0][:20]) if lines else None
     if value is not None:

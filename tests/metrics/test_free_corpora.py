@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from formatkit import MetaDict, RecordDict
 from scoring import score_records
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora" / "free"
@@ -42,8 +43,8 @@ def _cases(name: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in (CORPORA / name).read_bytes().splitlines() if line.strip()]
 
 
-def _record(i: int, case: dict[str, Any]) -> dict[str, Any]:
-    meta: dict[str, Any] = {"dataset": "corpus"}
+def _record(i: int, case: dict[str, Any]) -> RecordDict:
+    meta: MetaDict = {"dataset": "corpus"}
     if case.get("aliases"):
         meta["aliases"] = case["aliases"]
     return {

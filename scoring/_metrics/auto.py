@@ -83,8 +83,8 @@ def reference_kind(item: Item) -> str:
         return "math"
     if _is_free_text(ref):
         return "long"
-    if _WEAK_MATH.search(ref):
-        return "math"
+    if _WEAK_MATH.search(ref) and len(_WORD.findall(ref)) <= 1:
+        return "math"  # "3/4 cup" is math; "winter 406/5 BC" is words around a year written as 406/5
     return "short"
 
 

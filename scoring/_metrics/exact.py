@@ -8,6 +8,7 @@ import orjson
 
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.containment import contained_answer
+from scoring._metrics.dates import as_iso_date, with_iso_dates
 from scoring._metrics.extract.choice import extract_yes_no, parse_yes_no
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
@@ -24,6 +25,7 @@ from scoring._metrics.normalize import (
     nfkc,
     normalize_text,
     parse_number,
+    repair_mojibake,
     reply_body,
 )
 
@@ -53,7 +55,7 @@ def accepted_answers(item: Item) -> list[str]:
     aliases = item.meta.get("aliases")
     if isinstance(aliases, list):
         out.extend(str(a) for a in aliases)
-    return out
+    return [repair_mojibake(a) for a in out]  # "2.45Â\xa0billion" in a scraped reference is "2.45 billion"
 
 
 def _candidates(content: str) -> list[str]:
@@ -255,12 +257,29 @@ def score_exact(content: str, item: Item) -> ItemScore:
         hit = exact_match(content, answers)
         if hit is not None:
             return _matched(hit)
+        words = [a for a in answers if reference_number(a) is None]
+        stated = _contained(raw, item, words) if _marked_value(content) is None else None
+        if stated is not None:
+            return stated  # "first appears in the Season 9 premiere" against "2012 | season 9"
         answers = [a for a, _ in numeric]
     numbers = [n for _, n in numeric]
     if numbers and len(numbers) == len(answers):
-        return _score_numbers(content, answers, numbers)
+        result = _score_numbers(content, answers, numbers)
+        years = all(_YEAR_LIKE.fullmatch(a.strip()) for a in answers)
+        if result.score == 0.0 and years and _marked_value(content) is None:
+            # a year in prose: "added on July 4, 1960, when Hawaii became the 50th state" states 1960 (the last
+            # number, 50, is not the answer); read as a short answer where the reply marks none
+            stated = _contained(with_iso_dates(raw), item, [a.strip() for a in answers])
+            if stated is not None:
+                return stated
+        return result
     if all(is_math_reference(a) for a in answers):
         return _score_math_reference(content, item, answers)
+    isos = [iso for iso in (as_iso_date(a) for a in answers) if iso is not None]
+    if isos:
+        # a date compares as a date: "February 9, 1964" = "1964-02-09" = "1964年2月9日", in the reply as written
+        answers = [*answers, *(iso for iso in isos if iso not in answers)]
+        content, raw = with_iso_dates(content), with_iso_dates(raw)
     hit = exact_match(content, answers)
     shown = " | ".join(answers[:5])
     if hit is not None:
@@ -271,18 +290,9 @@ def score_exact(content: str, item: Item) -> ItemScore:
     qualified = _qualified_number(reply_body(content)[0], answers)
     if qualified is not None:
         return qualified
-    body = reply_body(raw)[0]
-    contained = contained_answer(body, answers)  # it reads where end tokens cut the reply
-    if contained is None and arabic_numerals(body) != body:
-        contained = contained_answer(arabic_numerals(body), answers)  # "成立于一九四九年" holds "1949年"
-    if contained is not None:
-        return ItemScore(
-            1.0,
-            f"exact: «{contained.answer}» stands as the answer in the reply's {contained.where} "
-            f"«{contained.scope}» (rule: containment); correct",
-            normalize_text(contained.answer),
-            matched_by="containment",
-        )
+    stated = _contained(raw, item, answers)
+    if stated is not None:
+        return stated
     return ItemScore(
         0.0,
         f"exact: reply matches none of «{shown}» after normalisation, nor holds one as its answer "
@@ -308,6 +318,31 @@ def _yes_no_score(content: str, answers: list[str]) -> ItemScore | None:
         f"exact: a yes/no reference, the reply says {said}; reference «{expected}»; {'correct' if right else 'wrong'}",
         found.letters or None,
         matched_by="yes/no",
+    )
+
+
+#: A reference that is a year: read in prose as a short answer when the reply's last number is not it.
+_YEAR_LIKE = re.compile(r"1\d{3}|20\d{2}")
+
+
+def _contained(raw: str, item: Item, answers: list[str]) -> ItemScore | None:
+    """Containment: an accepted answer standing, committed, in the reply's marked answer, labelled line, final
+    sentence or stating first sentence (see ``containment``); None when none does."""
+    if not answers:
+        return None
+    body = reply_body(raw)[0]
+    contained = contained_answer(body, answers, item.question)  # it reads where end tokens cut the reply
+    if contained is None and arabic_numerals(body) != body:
+        # "成立于一九四九年" holds "1949年"
+        contained = contained_answer(arabic_numerals(body), answers, item.question)
+    if contained is None:
+        return None
+    return ItemScore(
+        1.0,
+        f"exact: «{contained.answer}» stands as the answer in the reply's {contained.where} "
+        f"«{contained.scope}» (rule: containment); correct",
+        normalize_text(contained.answer),
+        matched_by="containment",
     )
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "nfkc",
     "normalize_text",
     "parse_number",
+    "repair_mojibake",
     "reply_body",
     "strip_think",
 ]
@@ -109,6 +110,22 @@ def answer_form(text: str) -> str:
     symbols = "".join(nfkc(text).split())
     trimmed = symbols.rstrip(".")
     return trimmed or symbols
+
+
+#: What UTF-8 read as Windows-1252 leaves: "Â\xa0" for a no-break space, "â€“" for an en dash, "Ã©" for é.
+_MOJIBAKE = re.compile("Â[\xa0-\xbf]|â€[\x80-\xbf\u0152-\u2122]|Ã[\x80-\xbf]")
+
+
+def repair_mojibake(text: str) -> str:
+    """``text`` with UTF-8 that was read as Windows-1252 decoded again (``2.45Â\xa0billion`` → ``2.45 billion``,
+    ``10â€“12 years`` → ``10–12 years``), as a grader reads it; unchanged when it shows no such sequence or
+    does not decode."""
+    if _MOJIBAKE.search(text) is None:
+        return text
+    try:
+        return text.encode("cp1252").decode("utf-8")
+    except UnicodeError:
+        return text
 
 
 def strip_think(text: str) -> str:

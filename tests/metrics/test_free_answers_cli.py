@@ -108,3 +108,75 @@ def test_prefix_compares_symbols_and_never_calls_them_unscorable(tmp_path: Path)
         "prefix",
         [(q, ") } ]", ") } ] is the rest.", 1.0), (q, ") } ]", ") ] }", 0.0), (q, ") } ]", "It is ) } ]", 0.0)],
     )
+
+
+BILL = "Who is on the $500 bill?"
+POEM = "《静夜思》的作者是谁？"
+PHOTO = "植物在光合作用中释放什么气体？"
+CAPITAL = "What is the capital of France?"
+STATED_CASES = [
+    (
+        BILL,
+        "William McKinley",
+        "The $500 bill features the portrait of William McKinley, the 25th president of the United States. "
+        "It was discontinued in 1969.",
+        1.0,
+    ),
+    (POEM, "李白", "《静夜思》是唐代诗人李白的作品。这首诗表达了思乡之情。", 1.0),
+    (POEM, "杜甫", "《静夜思》是唐代诗人李白的作品。这首诗表达了思乡之情。", 0.0),
+    (PHOTO, "氧气", "植物在光合作用中吸收二氧化碳，释放氧气。这一过程需要光。", 1.0),
+    (CAPITAL, "Paris", "It is not Paris but Lyon.", 0.0),
+    (CAPITAL, "Lyon", "It is not Paris but Lyon.", 1.0),
+    (CAPITAL, "Paris", "It could be Paris or Lyon. Both are large cities.", 0.0),
+    (CAPITAL, "Paris", "The capital is Lyon. Paris is a big city too.", 0.0),
+    (CAPITAL, "Paris", "Paris, Texas is not it; it is Lyon.", 0.0),
+    (CAPITAL, "Paris", "Many cities, such as Paris, Lyon, and Nice, are large. I do not know which.", 0.0),
+    (
+        "Who wrote the lyrics?",
+        '["Bobby Scott", "Bob Russell"]',
+        "The lyrics were written by Bobby Scott and Bob Russell.",
+        1.0,
+    ),
+    (
+        "Who wrote the lyrics?",
+        '["Bobby Scott", "Bob Russell"]',
+        "The lyrics were written by Bobby Scott and Hal David.",
+        0.0,
+    ),
+    ("Which river is east of the Jordan River?", "Jordan", "The land east of the Jordan River is the West Bank.", 0.0),
+    (
+        "When was the 50th star added?",
+        "1960",
+        "The 50th star was added on July 4, 1960, when Hawaii became the 50th state.",
+        1.0,
+    ),
+    (
+        "When was the 50th star added?",
+        "1959",
+        "The 50th star was added on July 4, 1960, when Hawaii became the 50th state.",
+        0.0,
+    ),
+]
+
+
+@pytest.mark.parametrize("metric", ["auto", "exact"])
+def test_a_short_answer_stated_in_the_answer_sentence_is_credited(tmp_path: Path, metric: str) -> None:
+    _check(tmp_path, metric, STATED_CASES)
+
+
+WHEN = "When did the Beatles first appear on The Ed Sullivan Show?"
+DATE_CASES = [
+    (WHEN, "February 9, 1964", "It happened on 1964-02-09.", 1.0),
+    (WHEN, "1964-02-09", "The Beatles appeared on February 9, 1964.", 1.0),
+    (WHEN, "1964年2月9日", "时间是1964-02-09。", 1.0),
+    (WHEN, "1964-02-09", "1964年2月9日", 1.0),
+    (WHEN, "9 February 1964", "They first appeared on Feb. 9, 1964, before 73 million viewers.", 1.0),
+    (WHEN, "February 9, 1964", "It was on February 10, 1964.", 0.0),
+    (WHEN, "February 9, 1964", "It was not on February 9, 1964 but a week later.", 0.0),
+    (WHEN, "1964-02-09", "It was 1964-02-09 or 1964-02-16.", 0.0),
+]
+
+
+@pytest.mark.parametrize("metric", ["auto", "exact"])
+def test_dates_compare_as_dates(tmp_path: Path, metric: str) -> None:
+    _check(tmp_path, metric, DATE_CASES)

@@ -158,7 +158,7 @@ def _clause(text: str, start: int, end: int) -> tuple[str, str]:
 # word ending in one of them is rare; 是/为 stand in _BEFORE).
 _VERB_BEFORE_ZH = re.compile(
     r"(?:释放|放出|产生|生成|排出|吸收|扮演|饰演|赢得|获得|夺得|荣获|属于|来自|位于|叫做|称为|名为|等于|发明|发现|"
-    r"创作|建立|成立|定都|首都|出自|写出|写下|主演|导演|担任|作者|作品)了?$"
+    r"创作|建立|成立|定都|首都|出自|写出|写下|主演|导演|担任|作者|作品|代表|是指|指的是)了?$"
 )
 _ROLE_BEFORE = re.compile(r"(?:诗人|词人|作家|作者|导演|画家|学家|歌手|演员|皇帝|国王|总统|主席|将军|大师)$")
 _WORK_AFTER = re.compile(

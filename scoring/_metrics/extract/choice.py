@@ -228,7 +228,7 @@ _SPLIT_LETTERS = re.compile(r"[A-Z]")
 _BARE = re.compile(
     r"^(?:(?i:option|choice|answer)[ \t]*:?[ \t]*|选项?[ \t]*)?[\(\[（【]?(?P<letters>"
     + _LETTER_SET
-    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
+    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,(?=[ \t]*[\u3400-\u9fff]).*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
 )
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
@@ -1038,6 +1038,19 @@ _YN_OPTION_MARKER = re.compile(
 )
 
 
+# A reply that opens with its verdict in a word: "不可以。", "不，…", "不能。" (no); "可以。" (yes) — the word alone
+# in its clause, so "可以考虑…" is no yes.
+_ZH_OPENING = re.compile(
+    r"(?P<no>不可以|不能|不行|不会|无法|不)(?=[ \t]*[。！？，,.!]|$)|(?P<yes>可以|能|会|行)(?=[ \t]*[。！？.!]|$)"
+)
+# The first sentence's predicate judges what was asked: "这个推理是错误的。", "这个逻辑不正确，因为…" (no);
+# "这个说法是正确的。" (yes). Only at the end of the reply's first clause, before any reasoning.
+_ZH_VERDICT = re.compile(
+    r"^[^。！？，,\n]{0,30}?(?:(?P<no>是错误的|是错的|不正确|不对|不成立|是无效的|是不正确的)"
+    r"|(?P<yes>是正确的|是对的|正确|成立|是成立的))(?=[ \t]*(?:[。！？，,.!]|$))"
+)
+
+
 def parse_yes_no(text: str) -> str | None:
     """``yes``/``no`` for a short answer word in English or Chinese (是/否/对/错/正确/错误, true/false)."""
     s = nfkc(text).strip().strip("*_`'\"()[]（）【】").strip().rstrip("。.!！").strip()
@@ -1049,6 +1062,9 @@ def parse_yes_no(text: str) -> str | None:
     m = _YES_NO_EN.match(low)
     if m and (len(low) == len(m.group(0)) or not low[len(m.group(0))].isalnum()):
         return _EN_MAP[m.group(1)]
+    opening = _ZH_OPENING.match(s)
+    if opening is not None:
+        return "no" if opening.group("no") else "yes"
     for word, value in _YES_NO_WORDS:
         if s.startswith(word):
             return value
@@ -1087,6 +1103,10 @@ def extract_yes_no(text: str | None) -> ChoiceExtraction:
     value = parse_yes_no(lines[0][:20]) if lines else None
     if value is not None:
         return ChoiceExtraction(value, "reply starts with it")
+    verdict = _ZH_VERDICT.search(lines[0]) if lines else None
+    if verdict is not None:
+        value = "no" if verdict.group("no") else "yes"
+        return ChoiceExtraction(value, f'the first sentence judges: "{verdict.group(0).strip("。！？，,")}"')
     value = parse_yes_no(lines[-1][:20]) if lines else None
     if value is not None:
         return ChoiceExtraction(value, "last line starts with it")

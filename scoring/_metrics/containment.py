@@ -191,6 +191,10 @@ def _bounded(text: str, start: int, end: int, cjk: bool) -> bool:
 _EXAMPLES = re.compile(
     r"(?i:\bsuch\s+as\b|\bincluding\b|\blike\b|\be\.g\.|\bfor\s+(?:example|instance)\b)|例如|比如|包括|诸如|像是"
 )
+# What the sentence says after a contrast is its answer: "Paris is the most visited city, but the capital is
+# Lyon" does not answer Paris; a concession ("although Paris is bigger", "虽然北京更大") grants, it answers nothing.
+_CONTRAST_AFTER = re.compile(r"(?i:\bbut\b|\bhowever\b|\bwhereas\b|\binstead\b)|但是|但|而是|然而|不过")
+_CONCESSIVE = re.compile(r"(?i:\balthough\b|\bthough\b|\bwhile\b|\bwhereas\b|\bdespite\b)|虽然|尽管|即使|虽")
 _COMMA_LIST = re.compile(r"(?i:,\s*(?:and|or)\s|\s(?:and|or)\s)")
 _COMMA_BEFORE = re.compile(r",\s*$")
 # A comma after the answer opens another item, not an apposition ("Sophocles, who was born…", "Donald Trump, at
@@ -217,6 +221,8 @@ def _committed(text: str, start: int, end: int) -> bool:
         return False  # 北京或上海 / 上海、北京 / Paris or Lyon
     if _EXAMPLES.search(text, 0, start) is not None:
         return False  # "products such as coffee, nuts and pineapple": examples, not the answer
+    if _CONTRAST_AFTER.search(text, end) is not None or _CONCESSIVE.search(_CONTRAST.split(text[:start])[-1]):
+        return False  # "Paris is the most visited city, but the capital is Lyon" / "…, although Paris is bigger"
     if _COMMA_LIST.search(text) is not None and (_COMMA_BEFORE.search(text, 0, start) or _COMMA_AFTER.match(text, end)):
         return False  # "the Braves, the Giants, and the Reds": one of a list
     return _HEDGE.search(before) is None  # 可能是北京 / maybe Paris

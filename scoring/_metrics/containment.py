@@ -297,10 +297,72 @@ def _find(scope: str, answer: str, question: str = "", first: bool = False, fina
     while pos >= 0:
         end = pos + len(wanted)
         stands = _bounded(text, pos, end, cjk) and _committed(text, pos, end)
-        if stands and not _echoed(text, pos, end, asked, cjk) and not (first and _negated_sentence(text, pos)):
+        stated = not first or (not _negated_sentence(text, pos) and _answers_the_question(text, pos, end, asked, cjk))
+        if stands and stated and not _echoed(text, pos, end, asked, cjk):
             return True
         pos = text.find(wanted, pos + 1)
     return False
+
+
+_CONTENT_WORD = re.compile(r"[a-z][a-z'-]{3,}")
+_FUNCTION_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "where",
+        "when",
+        "who",
+        "whom",
+        "whose",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "them",
+        "with",
+        "from",
+        "into",
+        "have",
+        "has",
+        "does",
+        "did",
+        "been",
+        "being",
+        "were",
+        "was",
+        "about",
+        "most",
+        "many",
+        "much",
+        "some",
+        "than",
+        "then",
+        "also",
+        "only",
+        "just",
+        "very",
+    ]
+)
+
+
+def _answers_the_question(text: str, start: int, end: int, question: str, cjk: bool) -> bool:
+    """In the first sentence, the answer is stated: after its verb ("features the portrait of William
+    McKinley", "是唐代诗人李白"), or as the subject of a clause that says what was asked ("Jim Brown has the most
+    yards per carry", asked "who has the most yards per carry"); "Paris has many museums, and Lyon is the
+    capital" does not answer Paris."""
+    if _STATES_EN.search(text, 0, start) is not None or _STATES_ZH.search(text, 0, start) is not None:
+        return True
+    right = _CLAUSES.search(text, end)
+    rest = text[end : right.start() if right is not None else len(text)]
+    if not question:
+        return False
+    if cjk or _CJK.search(rest):
+        return any(rest[k : k + 2] in question for k in range(len(rest) - 1) if _CJK.match(rest[k]))
+    words = {w for w in _CONTENT_WORD.findall(rest)} - _FUNCTION_WORDS
+    return any(re.search(r"\b" + re.escape(w[:5]), question) for w in words)
 
 
 def _negated_sentence(text: str, start: int) -> bool:

@@ -137,6 +137,7 @@ STATED_CASES = [
     (CAPITAL, "Paris", "Paris is the most visited city, but the capital of France is Lyon.", 0.0),
     (CAPITAL, "Paris", "The capital is Lyon, although Paris is bigger.", 0.0),
     (CAPITAL, "Paris", "The capital of France is Paris. It lies on the Seine.", 1.0),
+    (CAPITAL, "Paris", "Paris has many museums, and Lyon is the capital. Both are in France.", 0.0),
     (CAPITAL, "Paris", "Many cities, such as Paris, Lyon, and Nice, are large. I do not know which.", 0.0),
     (
         "Who wrote the lyrics?",

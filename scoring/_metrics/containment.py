@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from scoring._metrics.extract.marked import marked_answer
+from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import END_TOKEN, normalize_text
 
 __all__ = ["MAX_CONTAINED_CJK", "MAX_CONTAINED_WORDS", "Contained", "contained_answer", "is_short_answer"]
@@ -136,7 +137,7 @@ def _scopes(body: str) -> list[tuple[str, str]]:
     sentence = _final_sentence(body)
     if sentence:
         out.append(("final sentence", sentence))
-    first = _first_sentence(body)
+    first = _first_sentence(after_retraction(body))  # "答案是北京。不对，应该是上海。": 北京 was withdrawn
     if first and first != sentence:
         out.append(("first sentence", first))
     return out
@@ -290,13 +291,14 @@ def _find(scope: str, answer: str, question: str = "", first: bool = False, fina
         return False
     if first and not _states(text):
         return False
-    if final and _IN_PASSING.search(text) is not None:
-        return False  # "The capital is Lyon. Paris is a big city too.": named in passing, after the answer
+
     asked = " ".join(unicodedata.normalize("NFKC", str(question)).casefold().split())
     pos = text.find(wanted)
     while pos >= 0:
         end = pos + len(wanted)
         stands = _bounded(text, pos, end, cjk) and _committed(text, pos, end)
+        if stands and final and _IN_PASSING.search(_clause(text, pos, end)[1]) is not None:
+            stands = False  # "The capital is Lyon. Paris is a big city too.": named in passing, after the answer
         stated = not first or (not _negated_sentence(text, pos) and _answers_the_question(text, pos, end, asked, cjk))
         if stands and stated and not _echoed(text, pos, end, asked, cjk):
             return True
@@ -365,11 +367,16 @@ def _answers_the_question(text: str, start: int, end: int, question: str, cjk: b
     return any(re.search(r"\b" + re.escape(w[:5]), question) for w in words)
 
 
+_WRONG = re.compile(r"(?i:\b(?:wrong|incorrect|false|mistaken)\b)|错误|不正确|错的")
+
+
 def _negated_sentence(text: str, start: int) -> bool:
     """A first sentence that negates anything before the answer, or anywhere after it ("Paris, Texas is not
     it"), with no contrast ("but", "而是") between the negation and the answer: it states no answer."""
     before = _CONTRAST.split(text[:start])[-1]
     after = text[start:]
+    if _WRONG.search(before) is not None:
+        return True  # "The wrong answer would be Paris; the right one is Lyon."
     found = _NEGATION_EN.search(before) or _NEGATION_EN.search(after)
     return bool(found or _NEGATION_ZH.search(_NOT_NEGATIONS.sub("", before + after)))
 

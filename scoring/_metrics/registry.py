@@ -106,7 +106,7 @@ METRICS: dict[str, MetricSpec] = {
             "rule",
             "option letters (A-J and beyond), letter sets, yes/no",
             implementation="scoring._metrics.choice:score_choice",
-            auto_for=frozenset({"choice"}),
+            auto_for=frozenset({"choice", "yes-no"}),
             auto_reason="the reference is an option letter (or letters) or yes/no",
         ),
         MetricSpec(

@@ -633,3 +633,13 @@ MESSAGES.update(
         "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
     }
 )
+
+# --- replicas of one model (scoring._client.pool) and the bounds on what a run reads --------------------
+MESSAGES.update(
+    {
+        "ui.pool.dropped": "endpoint {endpoint} was dropped: {reason}; its requests go to the {left} endpoint(s) left",
+        "ui.pool.benched": "endpoint {endpoint} is set aside: {failures} request(s) in a row failed there ({cause}) while the other endpoints answered; its requests go to the {left} endpoint(s) left, and one request tries it again in {seconds} s",
+        "ui.pool.dropped_probe": "endpoint {endpoint} was dropped: {reason}; its requests go to the {left} endpoint(s) left, and one request tries it again in {seconds} s",
+        "ui.pool.back": "endpoint {endpoint} answers again: it takes requests again",
+    }
+)

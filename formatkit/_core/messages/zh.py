@@ -636,3 +636,13 @@ MESSAGES.update(
         "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
     }
 )
+
+# --- 同一模型的多个副本（scoring._client.pool）与运行读取内容的上限 ----------------------------------------
+MESSAGES.update(
+    {
+        "ui.pool.dropped": "端点 {endpoint} 已弃用：{reason}；它的请求改发给剩下的 {left} 个端点",
+        "ui.pool.benched": "端点 {endpoint} 暂被搁置：在其他端点正常应答时，它连续 {failures} 个请求失败（{cause}）；它的请求改发给剩下的 {left} 个端点，{seconds} 秒后再用一个请求试探它",
+        "ui.pool.dropped_probe": "端点 {endpoint} 已弃用：{reason}；它的请求改发给剩下的 {left} 个端点，{seconds} 秒后再用一个请求试探它",
+        "ui.pool.back": "端点 {endpoint} 恢复应答：重新接收请求",
+    }
+)

@@ -148,6 +148,8 @@ class FakeOpenAI:
         #: ``tokenize_requests``, never in ``requests`` (they buy no completion).
         self.tokenize = False
         self.tokenize_requests = 0
+        #: When set, the ``count`` every tokenize reply says, whatever it is (-5, 10**18, true: a hostile route).
+        self.tokenize_count: Any = None
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self._released = threading.Event()
@@ -298,6 +300,9 @@ class FakeOpenAI:
                 self.tokenize_requests += 1
             asked = orjson.loads(raw) if raw else {}
             count = _prompt_tokens(asked)
+            if self.tokenize_count is not None:
+                await _send(writer, 200, {"count": self.tokenize_count, "max_model_len": 32768})
+                return True
             await _send(writer, 200, {"count": count, "max_model_len": 32768, "tokens": list(range(count))})
             return True
         if method != "POST" or not path.partition("?")[0].rstrip("/").endswith("/chat/completions"):

@@ -127,6 +127,25 @@ def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
     return stripped or None, warning
 
 
+#: The longest model name taken: names are sent in every request and written into every response and
+#: report (a 10 MB name would make every one of them 10 MB).
+MAX_MODEL_NAME = 512
+
+
+def check_model(model: str) -> None:
+    """:class:`~scoring.errors.EndpointSetupError` for a model name no server has: empty, longer than
+    :data:`MAX_MODEL_NAME` characters, or holding a control character (a line break)."""
+    if not model.strip():
+        raise EndpointSetupError("the model name is empty")
+    if len(model) > MAX_MODEL_NAME:
+        raise EndpointSetupError(
+            f"the model name is {len(model)} characters long ({model[:40]!r}...): at most {MAX_MODEL_NAME}"
+        )
+    for position, char in enumerate(model, start=1):
+        if not char.isprintable():
+            raise EndpointSetupError(f"the model name {model[:80]!r} holds a control character at {position}")
+
+
 def _proxy_unsupported() -> ProxyUnsupportedError | None:
     """The proxy variable httpx read that names a SOCKS proxy (the one its ImportError is about), if any."""
     for variable in ("ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
@@ -158,6 +177,7 @@ class ChatClient:
         transport: httpx.AsyncBaseTransport | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
+        check_model(model)
         self.model = model
         #: The options as given (:mod:`scoring._client.options`); the retry path reads ``retry`` as it is.
         self.limits, self.retry, self.dialect = limits, retry, dialect

@@ -133,17 +133,14 @@ MAX_MODEL_NAME = 512
 
 
 def check_model(model: str) -> None:
-    """:class:`~scoring.errors.EndpointSetupError` for a model name no server has: empty, longer than
-    :data:`MAX_MODEL_NAME` characters, or holding a control character (a line break)."""
+    """:class:`~scoring.errors.EndpointSetupError` for a model name no server has: empty, or longer than
+    :data:`MAX_MODEL_NAME` characters. (Control characters are sent as JSON escapes and printed escaped.)"""
     if not model.strip():
         raise EndpointSetupError("the model name is empty")
     if len(model) > MAX_MODEL_NAME:
         raise EndpointSetupError(
             f"the model name is {len(model)} characters long ({model[:40]!r}...): at most {MAX_MODEL_NAME}"
         )
-    for position, char in enumerate(model, start=1):
-        if not char.isprintable():
-            raise EndpointSetupError(f"the model name {model[:80]!r} holds a control character at {position}")
 
 
 def _proxy_unsupported() -> ProxyUnsupportedError | None:

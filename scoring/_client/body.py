@@ -117,18 +117,23 @@ async def read_body(
 
 
 class RateFloor:
-    """At least ``rate`` bytes a second over each ``window`` seconds of a body, counted as blocks come (one
-    clock read per block, no timer: a body that sends nothing at all is the read timeout's)."""
+    """At least ``rate`` bytes a second over each ``window`` seconds of a body from its first byte on, counted
+    as blocks come (one clock read per block, no timer): the wait for the first byte (a long prompt read
+    before the first token) and a body that sends nothing at all are the read timeout's."""
 
     def __init__(self, rate: float, window: float, clock: Callable[[], float] | None = None) -> None:
         self.rate, self.window = rate, window
         self._clock = clock if clock is not None else asyncio.get_running_loop().time
-        self._start = self._clock()
+        self._start: float | None = None
         self._bytes = 0
 
     def came(self, count: int) -> None:
-        self._bytes += count
         now = self._clock()
+        if self._start is None:
+            self._start = now
+            self._bytes = count
+            return
+        self._bytes += count
         spent = now - self._start
         if spent < self.window:
             return

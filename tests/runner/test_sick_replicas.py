@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 from fakeclock import FakeClock
@@ -24,6 +25,7 @@ from fakeserver import FakeOpenAI, Fault
 from typer.testing import CliRunner
 
 from formatkit.cli import app
+from scoring._client.body import RateFloor
 from scoring._client.http import ChatClient
 from scoring._client.options import Limits, RetryPolicy
 from scoring._client.pool import EndpointPool
@@ -183,3 +185,20 @@ def test_the_floor_and_the_total_time_have_defaults() -> None:
     assert limits.min_rate and limits.min_rate > 0
     assert limits.max_time is not None and limits.max_time >= 600
     assert RetryPolicy().failover_after == 1
+
+
+def test_the_rate_floor_counts_from_the_first_byte_and_cuts_only_a_slow_window() -> None:
+    now = [0.0]
+    floor = RateFloor(8.0, 60.0, clock=lambda: now[0])
+    now[0] = 59.0  # a long prompt read before the first token: the read timeout's, not the floor's
+    floor.came(100)
+    for _ in range(30):  # then 100 bytes a second (a token a second): never cut
+        now[0] += 1.0
+        floor.came(100)
+    for _ in range(59):  # then a byte every second: cut once a whole window is below 8 bytes a second
+        now[0] += 1.0
+        floor.came(1)
+    with pytest.raises(httpx.ReadTimeout, match="--min-rate"):
+        for _ in range(61):
+            now[0] += 1.0
+            floor.came(1)

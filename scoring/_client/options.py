@@ -34,9 +34,10 @@ class Limits:
     - ``max_time``: a cap on one attempt as a whole, in seconds (None: none; 1800 by default, so a reply
       that trickles forever ends; a reply whose every choice has finished is kept at the cap).
     - ``min_rate``: the slowest a reply may come, in bytes a second, measured over each ``timeout``
-      seconds of it from its first byte on (None or 0: no floor; the wait for the first byte is ``timeout``'s). A server that sends a byte every few seconds never falls silent
-      long enough for ``timeout``: this floor cuts it (a streamed token is ~100 bytes of SSE, so 8 bytes a
-      second is far below any model that generates).
+      seconds of it from its first byte on (None or 0: no floor; the wait for the first byte is
+      ``timeout``'s). A server that sends a byte every few seconds never falls silent long enough for
+      ``timeout``: this floor cuts it (a streamed token is ~100 bytes of SSE, so 8 bytes a second is far
+      below any model that generates).
     - ``max_reply_bytes``: a reply (or one line of a stream) unpacked at most; past it the request fails
       with :class:`~scoring._errors.ReplyTooLargeError`, not retried.
     - ``max_error_bytes``: how much of an error body is read (its message is all that is wanted).

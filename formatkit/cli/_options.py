@@ -219,7 +219,14 @@ class EndpointArgs:
         help="Longest silence allowed, in seconds: to connect, or between two pieces of a reply.",
     )
     max_time: float | None = option(
-        None, "--max-time", min=0.001, help="Cap on one attempt as a whole, in seconds (default: none)."
+        1800.0, "--max-time", min=0.001, help="Cap on one attempt as a whole, in seconds (a reply that trickles ends)."
+    )
+    min_rate: float = option(
+        8.0,
+        "--min-rate",
+        min=0.0,
+        help="Slowest reply allowed, in bytes a second over each --timeout seconds (0: no floor); a slower one is "
+        "cut and retried, with replicas on another one.",
     )
     stream: bool = option(True, "--stream/--no-stream", help="Stream replies (SSE; default) or not.")
     header: list[str] = option(

@@ -119,7 +119,8 @@ def summary_lines(summary: RunSummary, out: Path, lang: str | None = None) -> li
     )
     if summary.stale_journal_entries:
         lines.append(say("run.summary.stale", lang, summary))
-    lines.extend(say("run.summary.note", lang, note=note) for note in summary.notes)
+    # a note the library words from the catalogue carries its message (``msg``): said in ``lang`` too
+    lines.extend(say("run.summary.note", lang, note=getattr(note, "msg", note)) for note in summary.notes)
     if summary.with_errors:
         lines.append(say("run.summary.retry_errors", lang))
     return lines
@@ -161,6 +162,7 @@ def run(
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
+    from formatkit.messages import locale_lang
     from scoring import run_file
     from scoring._cli_support import journal_path, make_progress, plan_file
 
@@ -192,7 +194,7 @@ def run(
             output,
             options,
             settings,
-            progress=make_progress(interval=requests.progress_interval),
+            progress=make_progress(interval=requests.progress_interval, lang=lang or locale_lang()),
             total=report.records,
             started=jobs.append,
             command=recorded_command(ctx),

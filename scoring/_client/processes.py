@@ -172,6 +172,7 @@ class ProcessClient:
                     "completion_tokens": sum(r["completion_tokens"] for r in rows),
                     "handed_on": sum(r["handed_on"] for r in rows),
                     "dropped": next((r["dropped"] for r in rows if r["dropped"]), None),
+                    "set_aside": sum(r["set_aside"] for r in rows),
                 }
             )
         return merged

@@ -154,11 +154,16 @@ class RunPart(RunRecord, total=False):
     path: str
 
 
+#: The distribution's name on the package index (the import package and the command are ``formatkit``;
+#: ``formatkit`` on PyPI is an unrelated project).
+DISTRIBUTION = "formatkit-eval"
+
+
 def formatkit_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("formatkit")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # pragma: no cover - a source tree without installed metadata
         import formatkit
 

@@ -706,3 +706,15 @@ MESSAGES.update(
         "report.judge_check.corner": "judge \\ human",
     }
 )
+
+# --- replicas of one model (scoring._client.pool) and the bounds on what a run reads --------------------
+MESSAGES.update(
+    {
+        "invalid_type.not_a_choice": '"{field}" must name one of the {count} options (a letter {letters}, or an option\'s text), not "{value}": no reply could match it.',
+        "frag.fix_refused.sheets": "the workbook lists {count:,} sheets, more than fix rewrites ({limit:,}): keep the sheet with the data (the first one is read) in a workbook of its own and fix that",
+        "ui.pool.dropped": "endpoint {endpoint} was dropped: {reason}; its requests go to the {left} endpoint(s) left",
+        "ui.pool.benched": "endpoint {endpoint} is set aside: {failures} request(s) in a row failed there ({cause}) while the other endpoints answered; its requests go to the {left} endpoint(s) left, and one request tries it again in {seconds} s",
+        "ui.pool.dropped_probe": "endpoint {endpoint} was dropped: {reason}; its requests go to the {left} endpoint(s) left, and one request tries it again in {seconds} s",
+        "ui.pool.back": "endpoint {endpoint} answers again: it takes requests again",
+    }
+)

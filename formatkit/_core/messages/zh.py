@@ -709,3 +709,15 @@ MESSAGES.update(
         "report.judge_check.corner": "裁判 \\ 人工",
     }
 )
+
+# --- 同一模型的多个副本（scoring._client.pool）与运行读取内容的上限 ----------------------------------------
+MESSAGES.update(
+    {
+        "invalid_type.not_a_choice": '"{field}" 必须指向 {count} 个选项之一（字母 {letters}，或某个选项的原文），而不是 "{value}"：任何回答都无法与之匹配。',
+        "frag.fix_refused.sheets": "工作簿列出了 {count:,} 个工作表，超过 fix 能重写的上限（{limit:,}）：请把含数据的工作表（读取的是第一个）单独存为一个工作簿，再对它运行 fix",
+        "ui.pool.dropped": "端点 {endpoint} 已弃用：{reason}；它的请求改发给剩下的 {left} 个端点",
+        "ui.pool.benched": "端点 {endpoint} 暂被搁置：在其他端点正常应答时，它连续 {failures} 个请求失败（{cause}）；它的请求改发给剩下的 {left} 个端点，{seconds} 秒后再用一个请求试探它",
+        "ui.pool.dropped_probe": "端点 {endpoint} 已弃用：{reason}；它的请求改发给剩下的 {left} 个端点，{seconds} 秒后再用一个请求试探它",
+        "ui.pool.back": "端点 {endpoint} 恢复应答：重新接收请求",
+    }
+)

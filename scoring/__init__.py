@@ -42,7 +42,7 @@ _LAZY = {
     "EvalOutcome": "scoring._pipeline.evaluate",
     "write_report": "scoring._pipeline.report_file",
     "collect_results": "scoring._pipeline.report_file",
-    "Aggregate": "scoring._report.aggregate",
+    "Aggregate": "scoring._report.figures.aggregate",
     "Item": "scoring._metrics.base",
     "ItemScore": "scoring._metrics.base",
     "JudgeOptions": "scoring._judges.options",
@@ -52,7 +52,7 @@ _LAZY = {
     "MetricChoice": "scoring._metrics.auto",
     "MetricSpec": "scoring._metrics.registry",
     "ScoreOutcome": "scoring._pipeline.score",
-    "aggregate": "scoring._report.aggregate",
+    "aggregate": "scoring._report.figures.aggregate",
     "score_records": "scoring._pipeline.score",
     "score_response": "scoring._pipeline.score",
     "ChatClient": "scoring._client.http",
@@ -144,7 +144,7 @@ if TYPE_CHECKING:
     from scoring._pipeline.review import review_fields
     from scoring._pipeline.score import ScoreOutcome, score_records, score_response
     from scoring._pipeline.score_file import FileScoreOutcome, score_file
-    from scoring._report.aggregate import Aggregate, aggregate
+    from scoring._report.figures.aggregate import Aggregate, aggregate
     from scoring._results import JudgeVerdict, judge_verdicts
     from scoring._runner.estimate import Estimate, Prices, read_prices
     from scoring._runner.estimate_run import estimate_file

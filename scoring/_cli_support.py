@@ -30,7 +30,7 @@ _EXPORTS = {
     "public_url": "scoring._client.url",
     "SAMPLE_FORMATS": "scoring._pipeline.report_file",
     "judge_summary_lines": "scoring._judges:summary_lines",
-    "terminal_width": "scoring._report.leaderboard",
+    "terminal_width": "scoring._report.render.leaderboard",
 }
 
 __all__ = [
@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from scoring._judges import summary_lines as judge_summary_lines
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
-    from scoring._report.leaderboard import terminal_width
+    from scoring._report.render.leaderboard import terminal_width
     from scoring._runner.estimate import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
     from scoring._runner.job import DryRunPlan, RunJob
     from scoring._runner.journal import journal_path

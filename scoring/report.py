@@ -22,10 +22,10 @@ _EXPORTS = {
     "CollectedResults": "scoring._pipeline.report_file",
     "render_report": "scoring._pipeline.report_file",
     "save_report": "scoring._pipeline.report_file",
-    "render_summary": "scoring._report.render:render",
-    "diff_text": "scoring._report.diff",
-    "holm": "scoring._report.multiple",
-    "min_detectable_difference": "scoring._report.power",
+    "render_summary": "scoring._report.render.summary:render",
+    "diff_text": "scoring._report.figures.diff",
+    "holm": "scoring._report.figures.multiple",
+    "min_detectable_difference": "scoring._report.figures.power",
     "render_judge_check": "scoring._judge_check.text",
 }
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
         render_report,
         save_report,
     )
-    from scoring._report.diff import diff_text
-    from scoring._report.multiple import holm
-    from scoring._report.power import min_detectable_difference
-    from scoring._report.render import render as render_summary
+    from scoring._report.figures.diff import diff_text
+    from scoring._report.figures.multiple import holm
+    from scoring._report.figures.power import min_detectable_difference
+    from scoring._report.render.summary import render as render_summary

@@ -19,12 +19,12 @@ from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
 from scoring._pipeline.distinct_files import Repeat, distinct_files
-from scoring._report.dimensions import DimensionsCheck, check_dimensions
-from scoring._report.html import SampleCollector, render_html
-from scoring._report.leaderboard import render_comparison
-from scoring._report.models import ModelsAggregator
-from scoring._report.runs import SpeedTally, runs_html, runs_text
-from scoring._report.shapes import ReportedRun
+from scoring._report.figures.dimensions import DimensionsCheck, check_dimensions
+from scoring._report.figures.models import ModelsAggregator
+from scoring._report.figures.shapes import ReportedRun
+from scoring._report.render.html import SampleCollector, render_html
+from scoring._report.render.leaderboard import render_comparison
+from scoring._report.render.runs import SpeedTally, runs_html, runs_text
 from scoring._report.words import DEFAULT_LANG
 from scoring._results import dataset_of, read_results
 from scoring._runner.provenance import run_records_of
@@ -154,7 +154,7 @@ def save_report(
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
     out = Path(output)  # the atomic writer (xlsx too) makes the folder and reports what cannot be written
     if fmt == "xlsx":
-        from scoring._report.workbook import write_report_xlsx
+        from scoring._report.render.workbook import write_report_xlsx
 
         write_report_xlsx(collected.comparison, out, collected.samples)
         return

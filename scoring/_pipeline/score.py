@@ -19,8 +19,8 @@ from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
 from scoring._pipeline.review import kept
-from scoring._report.aggregate import Aggregate, DatasetStats, finish
-from scoring._report.shapes import AggregateSummary
+from scoring._report.figures.aggregate import Aggregate, DatasetStats, finish
+from scoring._report.figures.shapes import AggregateSummary
 from scoring._results import dataset_of
 
 __all__ = [

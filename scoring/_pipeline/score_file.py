@@ -35,7 +35,7 @@ from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.review import KEEP, Change, strip_keep, triage
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
-from scoring._report.aggregate import Aggregate, aggregate
+from scoring._report.figures.aggregate import Aggregate, aggregate
 from scoring._results import dataset_of
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress

@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from formatkit import RecordDict
 from formatkit.cli import app
-from scoring._report.aggregate import aggregate
-from scoring._report.distributions import t_cdf, t_quantile
-from scoring._report.multiple import holm, pair_tests, paired_moments
-from scoring._report.power import min_detectable_difference
+from scoring._report.figures.aggregate import aggregate
+from scoring._report.figures.distributions import t_cdf, t_quantile
+from scoring._report.figures.multiple import holm, pair_tests, paired_moments
+from scoring._report.figures.power import min_detectable_difference
 
 runner = CliRunner()
 

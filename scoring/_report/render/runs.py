@@ -25,7 +25,7 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.xlsx_style import Sheet
-from scoring._report.shapes import ReportedRun, SpeedSummary
+from scoring._report.figures.shapes import ReportedRun, SpeedSummary
 from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]

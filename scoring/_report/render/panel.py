@@ -9,7 +9,7 @@ from typing import Any
 
 from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._judges.panel_stats import panel_lines
-from scoring._report.aggregate import Aggregate
+from scoring._report.figures.aggregate import Aggregate
 from scoring._report.words import DEFAULT_LANG
 
 __all__ = ["PANEL_HEAD", "panel_notes", "panel_rows"]

@@ -9,7 +9,7 @@ deviation ``sd`` (0–1 scale), the two-sided paired t-test at level ``ALPHA`` d
 (the usual closed form; with many records the t quantiles become the normal's, 1.96 + 0.84 = 2.80).
 A difference smaller than this is one the set is too small to tell from noise: the report says so
 instead of ranking on it. ``sd`` is the observed paired standard deviation, smoothed as the intervals
-are (:func:`scoring._report.multiple.paired_moments`), so a set where the two models never differ still
+are (:func:`scoring._report.figures.multiple.paired_moments`), so a set where the two models never differ still
 has a width its size justifies.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from scoring._report.distributions import t_quantile
+from scoring._report.figures.distributions import t_quantile
 
 __all__ = ["ALPHA", "POWER", "min_detectable_difference"]
 

@@ -4,7 +4,7 @@ many comparisons a table of N models makes (N(N−1)/2 of them).
 For each pair and each scope (a dataset both answered, and ``overall`` over the shared datasets):
 
 - the **difference** a − b in points (0–100 scale) on the records both answered, as the paired
-  differences of :mod:`scoring._report.models` give it;
+  differences of :mod:`scoring._report.figures.models` give it;
 - a **paired t-test** on the per-record differences. Its standard deviation is smoothed as the report's
   intervals are: half a pseudo-record at −1 and at +1 (one record in all), so 4 records on which A beat B
   every time do not yield a zero variance and certainty. ``overall`` combines the datasets with the
@@ -15,7 +15,7 @@ For each pair and each scope (a dataset both answered, and ``overall`` over the 
 - a **corrected interval**: the t interval at level 1 − ALPHA/m (Bonferroni, m pairs in the family), so
   that all m intervals hold their true differences together at least 95 % of the time. Holm rejects at
   least what Bonferroni rejects: a distinguishable pair's interval may, rarely, touch 0;
-- the **minimum detectable difference** of the pair on that scope (:mod:`scoring._report.power`): a pair
+- the **minimum detectable difference** of the pair on that scope (:mod:`scoring._report.figures.power`): a pair
   that is not distinguishable and whose difference is below it is flagged ``set too small to tell``.
 """
 
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TypedDict
 
-from scoring._report.aggregate import Aggregate
-from scoring._report.distributions import t_quantile, t_sf
-from scoring._report.intervals import Interval
-from scoring._report.paired import paired_values
-from scoring._report.power import ALPHA, min_detectable_difference
+from scoring._report.figures.aggregate import Aggregate
+from scoring._report.figures.distributions import t_quantile, t_sf
+from scoring._report.figures.intervals import Interval
+from scoring._report.figures.paired import paired_values
+from scoring._report.figures.power import ALPHA, min_detectable_difference
 from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = [

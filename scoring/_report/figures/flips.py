@@ -1,5 +1,5 @@
 """Why two models differ, question by question: the "A right, B wrong" flip lists, with each answer's
-rationale (what its judge or rule said) and how the answers differ (:mod:`scoring._report.diff`).
+rationale (what its judge or rule said) and how the answers differ (:mod:`scoring._report.figures.diff`).
 
 The workbook's Flips sheet lists them for every two models, the best-rated pairs first, so a reviewer
 can filter one pair and read why the top two differ.
@@ -12,9 +12,9 @@ from itertools import permutations
 from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
-from scoring._report.diff import diff_text, marked
-from scoring._report.models import Comparison
-from scoring._report.questions import Answer, Question, SampleCollector
+from scoring._report.figures.diff import diff_text, marked
+from scoring._report.figures.models import Comparison
+from scoring._report.figures.questions import Answer, Question, SampleCollector
 
 __all__ = ["MAX_FLIPS_PER_PAIR", "Flip", "flip_lists", "flip_sheet", "rationale"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from scoring._report.aggregate import Aggregate, DatasetStats
+from scoring._report.figures.aggregate import Aggregate, DatasetStats
 
 __all__ = ["occurrences", "paired_values", "values_by_question"]
 

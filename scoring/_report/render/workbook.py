@@ -12,14 +12,14 @@ from typing import Any
 
 from formatkit._core.writers import save_workbook
 from formatkit._core.xlsx_style import Fill, Sheet, write_sheet
-from scoring._report.flips import flip_sheet, rationale
-from scoring._report.intervals import Interval
-from scoring._report.leaderboard import notes
-from scoring._report.models import Comparison
-from scoring._report.panel import PANEL_HEAD, panel_rows
-from scoring._report.questions import Answer, SampleCollector, outcome_of
-from scoring._report.runs import runs_sheets
-from scoring._report.standings import standings_sheets
+from scoring._report.figures.flips import flip_sheet, rationale
+from scoring._report.figures.intervals import Interval
+from scoring._report.figures.models import Comparison
+from scoring._report.figures.questions import Answer, SampleCollector, outcome_of
+from scoring._report.render.leaderboard import notes
+from scoring._report.render.panel import PANEL_HEAD, panel_rows
+from scoring._report.render.runs import runs_sheets
+from scoring._report.render.standings import standings_sheets
 
 __all__ = ["write_report_xlsx"]
 

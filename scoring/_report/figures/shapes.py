@@ -350,6 +350,7 @@ class _PageDataKeys(TypedDict):
 
 
 class PageData(_PageDataKeys, total=False):
-    """The question browser's data (:func:`scoring._report.html.page_data`); the page adds each model's colour."""
+    """The question browser's data (:func:`scoring._report.render.html.page_data`); the page adds each model's
+    colour."""
 
     colours: list[str]

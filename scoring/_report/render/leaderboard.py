@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import orjson
 
 from formatkit._core.issue_parts import escape_controls
-from scoring._report.aggregate import Aggregate, DatasetStats
-from scoring._report.intervals import SMALL_N, Interval
-from scoring._report.models import Comparison, Difference, interval_note
-from scoring._report.overrides import override_note
-from scoring._report.panel import panel_notes
-from scoring._report.render import coverage, pairwise_note, token_note, void_note
-from scoring._report.standings import standings_notes, standings_tables
+from scoring._report.figures.aggregate import Aggregate, DatasetStats
+from scoring._report.figures.intervals import SMALL_N, Interval
+from scoring._report.figures.models import Comparison, Difference, interval_note
+from scoring._report.render.overrides import override_note
+from scoring._report.render.panel import panel_notes
+from scoring._report.render.standings import standings_notes, standings_tables
+from scoring._report.render.summary import coverage, pairwise_note, token_note, void_note
 from scoring._report.words import DEFAULT_LANG, heads, metric_word, say, say_count
 
 __all__ = [

@@ -1,5 +1,5 @@
 """The battles the ratings are fitted on, read from the models' aggregates (see
-:mod:`scoring._report.ratings`): one per question and pair of models on rule-scored sets, one per
+:mod:`scoring._report.figures.ratings`): one per question and pair of models on rule-scored sets, one per
 question and model against its opponent on pairwise judge sets."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from itertools import combinations
 from formatkit._core.judge_entry import against_of, judge_entry
 from formatkit._core.record import RecordDict, response_entries
 from scoring._judges.kinds import kind_of
-from scoring._report.aggregate import Aggregate
-from scoring._report.paired import values_by_question
-from scoring._report.ratings import Battles
+from scoring._report.figures.aggregate import Aggregate
+from scoring._report.figures.paired import values_by_question
+from scoring._report.figures.ratings import Battles
 
 __all__ = ["REFERENCE", "battles_of", "opponent_label", "resolve_opponent"]
 

@@ -1,4 +1,5 @@
-"""An :class:`~scoring._report.aggregate.Aggregate` as a readable table (text), Markdown, JSON, HTML or a workbook.
+"""An :class:`~scoring._report.figures.aggregate.Aggregate` as a readable table (text), Markdown, JSON, HTML or a
+workbook.
 
 The text and Markdown words are catalogue templates (:mod:`scoring._report.words`) in the report's language;
 HTML and the workbook say English. The pieces every report shares (what a score is made of, the token totals,
@@ -15,9 +16,9 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import JsonObject
 from formatkit._core.xlsx_style import safe_text as cell_text
-from scoring._report.aggregate import Aggregate, DatasetStats
-from scoring._report.intervals import SMALL_N
-from scoring._report.panel import PANEL_HEAD, panel_notes, panel_rows
+from scoring._report.figures.aggregate import Aggregate, DatasetStats
+from scoring._report.figures.intervals import SMALL_N
+from scoring._report.render.panel import PANEL_HEAD, panel_notes, panel_rows
 from scoring._report.words import DEFAULT_LANG, heads, metric_word, say, say_count
 
 __all__ = ["FORMATS", "coverage", "pairwise_note", "render", "token_note", "void_note", "write_xlsx"]
@@ -152,7 +153,7 @@ def _overall(agg: Aggregate, lang: str = DEFAULT_LANG) -> str:
 
 
 def _notes(agg: Aggregate, lang: str = DEFAULT_LANG) -> list[str]:
-    from scoring._report.overrides import override_note
+    from scoring._report.render.overrides import override_note
 
     notes = [say("summary.legend", lang, small_n=SMALL_N)]
     notes += [

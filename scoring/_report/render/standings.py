@@ -1,6 +1,6 @@
 """The many-model tables: a ranking by rating (who is distinguishable from whom), the pairs with their
 corrected verdicts, and what each dataset can detect. As plain rows of text: the text, Markdown and
-HTML reports draw them as tables (:mod:`scoring._report.leaderboard`), the workbook has its own sheets.
+HTML reports draw them as tables (:mod:`scoring._report.render.leaderboard`), the workbook has its own sheets.
 
 A table stays readable at ten models: one row per model, its rivals named by rank number ("ahead of
 3 4 5"), the pairs one row each.
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
-from scoring._report.battles import REFERENCE
-from scoring._report.models import Comparison
-from scoring._report.multiple import DISTINGUISHABLE, VERDICT_WORDS, PairTest, pairs_note
-from scoring._report.ratings import Rating, ratings_note
+from scoring._report.figures.battles import REFERENCE
+from scoring._report.figures.models import Comparison
+from scoring._report.figures.multiple import DISTINGUISHABLE, VERDICT_WORDS, PairTest, pairs_note
+from scoring._report.figures.ratings import Rating, ratings_note
 from scoring._report.words import DEFAULT_LANG, heads, say
 
 __all__ = [

@@ -8,7 +8,7 @@ library. The leaderboard marks each row's best model and shows every model's dif
 The question browser compares the models side by side: one card per question (its conversation once,
 the reference, then each model's answer with its score and extracted answer), filtered by dataset, by
 each model's outcome ("A right, B wrong"), by agreement and by text, disagreements first. Its data is
-one JSON block (every distinct text once: see :mod:`scoring._report.questions`) that a small inline
+one JSON block (every distinct text once: see :mod:`scoring._report.figures.questions`) that a small inline
 script renders a page of cards at a time, as the reader scrolls; text goes in through ``textContent``,
 never as markup.
 """
@@ -26,13 +26,19 @@ from typing import Any, TypedDict
 import orjson
 
 from formatkit._core.record import RecordDict
-from scoring._report.aggregate import DatasetStats
-from scoring._report.intervals import Interval
-from scoring._report.leaderboard import comparison_tables, flags, notes
-from scoring._report.models import Comparison
-from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, Sample, SampleCollector, SampleText
-from scoring._report.render import void_note
-from scoring._report.shapes import (
+from scoring._report.figures.aggregate import DatasetStats
+from scoring._report.figures.intervals import Interval
+from scoring._report.figures.models import Comparison
+from scoring._report.figures.questions import (
+    MAX_SAMPLES,
+    OUTCOMES,
+    Answer,
+    Question,
+    Sample,
+    SampleCollector,
+    SampleText,
+)
+from scoring._report.figures.shapes import (
     Cell,
     Delta,
     Distribution,
@@ -50,6 +56,8 @@ from scoring._report.shapes import (
     ShortText,
     Tick,
 )
+from scoring._report.render.leaderboard import comparison_tables, flags, notes
+from scoring._report.render.summary import void_note
 
 __all__ = ["MAX_SAMPLES", "SampleCollector", "page_data", "render_html", "short_labels"]
 
@@ -371,7 +379,7 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
-        loader=PackageLoader("scoring", "_report/templates"),
+        loader=PackageLoader("scoring", "_report/render/templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,

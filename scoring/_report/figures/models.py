@@ -9,13 +9,21 @@ from itertools import combinations
 from typing import cast
 
 from formatkit._core.record import RecordDict
-from scoring._report.aggregate import Aggregate, Aggregator
-from scoring._report.battles import battles_of, opponent_label, resolve_opponent
-from scoring._report.intervals import LEVEL, RESAMPLES, SEED, Interval, bootstrap_means, percentile_interval, seed_for
-from scoring._report.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset_power, pair_tests
-from scoring._report.paired import paired_values
-from scoring._report.ratings import Ratings, rate
-from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
+from scoring._report.figures.aggregate import Aggregate, Aggregator
+from scoring._report.figures.battles import battles_of, opponent_label, resolve_opponent
+from scoring._report.figures.intervals import (
+    LEVEL,
+    RESAMPLES,
+    SEED,
+    Interval,
+    bootstrap_means,
+    percentile_interval,
+    seed_for,
+)
+from scoring._report.figures.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset_power, pair_tests
+from scoring._report.figures.paired import paired_values
+from scoring._report.figures.ratings import Ratings, rate
+from scoring._report.figures.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
 from scoring._report.words import DEFAULT_LANG, say
 from scoring._results import dataset_of, model_of
 
@@ -77,13 +85,13 @@ class Comparison:
     differences: list[Difference] = field(default_factory=list)
     #: Each model's run records (``run.json``: what produced its results), when the files have them.
     runs: dict[str, list[ReportedRun]] = field(default_factory=dict)
-    #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.runs`).
+    #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.render.runs`).
     speed: dict[str, SpeedSummary] = field(default_factory=dict)
-    #: Every pair of models per scope, Holm-corrected (:mod:`scoring._report.multiple`).
+    #: Every pair of models per scope, Holm-corrected (:mod:`scoring._report.figures.multiple`).
     pairs: list[PairTest] = field(default_factory=list)
-    #: Bradley–Terry ratings of the models (:mod:`scoring._report.ratings`); None with fewer than two.
+    #: Bradley–Terry ratings of the models (:mod:`scoring._report.figures.ratings`); None with fewer than two.
     ratings: Ratings | None = None
-    #: Per dataset, the smallest difference it can detect (:func:`scoring._report.multiple.dataset_power`).
+    #: Per dataset, the smallest difference it can detect (:func:`scoring._report.figures.multiple.dataset_power`).
     power: dict[str, DatasetPower] = field(default_factory=dict)
 
     @property

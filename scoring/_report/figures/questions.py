@@ -2,7 +2,7 @@
 "Questions" sheet show.
 
 A question is one item of one dataset, identified as the paired differences identify it
-(:func:`~scoring._report.aggregate.record_key`: session_id, system and user turns, reference; the same
+(:func:`~scoring._report.figures.aggregate.record_key`: session_id, system and user turns, reference; the same
 item twice in a file pairs in order). Each model's responses to it sit side by side, with their scores
 and extracted answers, and the question knows whether the models disagree.
 
@@ -21,7 +21,7 @@ from typing import Any, Literal, TypedDict
 from formatkit._core.judge_entry import JudgeEntry, judge_entry, judge_orders, judge_scale, shown_fields
 from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._judges.kinds import kind_of
-from scoring._report.aggregate import record_key
+from scoring._report.figures.aggregate import record_key
 
 __all__ = [
     "MAX_QUESTIONS",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoring._report.aggregate import DatasetStats
+from scoring._report.figures.aggregate import DatasetStats
 from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = ["override_note"]

@@ -14,7 +14,7 @@ dimension → overall, on 0–100.
   longer pulls it down): it is counted and shown beside the score ("1 of 2 records scored, 1 void
   verdict"), never silently. ``void_as_zero`` (``--void-as-zero``, for leaderboards) counts each void
   verdict as the lowest score instead (0; pairwise: a loss, −1).
-- A dataset of fewer than :data:`~scoring._report.intervals.SMALL_N` scored records is flagged ``small``:
+- A dataset of fewer than :data:`~scoring._report.figures.intervals.SMALL_N` scored records is flagged ``small``:
   its interval is wide, and one record moves its score by 100/n points.
 """
 
@@ -31,7 +31,7 @@ from formatkit._core.record import RecordDict, ResponseDict, reference_of, respo
 from scoring._judges.kinds import JudgeKind, kind_of
 from scoring._judges.panel_stats import PanelTally
 from scoring._judges.verdicts import count_pairwise
-from scoring._report.intervals import (
+from scoring._report.figures.intervals import (
     SMALL_N,
     Interval,
     bootstrap_means,
@@ -40,7 +40,7 @@ from scoring._report.intervals import (
     seed_for,
     wilson,
 )
-from scoring._report.shapes import AggregateSummary, DatasetSummary, DimensionSummary, OverallHead
+from scoring._report.figures.shapes import AggregateSummary, DatasetSummary, DimensionSummary, OverallHead
 from scoring._results import dataset_of, metric_of
 
 __all__ = [
@@ -472,7 +472,7 @@ def _interval(
 def combined_interval(parts: list[tuple[float, list[float], str]], point: float | None = None) -> Interval | None:
     """The interval of ``sum(weight * mean(values))`` over datasets: one dataset keeps its own interval;
     several are resampled inside each dataset (stratified) and combined resample by resample. Every
-    stratum keeps its own uncertainty, an all-right one too (see :mod:`scoring._report.intervals`)."""
+    stratum keeps its own uncertainty, an all-right one too (see :mod:`scoring._report.figures.intervals`)."""
     parts = [p for p in parts if p[1]]
     if not parts:
         return None

@@ -399,7 +399,7 @@ def report_pattern_rewrites() -> list[str]:
     """Calls of ``sub``/``subn``/``translate`` (regular expressions, ``str.translate``) in the report's
     modules outside the escapers: a report's words come from the catalogues, never rewritten."""
     found = []
-    paths = [*sorted((ROOT / "scoring" / "_report").glob("*.py")), ROOT / "scoring" / "_pipeline" / "report_file.py"]
+    paths = [*sorted((ROOT / "scoring" / "_report").rglob("*.py")), ROOT / "scoring" / "_pipeline" / "report_file.py"]
     for path in paths:
         for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(function, ast.FunctionDef) or function.name in _ESCAPERS:

@@ -263,9 +263,10 @@ def ratio_counter(bodies: list[dict[str, object]]) -> list[int]:
 def tokenizer_counter(path: str | Path) -> BatchCounter:
     """A counter from a ``tokenizer.json`` file (the ``tokenizers`` package); ImportError or OSError/ValueError
     when the package is missing or the file is not a tokenizer."""
+    # the file first: a device or an oversized file is refused whether or not the package is installed
+    text = read_bounded(path, MAX_TOKENIZER_BYTES).decode("utf-8", "replace")
     from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]
 
-    text = read_bounded(path, MAX_TOKENIZER_BYTES).decode("utf-8", "replace")
     try:
         with _rust_panics_unprinted():
             tokenizer = Tokenizer.from_str(text)

@@ -144,7 +144,7 @@ def test_no_report_module_writes_an_english_sentence_outside_the_catalogues() ->
     a module of scoring/_report holding two English words side by side in its code fails here (the HTML
     page and the workbook, English by design, aside)."""
     found = []
-    for path in sorted((ROOT / "scoring" / "_report").glob("*.py")):
+    for path in sorted((ROOT / "scoring" / "_report").rglob("*.py")):
         if path.name in ENGLISH_BY_DESIGN:
             continue
         tree = _outside_english_functions(ast.parse(path.read_text(encoding="utf-8")))
@@ -167,7 +167,7 @@ def test_no_pattern_rewrites_rendered_report_text(tmp_path: Path, monkeypatch: p
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     code_figures = importlib.import_module("code_figures")
     assert not (ROOT / "scoring" / "_report" / "wording.py").exists()
-    for path in [*(ROOT / "scoring" / "_report").glob("*.py"), ROOT / "scoring" / "_pipeline" / "report_file.py"]:
+    for path in [*(ROOT / "scoring" / "_report").rglob("*.py"), ROOT / "scoring" / "_pipeline" / "report_file.py"]:
         assert "translator" not in path.read_text(encoding="utf-8"), path.name
     assert code_figures.report_pattern_rewrites() == []
     (tmp_path / "scoring" / "_report").mkdir(parents=True)
@@ -212,7 +212,11 @@ def test_every_report_word_the_renderers_ask_for_is_in_the_catalogue(lang: str) 
     # report modules ask for is an English template, and a column head reads in the language
     english = catalogue("en")
     asked = set().union(
-        *(_asked(ast.parse(p.read_text(encoding="utf-8"))) for p in (ROOT / "scoring" / "_report").glob("*.py"))
+        *(
+            _asked(ast.parse(p.read_text(encoding="utf-8")))
+            for folder in ("_report", "_judge_check")  # judge-check's text speaks the report's words too
+            for p in (ROOT / "scoring" / folder).rglob("*.py")
+        )
     )
     assert len(asked) > 80 and "head.paired_sd" in asked and "head.unscorable" in asked
     for key in asked:

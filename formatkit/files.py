@@ -8,7 +8,9 @@
   :class:`~formatkit.errors.OutputBusyError`);
 - :data:`TERMINATED`: set when SIGTERM arrives, so a writer removes its temporary file and stops;
 - :func:`csv_rows`: a CSV file's rows as ``(row number, cells)``, decoded and split as formatkit reads a
-  ``.csv`` set (UTF-8 or GBK, ``,`` ``;`` or tab, rows numbered as Excel numbers them).
+  ``.csv`` set (UTF-8 or GBK, ``,`` ``;`` or tab, rows numbered as Excel numbers them);
+- :func:`fixed_suffix`: the extension of the repaired copy ``formatkit fix`` writes of a file (``.xlsx`` for
+  an ``.xls``).
 
 Names are loaded on first use.
 """
@@ -25,9 +27,10 @@ _EXPORTS = {
     "output_lock": "formatkit._core.writers",
     "TERMINATED": "formatkit._core.writers",
     "csv_rows": "formatkit._reading.csv_file",
+    "fixed_suffix": "formatkit._api.fix",
 }
 
-__all__ = ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"]
+__all__ = ["TERMINATED", "check_path", "csv_rows", "fixed_suffix", "output_lock", "read_small_file"]
 
 __getattr__ = lazy_getattr(globals(), _EXPORTS)
 
@@ -37,6 +40,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from formatkit._api.fix import fixed_suffix
     from formatkit._api.validate import check_path
     from formatkit._core.smallfile import read_small_file
     from formatkit._core.writers import TERMINATED, output_lock

@@ -35,7 +35,7 @@ from formatkit import __version__
 from formatkit.messages import languages, resolve_lang, ui
 from formatkit.serve._gate import Busy, Gate, TimedOut
 from formatkit.serve._settings import Settings
-from formatkit.serve._uploads import MEGABYTE, Upload, UploadRefused, receive_files
+from formatkit.serve._uploads import Upload, UploadRefused, receive_files
 
 __all__ = ["create_app"]
 
@@ -157,7 +157,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         raise ValueError(f"lang {settings.lang!r}: not one of {', '.join(languages())}")
     root = _upload_root(settings.upload_dir)
     gate = Gate(settings.checks, settings.queue_wait, settings.time_limit)
-    max_bytes = int(settings.max_upload_mb * MEGABYTE)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -222,7 +221,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         folder = Path(tempfile.mkdtemp(prefix="upload-", dir=root))
         try:
             uploads = await receive_files(
-                request, folder, max_bytes=max_bytes, max_files=settings.max_files if most is None else most
+                request, folder, max_mb=settings.max_upload_mb, max_files=settings.max_files if most is None else most
             )
             yield uploads
         finally:

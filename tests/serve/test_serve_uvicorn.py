@@ -183,3 +183,32 @@ def test_two_workers_answer_alike(tmp_path: Path) -> None:
         answers = [httpx.post(server.base + "/v1/validate", files=upload(source), timeout=60) for _ in range(6)]
     assert [a.status_code for a in answers] == [200] * 6
     assert len({a.text for a in answers}) == 1
+
+
+def test_the_command_line_hands_its_settings_to_each_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``formatkit serve`` starts uvicorn on the importable application, its settings in FORMATKIT_SERVE_*
+    (the token by its variable's name, never its value); an open address runs with a token or --no-auth."""
+    import uvicorn
+
+    from formatkit.serve import Settings
+
+    for name in Settings().to_env(None):
+        monkeypatch.setenv(name, "")  # restored (removed) after the test
+    monkeypatch.setenv("FK_TEST_TOKEN", TOKEN)
+    started: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **options: started.append((target, options)))
+    runner = CliRunner()
+    options = ["--max-files", "3", "--max-upload-mb", "2.5", "--lang", "zh", "--checks", "4", "--time-limit", "9"]
+    first = runner.invoke(
+        cli, ["serve", "--host", "0.0.0.0", "--port", "8123", "--token-env", "FK_TEST_TOKEN", *options]
+    )
+    settings = Settings.from_env()
+    assert first.exit_code == 0, first.output
+    assert TOKEN not in " ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith("FORMATKIT_SERVE_"))
+    open_run = runner.invoke(cli, ["serve", "--host", "0.0.0.0", "--no-auth", "--workers", "2"])
+    assert open_run.exit_code == 0, open_run.output
+    assert [target for target, _ in started] == ["formatkit.serve:app", "formatkit.serve:app"]
+    assert {k: started[0][1][k] for k in ("host", "port", "workers")} == {"host": "0.0.0.0", "port": 8123, "workers": 1}
+    assert (settings.token, settings.max_files, settings.max_upload_mb, settings.lang) == (TOKEN, 3, 2.5, "zh")
+    assert (settings.checks, settings.time_limit) == (4, 9.0)
+    assert Settings.from_env().token is None and started[1][1]["workers"] == 2

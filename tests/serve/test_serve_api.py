@@ -344,3 +344,17 @@ def test_the_garbage_collector_is_on_once_no_check_runs(tmp_path: Path) -> None:
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_defect_is_a_500_that_quotes_nothing_of_the_upload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("cell B7 holds SECRET-CELL-TEXT")
+
+    monkeypatch.setattr(formatkit, "check_files", broken)
+    with served(tmp_path) as app:
+        answer = call(app, "POST", "/v1/validate", files=upload(VALID))
+    assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal"
+    assert "SECRET-CELL-TEXT" not in answer.text and "SECRET-CELL-TEXT" not in caplog.text
+    assert "ValueError" in caplog.text

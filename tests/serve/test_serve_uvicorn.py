@@ -212,3 +212,29 @@ def test_the_command_line_hands_its_settings_to_each_worker(monkeypatch: pytest.
     assert (settings.token, settings.max_files, settings.max_upload_mb, settings.lang) == (TOKEN, 3, 2.5, "zh")
     assert (settings.checks, settings.time_limit) == (4, 9.0)
     assert Settings.from_env().token is None and started[1][1]["workers"] == 2
+
+
+@pytest.mark.slow
+def test_a_full_size_zip_bomb_is_refused_by_a_real_server(tmp_path: Path) -> None:
+    """At the reader's real bounds (a part over 100 MiB packed better than 1000:1): ~110 kB uploaded, refused
+    unpacked, on every route."""
+    import io
+    import zipfile
+
+    source = FIXTURES / "fix" / "clean.xlsx"
+    packed = io.BytesIO()
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst:
+        for item in src.namelist():
+            body = src.read(item)
+            if item == "xl/worksheets/sheet1.xml":
+                body = body.replace(b"<sheetData>", b"<sheetData>" + b" " * 110 * 1024**2, 1)
+            dst.writestr(item, body)
+    bomb = packed.getvalue()
+    assert len(bomb) < 1024**2
+    with running(tmp_path, "--max-upload-mb", "1") as server:
+        answers = {
+            route: httpx.post(f"{server.base}/v1/{route}", files=[("file", ("bomb.xlsx", bomb))], timeout=120)
+            for route in ("validate", "fix", "convert")
+        }
+    assert {route: a.status_code for route, a in answers.items()} == {"validate": 200, "fix": 200, "convert": 422}
+    assert all("zip bomb" in a.text for a in answers.values())

@@ -83,7 +83,7 @@ SUBMODULES = {
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
     "formatkit.files": [
-        "csv_rows",
+        "csv_rows", "fixed_suffix",
     ],
     "formatkit.messages": [
         "catalogue", "coverage", "DEFAULT_LANG", "escape_controls", "languages", "locale_lang", "Msg", "resolve_lang",
@@ -95,6 +95,7 @@ SUBMODULES = {
     "formatkit.schema": [
         "build_schema", "render", "SCHEMA_NAMES", "write_all",
     ],
+    "formatkit.serve": ["Settings", "app", "create_app"],
     "scoring.errors": [
         "AnsweredSetError", "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError",
         "JudgeUnavailableError",

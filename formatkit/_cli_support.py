@@ -1,4 +1,5 @@
-"""What the command line needs of formatkit beyond its public face, in one private module.
+"""What the command line (and ``formatkit serve``, the other face) needs of formatkit beyond its public face,
+in one private module.
 
 The CLI is a client of the public faces (``formatkit``, its public submodules, ``scoring``); a few things it
 needs are its own concerns, not a caller's: the upload checked and the conversion run with the report built

@@ -1,6 +1,7 @@
 """The application: its routes, on formatkit's public API as the command line is.
 
-``/v1/validate`` answers the document ``formatkit validate --json`` prints (:meth:`formatkit.Checked.document`,
+``/v1/validate`` answers the document ``formatkit validate --json`` prints
+(:meth:`formatkit._cli_support.Checked.document`,
 the one function both use), ``/v1/fix`` the one ``fix --json`` prints (:meth:`formatkit.FixResult.document`)
 with the repaired copy in it, ``/v1/convert`` the canonical jsonl. Uploads are read by
 :mod:`formatkit.serve._uploads` into a private folder, checked by :mod:`formatkit.serve._gate` in a worker
@@ -285,7 +286,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             paths = [upload.path for upload in uploads]
 
             def work() -> str:
-                from formatkit import check_files
+                from formatkit._cli_support import check_files
 
                 outcome = check_files(paths, mode=mode, profile=profile, sheet=sheet)
                 return _relabelled(outcome.document(language), uploads)
@@ -357,7 +358,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             output = uploads[0].path.parent.parent / "converted.jsonl"
 
             def work() -> tuple[bool, bytes]:
-                from formatkit import run_conversion
+                from formatkit._cli_support import run_conversion
 
                 outcome = run_conversion(
                     [u.path for u in uploads], output, mode=mode, profile=profile, meta=meta, sheet=sheet

@@ -17,6 +17,7 @@ from serving import FIXTURES, assert_empty, call, served, upload
 from typer.testing import CliRunner
 
 import formatkit
+import formatkit._cli_support
 from formatkit import CODES, validate_file
 from formatkit.cli import app as cli
 from formatkit.messages import Msg
@@ -286,14 +287,14 @@ def test_a_check_past_the_time_limit_is_abandoned_and_keeps_its_slot(
 ) -> None:
     release = threading.Event()
     finished: list[str] = []
-    real = formatkit.check_files
+    real = formatkit._cli_support.check_files
 
     def slow(*args: Any, **kwargs: Any) -> Any:
         release.wait(30)  # held until the test lets it go (30 s only stops a hung test)
         finished.append("checked")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(formatkit, "check_files", slow)
+    monkeypatch.setattr(formatkit._cli_support, "check_files", slow)
     with served(tmp_path, checks=1, queue_wait=0, time_limit=0.05) as app:
 
         async def go() -> list[httpx.Response]:
@@ -352,7 +353,7 @@ def test_a_defect_is_a_500_that_quotes_nothing_of_the_upload(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("cell B7 holds SECRET-CELL-TEXT")
 
-    monkeypatch.setattr(formatkit, "check_files", broken)
+    monkeypatch.setattr(formatkit._cli_support, "check_files", broken)
     with served(tmp_path) as app:
         answer = call(app, "POST", "/v1/validate", files=upload(VALID))
     assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal"

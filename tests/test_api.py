@@ -90,7 +90,7 @@ SUBMODULES = {
         "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "RepairRefusedError",
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
-    "formatkit.files": ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"],
+    "formatkit.files": ["TERMINATED", "SheetRows", "check_path", "csv_rows", "output_lock", "read_small_file", "sheet_rows"],
     "formatkit.messages": [
         "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
     ],

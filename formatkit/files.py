@@ -9,6 +9,8 @@
 - :data:`TERMINATED`: set when SIGTERM arrives, so a writer removes its temporary file and stops;
 - :func:`csv_rows`: a CSV file's rows as ``(row number, cells)``, decoded and split as formatkit reads a
   ``.csv`` set (UTF-8 or GBK, ``,`` ``;`` or tab, rows numbered as Excel numbers them);
+- :func:`fixed_suffix`: the extension of the repaired copy ``formatkit fix`` writes of a file (``.xlsx`` for
+  an ``.xls``);
 - :func:`sheet_rows`: the sheet validate reads in a workbook or CSV file, each cell as the text formatkit reads
   (:class:`SheetRows`; a preview of what the platform sees).
 
@@ -27,11 +29,21 @@ _EXPORTS = {
     "output_lock": "formatkit._core.writers",
     "TERMINATED": "formatkit._core.writers",
     "csv_rows": "formatkit._reading.csv_file",
+    "fixed_suffix": "formatkit._api.fix",
     "sheet_rows": "formatkit._api.cells",
     "SheetRows": "formatkit._api.cells",
 }
 
-__all__ = ["TERMINATED", "SheetRows", "check_path", "csv_rows", "output_lock", "read_small_file", "sheet_rows"]
+__all__ = [
+    "TERMINATED",
+    "SheetRows",
+    "check_path",
+    "csv_rows",
+    "fixed_suffix",
+    "output_lock",
+    "read_small_file",
+    "sheet_rows",
+]
 
 __getattr__ = lazy_getattr(globals(), _EXPORTS)
 
@@ -42,6 +54,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from formatkit._api.cells import SheetRows, sheet_rows
+    from formatkit._api.fix import fixed_suffix
     from formatkit._api.validate import check_path
     from formatkit._core.smallfile import read_small_file
     from formatkit._core.writers import TERMINATED, output_lock

@@ -90,12 +90,16 @@ SUBMODULES = {
         "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "RepairRefusedError",
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
-    "formatkit.files": ["TERMINATED", "SheetRows", "check_path", "csv_rows", "output_lock", "read_small_file", "sheet_rows"],
+    "formatkit.files": [
+        "TERMINATED", "SheetRows", "check_path", "csv_rows", "fixed_suffix", "output_lock", "read_small_file",
+        "sheet_rows",
+    ],
     "formatkit.messages": [
         "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
     ],
     "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
     "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
+    "formatkit.serve": ["Settings", "app", "create_app"],
     "scoring.errors": [
         "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OutputLockedError", "PermanentRequestError",

@@ -203,6 +203,11 @@ class Checked:
 
         return Report.build([run.report() for run in self._runs], self._upload)
 
+    def document(self, lang: str) -> str:
+        """The JSON document ``formatkit validate --json`` prints (and ``formatkit serve``'s ``/v1/validate``
+        answers): the report with every message in ``lang``, indented, Chinese unescaped."""
+        return self.report().translated(lang).model_dump_json(indent=2)
+
 
 def check_combined(ids: CombinedIds, run: _Run, record: RecordDict) -> bool:
     """The record against the ones read before it from this and the earlier files (see CombinedIds)."""

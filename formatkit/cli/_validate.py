@@ -33,7 +33,7 @@ def run_validate(
     if as_json:
         from formatkit.messages import locale_lang
 
-        echo(outcome.report().translated(lang or locale_lang()).model_dump_json(indent=2))
+        echo(outcome.document(lang or locale_lang()))
     elif outcome.clean:  # a line per file and the verdict: no Report (pydantic) needed
         from formatkit.cli._printing import print_clean
 

@@ -633,3 +633,22 @@ MESSAGES.update(
         "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
     }
 )
+
+# --- formatkit serve: its refusals (formatkit/serve/, formatkit/cli/serve.py) -------------------------
+MESSAGES.update(
+    {
+        "ui.serve.bind_refused": "formatkit serve: refusing to listen on {host} without a token: anyone who reaches it could use it. Give --token-env VAR (VAR holding the token), listen on 127.0.0.1, or say --no-auth",
+        "ui.serve.token_unset": "formatkit serve: --token-env {env}: that variable is not set (or empty); set it to the token the clients will send",
+        "ui.serve.unauthorized": "This server asks for a token: send the header Authorization: Bearer <token>.",
+        "ui.serve.not_multipart": 'Send the files as multipart/form-data, each in a part named "file".',
+        "ui.serve.malformed": "The multipart body could not be read to its end (cut short or malformed); send the files again.",
+        "ui.serve.no_files": 'The upload holds no file: send each file in a part named "file", with its filename.',
+        "ui.serve.upload_too_large": "The upload is larger than {limit} MB, this server's limit: nothing of it was checked. Send fewer or smaller files.",
+        "ui.serve.too_many_files": "The upload holds more than {limit} file(s), this request's limit: send at most {limit} at once.",
+        "ui.serve.busy": "Every check slot ({slots}) is taken: try again in {retry} s.",
+        "ui.serve.time_limit": "The check took longer than {seconds} s, this server's limit: check the file with the command line (formatkit validate).",
+        "ui.serve.bad_query": 'The query parameter "{name}" has a value this API does not take (see /openapi.json).',
+        "ui.serve.fix_refused": "{source}: {why}; no repaired copy was made (validate reads it).",
+        "ui.serve.cannot_repair": "{source}: could not be opened for repair ({error}), though validate reads it: open it in Excel or LibreOffice, save it again and repair the saved copy.",
+    }
+)

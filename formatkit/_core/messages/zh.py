@@ -636,3 +636,22 @@ MESSAGES.update(
         "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
     }
 )
+
+# --- formatkit serve: its refusals (formatkit/serve/, formatkit/cli/serve.py) -------------------------
+MESSAGES.update(
+    {
+        "ui.serve.bind_refused": "formatkit serve：拒绝在没有令牌的情况下监听 {host}：任何能访问到它的人都能使用它。请给出 --token-env VAR（VAR 中存放令牌）、改为监听 127.0.0.1，或明确指定 --no-auth",
+        "ui.serve.token_unset": "formatkit serve：--token-env {env}：该变量没有设置（或为空）；请把它设为客户端将发送的令牌",
+        "ui.serve.unauthorized": "此服务需要令牌：请发送请求头 Authorization: Bearer <令牌>。",
+        "ui.serve.not_multipart": "请以 multipart/form-data 发送文件，每个文件放在名为“file”的部分中。",
+        "ui.serve.malformed": "无法完整读取 multipart 请求体（被截断或格式错误）；请重新发送文件。",
+        "ui.serve.no_files": "上传中没有文件：请把每个文件连同文件名放在名为“file”的部分中发送。",
+        "ui.serve.upload_too_large": "上传超过了此服务的上限 {limit} MB：没有检查其中任何内容。请发送更少或更小的文件。",
+        "ui.serve.too_many_files": "上传的文件超过了此请求的上限 {limit} 个：请一次最多发送 {limit} 个。",
+        "ui.serve.busy": "所有检查名额（{slots} 个）都已占用：请在 {retry} 秒后重试。",
+        "ui.serve.time_limit": "检查用时超过了此服务的上限 {seconds} 秒：请用命令行（formatkit validate）检查该文件。",
+        "ui.serve.bad_query": "查询参数“{name}”的值不被此 API 接受（见 /openapi.json）。",
+        "ui.serve.fix_refused": "{source}：{why}；未生成修复后的副本（validate 能读取它）。",
+        "ui.serve.cannot_repair": "{source}：无法打开以进行修复（{error}），但 validate 能读取它：请在 Excel 或 LibreOffice 中打开并重新保存，再修复保存后的副本。",
+    }
+)

@@ -86,7 +86,9 @@ def add_preview(app: FastAPI) -> None:
     gate: Gate = app.state.gate
     root: Path = app.state.upload_dir
 
-    def refusal(request: Request, status: int, reason: str, headers: dict[str, str] | None = None, **params: Any) -> Response:
+    def refusal(
+        request: Request, status: int, reason: str, headers: dict[str, str] | None = None, **params: Any
+    ) -> Response:
         lang = pick_lang(request, settings.lang)
         body = {"error": {"code": reason, "message": ui(f"serve.{reason}", lang, **params)}}
         return JSONResponse(body, status_code=status, headers=headers)

@@ -63,7 +63,9 @@ class Build:
 
     def mapped(self, value: str) -> str:
         """A value of ENV with the image's folders in it moved under ``root`` (PATH's entries too)."""
-        return re.sub(r"(?<![\w/])(" + "|".join(map(re.escape, IMAGE_PATHS)) + r")\b", lambda m: str(self.place(m[1])), value)
+        return re.sub(
+            r"(?<![\w/])(" + "|".join(map(re.escape, IMAGE_PATHS)) + r")\b", lambda m: str(self.place(m[1])), value
+        )
 
     def expand(self, value: str) -> str:
         return re.sub(r"\$\{?(\w+)\}?", lambda m: self.env.get(m[1], ""), value)

@@ -13,8 +13,11 @@ import re
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+import httpx
 
 __all__ = ["Running", "running"]
 
@@ -29,6 +32,19 @@ class Running:
 
     def text(self) -> str:
         return "".join(self.log)
+
+
+def _wait_answering(url: str, process: subprocess.Popen[str], log: list[str], wait: float) -> None:
+    """Until ``/healthz`` answers: with ``--workers`` the parent binds the port before a worker listens on it."""
+    for _ in range(int(wait * 10)):
+        if process.poll() is not None:
+            break
+        try:
+            httpx.get(f"{url}/healthz", timeout=5)
+            return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise AssertionError(f"the server never answered on {url}:\n{''.join(log)}")
 
 
 @contextlib.contextmanager
@@ -62,7 +78,9 @@ def running(command: list[str], env: dict[str, str], *, cwd: str | None = None, 
         found.wait(wait)
         if not port:
             raise AssertionError(f"the server did not start: {command}\n{''.join(log)}")
-        yield Running(f"http://127.0.0.1:{port[0]}", process, log)
+        url = f"http://127.0.0.1:{port[0]}"
+        _wait_answering(url, process, log, wait)
+        yield Running(url, process, log)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)

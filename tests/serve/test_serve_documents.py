@@ -4,12 +4,10 @@ validate reads; ``/v1/fix`` the one ``fix --json`` prints; ``/v1/convert`` the j
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, call, upload
-from fastapi import FastAPI
+from serving import FIXTURES, call, served, upload
 from typer.testing import CliRunner
 
 from formatkit.cli import app as cli
@@ -34,10 +32,11 @@ def test_every_fixture_validate_reads_is_counted() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_validate_answers_the_document_validate_json_prints(
-    path: Path, make_app: Callable[..., FastAPI], monkeypatch: pytest.MonkeyPatch
+    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = cli_json(monkeypatch, "validate", path.name, "--json", "--lang", "zh", folder=path.parent)
-    answer = call(make_app(), "POST", "/v1/validate", params={"lang": "zh"}, files=upload(path))
+    with served(tmp_path) as app:
+        answer = call(app, "POST", "/v1/validate", params={"lang": "zh"}, files=upload(path))
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/json"
     assert answer.json() == expected

@@ -1,38 +1,36 @@
-"""Shared by the API tests: an application on a private upload folder, called through httpx's ASGI transport,
-and the rule every test is held to: the upload folder is empty once the answers are given."""
+"""Shared by the tests of ``formatkit serve`` (tests/serve/): an application on a private upload folder, called
+through httpx's ASGI transport, and the rule every test is held to: the upload folder is empty once the answers
+are given."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from fastapi import FastAPI
 
 from formatkit.serve import Settings, create_app
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 
 
-@pytest.fixture
-def upload_dir(tmp_path: Path) -> Iterator[Path]:
-    """The folder the application keeps uploads in; empty after every test (every response)."""
+@contextlib.contextmanager
+def served(tmp_path: Path, **settings: Any) -> Iterator[FastAPI]:
+    """An application keeping its uploads in ``tmp_path/uploads``, which must be empty when the block ends."""
     folder = tmp_path / "uploads"
-    yield folder
+    app = create_app(Settings(upload_dir=str(folder), **settings))
+    yield app
+    assert_empty(folder)
+
+
+def assert_empty(folder: Path) -> None:
     assert folder.is_dir()
-    assert list(folder.iterdir()) == []
-
-
-@pytest.fixture
-def make_app(upload_dir: Path) -> Callable[..., FastAPI]:
-    def make(**settings: Any) -> FastAPI:
-        return create_app(Settings(upload_dir=str(upload_dir), **settings))
-
-    return make
+    assert sorted(folder.rglob("*")) == []
 
 
 def call(app: FastAPI, method: str, url: str, **kwargs: Any) -> httpx.Response:

@@ -19,8 +19,7 @@ from typing import Any
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from formatkit.messages import ui
-from formatkit.serve._app import pick_lang
+from formatkit.messages import resolve_lang, ui
 from formatkit.serve._gate import Busy, Gate, TimedOut
 from formatkit.serve._settings import Settings
 from formatkit.serve._uploads import MEGABYTE, Upload, receive_files
@@ -86,10 +85,16 @@ def add_preview(app: FastAPI) -> None:
     gate: Gate = app.state.gate
     root: Path = app.state.upload_dir
 
+    def language(request: Request) -> str:
+        # the ``lang`` query, else the first language of Accept-Language with a catalogue, else the server's
+        asked = [request.query_params.get("lang") or ""]
+        asked += [item.split(";")[0].strip() for item in request.headers.get("accept-language", "").split(",")]
+        return next((found for found in map(resolve_lang, asked) if found), settings.lang)
+
     def refusal(
         request: Request, status: int, reason: str, headers: dict[str, str] | None = None, **params: Any
     ) -> Response:
-        lang = pick_lang(request, settings.lang)
+        lang = language(request)
         body = {"error": {"code": reason, "message": ui(f"serve.{reason}", lang, **params)}}
         return JSONResponse(body, status_code=status, headers=headers)
 

@@ -202,7 +202,12 @@ def test_markup_in_a_filename_or_a_cell_stays_text(browser: Any, server: Running
     name = "<img src=x onerror=window.pwned=2>.xlsx"  # a browser sends a double quote as %22
     page = open_page(browser, server, locale="en-US")
     dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+
+    def dialog_opened(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", dialog_opened)
     pick(page, {"name": name, "mimeType": "application/octet-stream", "buffer": path.read_bytes()})
     assert page.locator("article.file h2").inner_text() == name
     assert page.locator('td[data-cell="C2"]').inner_text() == hostile

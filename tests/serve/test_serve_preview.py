@@ -112,6 +112,11 @@ def test_the_token_and_the_limits_hold(tmp_path: Path) -> None:
         refused = call(app, "POST", "/v1/preview", files=upload(path))
         assert refused.status_code == 401
         assert refused.json()["error"]["code"] == "unauthorized"
+        for asked in ({"params": {"lang": "zh"}}, {"headers": {"Accept-Language": "zh-CN,en;q=0.5"}}):
+            # said as the other routes say it, in the language asked for
+            said = call(app, "POST", "/v1/preview", files=upload(path), **asked).json()
+            assert said == call(app, "POST", "/v1/validate", files=upload(path), **asked).json()
+            assert said != refused.json()
         too_big = call(app, "POST", "/v1/preview", files=upload(path), headers={"Authorization": "Bearer s3cret"})
         assert too_big.status_code == 413
         two = call(app, "POST", "/v1/preview", files=upload(path, path), headers={"Authorization": "Bearer s3cret"})

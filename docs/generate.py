@@ -6,7 +6,8 @@ is stale (tests/test_docs.py fails the same way, as ``formatkit schema --write``
 - ``reference/rules.md``: every issue code of ``formatkit.CODES`` with its severity, its one-line summary in
   every language of the message catalogues, and what ``formatkit validate`` prints for the code's fixtures
   under ``fixtures/invalid/`` (the runs pinned in ``tests/formats/whole_reports.json``), in English and Chinese;
-- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help.
+- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help;
+- ``reference/http-api.md``: the HTTP API of ``formatkit serve``, from the application's OpenAPI document.
 
 Run it from anywhere: paths are taken from this file's place, and fixtures are named relative to the project.
 """
@@ -370,6 +371,101 @@ def _clean(text: str) -> str:
 
 
 PAGES_GENERATED = {"reference/rules.md": render_rules, "reference/cli.md": render_cli, "reference/api.md": render_api}
+
+
+def render_http_api() -> str:
+    """The page of ``formatkit serve``'s HTTP API, from the application's own ``/openapi.json``: every route
+    with its query parameters, body and answers, then the JSON shapes they name."""
+    import tempfile
+
+    from formatkit.serve import Settings, create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        spec = create_app(Settings(upload_dir=folder)).openapi()
+    out = [
+        HEADER,
+        "# HTTP API reference",
+        "",
+        "The routes of `formatkit serve` (see [Serve](../guide/serve.md) for running it), as its OpenAPI document",
+        "describes them: the running service serves that document at `/openapi.json`. This page is generated",
+        "from it by `python docs/generate.py`; a test fails when it is stale.",
+        "",
+        'Every refusal is JSON, `{"error": {"code": ..., "message": ...}}`: the code is stable, the message',
+        "is in the request's language (the `lang` query, else `Accept-Language`, else the server's `--lang`).",
+        "When the server was started with `--token-env VAR`, every `/v1/` route asks for the header",
+        "`Authorization: Bearer <token>` (401 without it); `/healthz` and the page never do.",
+        "",
+    ]
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            out += [f"## `{method.upper()} {path}`", "", f"**{_said(operation.get('summary', ''))}**", ""]
+            if operation.get("description"):
+                out += [operation["description"], ""]
+            out += _http_parameters(operation.get("parameters", []))
+            body = operation.get("requestBody", {}).get("content", {})
+            for media, content in body.items():
+                for name, field in content.get("schema", {}).get("properties", {}).items():
+                    many = " (one or more)" if field.get("type") == "array" else ""
+                    out += [f"Body: `{media}`, the part `{name}`{many}: {field.get('description', '')}", ""]
+            out += ["| answer | content | what |", "| --- | --- | --- |"]
+            for status, answer in sorted(operation.get("responses", {}).items()):
+                contents = answer.get("content", {})
+                shown = ", ".join(
+                    f"`{media}` {_schema_name(c.get('schema', {}))}".strip() for media, c in contents.items()
+                )
+                out.append(f"| {status} | {shown or '—'} | {_said(answer.get('description', ''))} |")
+            out.append("")
+    out += ["## JSON shapes", ""]
+    for name, schema in spec.get("components", {}).get("schemas", {}).items():
+        out += [f"### `{name}`", ""]
+        if schema.get("description"):
+            out += [_said(schema["description"]), ""]
+        properties = schema.get("properties", {})
+        if properties:
+            out += ["| field | type | what |", "| --- | --- | --- |"]
+            for field_name, field in properties.items():
+                what = _said(field.get("description", ""))
+                out.append(f"| `{field_name}` | {_schema_name(field)} | {what} |")
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _http_parameters(parameters: list[dict[str, Any]]) -> list[str]:
+    if not parameters:
+        return []
+    out = ["| query parameter | values | default | what |", "| --- | --- | --- | --- |"]
+    for parameter in parameters:
+        schema = parameter.get("schema", {})
+        default = schema.get("default")
+        shown = "—" if default is None else f"`{json.dumps(default)}`"
+        out.append(
+            f"| `{parameter['name']}` | {_schema_name(schema)} | {shown} | {_said(parameter.get('description', ''))} |"
+        )
+    return [*out, ""]
+
+
+def _said(text: str) -> str:
+    """Text of the API's own (Markdown with `code`) on one line of a table."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    """A JSON Schema as a few words: its type, its values, the shape it names (a link below)."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[`{name}`](#{name.lower()})"
+    if "enum" in schema:
+        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_schema_name(option) for option in schema["anyOf"])
+    if schema.get("type") == "array":
+        return f"list of {_schema_name(schema.get('items', {}))}"
+    if schema.get("type") == "object" and "additionalProperties" in schema:
+        return f"object of {_schema_name(schema['additionalProperties'])}"
+    return f"{schema['type']}" if "type" in schema else "any"
+
+
+PAGES_GENERATED["reference/http-api.md"] = render_http_api
 
 
 def stale() -> list[str]:

@@ -28,14 +28,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.requests import ClientDisconnect
 
 from formatkit import __version__
 from formatkit.messages import languages, resolve_lang, ui
 from formatkit.serve._gate import Busy, Gate, TimedOut
 from formatkit.serve._settings import Settings
-from formatkit.serve._uploads import MEGABYTE, Upload, UploadRefused, receive_files
+from formatkit.serve._uploads import Upload, UploadRefused, receive_files
 
 __all__ = ["create_app"]
 
@@ -57,23 +57,25 @@ _PLAIN_PATH = re.compile(r'^[^"\\\x00-\x1f\x7f]+$')
 
 
 class ErrorDetail(BaseModel):
-    code: str
-    message: str
+    code: str = Field(description="Stable: `unauthorized`, `upload_too_large`, `too_many_files`, `busy`, ...")
+    message: str = Field(description="What happened and what to do, in the request's language.")
 
 
 class ErrorBody(BaseModel):
-    """Every refusal of the API: a stable ``code`` and a ``message`` in the request's language."""
+    """Every refusal of the API: a stable `code` and a `message` in the request's language."""
 
     error: ErrorDetail
 
 
 class Rule(BaseModel):
-    code: str
-    severity: str
-    summary: dict[str, str]
+    code: str = Field(description="The issue code, as reports name it.")
+    severity: str = Field(description="`error` (the file fails) or `warning`.")
+    summary: dict[str, str] = Field(description="Its one-line summary in each language, by language code.")
 
 
 class Rules(BaseModel):
+    """The rule catalogue, in the order of the code table (docs: Rules and issue codes)."""
+
     rules: list[Rule]
 
 
@@ -122,8 +124,8 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     words = {
         400: "Not a multipart upload of files, a malformed one, or a query value the API does not take.",
         401: "The server asks for a token (--token-env) and the request has no `Authorization: Bearer` with it.",
-        413: "The upload is larger than --max-upload-mb, or holds more files than --max-files.",
-        422: "The files have errors: the answer is the validate document.",
+        413: "The upload is larger than --max-upload-mb, or holds more files than the route takes (--max-files).",
+        422: "A file validate reads that fix could not repair (`fix_refused`, `cannot_repair`): no copy.",
         503: "Every check slot stayed taken (Retry-After says when to retry), or the check ran past the time limit.",
     }
     return {status: {"model": ErrorBody, "description": words[status]} for status in statuses}
@@ -157,7 +159,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         raise ValueError(f"lang {settings.lang!r}: not one of {', '.join(languages())}")
     root = _upload_root(settings.upload_dir)
     gate = Gate(settings.checks, settings.queue_wait, settings.time_limit)
-    max_bytes = int(settings.max_upload_mb * MEGABYTE)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -222,7 +223,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         folder = Path(tempfile.mkdtemp(prefix="upload-", dir=root))
         try:
             uploads = await receive_files(
-                request, folder, max_bytes=max_bytes, max_files=settings.max_files if most is None else most
+                request, folder, max_mb=settings.max_upload_mb, max_files=settings.max_files if most is None else most
             )
             yield uploads
         finally:
@@ -381,6 +382,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ]
         )
 
+    def openapi() -> dict[str, Any]:
+        # FastAPI documents a 422 "Validation Error" for every route with parameters; this API answers a bad
+        # query with 400 and its own error body, and 422 only where it says so (convert, fix)
+        if app.openapi_schema is None:
+            schema = FastAPI.openapi(app)
+            for operations in schema["paths"].values():
+                for operation in operations.values():
+                    responses = operation.get("responses", {})
+                    if responses.get("422", {}).get("description") == "Validation Error":
+                        del responses["422"]
+            for name in ("HTTPValidationError", "ValidationError"):
+                schema.get("components", {}).get("schemas", {}).pop(name, None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 

@@ -46,10 +46,15 @@ class Gate:
         """``work()`` in a worker thread once a slot is free; Busy or TimedOut as said above."""
         loop = asyncio.get_running_loop()
         semaphore = self.semaphore()
-        try:
-            await asyncio.wait_for(semaphore.acquire(), self.queue_wait)
-        except asyncio.TimeoutError:
-            raise Busy from None
+        if not semaphore.locked():
+            await semaphore.acquire()  # a free slot: taken at once (wait_for with no wait would refuse it)
+        elif self.queue_wait <= 0:
+            raise Busy
+        else:
+            try:
+                await asyncio.wait_for(semaphore.acquire(), self.queue_wait)
+            except asyncio.TimeoutError:
+                raise Busy from None
         try:
             future = self._pool.submit(work)
         except BaseException:

@@ -136,20 +136,21 @@ class _Receiver:
             self._part.handle = None
 
 
-async def receive_files(request: Request, folder: Path, *, max_bytes: int, max_files: int) -> list[Upload]:
+async def receive_files(request: Request, folder: Path, *, max_mb: float, max_files: int) -> list[Upload]:
     """Read the request's multipart body into ``folder``: the parts named ``file``, in order.
 
-    UploadRefused: 413 when the body passes ``max_bytes`` (said by Content-Length, or counted as it
+    UploadRefused: 413 when the body passes ``max_mb`` megabytes (said by Content-Length, or counted as it
     arrives: reading stops there) or holds more than ``max_files`` files; 400 when it is not multipart, is
     malformed or holds no file. A client that goes away mid-upload ends it with starlette's ClientDisconnect.
     """
+    max_bytes = int(max_mb * MEGABYTE)
     kind, options = parse_options_header(request.headers.get("content-type", ""))
     boundary = options.get(b"boundary")
     if kind != b"multipart/form-data" or not boundary:
         raise UploadRefused(400, "not_multipart")
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
-        raise UploadRefused(413, "upload_too_large", limit=_megabytes(max_bytes))
+        raise UploadRefused(413, "upload_too_large", limit=f"{max_mb:g}")
     receiver = _Receiver(folder, max_files)
     callbacks = {
         "on_part_begin": receiver.on_part_begin,
@@ -167,7 +168,7 @@ async def receive_files(request: Request, folder: Path, *, max_bytes: int, max_f
         async for chunk in request.stream():
             received += len(chunk)
             if received > max_bytes:
-                raise UploadRefused(413, "upload_too_large", limit=_megabytes(max_bytes))
+                raise UploadRefused(413, "upload_too_large", limit=f"{max_mb:g}")
             parser.write(chunk)
         parser.finalize()
     except FormParserError:
@@ -179,7 +180,3 @@ async def receive_files(request: Request, folder: Path, *, max_bytes: int, max_f
     if not receiver.uploads:
         raise UploadRefused(400, "no_files")
     return receiver.uploads
-
-
-def _megabytes(limit: int) -> str:
-    return f"{limit / MEGABYTE:g}"

@@ -4,10 +4,12 @@ validate reads; ``/v1/fix`` the one ``fix --json`` prints; ``/v1/convert`` the j
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serving import FIXTURES, call, served, upload
+from fastapi import FastAPI
+from serving import FIXTURES, assert_empty, call, served, upload
 from typer.testing import CliRunner
 
 from formatkit.cli import app as cli
@@ -30,13 +32,20 @@ def test_every_fixture_validate_reads_is_counted() -> None:
     assert {p.suffix.lower() for p in FILES} == set(READ)
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FastAPI]:
+    """One application for the many files (its folder is checked empty after each answer)."""
+    with served(tmp_path_factory.mktemp("serve")) as app:
+        yield app
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_validate_answers_the_document_validate_json_prints(
-    path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, shared: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = cli_json(monkeypatch, "validate", path.name, "--json", "--lang", "zh", folder=path.parent)
-    with served(tmp_path) as app:
-        answer = call(app, "POST", "/v1/validate", params={"lang": "zh"}, files=upload(path))
+    answer = call(shared, "POST", "/v1/validate", params={"lang": "zh"}, files=upload(path))
+    assert_empty(Path(shared.state.upload_dir))
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/json"
     assert answer.json() == expected

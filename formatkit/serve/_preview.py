@@ -137,9 +137,7 @@ def add_preview(app: FastAPI) -> None:
                 return refusal(request, 401, "unauthorized", {"WWW-Authenticate": "Bearer"})
         folder = Path(tempfile.mkdtemp(prefix="upload-", dir=root))
         try:
-            uploads = await receive_files(
-                request, folder, max_bytes=int(settings.max_upload_mb * MEGABYTE), max_files=1
-            )
+            uploads = await receive_files(request, folder, max_mb=settings.max_upload_mb, max_files=1)
             try:
                 document = await gate.run(lambda: preview_document(uploads[0], sheet))
             except Busy:

@@ -25,6 +25,7 @@ from uvicorn_process import Running, running
 
 import formatkit
 from formatkit.cli import app as cli
+from formatkit.serve import Settings, create_app
 
 pytestmark = pytest.mark.browser
 
@@ -272,3 +273,19 @@ def test_both_languages_have_every_string(browser: Any, server: Running) -> None
         fields = sorted(set(re.findall(r"\{(\w+)\}", english)))
         assert fields == sorted(set(re.findall(r"\{(\w+)\}", chinese))), key
     page.context.close()
+
+
+def test_the_page_works_on_formatkit_serve_itself(browser: Any, tmp_path: Path) -> None:
+    """``formatkit serve`` as shipped (no test factory): the page checks and repairs; a preview shows when the
+    application has the route, and no failure shows when it has not."""
+    command = [str(Path(sys.executable).parent / "formatkit"), "serve", "--port", "0", "--lang", "zh"]
+    with running(command, {**os.environ, "LANG": "C.UTF-8"}, cwd=str(tmp_path)) as served:
+        page = open_page(browser, served, locale="en-US", token=False)
+        pick(page, BROKEN)
+        assert page.locator("article.file").get_attribute("data-valid") == "false"
+        assert page.locator("article.file .group").get_attribute("data-code") == "invalid_parameters"
+        assert page.locator("button.download").count() == 1
+        has_preview = any(getattr(r, "path", None) == "/v1/preview" for r in create_app(Settings()).routes)
+        assert page.locator('td[data-cell="E3"].bad').count() == (1 if has_preview else 0)
+        assert "No preview" not in page.locator("article.file").inner_text()
+        page.context.close()

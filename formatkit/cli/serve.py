@@ -49,7 +49,7 @@ def serve(
     max_files: int = typer.Option(20, "--max-files", min=1, help="Most files in one upload: more gets 413."),
     lang: str | None = lang_option(),
     checks: int | None = typer.Option(
-        None, "--checks", min=1, help="Checks run at once in each worker (default: one per core); others wait."
+        None, "--checks", min=1, help="Checks run at once per worker (default: the cores shared by the workers)."
     ),
     queue_wait: float = typer.Option(
         10.0, "--queue-wait", min=0, help="Seconds a check waits for a free slot before 503 (with Retry-After)."
@@ -81,7 +81,7 @@ def serve(
         lang=language,
         max_upload_mb=max_upload_mb,
         max_files=max_files,
-        checks=checks or Settings().checks,
+        checks=checks or max(1, Settings().checks // workers),
         queue_wait=queue_wait,
         time_limit=time_limit,
         cors_origins=tuple(cors_origin),

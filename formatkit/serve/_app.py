@@ -15,6 +15,7 @@ import base64
 import contextlib
 import hmac
 import json
+import logging
 import re
 import shutil
 import tempfile
@@ -38,6 +39,8 @@ from formatkit.serve._settings import Settings
 from formatkit.serve._uploads import Upload, UploadRefused, receive_files
 
 __all__ = ["create_app"]
+
+_LOG = logging.getLogger("formatkit.serve")
 
 ModeQuery = Literal["infer-eval", "infer-only", "scored"]
 ProfileQuery = Literal["platform", "none"]
@@ -125,6 +128,7 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
         400: "Not a multipart upload of files, a malformed one, or a query value the API does not take.",
         401: "The server asks for a token (--token-env) and the request has no `Authorization: Bearer` with it.",
         413: "The upload is larger than --max-upload-mb, or holds more files than the route takes (--max-files).",
+        500: "A defect of formatkit met this upload (the log names the exception, never the upload's content).",
         422: "A file validate reads that fix could not repair (`fix_refused`, `cannot_repair`): no copy.",
         503: "Every check slot stayed taken (Retry-After says when to retry), or the check ran past the time limit.",
     }
@@ -237,6 +241,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise _Refused(503, "busy", {"Retry-After": retry}, slots=settings.checks, retry=retry) from None
         except TimedOut:
             raise _Refused(503, "time_limit", seconds=f"{settings.time_limit:g}") from None
+        except _Refused:
+            raise
+        except Exception as exc:  # a defect, not bad input: said without its text, which may quote a cell
+            _LOG.error("a check failed: %s (its message is not logged: it may quote the upload)", type(exc).__name__)
+            raise _Refused(500, "internal") from None
 
     @app.get("/healthz", summary="The service is up", tags=["service"])
     def healthz() -> dict[str, str]:
@@ -258,7 +267,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_extra=_FILES_BODY,
         responses={
             200: {"description": "The validate report.", "model": _report_model()},
-            **_errors(400, 401, 413, 503),
+            **_errors(400, 401, 413, 500, 503),
         },
         response_class=Response,
     )
@@ -296,7 +305,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_extra=_ONE_FILE_BODY,
         responses={
             200: {"description": "The changes, the copy's report and the copy."},
-            **_errors(400, 401, 413, 422, 503),
+            **_errors(400, 401, 413, 422, 500, 503),
         },
         response_class=Response,
     )
@@ -329,7 +338,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         responses={
             200: {"description": "The records, one JSON object a line.", "content": {"application/x-ndjson": {}}},
             422: {"description": "The files have errors: the validate document.", "model": _report_model()},
-            **_errors(400, 401, 413, 503),
+            **_errors(400, 401, 413, 500, 503),
         },
         response_class=Response,
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
@@ -34,6 +36,8 @@ class Gate:
         self._pool = ThreadPoolExecutor(max_workers=slots, thread_name_prefix="formatkit-check")
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._running = 0
+        self._lock = threading.Lock()
 
     def semaphore(self) -> asyncio.Semaphore:
         """The slots, bound to the running event loop (a new loop, as each test has, gets its own)."""
@@ -56,7 +60,7 @@ class Gate:
             except asyncio.TimeoutError:
                 raise Busy from None
         try:
-            future = self._pool.submit(work)
+            future = self._pool.submit(self._guarded, work)
         except BaseException:
             semaphore.release()
             raise
@@ -65,6 +69,19 @@ class Gate:
             return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), self.time_limit)
         except asyncio.TimeoutError:
             raise TimedOut from None
+
+    def _guarded(self, work: Callable[[], T]) -> T:
+        """``work()``, and the garbage collector on again once no check runs: a reader pauses it while it
+        reads a sheet and restores what it found, which two readers in two threads can leave paused."""
+        with self._lock:
+            self._running += 1
+        try:
+            return work()
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0:
+                    gc.enable()
 
     def close(self) -> None:
         """Stop taking checks; a running one finishes on its own."""

@@ -136,13 +136,25 @@ class _Receiver:
             self._part.handle = None
 
 
-async def receive_files(request: Request, folder: Path, *, max_mb: float, max_files: int) -> list[Upload]:
+async def receive_files(
+    request: Request,
+    folder: Path,
+    *,
+    max_files: int,
+    max_mb: float | None = None,
+    max_bytes: int | None = None,
+) -> list[Upload]:
     """Read the request's multipart body into ``folder``: the parts named ``file``, in order.
 
-    UploadRefused: 413 when the body passes ``max_mb`` megabytes (said by Content-Length, or counted as it
-    arrives: reading stops there) or holds more than ``max_files`` files; 400 when it is not multipart, is
-    malformed or holds no file. A client that goes away mid-upload ends it with starlette's ClientDisconnect.
+    UploadRefused: 413 when the body passes ``max_mb`` megabytes, or ``max_bytes`` (said by Content-Length, or
+    counted as it arrives: reading stops there) or holds more than ``max_files`` files; 400 when it is not
+    multipart, is malformed or holds no file. A client that goes away mid-upload ends it with starlette's
+    ClientDisconnect.
     """
+    if max_mb is None:
+        if max_bytes is None:
+            raise TypeError("receive_files: give max_mb or max_bytes")
+        max_mb = max_bytes / MEGABYTE
     max_bytes = int(max_mb * MEGABYTE)
     kind, options = parse_options_header(request.headers.get("content-type", ""))
     boundary = options.get(b"boundary")

@@ -330,3 +330,31 @@ def test_the_upload_folder_is_private(tmp_path: Path) -> None:
     with served(tmp_path) as app:
         assert (Path(app.state.upload_dir).stat().st_mode & 0o777) == 0o700
     assert_empty(tmp_path / "uploads")
+
+
+def test_the_garbage_collector_is_on_once_no_check_runs(tmp_path: Path) -> None:
+    """A reader pauses the collector while it reads and restores what it found: two checks in two threads can
+    leave it paused (the second found it paused by the first), so the service turns it on when none runs."""
+    import gc
+
+    try:
+        with served(tmp_path) as app:
+            gc.disable()  # as a reader in another thread would leave it
+            assert call(app, "POST", "/v1/validate", files=upload(VALID)).status_code == 200
+            assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_defect_is_a_500_that_quotes_nothing_of_the_upload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("cell B7 holds SECRET-CELL-TEXT")
+
+    monkeypatch.setattr(formatkit, "check_files", broken)
+    with served(tmp_path) as app:
+        answer = call(app, "POST", "/v1/validate", files=upload(VALID))
+    assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal"
+    assert "SECRET-CELL-TEXT" not in answer.text and "SECRET-CELL-TEXT" not in caplog.text
+    assert "ValueError" in caplog.text

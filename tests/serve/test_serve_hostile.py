@@ -75,3 +75,23 @@ def test_an_entity_expansion_bomb_is_not_expanded(tmp_path: Path) -> None:
         assert status in (200, 422)
         assert "HAHAHAHAHA" * 100 not in text
         assert len(text) < 5_000_000
+
+
+def test_a_merge_bomb_is_refused_by_fix_and_said_in_the_language_asked(tmp_path: Path) -> None:
+    """More merged ranges than fix rewrites (10,000): /v1/fix refuses it (422, the catalogue's reason), as
+    the command line does, and validate still reports the file."""
+    merges = "".join(f'<mergeCell ref="H{row}:I{row}"/>' for row in range(10, 10_012))
+    data = _rewritten(
+        SOURCE.read_bytes(),
+        "xl/worksheets/sheet1.xml",
+        b"</sheetData>",
+        f'</sheetData><mergeCells count="10002">{merges}</mergeCells>'.encode(),
+    )
+    with served(tmp_path) as app:
+        fixed = call(app, "POST", "/v1/fix", params={"lang": "zh"}, files=[("file", ("merges.xlsx", data))])
+        checked = call(app, "POST", "/v1/validate", files=[("file", ("merges.xlsx", data))])
+    assert fixed.status_code == 422, fixed.text
+    assert fixed.json()["error"]["code"] == "fix_refused"
+    assert "merges.xlsx" in fixed.json()["error"]["message"] and "10,002" in fixed.json()["error"]["message"]
+    assert str(tmp_path) not in fixed.text
+    assert checked.status_code == 200

@@ -183,3 +183,58 @@ def test_two_workers_answer_alike(tmp_path: Path) -> None:
         answers = [httpx.post(server.base + "/v1/validate", files=upload(source), timeout=60) for _ in range(6)]
     assert [a.status_code for a in answers] == [200] * 6
     assert len({a.text for a in answers}) == 1
+
+
+def test_the_command_line_hands_its_settings_to_each_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``formatkit serve`` starts uvicorn on the importable application, its settings in FORMATKIT_SERVE_*
+    (the token by its variable's name, never its value); an open address runs with a token or --no-auth."""
+    import uvicorn
+
+    from formatkit.serve import Settings
+
+    for name in Settings().to_env(None):
+        monkeypatch.setenv(name, "")  # restored (removed) after the test
+    monkeypatch.setenv("FK_TEST_TOKEN", TOKEN)
+    started: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda target, **options: started.append((target, options)))
+    runner = CliRunner()
+    options = ["--max-files", "3", "--max-upload-mb", "2.5", "--lang", "zh", "--checks", "4", "--time-limit", "9"]
+    first = runner.invoke(
+        cli, ["serve", "--host", "0.0.0.0", "--port", "8123", "--token-env", "FK_TEST_TOKEN", *options]
+    )
+    settings = Settings.from_env()
+    assert first.exit_code == 0, first.output
+    assert TOKEN not in " ".join(f"{k}={v}" for k, v in os.environ.items() if k.startswith("FORMATKIT_SERVE_"))
+    open_run = runner.invoke(cli, ["serve", "--host", "0.0.0.0", "--no-auth", "--workers", "2"])
+    assert open_run.exit_code == 0, open_run.output
+    assert [target for target, _ in started] == ["formatkit.serve:app", "formatkit.serve:app"]
+    assert {k: started[0][1][k] for k in ("host", "port", "workers")} == {"host": "0.0.0.0", "port": 8123, "workers": 1}
+    assert (settings.token, settings.max_files, settings.max_upload_mb, settings.lang) == (TOKEN, 3, 2.5, "zh")
+    assert (settings.checks, settings.time_limit) == (4, 9.0)
+    assert Settings.from_env().token is None and started[1][1]["workers"] == 2
+
+
+@pytest.mark.slow
+def test_a_full_size_zip_bomb_is_refused_by_a_real_server(tmp_path: Path) -> None:
+    """At the reader's real bounds (a part over 100 MiB packed better than 1000:1): ~110 kB uploaded, refused
+    unpacked, on every route."""
+    import io
+    import zipfile
+
+    source = FIXTURES / "fix" / "clean.xlsx"
+    packed = io.BytesIO()
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as dst:
+        for item in src.namelist():
+            body = src.read(item)
+            if item == "xl/worksheets/sheet1.xml":
+                body = body.replace(b"<sheetData>", b"<sheetData>" + b" " * 110 * 1024**2, 1)
+            dst.writestr(item, body)
+    bomb = packed.getvalue()
+    assert len(bomb) < 1024**2
+    with running(tmp_path, "--max-upload-mb", "1") as server:
+        answers = {
+            route: httpx.post(f"{server.base}/v1/{route}", files=[("file", ("bomb.xlsx", bomb))], timeout=120)
+            for route in ("validate", "fix", "convert")
+        }
+    assert {route: a.status_code for route, a in answers.items()} == {"validate": 200, "fix": 200, "convert": 422}
+    assert all("zip bomb" in a.text for a in answers.values())

@@ -650,5 +650,6 @@ MESSAGES.update(
         "ui.serve.bad_query": 'The query parameter "{name}" has a value this API does not take (see /openapi.json).',
         "ui.serve.fix_refused": "{source}: {why}; no repaired copy was made (validate reads it).",
         "ui.serve.cannot_repair": "{source}: could not be opened for repair ({error}), though validate reads it: open it in Excel or LibreOffice, save it again and repair the saved copy.",
+        "ui.serve.internal": "The check failed on a defect of formatkit, not of the file; please report it with the file (the server's log does not hold it).",
     }
 )

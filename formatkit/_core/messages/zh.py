@@ -653,5 +653,6 @@ MESSAGES.update(
         "ui.serve.bad_query": "查询参数“{name}”的值不被此 API 接受（见 /openapi.json）。",
         "ui.serve.fix_refused": "{source}：{why}；未生成修复后的副本（validate 能读取它）。",
         "ui.serve.cannot_repair": "{source}：无法打开以进行修复（{error}），但 validate 能读取它：请在 Excel 或 LibreOffice 中打开并重新保存，再修复保存后的副本。",
+        "ui.serve.internal": "检查因 formatkit 自身的缺陷而失败，并非文件的问题；请连同该文件一起报告（服务器日志中不含文件内容）。",
     }
 )

@@ -11,6 +11,7 @@ limited, gated and removed exactly as the other ``/v1/`` routes do it (:mod:`for
 from __future__ import annotations
 
 import hmac
+import logging
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,6 +26,8 @@ from formatkit.serve._settings import Settings
 from formatkit.serve._uploads import MEGABYTE, Upload, receive_files
 
 __all__ = ["MAX_CELL_CHARS", "MAX_COLUMNS", "MAX_ROWS", "add_preview", "preview_document"]
+
+_LOG = logging.getLogger("formatkit.serve")
 
 #: Rows (a sheet's, header included) or lines a preview holds: the platform's 1,000 rows and the header.
 MAX_ROWS = 1001
@@ -145,6 +148,11 @@ def add_preview(app: FastAPI) -> None:
                 return refusal(request, 503, "busy", {"Retry-After": retry}, slots=settings.checks, retry=retry)
             except TimedOut:
                 return refusal(request, 503, "time_limit", seconds=f"{settings.time_limit:g}")
+            except Exception as exc:  # a defect, not bad input: said without its text, which may quote a cell
+                _LOG.error(
+                    "a preview failed: %s (its message is not logged: it may quote the upload)", type(exc).__name__
+                )
+                return refusal(request, 500, "internal")
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return JSONResponse(document)

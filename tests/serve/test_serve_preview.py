@@ -131,3 +131,20 @@ def test_sheet_rows_reads_a_csv_file_as_csv_rows_does() -> None:
     assert read.total == len(read.rows) == 4
     with pytest.raises(UnreadablePathError):
         sheet_rows(FIXTURES / "valid" / "crlf.jsonl")
+
+
+def test_a_defect_answers_500_and_logs_no_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import formatkit.files
+
+    def broken(path: object, **kwargs: object) -> None:
+        raise RuntimeError("secret cell text")
+
+    monkeypatch.setattr(formatkit.files, "sheet_rows", broken)
+    with served(tmp_path) as app:
+        answer = call(with_preview(app), "POST", "/v1/preview", files=upload(INVALID / "excel" / "date_cell.xlsx"))
+    assert answer.status_code == 500
+    assert answer.json()["error"]["code"] == "internal"
+    assert "RuntimeError" in caplog.text
+    assert "secret cell text" not in caplog.text + answer.text

@@ -221,7 +221,8 @@ def test_markup_in_a_filename_or_a_cell_stays_text(browser: Any, server: Running
 def test_the_page_asks_for_the_token_when_the_server_wants_one(browser: Any, server: Running) -> None:
     page = open_page(browser, server, locale="en-US", token=False)
     page.set_input_files("#files", str(BROKEN))
-    page.wait_for_selector("#token-box.shown")
+    page.wait_for_selector("body[data-state=error]")
+    assert page.locator("#token-box.shown").count() == 1
     assert "401" in page.locator("#status").inner_text()
     page.fill("#token", TOKEN)
     page.click("#token-save")

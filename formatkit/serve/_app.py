@@ -168,6 +168,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         gate.close()
+        if settings.upload_dir is None:  # a folder of its own: gone with the server (a worker process skips atexit)
+            shutil.rmtree(root, ignore_errors=True)
 
     app = FastAPI(
         title="formatkit",

@@ -358,3 +358,22 @@ def test_a_defect_is_a_500_that_quotes_nothing_of_the_upload(
     assert answer.status_code == 500 and answer.json()["error"]["code"] == "internal"
     assert "SECRET-CELL-TEXT" not in answer.text and "SECRET-CELL-TEXT" not in caplog.text
     assert "ValueError" in caplog.text
+
+
+def test_a_folder_of_its_own_goes_with_the_server() -> None:
+    """Without --upload-dir the application makes a private temporary folder and removes it when it stops
+    (a uvicorn worker process ends without running atexit)."""
+    from formatkit.serve import Settings, create_app
+
+    app = create_app(Settings())
+    folder = Path(app.state.upload_dir)
+
+    async def go() -> int:
+        async with app.router.lifespan_context(app):  # started and stopped as uvicorn does
+            assert folder.is_dir() and (folder.stat().st_mode & 0o777) == 0o700
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+                return (await client.post("/v1/validate", files=upload(VALID))).status_code
+
+    assert asyncio.run(go()) == 200
+    assert not folder.exists()

@@ -83,7 +83,7 @@ SUBMODULES = {
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
     "formatkit.files": [
-        "csv_rows", "fixed_suffix",
+        "SheetRows", "csv_rows", "fixed_suffix", "sheet_rows",
     ],
     "formatkit.messages": [
         "catalogue", "coverage", "DEFAULT_LANG", "escape_controls", "languages", "locale_lang", "Msg", "resolve_lang",

@@ -46,7 +46,7 @@ def serve(
     max_upload_mb: float = typer.Option(
         20.0, "--max-upload-mb", min=0.001, help="Largest upload (all its files), in MB: larger gets 413."
     ),
-    max_files: int = typer.Option(20, "--max-files", min=1, help="Most files in one upload: more gets 413."),
+    max_files: int = typer.Option(10, "--max-files", min=1, help="Most files in one upload: more gets 413."),
     lang: str | None = lang_option(),
     checks: int | None = typer.Option(
         None, "--checks", min=1, help="Checks run at once per worker (default: the cores shared by the workers)."

@@ -410,6 +410,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+    from formatkit.serve._preview import add_preview
+
+    add_preview(app)  # POST /v1/preview: the rows as the platform reads them, for the page
     return app
 
 

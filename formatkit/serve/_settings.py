@@ -33,7 +33,7 @@ class Settings:
     token: str | None = None
     lang: str = "en"
     max_upload_mb: float = 20.0
-    max_files: int = 20
+    max_files: int = 10  # the platform's own limit: 10 files an upload
     checks: int = field(default_factory=default_checks)
     queue_wait: float = 10.0
     retry_after: int = 5

@@ -16,8 +16,8 @@ from scoring._report.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset
 from scoring._report.paired import paired_values
 from scoring._report.ratings import Ratings, rate
 from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
-from scoring._results import dataset_of, model_of
 from scoring._report.words import DEFAULT_LANG, say
+from scoring._results import dataset_of, model_of
 
 __all__ = [
     "INTERVAL_NOTE",

@@ -212,7 +212,11 @@ def test_every_report_word_the_renderers_ask_for_is_in_the_catalogue(lang: str) 
     # report modules ask for is an English template, and a column head reads in the language
     english = catalogue("en")
     asked = set().union(
-        *(_asked(ast.parse(p.read_text(encoding="utf-8"))) for p in (ROOT / "scoring" / "_report").glob("*.py"))
+        *(
+            _asked(ast.parse(p.read_text(encoding="utf-8")))
+            for folder in ("_report", "_judge_check")  # judge-check's text moved to its own package
+            for p in (ROOT / "scoring" / folder).glob("*.py")
+        )
     )
     assert len(asked) > 80 and "head.paired_sd" in asked and "head.unscorable" in asked
     for key in asked:

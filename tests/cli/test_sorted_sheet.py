@@ -131,6 +131,7 @@ def _head(path: Path) -> list[Any]:
     return [c.value for c in openpyxl.load_workbook(path).active[1]]
 
 
+@pytest.mark.slow
 def test_the_key_survives_a_libreoffice_round_trip(sheet: Path, tmp_path: Path) -> None:
     """The sorted sheet saved again by LibreOffice (headless ``--convert-to xlsx``) scores as the unsorted one."""
     office = shutil.which("soffice") or shutil.which("libreoffice")

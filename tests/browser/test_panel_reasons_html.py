@@ -4,14 +4,13 @@ where chromium is not installed (CI sets FORMATKIT_REQUIRE_BROWSER=1 so that a m
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 from chromium import Browser
 from fakeserver import FakeOpenAI
 from panel_eval import REASONS, judged_by_a_panel
-from test_html_report import _need_chromium
+from test_html_report import _need_chromium, _wait_ready
 from typer.testing import CliRunner
 
 from formatkit.cli import app
@@ -27,10 +26,7 @@ def test_each_judges_reasons_show_in_the_card(fake_openai: FakeOpenAI, tmp_path:
     assert result.exit_code == 0, result.output
     with Browser(executable, width=1400) as browser:
         browser.open(out)
-        deadline = time.monotonic() + 30
-        while not browser.evaluate("!!(window.formatkitReport && window.formatkitReport.ready)"):
-            assert time.monotonic() < deadline, "the page never got ready"
-            time.sleep(0.05)
+        _wait_ready(browser)
         browser.evaluate("document.querySelectorAll('#samples details').forEach(d => d.open = true)")
         texts = browser.evaluate("Array.from(document.querySelectorAll('#samples .answer')).map(a => a.innerText)")
     judged = [t for t in texts if "judge-b" in t]

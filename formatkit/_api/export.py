@@ -3,7 +3,9 @@
 The layout follows the Excel input layout (one row per user turn, rows of a conversation sharing its
 session_id, the target turn's reference and response on its last row). The result columns use seed 001's
 field names: ``response``, ``score``, ``analysis``, ``usage`` (JSON), ``error`` and the ``model`` that
-answered; the scores-as-data fields (``metric``, ``extracted_answer`` — the response's ``answer``, renamed
+answered; the last column, ``row_key``, says where each row stands (``record.turn/turns``, zero-padded:
+sorting by it puts the sheet back; :func:`row_key`), so that a sheet people sorted reads back in the order it
+was written. The scores-as-data fields (``metric``, ``extracted_answer`` — the response's ``answer``, renamed
 because ``answer`` names the reference in the input formats —, ``settled``, ``unsettled_reason``), the
 judge's verdicts (``judge``, JSON), the endpoint and the record's ``dataset`` and other ``meta`` (JSON)
 follow, each only when some record has it. A record with several samples gets ``response_2``,
@@ -36,7 +38,10 @@ from formatkit._core.record import RecordDict, ResponseDict, reference_of, respo
 from formatkit._core.writers import atomic_writer, output_lock
 from formatkit._core.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._rules.excel_values import MAX_ID
-from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
+from formatkit._rules.results import (
+    RESULT_FIELDS,  # per sample, in order; JSON-valued ones as JSON text
+    ROW_KEY,
+)
 
 __all__ = [
     "BASE_COLUMNS",
@@ -45,6 +50,7 @@ __all__ = [
     "SheetReadBackError",
     "export_excel",
     "read_back_mode",
+    "row_key",
     "safe_text",
 ]
 
@@ -117,6 +123,22 @@ def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[dict[s
         yield row
 
 
+def row_key(record: int, turn: int, turns: int, widths: tuple[int, int]) -> str:
+    """The ``row_key`` cell of a record's turn (each counted from 1): ``0012.2/3`` is the second of the
+    three turns of the twelfth record; ``widths`` pads the record's and the turn's numbers."""
+    return f"{record:0{widths[0]}d}.{turn:0{widths[1]}d}/{turns}"
+
+
+def _keyed_rows(records: list[RecordDict], notes: list[str] | None) -> list[dict[str, object]]:
+    """Every record's rows, in order, each with its ``row_key``."""
+    per_record = [list(_rows(record, notes)) for record in records]
+    widths = (len(str(len(per_record))), len(str(max((len(rows) for rows in per_record), default=1))))
+    for number, rows in enumerate(per_record, start=1):
+        for turn, row in enumerate(rows, start=1):
+            row[ROW_KEY] = row_key(number, turn, len(rows), widths)
+    return [row for rows in per_record for row in rows]
+
+
 def _columns(rows: list[dict[str, object]]) -> list[str]:
     present = {key for row in rows for key in row}
     samples = max((int(k.rsplit("_", 1)[1]) for k in present if k.startswith("response_")), default=1)
@@ -128,7 +150,7 @@ def _columns(rows: list[dict[str, object]]) -> list[str]:
             for f in RESULT_FIELDS
             if f in _ALWAYS or f"{f}{suffix}" in present or _review(f, suffix, present)
         ]
-    return columns + [name for name in _RECORD_FIELDS if name in present]
+    return columns + [name for name in _RECORD_FIELDS if name in present] + [ROW_KEY]
 
 
 def _review(field: str, suffix: str, present: set[str]) -> bool:
@@ -216,7 +238,7 @@ def _export(records: Iterable[RecordDict], output: str | os.PathLike[str], check
     from openpyxl import Workbook
 
     listed = _sheet_ids(list(records), notes)
-    rows = [row for record in listed for row in _rows(record, notes)]
+    rows = _keyed_rows(listed, notes)
     columns = _columns(rows)
     sheet = Sheet("results", columns, decimals={c for c in columns if c.startswith("score")})
     for row in rows:

@@ -166,6 +166,7 @@ def score(
             progress=progress,
         )
     scoring.warn_undeclared(outcome.metrics, lang)
+    _say_sheet(outcome, lang)
     _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
@@ -187,6 +188,17 @@ def _answered(results: str, set_path: str, output: Path, lang: str | None) -> st
         print_report(read.report(), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     return str(answered)
+
+
+def _say_sheet(outcome: FileScoreOutcome, lang: str | None) -> None:
+    """Rows of a sheet people hid, deleted or whose row_key they broke, each at its place, on stderr."""
+    from formatkit.messages import locale_lang
+
+    words = lang or locale_lang()
+    for issue in outcome.sheet_warnings:
+        shown = issue.translated(words)
+        place, message = escape_controls(shown.place_in(words)), escape_controls(shown.message)
+        typer.echo(say("score.sheet_warning", lang, place=place, message=message, code=issue.code), err=True)
 
 
 def _say_changes(outcome: FileScoreOutcome, lang: str | None) -> None:

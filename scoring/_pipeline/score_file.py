@@ -44,7 +44,13 @@ from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, ru
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+    from formatkit import Issue
+
+__all__ = ["SHEET_CHANGES", "FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+
+#: What reading a sheet says of rows people changed by hand, said again by ``score`` (it reads a sheet as
+#: data, its other warnings left to ``validate``): hidden (a filter), deleted, their ``row_key`` broken.
+SHEET_CHANGES = frozenset({"hidden_rows", "rows_missing", "invalid_row_key"})
 
 StrPath = str | os.PathLike[str]
 
@@ -62,6 +68,8 @@ class FileScoreOutcome:
     changes: list[Change] = field(default_factory=list)
     #: Responses that came from a sheet ``export`` wrote for review (each with its fingerprint).
     reviewed: int = 0
+    #: What reading the input said of rows people hid, deleted or whose ``row_key`` they broke (a sheet).
+    sheet_warnings: list[Issue] = field(default_factory=list)
 
     @property
     def scored_responses(self) -> int:
@@ -206,8 +214,11 @@ def _score(
     changes: dict[tuple[str, Any, int], Change] = {}  # records() is read more than once (auto reads it twice)
     reviewed: set[tuple[Any, ...]] = set()
 
+    said: list[Issue] = []
+
     def records() -> Iterator[RecordDict]:
-        for number, record in enumerate(iter_dicts(path, mode=mode, profile="none")):
+        said.clear()  # read more than once (auto reads it twice): what the last reading said
+        for number, record in enumerate(iter_dicts(path, mode=mode, profile="none", warnings=said)):
             responses = target_responses(record)
             if model_name:
                 for response in responses:
@@ -220,6 +231,7 @@ def _score(
     outcome = _score_records(records, out, how, options, progress, default_dataset)
     outcome.changes = list(changes.values())
     outcome.reviewed = len(reviewed)
+    outcome.sheet_warnings = [issue for issue in said if issue.code in SHEET_CHANGES]
     return outcome
 
 

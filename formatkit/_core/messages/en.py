@@ -455,6 +455,11 @@ MESSAGES: dict[str, str] = {
     "unknown_custom_id.twice": 'custom_id "{custom_id}" was answered on an earlier line already; a batch file has one reply per request.',
     "ui.shapes.wrote": "wrote {records} records as {shape} to {output} ({lines} lines)",
     "ui.batch.read": "{replies} replies read into {records} records; {errors} came back as errors; {pending} turn(s) still pending",
+    # --- an exported sheet people sorted, filtered or trimmed (its row_key column) ---------------------
+    "rows_missing": "{count} record(s) that export wrote are not in the sheet (row_key record {records}): their rows were deleted, and they are not read. Export the results again, or put the rows back, to keep them.",
+    "rows_missing.turns": "Record {record} lost {count} of its {turns} turns (row_key turn {lost}; rows {rows} are left): its conversation is read without them, so it is not the one that was scored. Put the rows back, or export the results again.",
+    "invalid_row_key": 'Row {row}\'s row_key "{key}" is not one export writes (record.turn/turns, such as 0012.2/3): the sheet is read in its own order, as if it had no row_key column. Restore the key, or sort the sheet back yourself.',
+    "invalid_row_key.repeated": "Row {row}'s row_key \"{key}\" repeats row {first}'s (a copied row?): the sheet is read in its own order, as if it had no row_key column. Delete the copy, or restore the key.",
 }
 
 MESSAGES.update({f"summary.{code}": summary for code, (_severity, summary) in CODES.items()})
@@ -575,6 +580,7 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}, session {session_id}{sample}: scored by a person: {human} (was {before})",
         "ui.score.review_edited": "  {dataset}, session {session_id}{sample}: edited, scored again (was {before})",
         "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
+        "ui.score.sheet_warning": "formatkit score: warning {place}: {message} [{code}]",
         "ui.lang_partial": "formatkit: --lang {lang}: {translated} of {total} messages translated ({percent}); the others are said in English",
     }
 )
@@ -681,6 +687,7 @@ MESSAGES.update(
         "report.runs.run_line": "  {model}{part}: {started} → {finished}, formatkit {version}, {base_url}, parameters {parameters}{judge}",
         "report.runs.part": " part {part}",
         "report.runs.judge": "; judge {model} ({template})",
+        "report.runs.panel": "; judge panel {model} ({template})",
         "report.panel.head": "judge panel of {judges} ({aggregate}): agreement {method} = {alpha} over {items} item(s) with two verdicts or more",
         "report.panel.named": "{name}: {line}",
         "report.panel.sep": ", ",

@@ -460,6 +460,13 @@ MESSAGES: dict[str, str] = {
     "summary.shape_field_lost": "另一工具的格式无法保存记录中的某个字段：该字段不会写出。",
     "summary.shape_record_unfit": "某条记录完全无法写成另一工具的格式。",
     "summary.unknown_custom_id": "一条批次回复不对应所读入数据集中的任何待生成轮次。",
+    # --- 被排序、筛选或删减过的导出表格（row_key 列）---------------------------------------------------
+    "rows_missing": "导出时写入的 {count} 条记录不在表格中（row_key 记录 {records}）：它们的行已被删除，不会被读取。请重新导出结果，或把这些行放回，以保留它们。",
+    "rows_missing.turns": "记录 {record} 的 {turns} 轮中少了 {count} 轮（row_key 轮次 {lost}；剩下第 {rows} 行）：它的对话会缺少这些轮次，已不是被评分时的对话。请把这些行放回，或重新导出结果。",
+    "invalid_row_key": '第 {row} 行的 row_key "{key}" 不是导出所写的格式（记录.轮次/轮数，例如 0012.2/3）：表格将按现有行序读取，如同没有 row_key 列。请恢复该键，或自行把表格排回原序。',
+    "invalid_row_key.repeated": '第 {row} 行的 row_key "{key}" 与第 {first} 行的重复（复制的行？）：表格将按现有行序读取，如同没有 row_key 列。请删除副本，或恢复该键。',
+    "summary.rows_missing": "导出时写入的行（row_key 可证）已不在表格中。",
+    "summary.invalid_row_key": "某个 row_key 不是导出所写的格式，或与另一行重复：按表格现有行序读取。",
 }
 
 # --- what the commands print when they stop (formatkit/cli/_failures.py) ------------------------------
@@ -578,6 +585,7 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}，会话 {session_id}{sample}：人工评分 {human}（原为 {before}）",
         "ui.score.review_edited": "  {dataset}，会话 {session_id}{sample}：内容已修改，重新评分（原为 {before}）",
         "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
+        "ui.score.sheet_warning": "formatkit score：警告 {place}：{message} [{code}]",
         "ui.lang_partial": "formatkit：--lang {lang}：{total} 条消息中已翻译 {translated} 条（{percent}）；其余用英语显示",
     }
 )
@@ -684,6 +692,7 @@ MESSAGES.update(
         "report.runs.run_line": "  {model}{part}：{started} → {finished}，formatkit {version}，{base_url}，参数 {parameters}{judge}",
         "report.runs.part": " 第 {part} 部分",
         "report.runs.judge": "；裁判 {model}（{template}）",
+        "report.runs.panel": "；裁判组 {model}（{template}）",
         "report.panel.head": "{judges} 个裁判组成的评审团（{aggregate}）：一致性 {method} = {alpha}，基于 {items} 个有两个及以上裁决的条目",
         "report.panel.named": "{name}：{line}",
         "report.panel.sep": "，",

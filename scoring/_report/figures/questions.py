@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
-from formatkit._core.judge_entry import JudgeEntry, judge_entry, judge_orders, judge_scale, shown_fields
+from formatkit._core.judge_entry import judge_entry, judge_orders, judge_scale, judge_status, panel_seats, shown_fields
 from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.figures.aggregate import record_key
+from scoring._results import judge_verdicts
 
 __all__ = [
     "MAX_QUESTIONS",
@@ -74,13 +75,23 @@ def outcome_of(values: list[float | None]) -> str:
     return "right" if mean >= 1.0 else "wrong" if mean <= 0.0 else "partial"
 
 
-def _verdicts(judge: JudgeEntry | None) -> str:
-    """The judge's verdicts as short lines: each order's choice for pairwise, the status and reason."""
+def _verdicts(response: Mapping[str, Any]) -> str:
+    """The judge's verdicts as short lines: the entry's first fields, each order's choice for pairwise and,
+    with a panel, every judge's verdict and its reasons (the combined verdict's are the response's analysis)."""
+    judge = judge_entry(response)
     if judge is None:
         return ""
     lines = [f"{key}: {value}" for key, value in shown_fields(judge)]
     for order in judge_orders(judge):
         lines.append("order " + ", ".join(f"{k}={v}" for k, v in order.items() if k in ("order", "choice", "value")))
+    seats = panel_seats(judge)
+    for seat, verdict in zip(seats, judge_verdicts(response), strict=False):
+        said = verdict.verdict if verdict.verdict is not None else judge_status(seat) or "–"
+        shown = f"{said:g}" if isinstance(said, float) else str(said)
+        again = f" (repeats {', '.join(f'{r:g}' if isinstance(r, float) else str(r) for r in verdict.repeats)})"
+        lines.append(f"{verdict.judge}: {shown}{again if verdict.repeats else ''}")
+        if verdict.rationale:
+            lines.append(f"  {verdict.rationale}")
     return "\n".join(lines)
 
 
@@ -214,7 +225,7 @@ class SampleCollector:
                     "answer": self.text(response.get("answer")),
                     "analysis": self.text(response.get("analysis")),
                     "error": self.text(response.get("error")),
-                    "verdicts": self.text(_verdicts(judge_entry(response))),
+                    "verdicts": self.text(_verdicts(response)),
                     "unsettled": response.get("settled") is False,
                 }
             )

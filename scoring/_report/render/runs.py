@@ -120,6 +120,13 @@ def _speed_line(model: str, s: Mapping[str, Any], clean: Callable[[str], str], l
     )
 
 
+def _judge_models(judge: Mapping[str, Any]) -> str:
+    """The judge model of a run record, or every judge of its panel (``a, b, c``), as written."""
+    panel = judge.get("panel")
+    seats = [str(seat.get("model")) for seat in panel if isinstance(seat, dict)] if isinstance(panel, list) else []
+    return ", ".join(seats) if seats else str(judge.get("model"))
+
+
 def _run_line(run: Mapping[str, Any], clean: Callable[[str], str], lang: str) -> str:
     """A run record's line (and its command's): every value read from the record goes through ``clean``."""
 
@@ -129,11 +136,13 @@ def _run_line(run: Mapping[str, Any], clean: Callable[[str], str], lang: str) ->
     shard = run.get("shard")
     part = say("runs.part", lang, part=value(shard, "part")) if isinstance(shard, dict) else ""
     judge = run.get("judge")
-    judged = (
-        say("runs.judge", lang, model=value(judge, "model"), template=value(judge, "template"))
-        if isinstance(judge, dict)
-        else ""
-    )
+    judged = ""
+    if isinstance(judge, dict):  # a panel: every judge named, not only the first
+        models, template = clean(_judge_models(judge)), value(judge, "template")
+        if isinstance(judge.get("panel"), list):
+            judged = say("runs.panel", lang, model=models, template=template)
+        else:
+            judged = say("runs.judge", lang, model=models, template=template)
     line = say(
         "runs.run_line",
         lang,
@@ -221,7 +230,7 @@ def runs_sheets(runs: Mapping[str, list[ReportedRun]], speed: Mapping[str, Speed
                         run.get("formatkit_version"),
                         run.get("base_url"),
                         orjson.dumps(run.get("parameters") or {}).decode(),
-                        judge.get("model"),
+                        _judge_models(judge) if judge else None,
                         judge.get("template"),
                         run.get("command"),
                         run.get("file"),

@@ -95,7 +95,8 @@ SUBMODULES = {
         "build_schema", "render", "SCHEMA_NAMES", "write_all",
     ],
     "scoring.errors": [
-        "AnsweredSetError", "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError",
+        "AnsweredSetError", "BadLabelsError", "ClientError", "EndpointSetupError", "EndpointUnavailableError",
+        "JudgeSetupError",
         "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OtherModelResultsError", "OutputLockedError",
         "PermanentRequestError", "PricesError", "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent",

@@ -57,7 +57,12 @@ def _judge(stats: Mapping[str, Any]) -> list[str]:
 
 def render_judge_check(summary: Mapping[str, Any]) -> str:
     """The text of ``judge-check`` from its JSON (:meth:`~scoring._judge_check.check.JudgeCheck.to_dict`)."""
-    lines = [f"{summary['labels']} human label(s), {summary['unmatched']} matching no record"]
+    head = f"{summary['labels']} human label(s), {summary['unmatched']} matching no record"
+    if summary.get("skipped_labels"):
+        head += f", {summary['skipped_labels']} bad label(s) skipped"
+    if summary.get("stale"):
+        head += f", {summary['stale']} with a stale verdict (given on another text: left out)"
+    lines = [head]
     judges = summary.get("judges") or ({summary["judge"]: summary} if "judge" in summary else {})
     for stats in judges.values():
         lines += _judge(stats)

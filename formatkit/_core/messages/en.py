@@ -637,5 +637,17 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}, session {session_id}{sample}: scored by a person: {human} (was {before})",
         "ui.score.review_edited": "  {dataset}, session {session_id}{sample}: edited, scored again (was {before})",
         "ui.score.review_refused": "  {dataset}, session {session_id}{sample}: human_score {human} is outside the score's scale: ignored, the score stays {before}",
+        "ui.labels.refused": "formatkit {command}: {count} label(s) cannot be used; nothing was computed or written:{problems}\n  Correct them, or give --skip-bad-labels to leave them out.",
+        "ui.labels.skipped": "formatkit {command}: {count} label(s) left out (--skip-bad-labels):{problems}",
+        "ui.labels.empty": "formatkit judge-check: {path} holds no label: nothing to check",
+        "frag.label.out_of_scale": "{where}: the label {value} is outside the judge's scale {scale}",
+        "frag.label.not_a_number": "{where}: the label {value} is not a number on the judge's scale",
+        "frag.label.not_finite": "{where}: the label {value} is not a finite number",
+        "frag.label.not_pairwise": "{where}: a pairwise label is A, B or tie (or win, loss, tie), not {value}",
+        "frag.label.duplicate": "{where}: a second label for dataset {dataset}, session {session} (the first is at {first})",
+        "frag.label.no_record": "{where}: no record of the scored file has dataset {dataset}, session {session}",
+        "ui.judge_check.stale": "formatkit judge-check: {count} labelled response(s) carry a verdict given on another text (the response or its reference edited after judging): left out of the pairs",
+        "ui.export.stale": "formatkit export: {count} judge verdict(s) given on another text (the response edited after judging) left out of judge_verdict and judge_rationale (kept as stale_verdict in the extra column)",
+        "ui.score.review_stale": "  {dataset}, session {session_id}{sample}: the judge's verdict was given on another text: moved to stale_verdict, scored again (was {before})",
     }
 )

@@ -640,5 +640,17 @@ MESSAGES.update(
         "ui.score.review_human": "  {dataset}，会话 {session_id}{sample}：人工评分 {human}（原为 {before}）",
         "ui.score.review_edited": "  {dataset}，会话 {session_id}{sample}：内容已修改，重新评分（原为 {before}）",
         "ui.score.review_refused": "  {dataset}，会话 {session_id}{sample}：human_score {human} 超出该分数的量程：已忽略，分数仍为 {before}",
+        "ui.labels.refused": "formatkit {command}：{count} 个标注无法使用；未做任何计算，也未写入任何内容：{problems}\n  请改正它们，或加上 --skip-bad-labels 跳过它们。",
+        "ui.labels.skipped": "formatkit {command}：跳过了 {count} 个标注（--skip-bad-labels）：{problems}",
+        "ui.labels.empty": "formatkit judge-check：{path} 中没有标注：无可检查",
+        "frag.label.out_of_scale": "{where}：标注 {value} 超出裁判的量程 {scale}",
+        "frag.label.not_a_number": "{where}：标注 {value} 不是裁判量程上的数字",
+        "frag.label.not_finite": "{where}：标注 {value} 不是有限的数字",
+        "frag.label.not_pairwise": "{where}：成对比较的标注应为 A、B 或 tie（或 win、loss、tie），而不是 {value}",
+        "frag.label.duplicate": "{where}：数据集 {dataset} 会话 {session} 的第二个标注（第一个在 {first}）",
+        "frag.label.no_record": "{where}：评分文件中没有数据集 {dataset} 会话 {session} 的记录",
+        "ui.judge_check.stale": "formatkit judge-check：{count} 个已标注的回复带有针对另一文本的裁决（裁判之后回复或参考答案被修改）：未计入配对",
+        "ui.export.stale": "formatkit export：{count} 个针对另一文本的裁判裁决（裁判之后回复被修改）未写入 judge_verdict 和 judge_rationale（作为 stale_verdict 保留在 extra 列中）",
+        "ui.score.review_stale": "  {dataset}，会话 {session_id}{sample}：裁判的裁决针对的是另一文本：已移至 stale_verdict，重新评分（原为 {before}）",
     }
 )

@@ -52,34 +52,26 @@ def judge_check(
 ) -> None:
     from formatkit.messages import locale_lang
     from scoring import judge_check as check
-    from scoring.errors import BadLabelsError
     from scoring.report import render_judge_check
 
     scored, human = paths_or_fail([scored, human])
     shown = lang or locale_lang()
-    try:
-        with exits("judge-check", lang):
-            outcome = check(scored, human, seed=seed, skip_bad_labels=skip_bad_labels)
-    except BadLabelsError as exc:
+    with exits("judge-check", lang):
+        outcome = check(scored, human, seed=seed, skip_bad_labels=skip_bad_labels, raise_bad_labels=False)
+    problems = [p.render(shown) for p in outcome.skipped]
+    if outcome.refused:  # nothing was computed: the problems, each at its place (on stdout too with --json)
         if as_json:
-            problems = [p.render(shown) for p in exc.problems]
-            typer.echo(
-                json.dumps(
-                    {"refused": True, "bad_labels": len(problems), "problems": problems}, ensure_ascii=False, indent=2
-                )
-            )
-        typer.echo(
-            say("labels.refused", lang, command="judge-check", count=exc.count, problems=exc.listed(shown)), err=True
-        )
-        raise typer.Exit(EXIT_ERRORS) from None
+            refused = {"refused": True, "bad_labels": len(problems), "problems": problems}
+            typer.echo(json.dumps(refused, ensure_ascii=False, indent=2))
+        listed = _listed(problems)
+        typer.echo(say("labels.refused", lang, command="judge-check", count=len(problems), problems=listed), err=True)
+        raise typer.Exit(EXIT_ERRORS)
     if not outcome.labels:
         typer.echo(say("labels.empty", lang, path=human), err=True)
         raise typer.Exit(EXIT_USAGE)
-    if outcome.skipped:
-        listed = "".join(f"\n  {p.render(shown)}" for p in outcome.skipped[:20])
-        typer.echo(
-            say("labels.skipped", lang, command="judge-check", count=len(outcome.skipped), problems=listed), err=True
-        )
+    if problems:
+        listed = _listed(problems)
+        typer.echo(say("labels.skipped", lang, command="judge-check", count=len(problems), problems=listed), err=True)
     if outcome.stale:
         typer.echo(say("judge_check.stale", lang, count=outcome.stale), err=True)
     summary = outcome.to_dict()
@@ -91,6 +83,12 @@ def judge_check(
     if not outcome.judges:
         typer.echo(say("judge_check.nothing", lang, labels=outcome.labels, unmatched=outcome.unmatched), err=True)
     raise typer.Exit(EXIT_OK)
+
+
+def _listed(problems: list[str], limit: int = 20) -> str:
+    """The problems, one indented line each: the first ``limit``, then how many more (--json has them all)."""
+    more = [f"… +{len(problems) - limit}"] if len(problems) > limit else []
+    return "".join(f"\n  {line}" for line in [*problems[:limit], *more])
 
 
 judge_check.__doc__ = _HELP

@@ -131,7 +131,6 @@ def score(
     from formatkit.messages import locale_lang
     from scoring import score_file
     from scoring._cli_support import journal_path, make_progress
-    from scoring.errors import BadLabelsError
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
@@ -166,26 +165,23 @@ def score(
             else say("score.no_verdicts", lang)
         ),
         "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
+        "command": "score",  # a reviewed sheet's human_score that cannot be used: each at its row
+        "problems": lambda exc: exc.listed(lang or locale_lang()),
     }
-    try:
-        with exits("score", lang, **stopped):
-            outcome = score_file(
-                path,
-                output,
-                scoring.score_options(
-                    metric=metric,
-                    model_name=model_name,
-                    void_as_zero=verdicts.void_as_zero,
-                    workers=workers,
-                    skip_bad_labels=skip_bad_labels,
-                ),
-                judge=options,
-                progress=progress,
-            )
-    except BadLabelsError as exc:
-        shown = lang or locale_lang()
-        typer.echo(say("labels.refused", lang, command="score", count=exc.count, problems=exc.listed(shown)), err=True)
-        raise typer.Exit(EXIT_ERRORS) from None
+    with exits("score", lang, **stopped):
+        outcome = score_file(
+            path,
+            output,
+            scoring.score_options(
+                metric=metric,
+                model_name=model_name,
+                void_as_zero=verdicts.void_as_zero,
+                workers=workers,
+                skip_bad_labels=skip_bad_labels,
+            ),
+            judge=options,
+            progress=progress,
+        )
     scoring.warn_undeclared(outcome.metrics, lang)
     _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged

@@ -88,8 +88,11 @@ class JudgeCheck:
     unmatched: int
     #: Labelled responses whose verdicts were given on another text (edited after judging): left out.
     stale: int = 0
-    #: The labels ``skip_bad_labels`` left out, each a problem naming its place.
+    #: The labels that cannot be used, each a problem naming its place: left out (``skip_bad_labels``), or
+    #: the reason the check was ``refused``.
     skipped: list[Msg] = field(default_factory=list)
+    #: Labels could not be used and were not skipped: nothing was computed (``raise_bad_labels=False``).
+    refused: bool = False
 
     @property
     def headline(self) -> JudgeStats | None:
@@ -250,15 +253,22 @@ class _Pairs:
 
 
 def judge_check(
-    scored: StrPath, human: StrPath, *, seed: int = 0, resamples: int = 1000, skip_bad_labels: bool = False
+    scored: StrPath,
+    human: StrPath,
+    *,
+    seed: int = 0,
+    resamples: int = 1000,
+    skip_bad_labels: bool = False,
+    raise_bad_labels: bool = True,
 ) -> JudgeCheck:
     """Check every judge of ``scored`` against the labels of ``human`` (see the module's docstring).
 
     Raises :class:`~scoring._errors.BadLabelsError` (every problem, each at its place; nothing computed) for
-    labels that cannot be used, unless ``skip_bad_labels``; :class:`~scoring._errors.ResultsFileError` for
-    a file that is neither results nor labels, or a label without a dataset that more than one dataset's
-    session could take; :class:`~formatkit.InvalidFileError` for a spreadsheet that does not read in scored
-    mode."""
+    labels that cannot be used, unless ``skip_bad_labels`` (they are left out) or not ``raise_bad_labels``
+    (a :class:`JudgeCheck` that is ``refused``, its problems in ``skipped``, is returned);
+    :class:`~scoring._errors.ResultsFileError` for a file that is neither results nor labels, or a label
+    without a dataset that more than one dataset's session could take; :class:`~formatkit.InvalidFileError`
+    for a spreadsheet that does not read in scored mode."""
     stem = Path(scored).stem
     by_key: dict[tuple[str, Any], RecordDict] = {}
     datasets_of: dict[Any, list[str]] = {}
@@ -310,6 +320,8 @@ def judge_check(
             continue
         usable.append((dataset, found, response, values, verdicts))
     if problems and not skip_bad_labels:
+        if not raise_bad_labels:
+            return JudgeCheck({}, len(labels), unmatched, 0, problems, refused=True)
         raise BadLabelsError(problems)
     overall: dict[str, _Pairs] = {}
     per_dataset: dict[str, dict[str, _Pairs]] = {}

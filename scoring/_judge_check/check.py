@@ -211,9 +211,12 @@ def _human(value: Any, verdict: JudgeVerdict | None, where: str) -> Label | Msg:
 
 
 def _scale(verdict: JudgeVerdict | None) -> tuple[float, float] | None:
-    """The judge's scale (low, high); None when it names none that parses."""
-    if verdict is None or verdict.scale is None:
+    """The judge's scale (low, high): 0..1 for a kind on no scale of its own (the math judge: right or
+    wrong); None when no judge gave a verdict to go by, or its scale does not parse."""
+    if verdict is None:
         return None
+    if verdict.scale is None:
+        return 0.0, 1.0
     try:
         found = parse_scale(verdict.scale)
     except ValueError:

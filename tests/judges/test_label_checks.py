@@ -125,6 +125,19 @@ def test_a_pairwise_label_is_a_b_or_tie(tmp_path: Path, bad: Any, says: str) -> 
     assert refused.exit_code == 1 and "line 2: " in refused.stderr and says in refused.stderr
 
 
+def test_a_judge_on_no_scale_of_its_own_takes_labels_from_0_to_1(tmp_path: Path) -> None:
+    entry = {"metric": "math-judge", "model": "j", "status": "scored"}
+    records = [_record(0, 1.0), _record(1, 0.0)]
+    for record in records:
+        record["messages"][-1]["responses"][0].update({"metric": "math-judge", "judge": entry})
+    scored = _write(tmp_path / "s.jsonl", records)
+    good = _write(tmp_path / "good.jsonl", [{"session_id": 0, "human": 1}, {"session_id": 1, "human": 0}])
+    assert _strict_json(_check(scored, good, "--json").stdout)["agreement"] == 1.0
+    labels = _write(tmp_path / "l.jsonl", [{"session_id": 0, "human": 1}, {"session_id": 1, "human": 2}])
+    refused = _check(scored, labels)
+    assert refused.exit_code == 1 and "line 2: the label 2 is outside the judge's scale 0-1" in refused.stderr
+
+
 def test_an_empty_labels_file_is_bad_usage(scored: Path, tmp_path: Path) -> None:
     labels = _write(tmp_path / "l.jsonl", ["\n"])
     result = _check(scored, labels, "--json")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple, cast
 
 import orjson
@@ -37,8 +37,9 @@ from formatkit._core.judge_entry import (
     repeats_of,
     seat_model,
     seat_score,
+    stale_reason,
 )
-from formatkit._core.record import RecordDict, response_entries
+from formatkit._core.record import RecordDict, reference_of, response_entries
 from scoring._errors import ResultsFileError
 from scoring._metrics.registry import METRICS, implementation
 
@@ -190,11 +191,16 @@ class JudgeVerdict:
     repeats: tuple[float | str, ...] = ()
     #: A comparison judged in both orders: whether the two orders disagreed (None: not both orders).
     orders_disagree: bool | None = None
+    #: The verdict was given on another text than the response holds (``response_edited``,
+    #: ``opponent_edited``): it says nothing of the present text. None: given on this text, or not known.
+    stale: str | None = None
 
 
-def judge_verdicts(response: Mapping[str, Any]) -> list[JudgeVerdict]:
+def judge_verdicts(response: Mapping[str, Any], record: Mapping[str, Any] | None = None) -> list[JudgeVerdict]:
     """The verdicts on ``response``: one per judge (a panel's judges, then ``panel``); [] when no judge
-    looked at it.
+    looked at it. Each says whether it is ``stale``: given on another text than the response's content
+    (or, ``record`` given, than its reference, for a comparison with it); a reader of verdicts for people
+    or statistics leaves a stale one out and counts it.
 
     Everything that reads a judge's verdict for people or statistics (``export``'s ``judge_verdict`` and
     ``judge_rationale`` columns, ``judge-check``) reads it here. A panel's judges each hold ``status``, their
@@ -213,7 +219,11 @@ def judge_verdicts(response: Mapping[str, Any]) -> list[JudgeVerdict]:
     own = before if isinstance(before, dict) else response
     name = PANEL if out else (judge_model(entry) or "judge")
     out.append(_one(entry, kind, versus, scale, name, own.get("score"), own.get("analysis")))
-    return out
+    reference = cast(Any, reference_of(cast(RecordDict, record))) if record is not None else None
+    stale = stale_reason(entry, response.get("content"), reference)
+    if stale is None:
+        return out
+    return [replace(verdict, stale=stale[0]) for verdict in out]
 
 
 def _one(

@@ -25,6 +25,7 @@ JudgeSetupError                  (ValueError) the judge cannot start: bad option
 MetricError                      (ValueError) a metric that is neither built in nor ``module:function``
 ResultsFileError                 (ValueError) a results file that is not canonical jsonl
 MergeError                       (ValueError) shard parts that do not make the whole input; ``.problems``
+BadLabelsError                   (ValueError) people's labels that cannot be used (judge-check, score); ``.problems``
 AnsweredSetError                 (ValueError) eval's sets already hold another model's replies; ``.datasets``
 OtherModelResultsError           (ValueError) an eval directory holding another model's results; ``.held``
 PricesError                      (ValueError) a --prices file that cannot be read or does not price the model
@@ -33,6 +34,7 @@ ScoringWorkerError               (RuntimeError) a scoring worker process failed;
 
 from scoring._errors import (
     AnsweredSetError,
+    BadLabelsError,
     ClientError,
     EndpointSetupError,
     EndpointUnavailableError,
@@ -59,6 +61,7 @@ from scoring._errors import (
 
 __all__ = [
     "AnsweredSetError",
+    "BadLabelsError",
     "ClientError",
     "EndpointSetupError",
     "EndpointUnavailableError",

@@ -97,7 +97,8 @@ SUBMODULES = {
     ],
     "formatkit.serve": ["Settings", "app", "create_app"],
     "scoring.errors": [
-        "AnsweredSetError", "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError",
+        "AnsweredSetError", "BadLabelsError", "ClientError", "EndpointSetupError", "EndpointUnavailableError",
+        "JudgeSetupError",
         "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OtherModelResultsError", "OutputLockedError",
         "PermanentRequestError", "PricesError", "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent",

@@ -20,18 +20,27 @@ A panel (several judges, ``--judge-repeats``, escalation) adds ``aggregate``, ``
 ``escalations``, ``avoided`` and ``rule_score`` (see :mod:`scoring._judges.panel`). A judge kind of a
 plugin may write keys of its own (read with ``.get()`` where they are written, typed ``object``).
 
-A new key of the entry (say, a fingerprint of the text a verdict judged) is a field of :class:`JudgeEntry`
-(or :class:`KindFields`, when each judge of a panel writes it too) and an accessor here; the judges write it,
-:mod:`scoring._results` gives it to the readers with each verdict.
+A new key of the entry is a field of :class:`JudgeEntry` (or :class:`KindFields`, when each judge of a panel
+writes it too) and an accessor here; the judges write it, :mod:`scoring._results` gives it to the readers with
+each verdict.
+
+A verdict belongs to the text it judged: the entry's ``fingerprint`` is :func:`text_fingerprint` of the
+response's content as the judge read it (a comparison's ``opponent_fingerprint``, of the opponent's). A
+response whose content (or whose reference, the opponent of a comparison with the reference) no longer
+matches has a stale verdict (:func:`stale_reason`); ``score`` moves it out of ``judge`` into
+``stale_verdict`` (:class:`StaleVerdict`, read with :func:`stale_verdict_of`), where no reader takes it for
+a verdict on the present text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+from collections.abc import Mapping, MutableMapping
 from typing import Any, Literal, TypedDict, cast
 
 __all__ = [
     "OUTCOMES",
+    "REFERENCE_OPPONENT",
     "Escalation",
     "JudgeEntry",
     "JudgeStatus",
@@ -41,6 +50,8 @@ __all__ = [
     "RepeatEntry",
     "ScoreVerdict",
     "SeatEntry",
+    "StaleReason",
+    "StaleVerdict",
     "against_of",
     "aggregate_of",
     "avoided_of",
@@ -61,10 +72,16 @@ __all__ = [
     "panel_seats",
     "rationale_of",
     "repeats_of",
+    "retire_entry",
     "seat_model",
     "seat_score",
     "shown_fields",
+    "stale_entry_of",
+    "stale_reason",
+    "stale_verdict_of",
+    "text_fingerprint",
     "untagged",
+    "verdict_fingerprint",
 ]
 
 #: ``scored``: a verdict (or a rule such as "an empty reply is wrong") gave the score. ``unparseable``: the
@@ -159,6 +176,28 @@ class JudgeEntry(KindFields, total=False):
     escalations: list[Escalation]
     avoided: int
     rule_score: float
+    #: :func:`text_fingerprint` of the response's content the verdict was given on.
+    fingerprint: str
+    #: A comparison: :func:`text_fingerprint` of the opponent's text it was set against.
+    opponent_fingerprint: str
+
+
+#: Why a verdict is stale: the response's content, or the opponent's text (the reference), was edited after.
+StaleReason = Literal["response_edited", "opponent_edited"]
+
+
+class StaleVerdict(TypedDict):
+    """A response's ``stale_verdict``: a judge's entry given on another text than the response holds now."""
+
+    reason: StaleReason
+    #: The fingerprint the verdict was given on, and the present text's.
+    judged: str
+    now: str
+    judge: JudgeEntry
+
+
+#: What a comparison with the reference answer names its opponent (``against``).
+REFERENCE_OPPONENT = "reference answer"
 
 
 def judge_entry(response: Mapping[str, Any]) -> JudgeEntry | None:
@@ -247,6 +286,66 @@ def shown_fields(entry: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """The fields a person reads first, in order, those present: metric, model, status, outcome, scale, disagree."""
     keys = ("metric", "model", "status", "outcome", "choice", "scale", "disagree")
     return [(key, entry[key]) for key in keys if entry.get(key) is not None]
+
+
+# --- the text a verdict judged ------------------------------------------------------------------------
+
+
+def text_fingerprint(text: object) -> str:
+    """A short digest of ``text`` exactly as written (16 hex digits of its UTF-8 sha256; no text: of "")."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else b""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def verdict_fingerprint(entry: Mapping[str, Any] | None) -> str | None:
+    """The fingerprint of the response text the verdict was given on; None for an entry written before
+    verdicts carried one (its staleness cannot be told)."""
+    found = entry.get("fingerprint") if entry is not None else None
+    return found if isinstance(found, str) and found else None
+
+
+def stale_reason(
+    entry: Mapping[str, Any] | None, content: object, reference: object = None
+) -> tuple[StaleReason, str, str] | None:
+    """Why the verdict of ``entry`` was given on another text than the response's ``content`` (and, for a
+    comparison with the reference, the record's ``reference``): the reason, the fingerprint judged and the
+    present one; None when it was given on this text, or the entry does not say."""
+    judged = verdict_fingerprint(entry)
+    now = text_fingerprint(content)
+    if judged is not None and judged != now:
+        return "response_edited", judged, now
+    theirs = entry.get("opponent_fingerprint") if entry is not None else None
+    if isinstance(theirs, str) and against_of(entry) == REFERENCE_OPPONENT and reference is not None:
+        present = text_fingerprint(reference)
+        if theirs != present:
+            return "opponent_edited", theirs, present
+    return None
+
+
+def stale_verdict_of(response: Mapping[str, Any]) -> StaleVerdict | None:
+    """The response's stale verdict (moved out of ``judge`` by ``score``); None when it has none."""
+    found = response.get("stale_verdict")
+    return cast(StaleVerdict, found) if isinstance(found, dict) else None
+
+
+def stale_entry_of(response: Mapping[str, Any]) -> JudgeEntry | None:
+    """The judge entry a response's stale verdict holds (the verdict given on the other text)."""
+    stale = stale_verdict_of(response)
+    entry = stale.get("judge") if stale is not None else None
+    return entry if isinstance(entry, dict) else None
+
+
+def retire_entry(response: MutableMapping[str, Any], reference: object = None) -> StaleReason | None:
+    """Move ``response``'s judge entry to ``stale_verdict`` (in place) when :func:`stale_reason` finds it
+    given on another text; the reason, or None (the entry, if any, belongs to this text and stays)."""
+    entry = judge_entry(response)
+    found = stale_reason(entry, response.get("content"), reference)
+    if entry is None or found is None:
+        return None
+    reason, judged, now = found
+    del response["judge"]
+    response["stale_verdict"] = StaleVerdict(reason=reason, judged=judged, now=now, judge=entry)
+    return reason
 
 
 # --- a panel --------------------------------------------------------------------------------------------

@@ -69,6 +69,7 @@ def _endpoint_rows() -> tuple[Failure, ...]:
     from formatkit.errors import InvalidFileError, OutputBusyError
     from scoring.errors import (
         AnsweredSetError,
+        BadLabelsError,
         EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
@@ -116,6 +117,7 @@ def _endpoint_rows() -> tuple[Failure, ...]:
         Failure("score", (InvalidFileError,), EXIT_ERRORS, None, report=True),
         Failure("score", (JudgeUnavailableError,), EXIT_ERRORS, "score.judge_stopped"),
         Failure("score", (ScoringWorkerError,), EXIT_ERRORS, "score.worker_failed"),
+        Failure("score", (BadLabelsError,), EXIT_ERRORS, "labels.refused"),
         Failure("score", terminated, EXIT_TERMINATED, "score.terminated"),
         Failure("score", interrupted, EXIT_INTERRUPTED, "score.interrupted"),
         # report RESULTS...

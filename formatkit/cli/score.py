@@ -50,11 +50,17 @@ openai-batch`): --from openai-batch --set SET writes its replies into SET's reco
 A sheet `formatkit export` wrote (edited by a reviewer) keeps every score whose response, reference
 and question were not edited, as it was (a judge's too: no judge is asked), scores again only what was
 edited, takes a filled human_score as the score (scored_by: human, the machine's kept in overridden), and
-says on stderr which records it changed.
+says on stderr which records it changed. A human_score off the score's scale or not finite refuses the
+sheet (exit 1, each named by its row; nothing is written) unless --skip-bad-labels leaves it out.
+
+A judge's verdict belongs to the text it judged (its entry's fingerprint): a response edited after judging
+keeps no judge score. Its verdict moves to `stale_verdict` (the reason, the fingerprints then and now);
+it is judged again when judge options are given, else scored by the rules or left `score: null` with
+unsettled_reason saying why.
 
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
-invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
-unreadable path, or an unknown metric.
+invalid (issues are printed, nothing is written), a reviewed sheet's human_score cannot be used, or no
+response at all could be scored; 2 bad usage, an unreadable path, or an unknown metric.
 """.format(metrics="; ".join(f"{name} ({spec.summary})" for name, spec in METRICS.items()))
 
 
@@ -113,11 +119,17 @@ def score(
     set_path: str | None = typer.Option(
         None, "--set", metavar="SET", help="With --from openai-batch: the set the batch file was written from."
     ),
+    skip_bad_labels: bool = typer.Option(
+        False,
+        "--skip-bad-labels",
+        help="A reviewed sheet: leave out a human_score that cannot be used instead of refusing.",
+    ),
     *,
     judge: JudgeArgs,
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
+    from formatkit.messages import locale_lang
     from scoring import score_file
     from scoring._cli_support import journal_path, make_progress
 
@@ -154,13 +166,19 @@ def score(
             else say("score.no_verdicts", lang)
         ),
         "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
+        "command": "score",  # a reviewed sheet's human_score that cannot be used: each at its row
+        "problems": lambda exc: exc.listed(lang or locale_lang()),
     }
     with exits("score", lang, **stopped):
         outcome = score_file(
             path,
             output,
             scoring.score_options(
-                metric=metric, model_name=model_name, void_as_zero=verdicts.void_as_zero, workers=workers
+                metric=metric,
+                model_name=model_name,
+                void_as_zero=verdicts.void_as_zero,
+                workers=workers,
+                skip_bad_labels=skip_bad_labels,
             ),
             judge=options,
             progress=progress,

@@ -12,22 +12,32 @@ one of:
 
 A label finds its record by dataset and session id (without a dataset, by session id when only one
 dataset has it; a record renumbered by ``export`` by its ``original_session_id``). Each judge's verdict
-is read with :func:`~scoring._judges.judge_verdicts.judge_verdicts` (the first sample of each record);
-a record the judge gave no verdict counts as ``void`` and stays out of the pairs. Statistics:
+is read with :func:`scoring._results.judge_verdicts` (the first sample of each record); a record the judge
+gave no verdict counts as ``void`` and stays out of the pairs, and a verdict given on another text than the
+response holds now (edited after judging: stale) is left out and counted as ``stale``.
+
+Every label is checked like any input: a label off the judge's scale, not a number (or not A/B/tie for a
+comparison), not finite, a second label for one response, or one matching no record is a problem naming its
+place (the file and line, or the sheet's row); with any, :class:`~scoring._errors.BadLabelsError` is raised
+and nothing computed, unless ``skip_bad_labels`` leaves them out (counted as ``skipped``). Statistics:
 :mod:`scoring._judge_check.agreement`.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from formatkit._core.judge_entry import stale_verdict_of
+from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict, target_responses
-from scoring._errors import ResultsFileError
+from scoring._errors import BadLabelsError, ResultsFileError
 from scoring._judge_check.agreement import Agreement, Label, Weights, agreement
+from scoring._judges.scale import parse_scale
 from scoring._results import JudgeVerdict, compares, dataset_of, judge_verdicts, read_results, results_lines
 
 __all__ = ["JudgeCheck", "JudgeStats", "judge_check"]
@@ -76,6 +86,13 @@ class JudgeCheck:
     judges: dict[str, JudgeStats]
     labels: int
     unmatched: int
+    #: Labelled responses whose verdicts were given on another text (edited after judging): left out.
+    stale: int = 0
+    #: The labels that cannot be used, each a problem naming its place: left out (``skip_bad_labels``), or
+    #: the reason the check was ``refused``.
+    skipped: list[Msg] = field(default_factory=list)
+    #: Labels could not be used and were not skipped: nothing was computed (``raise_bad_labels=False``).
+    refused: bool = False
 
     @property
     def headline(self) -> JudgeStats | None:
@@ -90,13 +107,16 @@ class JudgeCheck:
         out.setdefault("by_dataset", {})
         out["labels"] = self.labels
         out["unmatched"] = self.unmatched
+        out["stale"] = self.stale
+        out["skipped_labels"] = len(self.skipped)
         if len(self.judges) > 1:
             out["judges"] = {name: stats.to_dict() for name, stats in self.judges.items()}
         return out
 
 
 def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
+    """Four decimals; None for none, and for a value JSON cannot hold (NaN, ±inf)."""
+    return None if value is None or not math.isfinite(value) else round(value, 4)
 
 
 def _session(record: Mapping[str, Any]) -> Any:
@@ -122,7 +142,7 @@ def _labels(path: StrPath) -> list[_Label]:
 
         stem = Path(path).stem
         for n, record in enumerate(iter_dicts(path, mode="scored", profile="none"), 1):
-            out += _record_labels(record, stem, f"{path}: record {n}")
+            out += _record_labels(record, stem, _cell(path, record, n))
         return out
     stem = Path(path).stem
     for read in results_lines(path):
@@ -140,6 +160,17 @@ def _labels(path: StrPath) -> list[_Label]:
     return out
 
 
+def _cell(path: StrPath, record: RecordDict, n: int) -> str:
+    """Where a sheet's record holds its ``human_score``: the sheet and row of its target turn."""
+    meta = record.get("meta")
+    source = meta.get("source") if isinstance(meta, dict) else None
+    rows = source.get("rows") if isinstance(source, dict) else None
+    if isinstance(rows, list) and rows:
+        sheet = source.get("sheet") if isinstance(source, dict) else None
+        return f"{path}: {f'sheet {sheet}, ' if sheet else ''}row {rows[-1]}, human_score"
+    return f"{path}: record {n}"
+
+
 def _record_labels(record: RecordDict, stem: str, where: str) -> list[_Label]:
     responses = target_responses(record)
     human = cast(Mapping[str, Any], responses[0]).get("human_score") if responses else None
@@ -150,21 +181,47 @@ def _record_labels(record: RecordDict, stem: str, where: str) -> list[_Label]:
     return [_Label(dataset, _session(record), human, where)]
 
 
-def _human(value: Any, kind: str, where: str) -> Label:
-    """A label as the judge's verdicts are: a number on the scale, or win/tie/loss for pairwise."""
-    if compares(kind):
+def _human(value: Any, verdict: JudgeVerdict | None, where: str) -> Label | Msg:
+    """A label as the judge's verdicts are (a number on the scale, or win/tie/loss for a comparison), or
+    the problem that keeps it out (named by its place ``where``)."""
+    shown = repr(value) if not isinstance(value, str) else f'"{value[:40]}"'
+    if verdict is not None and compares(verdict.kind):
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                return Msg("frag.label.not_finite", where=where, value=shown)
+            if not -1 <= value <= 1:
+                return Msg("frag.label.out_of_scale", where=where, value=shown, scale="-1..1")
             return "win" if value > 0 else "loss" if value < 0 else "tie"
         label = _PAIRWISE_LABELS.get(str(value).strip().casefold())
         if label is None:
-            raise ResultsFileError(f"{where}: a pairwise label is A, B or tie (or win, loss, tie), not {value!r}")
+            return Msg("frag.label.not_pairwise", where=where, value=shown)
         return label
     if isinstance(value, bool):
-        raise ResultsFileError(f"{where}: a label is a number on the judge's scale, not {value!r}")
+        return Msg("frag.label.not_a_number", where=where, value=shown)
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ResultsFileError(f"{where}: a label is a number on the judge's scale, not {value!r}") from None
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return Msg("frag.label.not_a_number", where=where, value=shown)
+    if not math.isfinite(number):
+        return Msg("frag.label.not_finite", where=where, value=shown)
+    scale = _scale(verdict)
+    if scale is not None and not scale[0] <= number <= scale[1]:
+        return Msg("frag.label.out_of_scale", where=where, value=shown, scale=f"{scale[0]:g}-{scale[1]:g}")
+    return number
+
+
+def _scale(verdict: JudgeVerdict | None) -> tuple[float, float] | None:
+    """The judge's scale (low, high): 0..1 for a kind on no scale of its own (the math judge: right or
+    wrong); None when no judge gave a verdict to go by, or its scale does not parse."""
+    if verdict is None:
+        return None
+    if verdict.scale is None:
+        return 0.0, 1.0
+    try:
+        found = parse_scale(verdict.scale)
+    except ValueError:
+        return None
+    return found.low, found.high
 
 
 @dataclass
@@ -198,12 +255,23 @@ class _Pairs:
         return JudgeStats(name, measured, self.void, swap, self_consistency)
 
 
-def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: int = 1000) -> JudgeCheck:
+def judge_check(
+    scored: StrPath,
+    human: StrPath,
+    *,
+    seed: int = 0,
+    resamples: int = 1000,
+    skip_bad_labels: bool = False,
+    raise_bad_labels: bool = True,
+) -> JudgeCheck:
     """Check every judge of ``scored`` against the labels of ``human`` (see the module's docstring).
 
-    Raises :class:`~scoring._errors.ResultsFileError` for a file that is neither, a label of the wrong
-    kind, or a label without a dataset that more than one dataset's session could take;
-    :class:`~formatkit.InvalidFileError` for a spreadsheet that does not read in scored mode."""
+    Raises :class:`~scoring._errors.BadLabelsError` (every problem, each at its place; nothing computed) for
+    labels that cannot be used, unless ``skip_bad_labels`` (they are left out) or not ``raise_bad_labels``
+    (a :class:`JudgeCheck` that is ``refused``, its problems in ``skipped``, is returned);
+    :class:`~scoring._errors.ResultsFileError` for a file that is neither results nor labels, or a label
+    without a dataset that more than one dataset's session could take; :class:`~formatkit.InvalidFileError`
+    for a spreadsheet that does not read in scored mode."""
     stem = Path(scored).stem
     by_key: dict[tuple[str, Any], RecordDict] = {}
     datasets_of: dict[Any, list[str]] = {}
@@ -213,8 +281,9 @@ def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: in
         by_key.setdefault(key, record)
         datasets_of.setdefault(key[1], []).append(name)
     labels = _labels(human)
-    overall: dict[str, _Pairs] = {}
-    per_dataset: dict[str, dict[str, _Pairs]] = {}
+    problems: list[Msg] = []
+    usable: list[tuple[str, RecordDict, dict[str, Any], list[Label | Msg], list[JudgeVerdict]]] = []
+    seen: dict[tuple[str, Any], str] = {}
     unmatched = 0
     for label in labels:
         dataset = label.dataset
@@ -228,15 +297,46 @@ def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: in
             dataset = names[0] if names else None
         found = by_key.get((dataset, label.session)) if dataset is not None else None
         responses = target_responses(found) if found is not None else []
-        if not responses:
+        if found is None or dataset is None or not responses:
             unmatched += 1
+            problems.append(
+                Msg("frag.label.no_record", where=label.where, dataset=dataset or "?", session=repr(label.session))
+            )
             continue
-        response = responses[0]
+        first = seen.get((dataset, label.session))
+        if first is not None:
+            problems.append(
+                Msg(
+                    "frag.label.duplicate", where=label.where, dataset=dataset, session=repr(label.session), first=first
+                )
+            )
+            continue
+        seen[(dataset, label.session)] = label.where
+        response = cast(dict[str, Any], responses[0])
+        verdicts = judge_verdicts(response, found)
+        values = [_human(label.human, verdict, label.where) for verdict in verdicts] or [
+            _human(label.human, None, label.where)
+        ]
+        bad = next((value for value in values if isinstance(value, Msg)), None)
+        if bad is not None:
+            problems.append(bad)
+            continue
+        usable.append((dataset, found, response, values, verdicts))
+    if problems and not skip_bad_labels:
+        if not raise_bad_labels:
+            return JudgeCheck({}, len(labels), unmatched, 0, problems, refused=True)
+        raise BadLabelsError(problems)
+    overall: dict[str, _Pairs] = {}
+    per_dataset: dict[str, dict[str, _Pairs]] = {}
+    stale = 0
+    for dataset, _record, response, values, verdicts in usable:
         content = response.get("content")
         length = len(content) if isinstance(content, str) else 0
-        assert dataset is not None
-        for verdict in judge_verdicts(response):
-            value = _human(label.human, verdict.kind, label.where)
+        fresh = [(v, h) for v, h in zip(verdicts, values, strict=False) if v.stale is None]
+        if len(fresh) < len(verdicts) or (not verdicts and stale_verdict_of(response) is not None):
+            stale += 1
+        for verdict, value in fresh:
+            assert not isinstance(value, Msg)
             overall.setdefault(verdict.judge, _Pairs()).add(verdict, value, length)
             per_dataset.setdefault(verdict.judge, {}).setdefault(dataset, _Pairs()).add(verdict, value, length)
     judges: dict[str, JudgeStats] = {}
@@ -246,4 +346,4 @@ def judge_check(scored: StrPath, human: StrPath, *, seed: int = 0, resamples: in
             dataset: part.stats(name, seed, resamples) for dataset, part in sorted(per_dataset[name].items())
         }
         judges[name] = stats
-    return JudgeCheck(judges, len(labels), unmatched)
+    return JudgeCheck(judges, len(labels), unmatched, stale, problems)

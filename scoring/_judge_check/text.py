@@ -71,7 +71,12 @@ def render_judge_check(summary: Mapping[str, Any], *, lang: str | None = None) -
     """The text of ``judge-check`` from its JSON (:meth:`~scoring._judge_check.check.JudgeCheck.to_dict`),
     its words in ``lang`` (English by default)."""
     lang = lang or DEFAULT_LANG
-    lines = [say("judge_check.head", lang, labels=summary["labels"], unmatched=summary["unmatched"])]
+    head = say("judge_check.head", lang, labels=summary["labels"], unmatched=summary["unmatched"])
+    if summary.get("skipped_labels"):
+        head += say("judge_check.skipped", lang, count=summary["skipped_labels"])
+    if summary.get("stale"):
+        head += say("judge_check.stale", lang, count=summary["stale"])
+    lines = [head]
     judges = summary.get("judges") or ({summary["judge"]: summary} if "judge" in summary else {})
     for stats in judges.values():
         lines += _judge(stats, lang)

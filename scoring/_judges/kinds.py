@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from formatkit._core.judge_entry import judge_metric, judge_scale
+from formatkit._core.judge_entry import REFERENCE_OPPONENT, judge_metric, judge_scale
 from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.against import Against, opponent_for
 from scoring._judges.call import Ask
@@ -60,7 +60,7 @@ class Case:
     prompts: Prompts
     scale: Scale
     against: Against | None = None
-    against_label: str = "reference answer"
+    against_label: str = REFERENCE_OPPONENT
 
     def opponent(self) -> tuple[str | None, str]:
         """The text a comparison sets the response against (the reference, or ``--against``'s response),

@@ -8,7 +8,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from formatkit._core.judge_entry import JudgeEntry, OrderEntry
+from formatkit._core.judge_entry import JudgeEntry, OrderEntry, text_fingerprint
 from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
@@ -52,7 +52,7 @@ async def judge_pairwise(
     if opponent is None:
         return not_judged(f"no {opponent_label} to compare with")
     template, lang = prompts.get("pairwise", record)
-    details: JudgeEntry = {"against": opponent_label}
+    details: JudgeEntry = {"against": opponent_label, "opponent_fingerprint": text_fingerprint(opponent)}
     if not content.strip() or not opponent.strip():
         score, why = _empty_result(not content.strip(), not opponent.strip())
         details.update({"combined": score, "outcome": outcome(score), "disagree": False, "orders": []})

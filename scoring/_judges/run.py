@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from formatkit._core.judge_entry import JudgeEntry
+from formatkit._core.judge_entry import REFERENCE_OPPONENT, JudgeEntry, text_fingerprint
 from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict, target_responses
 from scoring._errors import EndpointUnavailableError, JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
@@ -97,7 +97,7 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     except (ValueError, TemplateError) as exc:
         raise JudgeSetupError(str(exc)) from exc
     against = None
-    label = "reference answer"
+    label = REFERENCE_OPPONENT
     if options.against is not None:
         if not kind.versus:
             raise JudgeSetupError(f"--against only applies to --metric {' or '.join(versus_names())}")
@@ -186,6 +186,7 @@ def _fill(
     if judged.lang is not None:
         judge["lang"] = judged.lang
     judge.update(judged.details)
+    judge["fingerprint"] = text_fingerprint(response.get("content"))  # the text this verdict belongs to
     judge["usage"] = judged.usage
     judge["status"] = judged.status
     out: JsonObject = {}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from formatkit._core.judge_entry import judge_entry, stale_verdict_of
 from formatkit._core.record import SCORE_FIELDS, RecordDict, ResponseDict, target_responses
 from scoring._errors import MetricError
 from scoring._metrics.auto import AutoTally, MetricChoice
@@ -35,6 +36,13 @@ __all__ = [
 ]
 
 RULE_METRICS = tuple(metric_names("rule"))
+
+#: Why a response edited after judging has no score when no judge is given to judge it again (its
+#: ``stale_verdict`` holds the verdict given on the other text).
+STALE_REASON = (
+    "stale verdict: the judge's verdict was given on another text (edited after judging); "
+    "give judge options to judge it again"
+)
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
 RESULT_FIELDS = SCORE_FIELDS
@@ -163,6 +171,9 @@ class Scorer:
             if kept(response):  # a reviewed sheet's unedited (or a person's) score stands
                 continue
             write_result(response, self._score_one(response, item, choice), choice.metric)
+            if response.get("score") is None and stale_verdict_of(response) is not None and not judge_entry(response):
+                response["settled"] = False  # the judge's verdict was on another text: no judge score stays
+                response["unsettled_reason"] = STALE_REASON
         stats.add(record)
         return record
 

@@ -18,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._core.record import RecordDict, ResponseDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
+from scoring._errors import BadLabelsError
 from scoring._judges import JudgeSetupError, judge_records
 from scoring._judges.fallback import undecided
 from scoring._judges.kinds import fallback_judge, fallback_rules
@@ -218,15 +220,18 @@ def _score(
 
     def records() -> Iterator[RecordDict]:
         said.clear()  # read more than once (auto reads it twice): what the last reading said
+        problems: list[Msg] = []  # human scores that cannot be used: the sheet is refused at the end of a read
         for number, record in enumerate(iter_dicts(path, mode=mode, profile="none", warnings=said)):
             responses = target_responses(record)
             if model_name:
                 for response in responses:
                     response.setdefault("model", model_name)
             reviewed.update((number, n) for n, r in enumerate(responses) if "fingerprint" in r)
-            for change in triage(record, default_dataset):
+            for change in triage(record, default_dataset, problems):
                 changes[(change.dataset, change.session_id, change.sample)] = change
             yield record
+        if problems and not how.skip_bad_labels:
+            raise BadLabelsError(problems)  # before the output is put in place: nothing is written
 
     outcome = _score_records(records, out, how, options, progress, default_dataset)
     outcome.changes = list(changes.values())

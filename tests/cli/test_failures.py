@@ -29,6 +29,7 @@ from formatkit.messages import Msg, catalogue
 from scoring import RunSummary
 from scoring.errors import (
     AnsweredSetError,
+    BadLabelsError,
     EndpointUnavailableError,
     JudgeSetupError,
     JudgeUnavailableError,
@@ -120,7 +121,17 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
     sheet = SheetReadBackError.__new__(SheetReadBackError)
     Exception.__init__(sheet, "sheet")
     sheet.mode = "scored"
+    labels = BadLabelsError([Msg("frag.label.out_of_scale", where="r.xlsx: sheet results, row 3, human_score",
+                                 value="7", scale="0-2")])  # fmt: skip
     return [
+        (
+            "labels.refused",
+            labels,
+            {"command": "score", "problems": lambda exc: exc.listed("en")},
+            "formatkit score: 1 label(s) cannot be used; nothing was computed or written:\n  r.xlsx: sheet results, "
+            "row 3, human_score: the label 7 is outside the judge's scale 0-2\n  Correct them, or give "
+            "--skip-bad-labels to leave them out.",
+        ),
         ("run.locked", locked, {}, f"formatkit run: {locked}; nothing was sent."),
         (
             "run.stopped",

@@ -373,6 +373,9 @@ def public_names() -> dict[str, int]:
         for path in sorted((ROOT / package).glob("*.py")):
             if not path.name.startswith("_"):
                 counts[f"{package}.{path.stem}"] = len(exported_names(path))
+        for path in sorted((ROOT / package).glob("*/__init__.py")):  # a public subpackage: formatkit.serve
+            if not path.parent.name.startswith("_") and path.parent.name != "cli":
+                counts[f"{package}.{path.parent.name}"] = len(exported_names(path))
     return counts
 
 

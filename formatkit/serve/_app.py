@@ -21,6 +21,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -162,16 +163,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings if settings is not None else Settings.from_env()
     if settings.lang not in languages():
         raise ValueError(f"lang {settings.lang!r}: not one of {', '.join(languages())}")
-    root = _upload_root(settings.upload_dir)
-    gate = Gate(settings.checks, settings.queue_wait, settings.time_limit)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        yield
-        gate.close()
-        if settings.upload_dir is None:  # a folder of its own: gone with the server (a worker process skips atexit)
-            shutil.rmtree(root, ignore_errors=True)
-
+    ctx = _Context(
+        settings, _upload_root(settings.upload_dir), Gate(settings.checks, settings.queue_wait, settings.time_limit)
+    )
     app = FastAPI(
         title="formatkit",
         version=__version__,
@@ -179,11 +173,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # Swagger UI and ReDoc load scripts from a CDN: the machines that use this are often offline
         redoc_url=None,
         openapi_url="/openapi.json",
-        lifespan=lifespan,
+        lifespan=ctx.lifespan,
     )
     app.state.settings = settings
-    app.state.gate = gate
-    app.state.upload_dir = root
+    app.state.gate = ctx.gate
+    app.state.upload_dir = ctx.root
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -191,54 +185,63 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_methods=["GET", "POST"],
             allow_headers=["Authorization", "Content-Type"],
         )
+    _add_error_handlers(app, settings.lang)
+    _add_service_routes(app)
+    _add_check_routes(app, ctx)
+    _add_reference_routes(app, ctx)
+    from formatkit.serve._preview import add_preview
 
-    def refusal(request: Request, status: int, reason: str, headers: dict[str, str] | None, params: Any) -> Response:
-        lang = pick_lang(request, settings.lang)
-        body = {"error": {"code": reason, "message": ui(f"serve.{reason}", lang, **params)}}
-        return JSONResponse(body, status_code=status, headers=headers)
+    add_preview(app)  # POST /v1/preview: the rows as the platform reads them, for the page
+    return app
 
-    @app.exception_handler(_Refused)
-    async def _refused(request: Request, exc: _Refused) -> Response:
-        return refusal(request, exc.status, exc.reason, exc.headers, exc.params)
 
-    @app.exception_handler(UploadRefused)
-    async def _upload_refused(request: Request, exc: UploadRefused) -> Response:
-        # read no further: the connection is closed after this answer rather than drained
-        return refusal(request, exc.status, exc.reason, {"Connection": "close"}, exc.params)
+_BEARER = HTTPBearer(auto_error=False, description="The token of `formatkit serve --token-env VAR`, if it asks.")
 
-    @app.exception_handler(RequestValidationError)
-    async def _bad_query(request: Request, exc: RequestValidationError) -> Response:
-        where = next((e.get("loc", ()) for e in exc.errors()), ())
-        name = str(where[-1]) if where else "?"
-        return refusal(request, 400, "bad_query", None, {"name": name})
 
-    @app.exception_handler(ClientDisconnect)
-    async def _gone(request: Request, exc: ClientDisconnect) -> Response:
-        return Response(status_code=400)  # nobody is there to read it; the folder is already removed
+@dataclass(frozen=True)
+class _Context:
+    """What the routes share: the settings, the folder uploads are kept in, and the gate checks pass."""
 
-    bearer = HTTPBearer(auto_error=False, description="The token of `formatkit serve --token-env VAR`, if it asks.")
+    settings: Settings
+    root: Path
+    gate: Gate
 
-    def authorized(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
-        if settings.token is None:
+    def authorized(self, credentials: HTTPAuthorizationCredentials | None = Depends(_BEARER)) -> None:
+        """The dependency of every route that asks for the token (when the server has one)."""
+        token = self.settings.token
+        if token is None:
             return
         given = credentials.credentials.encode("utf-8") if credentials is not None else b""
-        if not hmac.compare_digest(given, settings.token.encode("utf-8")):
+        if not hmac.compare_digest(given, token.encode("utf-8")):
             raise _Refused(401, "unauthorized", {"WWW-Authenticate": "Bearer"})
 
     @contextlib.asynccontextmanager
-    async def received(request: Request, *, most: int | None = None) -> AsyncIterator[list[Upload]]:
-        folder = Path(tempfile.mkdtemp(prefix="upload-", dir=root))
+    async def lifespan(self, _app: FastAPI) -> AsyncIterator[None]:
+        yield
+        self.gate.close()
+        if self.settings.upload_dir is None:  # a folder of its own: gone with the server (a worker skips atexit)
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    @contextlib.asynccontextmanager
+    async def received(self, request: Request, *, most: int | None = None) -> AsyncIterator[list[Upload]]:
+        """The files of ``request``, read into a folder of their own that is removed afterwards."""
+        folder = Path(tempfile.mkdtemp(prefix="upload-", dir=self.root))
         try:
             uploads = await receive_files(
-                request, folder, max_mb=settings.max_upload_mb, max_files=settings.max_files if most is None else most
+                request,
+                folder,
+                max_mb=self.settings.max_upload_mb,
+                max_files=self.settings.max_files if most is None else most,
             )
             yield uploads
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    async def checked(work: Callable[[], Any]) -> Any:
+    async def checked(self, work: Callable[[], Any]) -> Any:
+        """What ``work`` returns, run through the gate; its failures as the refusals the API answers."""
+        settings = self.settings
         try:
-            return await gate.run(work)
+            return await self.gate.run(work)
         except Busy:
             retry = str(settings.retry_after)
             raise _Refused(503, "busy", {"Retry-After": retry}, slots=settings.checks, retry=retry) from None
@@ -250,6 +253,41 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             _LOG.error("a check failed: %s (its message is not logged: it may quote the upload)", type(exc).__name__)
             raise _Refused(500, "internal") from None
 
+
+def _refusal(
+    request: Request, default_lang: str, status: int, reason: str, headers: dict[str, str] | None, params: Any
+) -> Response:
+    lang = pick_lang(request, default_lang)
+    body = {"error": {"code": reason, "message": ui(f"serve.{reason}", lang, **params)}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _add_error_handlers(app: FastAPI, default_lang: str) -> None:
+    """Every refusal answered as an :class:`ErrorBody` in the request's language (``default_lang`` else)."""
+
+    @app.exception_handler(_Refused)
+    async def _refused(request: Request, exc: _Refused) -> Response:
+        return _refusal(request, default_lang, exc.status, exc.reason, exc.headers, exc.params)
+
+    @app.exception_handler(UploadRefused)
+    async def _upload_refused(request: Request, exc: UploadRefused) -> Response:
+        # read no further: the connection is closed after this answer rather than drained
+        return _refusal(request, default_lang, exc.status, exc.reason, {"Connection": "close"}, exc.params)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_query(request: Request, exc: RequestValidationError) -> Response:
+        where = next((e.get("loc", ()) for e in exc.errors()), ())
+        name = str(where[-1]) if where else "?"
+        return _refusal(request, default_lang, 400, "bad_query", None, {"name": name})
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> Response:
+        return Response(status_code=400)  # nobody is there to read it; the folder is already removed
+
+
+def _add_service_routes(app: FastAPI) -> None:
+    """``/healthz`` and the upload page at ``/``."""
+
     @app.get("/healthz", summary="The service is up", tags=["service"])
     def healthz() -> dict[str, str]:
         return {"status": "ok", "version": __version__}
@@ -258,6 +296,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def page() -> HTMLResponse:
         return HTMLResponse(_page(), headers={"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"})
 
+
+def _add_check_routes(app: FastAPI, ctx: _Context) -> None:
+    """``/v1/validate``, ``/v1/fix`` and ``/v1/convert``."""
+    _add_validate(app, ctx)
+    _add_fix(app, ctx)
+    _add_convert(app, ctx)
+
+
+def _add_validate(app: FastAPI, ctx: _Context) -> None:
     @app.post(
         "/v1/validate",
         summary="Check files: the document `formatkit validate --json` prints",
@@ -266,7 +313,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "same files, valid or not, each file named by its upload filename."
         ),
         tags=["checks"],
-        dependencies=[Depends(authorized)],
+        dependencies=[Depends(ctx.authorized)],
         openapi_extra=_FILES_BODY,
         responses={
             200: {"description": "The validate report.", "model": _report_model()},
@@ -281,8 +328,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         sheet: str | None = Query(None, description="The sheet of each workbook to read, not the first."),
         lang: str | None = Query(None, description="en or zh (else Accept-Language, else the server's --lang)."),
     ) -> Response:
-        language = pick_lang(request, settings.lang)
-        async with received(request) as uploads:
+        language = pick_lang(request, ctx.settings.lang)
+        async with ctx.received(request) as uploads:
             paths = [upload.path for upload in uploads]
 
             def work() -> str:
@@ -291,9 +338,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 outcome = check_files(paths, mode=mode, profile=profile, sheet=sheet)
                 return _relabelled(outcome.document(language), uploads)
 
-            document = await checked(work)
+            document = await ctx.checked(work)
         return Response(document, media_type="application/json")
 
+
+def _add_fix(app: FastAPI, ctx: _Context) -> None:
     @app.post(
         "/v1/fix",
         summary="Repair a file: its repaired copy and the changes, as `formatkit fix --json` gives them",
@@ -304,7 +353,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "no repair can read: `readable` is false and `report` is its own)."
         ),
         tags=["checks"],
-        dependencies=[Depends(authorized)],
+        dependencies=[Depends(ctx.authorized)],
         openapi_extra=_ONE_FILE_BODY,
         responses={
             200: {"description": "The changes, the copy's report and the copy."},
@@ -318,16 +367,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         profile: ProfileQuery = Query("platform", description="Upload limits to validate the copy with."),
         lang: str | None = Query(None, description="en or zh (else Accept-Language, else the server's --lang)."),
     ) -> Response:
-        language = pick_lang(request, settings.lang)
-        async with received(request, most=1) as uploads:
+        language = pick_lang(request, ctx.settings.lang)
+        async with ctx.received(request, most=1) as uploads:
             [upload] = uploads
 
             def work() -> str:
                 return _fixed(upload, mode, profile, language)
 
-            document = await checked(work)
+            document = await ctx.checked(work)
         return Response(document, media_type="application/json")
 
+
+def _add_convert(app: FastAPI, ctx: _Context) -> None:
     @app.post(
         "/v1/convert",
         summary="Convert files to canonical jsonl, all or nothing",
@@ -336,7 +387,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "(`application/x-ndjson`) when every file is valid, else 422 with the validate document; nothing partial."
         ),
         tags=["checks"],
-        dependencies=[Depends(authorized)],
+        dependencies=[Depends(ctx.authorized)],
         openapi_extra=_FILES_BODY,
         responses={
             200: {"description": "The records, one JSON object a line.", "content": {"application/x-ndjson": {}}},
@@ -353,8 +404,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         meta: bool = Query(True, description="Keep each record's meta (its source place, dataset)."),
         lang: str | None = Query(None, description="en or zh (else Accept-Language, else the server's --lang)."),
     ) -> Response:
-        language = pick_lang(request, settings.lang)
-        async with received(request) as uploads:
+        language = pick_lang(request, ctx.settings.lang)
+        async with ctx.received(request) as uploads:
             output = uploads[0].path.parent.parent / "converted.jsonl"
 
             def work() -> tuple[bool, bytes]:
@@ -367,16 +418,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     return False, _relabelled(outcome.document(language), uploads).encode("utf-8")
                 return True, _relabelled_bytes(output.read_bytes(), uploads)
 
-            valid, body = await checked(work)
+            valid, body = await ctx.checked(work)
         if not valid:
             return Response(body, status_code=422, media_type="application/json")
         return Response(body, media_type="application/x-ndjson")
+
+
+def _add_reference_routes(app: FastAPI, ctx: _Context) -> None:
+    """``/v1/rules``, and the ``/openapi.json`` this API documents itself with."""
 
     @app.get(
         "/v1/rules",
         summary="The rule catalogue: every issue code, its severity and summary in each language",
         tags=["reference"],
-        dependencies=[Depends(authorized)],
+        dependencies=[Depends(ctx.authorized)],
         responses=_errors(401),
     )
     def rules() -> Rules:
@@ -410,10 +465,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    from formatkit.serve._preview import add_preview
-
-    add_preview(app)  # POST /v1/preview: the rows as the platform reads them, for the page
-    return app
 
 
 def _report_model() -> Any:

@@ -272,6 +272,31 @@ def judge_check(
     :class:`~scoring._errors.ResultsFileError` for a file that is neither results nor labels, or a label
     without a dataset that more than one dataset's session could take; :class:`~formatkit.InvalidFileError`
     for a spreadsheet that does not read in scored mode."""
+    by_key, datasets_of = _results_by_key(scored)
+    labels = _labels(human)
+    usable, problems, unmatched = _matched(labels, by_key, datasets_of)
+    if problems and not skip_bad_labels:
+        if not raise_bad_labels:
+            return JudgeCheck({}, len(labels), unmatched, 0, problems, refused=True)
+        raise BadLabelsError(problems)
+    overall, per_dataset, stale = _paired(usable)
+    judges: dict[str, JudgeStats] = {}
+    for name, pairs in overall.items():
+        stats = pairs.stats(name, seed, resamples)
+        stats.by_dataset = {
+            dataset: part.stats(name, seed, resamples) for dataset, part in sorted(per_dataset[name].items())
+        }
+        judges[name] = stats
+    return JudgeCheck(judges, len(labels), unmatched, stale, problems)
+
+
+#: A label that can be used: its dataset, the record and response it labels, its human value for each verdict
+#: (or the one value when the response has none), and the response's verdicts.
+_Usable = tuple[str, RecordDict, dict[str, Any], list[Label | Msg], list[JudgeVerdict]]
+
+
+def _results_by_key(scored: StrPath) -> tuple[dict[tuple[str, Any], RecordDict], dict[Any, list[str]]]:
+    """The records of ``scored`` by (dataset, session) (the first of each), and the datasets of each session."""
     stem = Path(scored).stem
     by_key: dict[tuple[str, Any], RecordDict] = {}
     datasets_of: dict[Any, list[str]] = {}
@@ -280,9 +305,18 @@ def judge_check(
         key = (name, _session(record))
         by_key.setdefault(key, record)
         datasets_of.setdefault(key[1], []).append(name)
-    labels = _labels(human)
+    return by_key, datasets_of
+
+
+def _matched(
+    labels: list[_Label],
+    by_key: dict[tuple[str, Any], RecordDict],
+    datasets_of: dict[Any, list[str]],
+) -> tuple[list[_Usable], list[Msg], int]:
+    """The labels matched to their records: the usable ones, the problems of the others (each at its place),
+    and how many labels matched no record."""
     problems: list[Msg] = []
-    usable: list[tuple[str, RecordDict, dict[str, Any], list[Label | Msg], list[JudgeVerdict]]] = []
+    usable: list[_Usable] = []
     seen: dict[tuple[str, Any], str] = {}
     unmatched = 0
     for label in labels:
@@ -322,10 +356,12 @@ def judge_check(
             problems.append(bad)
             continue
         usable.append((dataset, found, response, values, verdicts))
-    if problems and not skip_bad_labels:
-        if not raise_bad_labels:
-            return JudgeCheck({}, len(labels), unmatched, 0, problems, refused=True)
-        raise BadLabelsError(problems)
+    return usable, problems, unmatched
+
+
+def _paired(usable: list[_Usable]) -> tuple[dict[str, _Pairs], dict[str, dict[str, _Pairs]], int]:
+    """The (verdict, human) pairs of each judge, overall and by dataset, from the fresh verdicts; and how many
+    responses had a stale verdict left out."""
     overall: dict[str, _Pairs] = {}
     per_dataset: dict[str, dict[str, _Pairs]] = {}
     stale = 0
@@ -339,11 +375,4 @@ def judge_check(
             assert not isinstance(value, Msg)
             overall.setdefault(verdict.judge, _Pairs()).add(verdict, value, length)
             per_dataset.setdefault(verdict.judge, {}).setdefault(dataset, _Pairs()).add(verdict, value, length)
-    judges: dict[str, JudgeStats] = {}
-    for name, pairs in overall.items():
-        stats = pairs.stats(name, seed, resamples)
-        stats.by_dataset = {
-            dataset: part.stats(name, seed, resamples) for dataset, part in sorted(per_dataset[name].items())
-        }
-        judges[name] = stats
-    return JudgeCheck(judges, len(labels), unmatched, stale, problems)
+    return overall, per_dataset, stale

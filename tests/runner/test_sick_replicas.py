@@ -59,7 +59,9 @@ def sick_for_good(server: FakeOpenAI, kind: str) -> None:
 
 def run_cli(src: Path, out: Path, healthy: FakeOpenAI, sick: FakeOpenAI, *more: str) -> Any:
     args = ["run", str(src), "-o", str(out), "--base-url", sick.base_url, "--base-url", healthy.base_url]
-    args += ["--model", "m", "--concurrency", "8", "--timeout", "0.5", "--min-rate", "1000", *more]
+    # --timeout 2, not less: the healthy replica must answer within it on a loaded machine (a retry there would
+    # be a second request for one record), while the silent one is still found out within a few seconds
+    args += ["--model", "m", "--concurrency", "8", "--timeout", "2", "--min-rate", "1000", *more]
     return CliRunner(env={"OPENAI_API_KEY": ""}).invoke(app, args)
 
 

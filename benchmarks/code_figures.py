@@ -390,6 +390,49 @@ def growth_figures() -> None:
         print(f"  {n:3d}  {face}")
 
 
+# --- the report's words and the languages (#36 items 2 and 3) --------------------------------------------
+#: The report's one rewrite of rendered text allowed: escaping a Markdown cell, never words.
+_ESCAPERS = frozenset({"md_escape"})
+
+
+def report_pattern_rewrites() -> list[str]:
+    """Calls of ``sub``/``subn``/``translate`` (regular expressions, ``str.translate``) in the report's
+    modules outside the escapers: a report's words come from the catalogues, never rewritten."""
+    found = []
+    paths = [*sorted((ROOT / "scoring" / "_report").glob("*.py")), ROOT / "scoring" / "_pipeline" / "report_file.py"]
+    for path in paths:
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, ast.FunctionDef) or function.name in _ESCAPERS:
+                continue
+            for node in ast.walk(function):
+                called = node.func if isinstance(node, ast.Call) else None
+                if isinstance(called, ast.Attribute) and called.attr in ("sub", "subn", "translate"):
+                    found.append(f"{relative(path)}:{called.lineno}")
+    return found
+
+
+def language_coverage() -> list[tuple[str, int, int, str, float]]:
+    """Each language of the table: translated keys, English's keys, the share, and its declared minimum."""
+    sys.path.insert(0, str(ROOT))
+    from formatkit._core.messages import DECLARED_COVERAGE, coverage, languages
+
+    out = []
+    for lang in languages():
+        said = coverage(lang)
+        out.append((lang, said.translated, said.total, said.percent, DECLARED_COVERAGE.get(lang, 0.0)))
+    return out
+
+
+def print_words_figures() -> None:
+    rewrites = report_pattern_rewrites()
+    print(f"pattern rewrites of rendered report text (scoring/_report): {len(rewrites)}")
+    for where in rewrites:
+        print(f"  {where}")
+    print("languages (translated keys / English keys; declared minimum):")
+    for lang, translated, total, percent, declared in language_coverage():
+        print(f"  {lang}: {translated} / {total} ({percent}; declared {declared:.0%})")
+
+
 def main() -> int:
     files = list(source_files())
     lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in files)
@@ -413,6 +456,7 @@ def main() -> int:
     print(f"README: {length} lines; `formatkit eval` first on line {first_eval}")
     print_scored_record_figures()
     growth_figures()
+    print_words_figures()
     return 0
 
 

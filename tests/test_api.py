@@ -86,7 +86,8 @@ SUBMODULES = {
         "csv_rows",
     ],
     "formatkit.messages": [
-        "catalogue", "DEFAULT_LANG", "escape_controls", "languages", "locale_lang", "Msg", "resolve_lang", "ui",
+        "catalogue", "coverage", "DEFAULT_LANG", "escape_controls", "languages", "locale_lang", "Msg", "resolve_lang",
+        "ui",
     ],
     "formatkit.parameters": [
         "KNOWN_PARAMETERS", "ParameterSpec",

@@ -157,3 +157,9 @@ def test_the_growth_figures_see_what_they_count(tmp_path: Path) -> None:
     sample.write_text(f'__all__ = ["a", "b"]\ndef long():\n{body}def short():\n    pass\n', encoding="utf-8")
     assert [(f.name, f.lines) for f in code_figures.functions_in(sample)] == [("long", 81)]
     assert code_figures.exported_names(sample) == ["a", "b"]
+
+
+def test_report_words_come_from_the_catalogues_only() -> None:
+    """Issue 36: the text report was English rewritten by regular expressions (``wording.py``); its words are
+    catalogue templates now, and no rendered report text is rewritten by a pattern."""
+    assert code_figures.report_pattern_rewrites() == []

@@ -50,7 +50,9 @@ def judge_check(
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False, indent=2))
     else:
-        for line in render_judge_check(summary).splitlines():
+        from formatkit.messages import locale_lang
+
+        for line in render_judge_check(summary, lang=lang or locale_lang()).splitlines():
             typer.echo(escape_controls(line))  # judge and dataset names come from files
     if not outcome.judges:
         typer.echo(say("judge_check.nothing", lang, labels=outcome.labels, unmatched=outcome.unmatched), err=True)

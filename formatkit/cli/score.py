@@ -69,10 +69,11 @@ def _judge_hint(exc: JudgeUnavailableError, options: JudgeOptions, lang: str | N
 
 
 def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoReturn:
+    from formatkit.messages import locale_lang
     from scoring.report import render_summary as render
 
     extra = {"judge": outcome.judge_summary} if outcome.judge_summary else None
-    typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra), nl=False)
+    typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra, lang=lang or locale_lang()), nl=False)
     if not as_json:
         if outcome.judge_summary:
             from scoring._cli_support import judge_summary_lines as summary_lines

@@ -39,6 +39,7 @@ from formatkit._core.judge_entry import (
     seat_model,
     seat_score,
 )
+from formatkit._core.messages import DEFAULT_LANG, Msg
 from formatkit._core.record import JsonObject
 from scoring._judges.agreement import Level, krippendorff_alpha
 from scoring._judges.kinds import kind_of
@@ -151,33 +152,51 @@ class PanelTally:
         return out
 
 
-def panel_lines(panel: Mapping[str, Any], name: str | None = None) -> list[str]:
-    """A panel's figures for people (the text, Markdown and HTML reports, the judge summary)."""
+def _say(key: str, lang: str, /, **fields: Any) -> str:
+    return Msg(f"report.panel.{key}", **fields).render(lang)
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def panel_lines(panel: Mapping[str, Any], name: str | None = None, lang: str = DEFAULT_LANG) -> list[str]:
+    """A panel's figures for people (the text, Markdown and HTML reports, the judge summary), its words
+    ``report.panel.*`` templates in ``lang``."""
     agreement = panel.get("agreement") or {}
     alpha = agreement.get("alpha")
-    head = f"{name}: " if name else ""
-    shown = "—" if alpha is None else f"{alpha:.2f}"
-    lines = [
-        f"{head}judge panel of {len(panel.get('judges') or [])} ({panel.get('aggregate')}): agreement "
-        f"{agreement.get('method')} = {shown} over {agreement.get('items', 0)} item(s) with two verdicts or more"
-    ]
+    line = _say(
+        "head",
+        lang,
+        judges=len(panel.get("judges") or []),
+        aggregate=panel.get("aggregate"),
+        method=agreement.get("method"),
+        alpha="—" if alpha is None else f"{alpha:.2f}",
+        items=agreement.get("items", 0),
+    )
+    lines = [_say("named", lang, name=name, line=line) if name else line]
+    sep = _say("sep", lang)
     for judge, figures in (panel.get("by_judge") or {}).items():
-        parts = [f"{figures.get('valid', 0)} of {figures.get('asked', 0)} verdict(s) valid"]
+        parts = [_say("valid", lang, valid=figures.get("valid", 0), asked=figures.get("asked", 0))]
         rate = figures.get("void_rate")
-        parts.append(f"void rate {'—' if rate is None else f'{rate * 100:.1f}%'}")
+        parts.append(_say("void_rate", lang, rate="—" if rate is None else _pct(rate)))
         if figures.get("failed"):
-            parts.append(f"{figures['failed']} request(s) failed")
+            parts.append(_say("failed", lang, n=figures["failed"]))
         if figures.get("self_consistency") is not None:
-            parts.append(f"self-consistency {figures['self_consistency'] * 100:.1f}%")
+            parts.append(_say("self_consistency", lang, rate=_pct(figures["self_consistency"])))
         if figures.get("flip_rate") is not None:
-            parts.append(f"position flips {figures['flip_rate'] * 100:.1f}%")
-        lines.append(f"  {judge}: " + ", ".join(parts))
+            parts.append(_say("flips", lang, rate=_pct(figures["flip_rate"])))
+        lines.append(_say("judge", lang, judge=judge, figures=sep.join(parts)))
     escalated = panel.get("escalated")
     if isinstance(escalated, dict):
-        why = ", ".join(f"{n} {reason}" for reason, n in escalated.items() if reason != "responses")
+        why = sep.join(f"{n} {reason}" for reason, n in escalated.items() if reason != "responses")
         lines.append(
-            f"  escalated: {escalated.get('responses', 0)} response(s)"
-            + (f" ({why})" if why else "")
-            + f"; {panel.get('avoided', 0)} request(s) avoided"
+            _say(
+                "escalated",
+                lang,
+                n=escalated.get("responses", 0),
+                why=_say("why", lang, why=why) if why else "",
+                avoided=panel.get("avoided", 0),
+            )
         )
     return lines

@@ -25,7 +25,7 @@ from scoring._report.leaderboard import render_comparison
 from scoring._report.models import ModelsAggregator
 from scoring._report.runs import SpeedTally, runs_html, runs_text
 from scoring._report.shapes import ReportedRun
-from scoring._report.wording import translator
+from scoring._report.words import DEFAULT_LANG
 from scoring._results import dataset_of, read_results
 from scoring._runner.provenance import run_records_of
 
@@ -132,8 +132,7 @@ def render_report(
         return head + section + end + tail if end else page + section
     text = render_comparison(comp, fmt, color=color, width=width, lang=lang)
     if fmt in ("text", "md"):
-        said = translator(lang)
-        extra = "".join(said(line) + "\n" for line in runs_text(comp.runs, comp.speed).splitlines())
+        extra = runs_text(comp.runs, comp.speed, lang=lang or DEFAULT_LANG)
         if extra:
             text += "\n" + (_fenced(extra) if fmt == "md" else extra)
     return text

@@ -116,10 +116,6 @@ def _is_number(value: Any) -> bool:
     return type(value) is float or type(value) is int
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
 def _pct(num: float, den: int) -> float | None:
     return round(100.0 * num / den, 2) if den else None
 
@@ -280,19 +276,6 @@ class DatasetStats:
         """Fewer than :data:`SMALL_N` scored records: the score moves by 100/n points per record."""
         return 0 < self.scored_records < SMALL_N
 
-    def coverage(self) -> str | None:
-        """What the score is made of, when it is not every response: ``1 of 2 records scored, 1 void
-        verdict`` (None when every response was scored and no void verdict was counted as 0)."""
-        if not self.unscorable and not self.void:
-            return None
-        parts = [f"{self.scored_records} of {_plural(self.records, 'record')} scored"]
-        if self.void:
-            parts.append(_plural(self.void, "void verdict") + (" counted as 0" if self.void_as_zero else ""))
-        other = self.unscorable - (0 if self.void_as_zero else self.void)
-        if other:
-            parts.append(f"{_plural(other, 'other response')} unscorable")
-        return ", ".join(parts)
-
     @property
     def is_pairwise(self) -> bool:
         return bool(self.win_values)
@@ -423,13 +406,6 @@ class Aggregate:
     @property
     def void_as_zero(self) -> bool:
         return any(stats.void_as_zero for stats in self.datasets.values())
-
-    def void_note(self) -> str | None:
-        """``1 void verdict (left out of the scores)`` for the overall line; None without one."""
-        if not self.void:
-            return None
-        how = "counted as 0" if self.void_as_zero else "left out of the scores; --void-as-zero counts them as 0"
-        return f"{_plural(self.void, 'void verdict')} ({how})"
 
     def weights(self) -> dict[str, float]:
         """Each dataset's weight in ``overall`` (a mean of dimension means of dataset means)."""

@@ -31,6 +31,7 @@ from scoring._report.intervals import Interval
 from scoring._report.leaderboard import comparison_tables, flags, notes
 from scoring._report.models import Comparison
 from scoring._report.questions import MAX_SAMPLES, OUTCOMES, Answer, Question, Sample, SampleCollector, SampleText
+from scoring._report.render import void_note
 from scoring._report.shapes import (
     Cell,
     Delta,
@@ -404,7 +405,7 @@ def render_html(comp: Comparison, collector: SampleCollector | None = None, *, t
         "title": title,
         "models": [{"name": m, "colour": PALETTE[i % len(PALETTE)]} for i, m in enumerate(models)],
         "overall": [
-            {"name": m, "score": a.overall, "interval": a.overall_interval, "void": a.void_note()}
+            {"name": m, "score": a.overall, "interval": a.overall_interval, "void": void_note(a)}
             for m, a in comp.models.items()
         ],
         "leaderboard": _leaderboard(comp),

@@ -18,22 +18,32 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N, Interval
-from scoring._report.models import INTERVAL_NOTE, PAIRWISE_NOTE, Comparison, Difference
+from scoring._report.models import Comparison, Difference, interval_note
 from scoring._report.overrides import override_note
 from scoring._report.panel import panel_notes
-from scoring._report.render import _pairwise_note
+from scoring._report.render import coverage, pairwise_note, token_note, void_note
 from scoring._report.standings import standings_notes, standings_tables
-from scoring._report.wording import translator
+from scoring._report.words import DEFAULT_LANG, heads, metric_word, say, say_count
 
-__all__ = ["Table", "comparison_tables", "notes", "render_comparison", "score_cell"]
+__all__ = [
+    "LEGEND",
+    "Table",
+    "comparison_tables",
+    "flagged",
+    "flags",
+    "legend",
+    "notes",
+    "render_comparison",
+    "score_cell",
+]
 
-LEGEND = (
-    "cells: score on 0–100 with its 95 % interval in brackets; a pairwise dataset shows its win rate (what "
-    "enters the dimension) here and its mean ×100 (−100..100) and win/tie/loss in the details; — = no scored record; "
-    f"(n=…, small): fewer than {SMALL_N} scored records, one record moves the score by 100/n points; "
-    "'k of n records scored, v void verdicts': not every response has a score (a void verdict is a judge reply "
-    "with no readable verdict, left out of the mean unless --void-as-zero)"
-)
+
+def legend(lang: str = DEFAULT_LANG) -> str:
+    """What the leaderboard's cells say (the first note)."""
+    return say("note.legend", lang, small_n=SMALL_N)
+
+
+LEGEND = legend()
 
 
 @dataclass
@@ -44,6 +54,8 @@ class Table:
     head: list[str]
     rows: list[list[str]]
     numeric: set[int]
+    #: the verdict column and, per row, whether its verdict tells the models apart (a terminal colours it)
+    verdicts: tuple[int, list[bool]] | None = None
 
 
 def _num(value: float | None) -> str:
@@ -58,41 +70,52 @@ def score_cell(score: float | None, interval: Interval | None) -> str:
     return "—" if score is None else f"{score:.2f}{_ci(interval)}"
 
 
-def flags(stats: DatasetStats) -> str:
-    """What a reader must know beside a dataset's score: a small n, responses without a score."""
-    out = f" (n={stats.scored_records}, small)" if stats.small else ""
-    coverage = stats.coverage()
-    return out + (f"; {coverage}" if coverage else "")
+def flagged(cell: str, stats: DatasetStats, lang: str = DEFAULT_LANG) -> str:
+    """A dataset's score cell with what a reader must know beside it: a small n, responses without a score."""
+    if stats.small:
+        cell = f"{cell} {say('cell.small', lang, n=stats.scored_records)}"
+    said = coverage(stats, lang)
+    return cell if said is None else say("cell.then", lang, cell=cell, more=said)
 
 
-def _dataset_cell(stats: DatasetStats | None) -> str:
+def flags(stats: DatasetStats, lang: str = DEFAULT_LANG) -> str:
+    """:func:`flagged` without the cell (what follows a score)."""
+    return flagged("", stats, lang)
+
+
+def _dataset_cell(stats: DatasetStats | None, lang: str) -> str:
     if stats is None:
         return ""
     if stats.is_pairwise:
-        return f"{score_cell(stats.dimension_score, stats.win_interval)} win rate{flags(stats)}"
-    return score_cell(stats.score, stats.interval) + flags(stats)
+        rate = say("cell.win_rate", lang, score=score_cell(stats.dimension_score, stats.win_interval))
+        return flagged(rate, stats, lang)
+    return flagged(score_cell(stats.score, stats.interval), stats, lang)
 
 
-def _overall_cell(agg: Aggregate) -> str:
+def _overall_cell(agg: Aggregate, lang: str) -> str:
     cell = score_cell(agg.overall, agg.overall_interval)
     if agg.void:
-        cell += f"; {agg.void} void verdict" + ("" if agg.void == 1 else "s")
-        cell += " counted as 0" if agg.void_as_zero else ""
+        void = say_count("coverage.void_as_zero" if agg.void_as_zero else "coverage.void", agg.void, lang)
+        cell = say("cell.then", lang, cell=cell, more=void)
     return cell
 
 
-def _pairwise_cell(stats: DatasetStats) -> str:
+def _pairwise_cell(stats: DatasetStats, lang: str) -> str:
     """A pairwise dataset on its own scale: mean ×100 (−100..100) with its interval, win/tie/loss."""
     if not stats.is_pairwise:
         return ""
     counts = stats.pairwise
-    return (
-        f"mean×100 {score_cell(stats.score, stats.interval)}; win/tie/loss "
-        f"{counts.get('win', 0)}/{counts.get('tie', 0)}/{counts.get('loss', 0)}"
+    return say(
+        "cell.pairwise",
+        lang,
+        score=score_cell(stats.score, stats.interval),
+        win=counts.get("win", 0),
+        tie=counts.get("tie", 0),
+        loss=counts.get("loss", 0),
     )
 
 
-def _leaderboard(comp: Comparison) -> Table:
+def _leaderboard(comp: Comparison, lang: str) -> Table:
     """Each dimension heads its datasets (one that is its own dataset has its dataset row only)."""
     names = comp.names
     rows: list[list[str]] = []
@@ -105,39 +128,45 @@ def _leaderboard(comp: Comparison) -> Table:
             for model in names:
                 d = comp.models[model].dimensions.get(dim)
                 cells.append(score_cell(d.score, d.interval) if d else "")
-            rows.append([dim, "(dimension)", "", *cells])
+            rows.append([dim, say("cell.dimension_row", lang), "", *cells])
         for dataset in datasets:
             first = next((a.datasets[dataset] for a in comp.models.values() if dataset in a.datasets), None)
-            metric = (first.metric if first else None) or "?"
-            rows.append([dim, dataset, metric, *(_dataset_cell(comp.models[m].datasets.get(dataset)) for m in names)])
-    rows.append(["overall", "", "", *(_overall_cell(a) for a in comp.models.values())])
+            metric = metric_word(first.metric if first else None, lang)
+            cells = [_dataset_cell(comp.models[m].datasets.get(dataset), lang) for m in names]
+            rows.append([dim, dataset, metric, *cells])
+    rows.append([say("cell.overall", lang), "", "", *(_overall_cell(a, lang) for a in comp.models.values())])
     return Table(
-        "Leaderboard (0–100, 95 % interval)",
-        ["dimension", "dataset", "metric", *names],
+        say("title.leaderboard", lang),
+        [*heads(("dimension", "dataset", "metric"), lang), *names],
         rows,
         set(range(3, 3 + len(names))),
     )
 
 
-_DETAIL_HEAD = [
+_DETAIL_HEAD = (
     "model",
     "dataset",
     "metric",
     "records",
-    "scored records",
+    "scored_records",
     "responses",
-    "unscorable responses",
-    "void verdicts",
+    "unscorable",
+    "void",
     "strict",
     "pass@k",
     "majority",
     "tokens",
     "interval",
     "pairwise",
-]
+)
 
 
-def _details(comp: Comparison) -> Table:
+def void_cell(stats: DatasetStats, lang: str = DEFAULT_LANG) -> str:
+    """The void verdicts, and whether they counted as 0."""
+    return say("cell.as_zero", lang, n=stats.void) if stats.void and stats.void_as_zero else str(stats.void)
+
+
+def _details(comp: Comparison, lang: str) -> Table:
     """Records and responses in columns of their own (with n samples a record holds n responses):
     scored records ≤ records, unscorable responses ≤ responses, void verdicts among the unscorable."""
     rows: list[list[str]] = []
@@ -148,79 +177,71 @@ def _details(comp: Comparison) -> Table:
                 [
                     model,
                     name,
-                    s.metric or "?",
+                    metric_word(s.metric, lang),
                     str(s.records),
                     str(s.scored_records),
                     str(s.responses),
                     str(s.unscorable),
-                    str(s.void) + (" (as 0)" if s.void and s.void_as_zero else ""),
+                    void_cell(s, lang),
                     _num(d["strict"]),
                     f"{_num(d['pass_at_k'])} (k={d['samples']})" if "pass_at_k" in d else "—",
                     _num(d.get("majority")),
                     str(s.usage["total_tokens"]),
                     s.interval.method if s.interval else "—",
-                    _pairwise_cell(s),
+                    _pairwise_cell(s, lang),
                 ]
             )
-    return Table("Details per model and dataset", list(_DETAIL_HEAD), rows, set(range(3, 12)))
+    return Table(say("title.details", lang), heads(_DETAIL_HEAD, lang), rows, set(range(3, 12)))
 
 
-def _difference_row(d: Difference) -> list[str]:
-    verdict = "significant" if d.significant else "within noise (interval holds 0)"
-    return [d.a, d.b, d.scope, str(d.records), f"{d.difference:+.2f}{_ci(d.interval)}", verdict]
+def _difference_row(d: Difference, lang: str) -> list[str]:
+    verdict = say("cell.significant" if d.significant else "cell.noise", lang)
+    scope = say("cell.overall", lang) if d.scope == "overall" else d.scope
+    return [d.a, d.b, scope, str(d.records), f"{d.difference:+.2f}{_ci(d.interval)}", verdict]
 
 
-def _differences(comp: Comparison) -> Table | None:
+def _differences(comp: Comparison, lang: str) -> Table | None:
     if not comp.differences:
         return None
-    rows = [_difference_row(d) for d in comp.differences]
+    rows = [_difference_row(d, lang) for d in comp.differences]
     return Table(
-        "Paired differences (a − b, on the records both answered)",
-        ["a", "b", "scope", "paired records", "difference", "verdict"],
+        say("title.paired", lang),
+        heads(("a", "b", "scope", "paired_records", "difference", "verdict"), lang),
         rows,
         {3, 4},
+        (5, [d.significant for d in comp.differences]),
     )
 
 
-def comparison_tables(comp: Comparison) -> list[Table]:
-    tables = [_leaderboard(comp), _details(comp)]
-    diff = _differences(comp)
+def comparison_tables(comp: Comparison, lang: str = DEFAULT_LANG) -> list[Table]:
+    """The report's tables, their words in ``lang``."""
+    tables = [_leaderboard(comp, lang), _details(comp, lang)]
+    diff = _differences(comp, lang)
     tables = tables if diff is None else [*tables, diff]
-    return tables + [Table(t.title, t.head, t.rows, t.numeric) for t in standings_tables(comp)]
+    return tables + [Table(t.title, t.head, t.rows, t.numeric, t.verdicts) for t in standings_tables(comp, lang)]
 
 
-def _tokens(model: str, agg: Aggregate) -> list[str]:
-    lines = []
-    for label, usage in (("tokens", agg.usage), ("judge tokens", agg.judge_usage)):
-        if label == "tokens" or any(usage.values()):
-            lines.append(
-                f"{model}: {label} {usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion = "
-                f"{usage['total_tokens']} total"
-            )
-    return lines
-
-
-def notes(comp: Comparison) -> list[str]:
+def notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
     """Legend, interval method, pairwise mapping, token totals, metric notes and judge position bias."""
-    out = [LEGEND, INTERVAL_NOTE]
+    out = [legend(lang), interval_note(lang)]
     if any(s.is_pairwise for a in comp.models.values() for s in a.datasets.values()):
-        out.append(PAIRWISE_NOTE)
+        out.append(say("note.pairwise", lang))
     for model, agg in comp.models.items():
-        out += _tokens(model, agg)
-        void = agg.void_note()
-        if void:
-            out.append(f"{model}: {void}")
+        out += token_note(agg, lang, model)
+        if agg.void:
+            out.append(say("note.model_void", lang, model=model, void=void_note(agg, lang)))
         for name, s in agg.datasets.items():
+            label = f"{model} / {name}"
             if s.note:
-                out.append(f"{model} / {name}: {s.metric} — {s.note}")
-            pairwise = _pairwise_note(f"{model} / {name}", s)
+                out.append(say("note.metric", lang, name=label, metric=s.metric, note=s.note))
+            pairwise = pairwise_note(label, s, lang)
             if pairwise:
                 out.append(pairwise)
-            people = override_note(f"{model} / {name}", s)
+            people = override_note(label, s, lang)
             if people:
                 out.append(people)
-        out += panel_notes(agg, model)
-    return out + standings_notes(comp)
+        out += panel_notes(agg, model, lang)
+    return out + standings_notes(comp, lang)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -232,20 +253,19 @@ def md_escape(text: str) -> str:
     return escape_controls(_MD_SPECIAL.sub(r"\\\1", text.replace("\r", " ").replace("\n", " ")))
 
 
-def _markdown(comp: Comparison, lang: str | None = None) -> str:
-    said = translator(lang)
+def _markdown(comp: Comparison, lang: str) -> str:
     out: list[str] = []
-    for table in comparison_tables(comp):
-        out += [f"### {md_escape(said(table.title))}", ""]
-        out.append("| " + " | ".join(md_escape(said(h)) for h in table.head) + " |")
+    for table in comparison_tables(comp, lang):
+        out += [f"### {md_escape(table.title)}", ""]
+        out.append("| " + " | ".join(md_escape(h) for h in table.head) + " |")
         out.append("|" + "".join("---:|" if j in table.numeric else "---|" for j in range(len(table.head))))
-        out += ["| " + " | ".join(md_escape(said(c)) for c in row) + " |" for row in table.rows]
+        out += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in table.rows]
         out.append("")
-    out += [f"- {md_escape(said(n))}" for n in notes(comp)]
+    out += [f"- {md_escape(n)}" for n in notes(comp, lang)]
     return "\n".join(out) + "\n"
 
 
-def _text(comp: Comparison, *, color: bool, width: int | None, lang: str | None = None) -> str:
+def _text(comp: Comparison, *, color: bool, width: int | None, lang: str) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table as RichTable
@@ -262,26 +282,26 @@ def _text(comp: Comparison, *, color: bool, width: int | None, lang: str | None 
         markup=False,
         emoji=False,
     )
-    said = translator(lang)  # the words in the reader's language (English: as built)
-    for table in comparison_tables(comp):
-        title = Text(escape_controls(said(table.title)))
+    for table in comparison_tables(comp, lang):
+        title = Text(escape_controls(table.title))
         rich_table = RichTable(box=box.SIMPLE_HEAD, title=title, title_justify="left")
         for j, head in enumerate(table.head):
-            column = Text(escape_controls(said(head)))
+            column = Text(escape_controls(head))
             rich_table.add_column(column, justify="right" if j in table.numeric else "left", overflow="fold")
-        for row in table.rows:
-            styles = [_style(table, j, row) if color else "" for j in range(len(row))]
-            rich_table.add_row(*(Text(escape_controls(said(cell)), style=styles[j]) for j, cell in enumerate(row)))
+        for i, row in enumerate(table.rows):
+            styles = [_style(table, i, j) if color else "" for j in range(len(row))]
+            rich_table.add_row(*(Text(escape_controls(cell), style=styles[j]) for j, cell in enumerate(row)))
         console.print(rich_table)
-    for note in notes(comp):
-        console.print(Text(escape_controls(said(note))))
+    for note in notes(comp, lang):
+        console.print(Text(escape_controls(note)))
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
-def _style(table: Table, j: int, row: list[str]) -> str:
-    if table.head and table.head[-1] == "verdict" and j == len(row) - 1:
-        return "green" if row[j] in ("significant", "distinguishable") else "yellow"
-    return ""
+def _style(table: Table, i: int, j: int) -> str:
+    """A verdict's colour: green when it tells the models apart, else yellow."""
+    if table.verdicts is None or j != table.verdicts[0]:
+        return ""
+    return "green" if table.verdicts[1][i] else "yellow"
 
 
 def terminal_width() -> int:
@@ -292,11 +312,11 @@ def render_comparison(
     comp: Comparison, fmt: str = "text", *, color: bool = False, width: int | None = None, lang: str | None = None
 ) -> str:
     """``text`` (``color`` and ``width`` for a terminal), ``md`` or ``json``; html and xlsx have their modules.
-    ``lang``: the language of the text and Markdown words (:mod:`scoring._report.wording`; JSON keeps English)."""
+    ``lang``: the language of the text and Markdown words (:mod:`scoring._report.words`; JSON keeps English)."""
     if fmt == "json":
         return orjson.dumps(comp.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
     if fmt == "md":
-        return _markdown(comp, lang)
+        return _markdown(comp, lang or DEFAULT_LANG)
     if fmt == "text":
-        return _text(comp, color=color, width=width, lang=lang)
+        return _text(comp, color=color, width=width, lang=lang or DEFAULT_LANG)
     raise ValueError(f"unknown report format {fmt!r}")

@@ -16,6 +16,7 @@ from scoring._report.multiple import PAIRS_NOTE, DatasetPower, PairTest, dataset
 from scoring._report.paired import paired_values
 from scoring._report.ratings import Ratings, rate
 from scoring._report.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
+from scoring._report.words import DEFAULT_LANG, say
 from scoring._results import dataset_of, model_of
 
 __all__ = [
@@ -26,18 +27,17 @@ __all__ = [
     "ModelsAggregator",
     "add_many_models",
     "compare",
+    "interval_note",
 ]
 
-INTERVAL_NOTE = (
-    f"intervals: {LEVEL:.0%} confidence; Wilson score interval when every record of a dataset scored 0 or 1, "
-    f"else a smoothed Bayesian bootstrap over records ({RESAMPLES} resamples, seed {SEED}; half a pseudo-record "
-    "at each end of the scale, so a small or all-right dataset keeps an honest width; stratified by dataset for "
-    "dimensions and overall); a paired difference resamples the records both models answered"
-)
-PAIRWISE_NOTE = (
-    "pairwise datasets show their own scale (mean ×100 on −100..100, win/tie/loss) and enter a dimension as "
-    "a 0–100 win rate: win 1, tie ½, loss 0, averaged per record"
-)
+
+def interval_note(lang: str = DEFAULT_LANG) -> str:
+    """How the intervals are made (a note of the report; the JSON's ``intervals.note`` in English)."""
+    return say("note.intervals", lang, level=f"{LEVEL:.0%}", resamples=RESAMPLES, seed=SEED)
+
+
+INTERVAL_NOTE = interval_note()
+PAIRWISE_NOTE = say("note.pairwise")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from scoring._report.distributions import t_quantile, t_sf
 from scoring._report.intervals import Interval
 from scoring._report.paired import paired_values
 from scoring._report.power import ALPHA, min_detectable_difference
+from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = [
     "ALPHA",
@@ -39,6 +40,7 @@ __all__ = [
     "NOT_DISTINGUISHABLE",
     "PAIRS_NOTE",
     "TOO_SMALL",
+    "VERDICT_WORDS",
     "DatasetPower",
     "PairSummary",
     "PairTest",
@@ -46,18 +48,22 @@ __all__ = [
     "holm",
     "pair_tests",
     "paired_moments",
+    "pairs_note",
 ]
 
 DISTINGUISHABLE = "distinguishable"
 TOO_SMALL = "set too small to tell"
 NOT_DISTINGUISHABLE = "not distinguishable"
-PAIRS_NOTE = (
-    "pairs: a paired t-test per pair of models on the records both answered (standard deviation smoothed by "
-    "half a pseudo-record at −1 and +1); p-values Holm-adjusted within each scope's family of pairs; "
-    f"distinguishable when the adjusted p is below {ALPHA}; the interval is Bonferroni-corrected (level "
-    f"1 − {ALPHA}/m for m pairs), so all of a scope's intervals hold together 95 % of the time; 'set too small "
-    "to tell': not distinguishable and the difference is below what the set detects at 80 % power (α 0.05)"
-)
+#: A verdict's words (``report.cell.<key>``) in the text and Markdown reports; the JSON says the verdict as it is.
+VERDICT_WORDS = {DISTINGUISHABLE: "distinguishable", TOO_SMALL: "too_small", NOT_DISTINGUISHABLE: "not_distinguishable"}
+
+
+def pairs_note(lang: str = DEFAULT_LANG) -> str:
+    """How the pairs are tested (a note of the report; the JSON's ``pairs_note`` in English)."""
+    return say("note.pairs", lang, alpha=ALPHA)
+
+
+PAIRS_NOTE = pairs_note()
 
 
 class PairSummary(TypedDict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from scoring._report.aggregate import DatasetStats
+from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = ["override_note"]
 
@@ -11,12 +12,10 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def override_note(label: str, stats: DatasetStats) -> str | None:
+def override_note(label: str, stats: DatasetStats, lang: str = DEFAULT_LANG) -> str | None:
     """``set / 综合: 2 score(s) given by a person (human_score): 61.30 with the machine's scores, 45.82 with
     theirs``; None when no person scored a response of the dataset."""
     if not stats.overridden:
         return None
-    return (
-        f"{label}: {stats.overridden} score(s) given by a person (human_score): "
-        f"{_num(stats.score_before_people)} with the machine's scores, {_num(stats.score)} with theirs"
-    )
+    before, after = _num(stats.score_before_people), _num(stats.score)
+    return say("note.people", lang, name=label, n=stats.overridden, before=before, after=after)

@@ -10,6 +10,7 @@ from typing import Any
 from formatkit._core.xlsx_style import safe_text as cell_text
 from scoring._judges.panel_stats import panel_lines
 from scoring._report.aggregate import Aggregate
+from scoring._report.words import DEFAULT_LANG
 
 __all__ = ["PANEL_HEAD", "panel_notes", "panel_rows"]
 
@@ -31,12 +32,12 @@ PANEL_HEAD = (
 )
 
 
-def panel_notes(agg: Aggregate, model: str | None = None) -> list[str]:
+def panel_notes(agg: Aggregate, model: str | None = None, lang: str = DEFAULT_LANG) -> list[str]:
     """Each dataset judged by a panel: its judges' agreement, each judge's void rate, escalation."""
     lines: list[str] = []
     for name, stats in agg.datasets.items():
         if stats.panel:
-            lines += panel_lines(stats.panel.to_dict(), f"{model} / {name}" if model else name)
+            lines += panel_lines(stats.panel.to_dict(), f"{model} / {name}" if model else name, lang)
     return lines
 
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from scoring._report.words import DEFAULT_LANG, say
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -48,19 +50,21 @@ __all__ = [
     "Ratings",
     "fit_bradley_terry",
     "rate",
+    "ratings_note",
 ]
 
 RESAMPLES = 200
 SEED = 20_261_127
 #: Prior ties between every two players (half a win each way, one battle in all).
 PRIOR = 1.0
-RATINGS_NOTE = (
-    "ratings: Bradley–Terry on the logit scale (P(i beats j) = 1/(1 + e^(r_j − r_i)); a lead of 1.0 wins "
-    "about 73 % of questions), models centred on 0; one battle per question and pair of models (rule-scored: "
-    "right beats wrong, a tie is half a win each; pairwise judge: the model's combined verdict against what it "
-    f"was compared with, win 1, tie ½, loss 0); interval: the central 95 % of {RESAMPLES} bootstrap refits "
-    "over questions; one prior tie per pair keeps an unbeaten model's rating finite"
-)
+
+
+def ratings_note(lang: str = DEFAULT_LANG) -> str:
+    """How the ratings are fitted (a note of the report; the JSON's ``ratings.note`` in English)."""
+    return say("note.ratings", lang, resamples=RESAMPLES)
+
+
+RATINGS_NOTE = ratings_note()
 
 
 class RatingSummary(TypedDict):

@@ -26,6 +26,7 @@ from formatkit._core.issue_parts import escape_controls
 from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.xlsx_style import Sheet
 from scoring._report.shapes import ReportedRun, SpeedSummary
+from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = ["SpeedTally", "runs_html", "runs_sheets", "runs_text"]
 
@@ -95,57 +96,76 @@ class SpeedTally:
         return out
 
 
-def _ms(value: Any) -> str:
-    return "–" if value is None else f"{value:,.0f} ms"
+def _ms(value: Any, lang: str) -> str:
+    return "–" if value is None else say("runs.ms", lang, ms=f"{value:,.0f}")
 
 
 def _kept(text: str) -> str:
     return text
 
 
-def _speed_line(model: str, s: Mapping[str, Any], clean: Callable[[str], str]) -> str:
+def _speed_line(model: str, s: Mapping[str, Any], clean: Callable[[str], str], lang: str) -> str:
     tps = s.get("tokens_per_second")
-    line = (
-        f"  {clean(model)}: latency p50 {_ms(s['latency_ms']['p50'])}, p95 {_ms(s['latency_ms']['p95'])}; "
-        f"first token p50 {_ms(s['ttft_ms']['p50'])}; {'–' if tps is None else f'{tps:,.1f}'} output tokens/s "
-        f"({s['timed_responses']} timed responses"
+    untimed = s["untimed_responses"]
+    return say(
+        "runs.speed_line",
+        lang,
+        model=clean(model),
+        p50=_ms(s["latency_ms"]["p50"], lang),
+        p95=_ms(s["latency_ms"]["p95"], lang),
+        ttft=_ms(s["ttft_ms"]["p50"], lang),
+        tps="–" if tps is None else f"{tps:,.1f}",
+        timed=s["timed_responses"],
+        untimed=say("runs.untimed", lang, n=untimed) if untimed else "",
     )
-    return line + (f", {s['untimed_responses']} without timings)" if s["untimed_responses"] else ")")
 
 
-def _run_line(run: Mapping[str, Any], clean: Callable[[str], str]) -> str:
+def _run_line(run: Mapping[str, Any], clean: Callable[[str], str], lang: str) -> str:
     """A run record's line (and its command's): every value read from the record goes through ``clean``."""
 
     def value(record: Mapping[str, Any], key: str) -> str:
         return clean(str(record.get(key)))
 
     shard = run.get("shard")
-    part = f" part {value(shard, 'part')}" if isinstance(shard, dict) else ""
+    part = say("runs.part", lang, part=value(shard, "part")) if isinstance(shard, dict) else ""
     judge = run.get("judge")
-    judged = f"; judge {value(judge, 'model')} ({value(judge, 'template')})" if isinstance(judge, dict) else ""
-    params = clean(orjson.dumps(run.get("parameters") or {}).decode())
-    return (
-        f"  {value(run, 'model')}{part}: {value(run, 'started')} → {value(run, 'finished')}, formatkit "
-        f"{value(run, 'formatkit_version')}, {value(run, 'base_url')}, parameters {params}{judged}"
-        + (f"\n    {value(run, 'command')}" if run.get("command") else "")
+    judged = (
+        say("runs.judge", lang, model=value(judge, "model"), template=value(judge, "template"))
+        if isinstance(judge, dict)
+        else ""
     )
+    line = say(
+        "runs.run_line",
+        lang,
+        model=value(run, "model"),
+        part=part,
+        started=value(run, "started"),
+        finished=value(run, "finished"),
+        version=value(run, "formatkit_version"),
+        base_url=value(run, "base_url"),
+        parameters=clean(orjson.dumps(run.get("parameters") or {}).decode()),
+        judge=judged,
+    )
+    return line + (f"\n    {value(run, 'command')}" if run.get("command") else "")
 
 
 def runs_text(
     runs: Mapping[str, list[ReportedRun]],
     speed: Mapping[str, SpeedSummary],
     clean: Callable[[str], str] = escape_controls,
+    lang: str = DEFAULT_LANG,
 ) -> str:
     """The runs and speed as lines for the text report ('' when there is nothing to say). ``clean``: what
-    each value read from a file goes through (for a terminal, by default: its control characters escaped)."""
+    each value read from a file goes through (for a terminal, by default: its control characters escaped);
+    ``lang``: the language of the words."""
     lines: list[str] = []
     timed = {m: s for m, s in speed.items() if s["timed_responses"]}
     if timed:
-        lines += ["speed (per model, from the runner's timings):"]
-        lines += [_speed_line(model, s, clean) for model, s in timed.items()]
+        lines += [say("runs.speed", lang)]
+        lines += [_speed_line(model, s, clean, lang) for model, s in timed.items()]
     if runs:
-        lines += ["runs (what produced these results; run.json):"]
-        lines += [_run_line(run, clean) for records in runs.values() for run in records]
+        lines += [say("runs.runs", lang)]
+        lines += [_run_line(run, clean, lang) for records in runs.values() for run in records]
     return "\n".join(lines) + "\n" if lines else ""
 
 

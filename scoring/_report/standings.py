@@ -12,25 +12,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
+from scoring._report.battles import REFERENCE
 from scoring._report.models import Comparison
-from scoring._report.multiple import DISTINGUISHABLE, PAIRS_NOTE, PairTest
-from scoring._report.ratings import RATINGS_NOTE, Rating
+from scoring._report.multiple import DISTINGUISHABLE, VERDICT_WORDS, PairTest, pairs_note
+from scoring._report.ratings import Rating, ratings_note
+from scoring._report.words import DEFAULT_LANG, heads, say
 
 __all__ = [
-    "RANKING_LEGEND",
     "Rows",
     "pairs_in_scope",
+    "ranking_legend",
     "ranking_scope",
     "standings_notes",
     "standings_sheets",
     "standings_tables",
 ]
 
-RANKING_LEGEND = (
-    "ranking: models by Bradley–Terry rating (logit scale, 95 % bootstrap interval); 'ahead of' / 'behind': the "
-    "ranks of the models it is distinguishable from on {scope} (Holm-corrected paired test); 'not told apart': the "
-    "ranks it cannot be distinguished from (the pairs table says whether the set is too small for the gap)"
-)
+
+def ranking_legend(scope: str, lang: str = DEFAULT_LANG) -> str:
+    """What the ranking's columns say, its verdicts taken on ``scope``."""
+    return say("note.ranking", lang, scope=scope)
 
 
 @dataclass
@@ -41,6 +42,8 @@ class Rows:
     head: list[str]
     rows: list[list[str]]
     numeric: set[int]
+    #: the verdict column and, per row, whether its verdict tells the models apart
+    verdicts: tuple[int, list[bool]] | None = None
 
 
 def ranking_scope(comp: Comparison) -> str | None:
@@ -69,7 +72,14 @@ def _ranks(numbers: list[int]) -> str:
     return " ".join(str(n) for n in sorted(numbers)) or "—"
 
 
-def _ranking(comp: Comparison) -> Rows | None:
+def _scope_words(scope: str | None, lang: str) -> str:
+    """The scope of the verdicts as the reader reads it: ``overall``, a dataset, or each dataset."""
+    if scope is None:
+        return say("cell.each_dataset", lang)
+    return say("cell.overall", lang) if scope == "overall" else scope
+
+
+def _ranking(comp: Comparison, lang: str = DEFAULT_LANG) -> Rows | None:
     if comp.ratings is None:
         return None
     scope = ranking_scope(comp)
@@ -97,23 +107,25 @@ def _ranking(comp: Comparison) -> Rows | None:
         rows.append([str(rank[r.name]), r.name, _rating(r), overall, _ranks(ahead), _ranks(behind), _ranks(close)])
     for r in comp.ratings.players:
         if r.anchor:
-            rows.append(["—", f"({r.name})", _rating(r), "", "", "", ""])
-    where = scope or "each dataset"
+            name = say("cell.reference", lang) if r.name == REFERENCE else f"({r.name})"
+            rows.append(["—", name, _rating(r), "", "", "", ""])
     return Rows(
-        f"Ranking (Bradley–Terry rating, logit scale; verdicts on {where})",
-        ["rank", "model", "rating [95 % interval]", "overall", "ahead of", "behind", "not told apart"],
+        say("title.ranking", lang, scope=_scope_words(scope, lang)),
+        heads(("rank", "model", "rating", "overall", "ahead", "behind", "apart"), lang),
         rows,
         {0, 2, 3},
     )
 
 
-def _pairs(comp: Comparison) -> Rows | None:
+def _pairs(comp: Comparison, lang: str) -> Rows | None:
     scope = ranking_scope(comp)
     chosen = [p for p in comp.pairs if p.scope == scope]
     if not chosen:
         return None
     rows = []
+    apart = []
     for p in sorted(chosen, key=lambda p: (p.p_adjusted if p.p_adjusted is not None else 2.0, p.a, p.b)):
+        apart.append(p.verdict == DISTINGUISHABLE)
         ci = "" if p.interval is None else f" [{p.interval.low:.1f}, {p.interval.high:.1f}]"
         rows.append(
             [
@@ -123,18 +135,19 @@ def _pairs(comp: Comparison) -> Rows | None:
                 f"{p.difference:+.2f}{ci}",
                 "—" if p.p_adjusted is None else "<0.0001" if p.p_adjusted < 0.0001 else f"{p.p_adjusted:.4f}",
                 "—" if p.min_detectable is None else f"{p.min_detectable:.1f}",
-                p.verdict,
+                say(f"cell.{VERDICT_WORDS[p.verdict]}", lang),
             ]
         )
     return Rows(
-        f"Pairs on {scope} (a − b, Holm-corrected over {len(chosen)} pair(s))",
-        ["a", "b", "paired records", "difference [corrected interval]", "p adjusted", "detectable", "verdict"],
+        say("title.pairs", lang, scope=_scope_words(scope, lang), n=len(chosen)),
+        heads(("a", "b", "paired_records", "corrected", "p_adjusted", "detectable", "verdict"), lang),
         rows,
         {2, 3, 4, 5},
+        (6, apart),
     )
 
 
-def _power(comp: Comparison) -> Rows | None:
+def _power(comp: Comparison, lang: str) -> Rows | None:
     if not comp.power:
         return None
     rows = []
@@ -147,36 +160,34 @@ def _power(comp: Comparison) -> Rows | None:
                 f"{p['paired_sd']:.3f}",
                 "—" if mdd is None else f"{mdd:.1f}",
                 f"{p['largest_difference']:.1f}",
-                f"{p['too_small']} of {p['pairs']}",
+                say("cell.of", lang, k=p["too_small"], n=p["pairs"]),
             ]
         )
-    return Rows(
-        "What each dataset can tell (80 % power, α 0.05)",
-        ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs too small to tell"],
-        rows,
-        {1, 2, 3, 4},
-    )
+    names = ("dataset", "paired_records", "paired_sd", "detectable_difference", "largest_gap", "pairs_too_small")
+    return Rows(say("title.power", lang), heads(names, lang), rows, {1, 2, 3, 4})
 
 
-def standings_tables(comp: Comparison) -> list[Rows]:
-    """The ranking, the pairs and the datasets' power (none for a single model)."""
-    return [t for t in (_ranking(comp), _pairs(comp), _power(comp)) if t is not None]
+def standings_tables(comp: Comparison, lang: str = DEFAULT_LANG) -> list[Rows]:
+    """The ranking, the pairs and the datasets' power (none for a single model), their words in ``lang``."""
+    return [t for t in (_ranking(comp, lang), _pairs(comp, lang), _power(comp, lang)) if t is not None]
 
 
-def standings_notes(comp: Comparison) -> list[str]:
+def standings_notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
     if comp.ratings is None and not comp.pairs:
         return []
-    out = [RANKING_LEGEND.format(scope=ranking_scope(comp) or "each dataset"), RATINGS_NOTE, PAIRS_NOTE]
-    out.append(
-        "detectable difference: the smallest true gap (points) a paired test on the dataset finds 80 % of the "
-        "time at α 0.05, from its paired records and their paired standard deviation; a smaller gap is one the "
-        "set is too small to tell from noise: read it as no ranking"
-    )
-    return out
+    scope = _scope_words(ranking_scope(comp), lang)
+    return [ranking_legend(scope, lang), ratings_note(lang), pairs_note(lang), say("note.detectable", lang)]
 
 
-POWER_HEAD = ["dataset", "paired records", "paired sd", "detectable difference", "largest gap", "pairs"]
-POWER_HEAD.append("too small to tell")
+POWER_HEAD = [
+    "dataset",
+    "paired records",
+    "paired sd",
+    "detectable difference",
+    "largest gap",
+    "pairs",
+    "too small to tell",
+]
 
 
 def standings_sheets(comp: Comparison) -> list[Sheet]:

@@ -18,7 +18,7 @@ import orjson
 from formatkit._core.issue_parts import escape_controls
 from scoring._report.aggregate import Aggregate, DatasetStats
 from scoring._report.intervals import SMALL_N, Interval
-from scoring._report.models import Comparison, Difference, interval_note
+from scoring._report.models import ALL_PAIRS_UP_TO, Comparison, Difference, interval_note
 from scoring._report.overrides import override_note
 from scoring._report.panel import panel_notes
 from scoring._report.render import coverage, pairwise_note, token_note, void_note
@@ -241,6 +241,8 @@ def notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
             if people:
                 out.append(people)
         out += panel_notes(agg, model, lang)
+    if len(comp.models) > ALL_PAIRS_UP_TO:
+        out.append(say("note.first_only", lang, n=len(comp.models), first=comp.names[0]))
     return out + standings_notes(comp, lang)
 
 

@@ -59,12 +59,16 @@ def write_models(directory: Path, models: int, questions: int, seed: int = 40) -
 def run_report(paths: list[Path], source: Path) -> tuple[float, float]:
     """Seconds and peak MiB of one ``report`` in a child process running the code in ``source``."""
     code = (
-        "import resource, sys; from typer.testing import CliRunner; from formatkit.cli import app\n"
+        # the source first, and no editable install's finder (it would import this tree's code instead)
+        f"import sys; sys.path.insert(0, {str(source)!r})\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]\n"
+        "import resource, formatkit; assert formatkit.__file__.startswith(sys.path[0]), formatkit.__file__\n"
+        "from typer.testing import CliRunner; from formatkit.cli import app\n"
         "r = CliRunner().invoke(app, ['report', *sys.argv[1:], '--format', 'json', '-o', sys.argv[1] + '.json'])\n"
         "assert r.exit_code == 0, r.output\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(source)}
+    env = dict(os.environ)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code, *map(str, paths)], env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - start

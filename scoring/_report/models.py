@@ -81,7 +81,7 @@ class Comparison:
     runs: dict[str, list[ReportedRun]] = field(default_factory=dict)
     #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.runs`).
     speed: dict[str, SpeedSummary] = field(default_factory=dict)
-    #: Every pair of models per scope, Holm-corrected (:mod:`scoring._report.multiple`).
+    #: Every pair of models per scope, Bonferroni-corrected (:mod:`scoring._report.multiple`).
     pairs: list[PairTest] = field(default_factory=list)
     #: Bradley–Terry ratings of the models (:mod:`scoring._report.ratings`); None with fewer than two.
     ratings: Ratings | None = None

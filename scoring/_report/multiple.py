@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
 from typing import TypedDict
 
@@ -206,8 +206,8 @@ def _dataset_estimates(grid: Grid) -> dict[tuple[int, int], _Estimate]:
     for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
         count = int(n[i, j])
         mdd = min_detectable_difference(count, float(sd[i, j]))
-        out[i, j] = _Estimate(count, float(mean[i, j]), float(se[i, j]), float(df[i, j]), mdd, float(sd[i, j]))
-        out[i, j] = replace(out[i, j], p=float(p[i, j]))
+        spread = float(sd[i, j])
+        out[i, j] = _Estimate(count, float(mean[i, j]), float(se[i, j]), float(df[i, j]), mdd, spread, float(p[i, j]))
     return out
 
 

@@ -256,8 +256,8 @@ def standings_sheets(comp: Comparison) -> list[Sheet]:
         for position, r in enumerate(ranking_order(comp), 1):
             row = cells.get(r.name, [""] * 8)
             overall = comp.models[r.name].overall
-            values = [position, ranks.get(r.name, position), r.name, r.rating, r.low, r.high, r.battles, overall]
-            sheet.rows.append([*values, *row[5:8]])
+            first = [position, ranks.get(r.name, position), r.name, r.rating, r.low, r.high, r.battles, overall]
+            sheet.rows.append([*first, *row[5:8]])
         for r in comp.ratings.players:
             if r.anchor:
                 sheet.rows.append(

@@ -111,8 +111,8 @@ def tiers_of(ratings: Ratings, pairs: dict[frozenset[str], PairTest]) -> list[Ti
             tiers.append(Tier(rank, group))
             continue
         pair = (group[-1], groups[k + 1][0])
-        test = pairs.get(frozenset(pair))
-        tiers.append(Tier(rank, group, pair, None if test is None else questions_to_separate(test)))
+        closest = pairs.get(frozenset(pair))
+        tiers.append(Tier(rank, group, pair, None if closest is None else questions_to_separate(closest)))
     return tiers
 
 

@@ -586,7 +586,7 @@ MESSAGES.update(
         "report.title.details": "Details per model and dataset",
         "report.title.paired": "Paired differences (a − b, on the records both answered)",
         "report.title.ranking": "Ranking (Bradley–Terry rating, logit scale; verdicts on {scope})",
-        "report.title.pairs": "Pairs on {scope} (a − b, Holm-corrected over {n} pair(s))",
+        "report.title.pairs": "Pairs on {scope} (a − b, Bonferroni-corrected over {n} pair(s))",
         "report.title.power": "What each dataset can tell (80 % power, α 0.05)",
         "report.title.scores": "Scores by dataset (0–100)",
         "report.title.dimensions": "Capability dimensions",

@@ -589,7 +589,7 @@ MESSAGES.update(
         "report.title.details": "各模型在各数据集上的明细",
         "report.title.paired": "成对差异（a − b，基于两者都回答的记录）",
         "report.title.ranking": "排名（Bradley–Terry 评分，logit 尺度；依据 {scope} 上的结果）",
-        "report.title.pairs": "{scope} 上的模型对（a − b，对 {n} 对做 Holm 校正）",
+        "report.title.pairs": "{scope} 上的模型对（a − b，对 {n} 对做 Bonferroni 校正）",
         "report.title.power": "各数据集能分辨的差异（80% 功效，α 0.05）",
         "report.title.scores": "各数据集的分数（0–100）",
         "report.title.dimensions": "能力维度",

@@ -268,7 +268,7 @@ def _fit_near(wins: FloatArray, theta: FloatArray, inverse: FloatArray, prior: f
         # P(i beats j) = e_i / (e_i + e_j): n exponentials per resample instead of n²
         e = np.exp(current - current.max(axis=1, keepdims=True))
         p = e[:, :, None] / (e[:, :, None] + e[:, None, :])
-        gradient = won - np.einsum("kij,kij->ki", games, p)
+        gradient = won - (games * p).sum(axis=2)
         step = gradient[:, 1:] @ inverse
         largest = np.abs(step).max(axis=1, keepdims=True)
         step *= np.minimum(1.0, _MAX_STEP / np.maximum(largest, 1e-300))

@@ -142,6 +142,8 @@ def _more(tier: Tier, lang: str) -> str:
         return ""
     if tier.more_questions is None:
         return say("cell.never_separated", lang)
+    if tier.more_questions == 0:
+        return say("cell.separated", lang)
     return say("cell.more_questions", lang, n=tier.more_questions)
 
 

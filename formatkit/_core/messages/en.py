@@ -714,6 +714,7 @@ MESSAGES.update(
         "report.cell.more_questions": "about {n} more",
         "report.cell.pair": "{a} – {b}",
         "report.cell.beyond_scale": "more than the scale",
+        "report.cell.separated": "already separated",
         "report.note.tiers": "tiers: the models sharing a rank; 'questions to separate it': about how many more paired questions the closest pair of two adjacent tiers needs for the same corrected test to find its observed gap 80 % of the time (0: already separated; none: their results are identical)",
         "report.note.order": "order: {above} rates above {below} (Bradley–Terry), but {below}'s overall is higher by {gap} points",
         "report.note.order_more": "order: {n} more neighbours in the ranking whose overall scores order them the other way (the JSON's order_disagreements lists them all)",

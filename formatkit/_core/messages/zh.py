@@ -717,6 +717,7 @@ MESSAGES.update(
         "report.cell.more_questions": "约再需 {n} 题",
         "report.cell.pair": "{a} 与 {b}",
         "report.cell.beyond_scale": "超出量程",
+        "report.cell.separated": "已可区分",
         "report.note.tiers": "层级：名次相同的模型；“区分所需题数”：相邻两层中最接近的一对模型，要让同样的校正检验有 80% 的把握发现其观察到的差距，大约还需多少道成对的题（0：已可区分；无：两者结果完全相同）",
         "report.note.order": "顺序：按 Bradley–Terry 评分 {above} 高于 {below}，但 {below} 的总分高出 {gap} 分",
         "report.note.order_more": "顺序：排名中还有 {n} 对相邻模型的总分顺序与此相反（JSON 的 order_disagreements 全部列出）",

@@ -6,8 +6,9 @@
     print(render_report(collected, "text", width=100))
 
 Several models: ``collected.comparison.ratings`` (Bradley–Terry, logit scale), ``.pairs`` (every pair per
-scope, Holm-corrected) and ``.power`` (each dataset's minimum detectable difference); the figures alone:
-:func:`min_detectable_difference`, :func:`holm`, and :func:`diff_text` for how two answers differ.
+scope, Bonferroni-corrected), ``.tiers`` (the models sharing a rank) and ``.power`` (each dataset's minimum
+detectable difference); the figures alone: :func:`min_detectable_difference`, :func:`holm`, and
+:func:`diff_text` for how two answers differ.
 
 Names are loaded on first use (the report's renderers bring jinja2 and friends).
 """

@@ -113,6 +113,7 @@ _RATING: dict[str, object] = {
         "rating": {"type": "number", "description": "Bradley-Terry strength on the logit scale, models centred on 0"},
         "ci": _CI,
         "battles": {"type": "integer"},
+        "rank": {"type": "integer", "description": "1 + the models a corrected pair test puts ahead (models only)"},
     },
 }
 _PAIR: dict[str, object] = {
@@ -126,8 +127,8 @@ _PAIR: dict[str, object] = {
         "difference": {"type": "number", "description": "a - b in points (0-100 scale)"},
         "ci": {**_CI, "description": "Bonferroni-corrected interval (level 1 - 0.05/family)"},
         "p": {"type": ["number", "null"], "description": "the paired t-test's p-value"},
-        "p_adjusted": {"type": ["number", "null"], "description": "Holm-adjusted within the scope's family"},
-        "distinguishable": {"type": "boolean", "description": "p_adjusted below 0.05"},
+        "p_adjusted": {"type": ["number", "null"], "description": "Bonferroni-adjusted (family x p, at most 1)"},
+        "distinguishable": {"type": "boolean", "description": "exactly when ci leaves out 0"},
         "min_detectable_difference": {"type": ["number", "null"]},
         "verdict": {"enum": ["distinguishable", "set too small to tell", "not distinguishable"]},
         "family": {"type": "integer", "description": "pairs of models tested on the scope"},
@@ -176,6 +177,16 @@ def report_results_schema() -> dict[str, object]:
             "ratings_method": {"type": "object", "description": "scale (logit), method, resamples, seed, battles"},
             "pairs": {"type": "array", "items": _PAIR, "description": "every pair of models per scope"},
             "pairs_note": {"type": "string"},
+            "tiers": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "models sharing a rank, best first: rank, models, next_pair, more_questions",
+            },
+            "order_disagreements": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "neighbours the rating and the overall order differently: above, below, gaps",
+            },
             "power": {
                 "type": "object",
                 "additionalProperties": {"type": "object"},

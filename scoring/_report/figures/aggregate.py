@@ -387,6 +387,9 @@ class Aggregate:
     dimensions: dict[str, DimensionStats]
     overall: float | None
     overall_interval: Interval | None = None
+    #: The overall before rounding: differences between models are taken on it (issue 40: a Δ of rounded
+    #: scores said 35.16 where the paired difference said 35.17).
+    overall_exact: float | None = None
 
     @property
     def usage(self) -> dict[str, int]:
@@ -508,7 +511,7 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
         dims[dim] = DimensionStats(dim, names, score, interval)
     dim_scores = [m for m in means.values() if m is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
-    agg = Aggregate(datasets, dims, overall)
+    agg = Aggregate(datasets, dims, overall, overall_exact=sum(dim_scores) / len(dim_scores) if dim_scores else None)
     parts = [(w, datasets[n].dimension_values(), n) for n, w in agg.weights().items()]
     agg.overall_interval = combined_interval(parts, overall)
     return agg

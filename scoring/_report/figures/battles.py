@@ -1,17 +1,18 @@
 """The battles the ratings are fitted on, read from the models' aggregates (see
-:mod:`scoring._report.figures.ratings`): one per question and pair of models on rule-scored sets, one per
+:mod:`scoring._report.figures.ratings`): one per question and pair of models on rule-scored sets (kept as
+the set's grid of scores: its battles are counted by matrix products), one per
 question and model against its opponent on pairwise judge sets."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from itertools import combinations
 
 from formatkit._core.judge_entry import against_of, judge_entry
 from formatkit._core.record import RecordDict, response_entries
 from scoring._judges.kinds import kind_of
 from scoring._report.figures.aggregate import Aggregate
+from scoring._report.figures.grid import grid_of
 from scoring._report.figures.paired import values_by_question
 from scoring._report.figures.ratings import Battles
 
@@ -69,10 +70,7 @@ def battles_of(models: Mapping[str, Aggregate], opponents: Mapping[tuple[str, st
             anchor = opponent not in models
             for key, value in values_by_question(stats).items():
                 battles.add(("q", dataset, key), name, opponent, value, "judge", b_anchor=anchor)
-        rule = [(name, values_by_question(stats)) for name, stats in having if not stats.is_pairwise]
-        for (name_a, va), (name_b, vb) in combinations(rule, 2):
-            for key, value in va.items():
-                other = vb.get(key)
-                if other is not None:
-                    battles.add(("q", dataset, key), name_a, name_b, (1 + value - other) / 2, "rule")
+        grid = grid_of({name: models[name] for name, _ in having}, dataset, pairwise=False)
+        if grid is not None and len(grid.names) > 1:
+            battles.add_grid(dataset, grid)
     return battles

@@ -9,9 +9,18 @@ to about 1e-10, far below what a report prints.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["normal_quantile", "t_cdf", "t_quantile", "t_sf"]
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    FloatArray = npt.NDArray[Any]
+else:
+    FloatArray = Any
+
+__all__ = ["normal_quantile", "t_cdf", "t_quantile", "t_sf", "t_sf_many"]
 
 _EPS = 1e-15
 _TINY = 1e-300
@@ -73,8 +82,10 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - t_sf(t, df)
 
 
+@lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t (bisection on :func:`t_cdf`)."""
+    """The ``p`` quantile of Student's t (bisection on :func:`t_cdf`; remembered: a table of many models asks
+    the same few quantiles for every pair)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"a quantile needs 0 < p < 1, not {p}")
     if math.isinf(df):
@@ -93,3 +104,54 @@ def t_quantile(p: float, df: float) -> float:
         if high - low < 1e-12:
             break
     return (low + high) / 2.0
+
+
+def t_sf_many(t: FloatArray, df: FloatArray) -> FloatArray:
+    """:func:`t_sf` of many (t, df) at once (numpy arrays of one shape, finite df): the same continued fraction
+    run on every element together, each stopping where it converged (a table of 400 models has 79,800 pairs)."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=np.float64)
+    df = np.broadcast_to(np.asarray(df, dtype=np.float64), t.shape)
+    x = df / (df + t * t)
+    a, b = df / 2.0, np.full(t.shape, 0.5)
+    flip = x >= (a + 1.0) / (a + b + 2.0)
+    a, b, xs = np.where(flip, b, a), np.where(flip, a, b), np.where(flip, 1.0 - x, x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        log_front = (
+            np.vectorize(math.lgamma)(a + b) - np.vectorize(math.lgamma)(a) - np.vectorize(math.lgamma)(b)
+            + a * np.log(xs) + b * np.log1p(-xs)
+        )  # fmt: skip
+        qab, qap, qam = a + b, a + 1.0, a - 1.0
+        c = np.ones(t.shape)
+        d = _guard(1.0 - qab * xs / qap)
+        d = 1.0 / d
+        h = d.copy()
+        active = np.ones(t.shape, dtype=bool)
+        for m in range(1, 500):
+            m2 = 2 * m
+            aa = m * (b - m) * xs / ((qam + m2) * (a + m2))
+            d = 1.0 / _guard(1.0 + aa * d)
+            c = _guard(1.0 + aa / c)
+            h = np.where(active, h * d * c, h)
+            aa = -(a + m) * (qab + m) * xs / ((a + m2) * (qap + m2))
+            d = 1.0 / _guard(1.0 + aa * d)
+            c = _guard(1.0 + aa / c)
+            step = d * c
+            h = np.where(active, h * step, h)
+            active &= np.abs(step - 1.0) >= _EPS
+            if not active.any():
+                break
+        part = np.exp(log_front) * h / a
+    ix = np.where(flip, 1.0 - part, part)  # I_x(df/2, 1/2)
+    ix = np.where(xs <= 0.0, np.where(flip, 1.0, 0.0), ix)
+    tail = 0.5 * np.clip(ix, 0.0, 1.0)
+    out: FloatArray = np.where(t >= 0, tail, 1.0 - tail)
+    return out
+
+
+def _guard(values: FloatArray) -> FloatArray:
+    import numpy as np
+
+    out: FloatArray = np.where(np.abs(values) > _TINY, values, _TINY)
+    return out

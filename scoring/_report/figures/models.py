@@ -24,10 +24,12 @@ from scoring._report.figures.multiple import PAIRS_NOTE, DatasetPower, PairTest,
 from scoring._report.figures.paired import paired_values
 from scoring._report.figures.ratings import Ratings, rate
 from scoring._report.figures.shapes import ComparisonSummary, DifferenceSummary, ReportedRun, SpeedSummary
+from scoring._report.figures.tiers import Disagreement, Tier, disagreements, ranking_scope_of, tiers_of
 from scoring._report.words import DEFAULT_LANG, say
 from scoring._results import dataset_of, model_of
 
 __all__ = [
+    "ALL_PAIRS_UP_TO",
     "INTERVAL_NOTE",
     "PAIRWISE_NOTE",
     "Comparison",
@@ -87,12 +89,19 @@ class Comparison:
     runs: dict[str, list[ReportedRun]] = field(default_factory=dict)
     #: Each model's latency, time to first token and tokens per second (:mod:`scoring._report.render.runs`).
     speed: dict[str, SpeedSummary] = field(default_factory=dict)
-    #: Every pair of models per scope, Holm-corrected (:mod:`scoring._report.figures.multiple`).
+    #: Every pair of models per scope, Bonferroni-corrected (:mod:`scoring._report.figures.multiple`).
     pairs: list[PairTest] = field(default_factory=list)
     #: Bradley–Terry ratings of the models (:mod:`scoring._report.figures.ratings`); None with fewer than two.
     ratings: Ratings | None = None
     #: Per dataset, the smallest difference it can detect (:func:`scoring._report.figures.multiple.dataset_power`).
     power: dict[str, DatasetPower] = field(default_factory=dict)
+    #: The models in tiers of one rank, best first (:mod:`scoring._report.figures.tiers`).
+    tiers: list[Tier] = field(default_factory=list)
+    #: Neighbours in the ranking whose overall scores order them the other way.
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    def rank_of(self) -> dict[str, int]:
+        return {name: tier.rank for tier in self.tiers for name in tier.models}
 
     @property
     def names(self) -> list[str]:
@@ -132,6 +141,15 @@ class Comparison:
             out["ratings"] = {r.name: r.to_dict() for r in self.ratings.models()}
             out["rating_anchors"] = {r.name: r.to_dict() for r in self.ratings.players if r.anchor}
             out["ratings_method"] = self.ratings.to_dict()
+        if self.tiers:
+            ranks = self.rank_of()
+            for name, rating in out["ratings"].items():
+                rating["rank"] = ranks[name]
+            out["tiers"] = [tier.to_dict() for tier in self.tiers]
+            out["order_disagreements"] = [
+                {"above": d.above, "below": d.below, "rating_gap": d.rating_gap, "overall_gap": d.overall_gap}
+                for d in self.disagreements
+            ]
         out["pairs"] = [p.to_dict() for p in self.pairs]
         out["pairs_note"] = PAIRS_NOTE
         out["power"] = dict(self.power)
@@ -186,17 +204,34 @@ def add_many_models(comparison: Comparison, opponents: Mapping[tuple[str, str], 
     comparison.pairs = pair_tests(comparison.models)
     comparison.power = dataset_power(comparison.pairs)
     comparison.ratings = rate(battles_of(comparison.models, opponents or {}))
+    if comparison.ratings is not None:
+        scope = ranking_scope_of(comparison.pairs)
+        pairs = {frozenset((p.a, p.b)): p for p in comparison.pairs if p.scope == scope}
+        comparison.tiers = tiers_of(comparison.ratings, pairs)
+        exact = {name: agg.overall_exact for name, agg in comparison.models.items()}
+        comparison.disagreements = disagreements(comparison.tiers, comparison.ratings, exact)
 
 
 #: The scale of a per-record difference of two 0–1 values: its pseudo-records sit at −1 and 1.
 _DIFF = (-1.0, 1.0)
 
 
+#: Above this many models the paired differences (bootstrap intervals, one pass over the records per pair)
+#: are each model's against the first only: the pairs table (:mod:`scoring._report.figures.multiple`) holds every
+#: pair, and 79,800 bootstrapped pairs of 400 models took minutes.
+ALL_PAIRS_UP_TO = 12
+
+
 def compare(models: Mapping[str, Aggregate]) -> list[Difference]:
-    """Paired differences for every two models: per shared dataset, and overall over the shared datasets
-    (weighted as model ``a``'s overall weighs them)."""
+    """Paired differences for every two models (each against the first above :data:`ALL_PAIRS_UP_TO`
+    models): per shared dataset, and overall over the shared datasets (weighted as model ``a``'s overall
+    weighs them)."""
     out: list[Difference] = []
-    for (name_a, a), (name_b, b) in combinations(models.items(), 2):
+    pairs = combinations(models.items(), 2)
+    if len(models) > ALL_PAIRS_UP_TO:
+        first = next(iter(models.items()))
+        pairs = ((first, other) for other in list(models.items())[1:])  # type: ignore[assignment]
+    for (name_a, a), (name_b, b) in pairs:
         weights = a.weights()
         parts: list[tuple[float, list[float], str]] = []
         for dataset in a.datasets:

@@ -9,12 +9,15 @@ For each pair and each scope (a dataset both answered, and ``overall`` over the 
   intervals are: half a pseudo-record at −1 and at +1 (one record in all), so 4 records on which A beat B
   every time do not yield a zero variance and certainty. ``overall`` combines the datasets with the
   weights of model a's overall (a stratified test; degrees of freedom: the records less one per dataset);
-- the **Holm-adjusted p-value** within the scope's family (the pairs of models sharing that scope): a
-  pair is ``distinguishable`` when it is below ``ALPHA`` (0.05), which keeps the chance of calling any
-  one of the family's pairs different by accident under 5 %;
-- a **corrected interval**: the t interval at level 1 − ALPHA/m (Bonferroni, m pairs in the family), so
-  that all m intervals hold their true differences together at least 95 % of the time. Holm rejects at
-  least what Bonferroni rejects: a distinguishable pair's interval may, rarely, touch 0;
+- a **corrected interval**: the t interval at level 1 − ALPHA/m (Bonferroni, m pairs in the scope's
+  family: the pairs of models sharing that scope), so that all m intervals hold their true differences
+  together at least 95 % of the time; its ends are rounded outward to 2 decimals;
+- **distinguishable** exactly when that interval, as printed, leaves out 0; the **adjusted p-value** is
+  Bonferroni's (m · p, at most 1), the same procedure: it is below ``ALPHA`` exactly when the exact
+  interval leaves out 0. One procedure for both, so that no pair is called distinguishable while its
+  interval holds 0. Holm's step-down test rejects a little more, but its compatible simultaneous intervals
+  (Strassburger and Bretz) give a rejected pair only a one-sided bound at 0 — no interval a reader can use;
+  :func:`holm` stays for the users who call it;
 - the **minimum detectable difference** of the pair on that scope (:mod:`scoring._report.figures.power`): a pair
   that is not distinguishable and whose difference is below it is flagged ``set too small to tell``.
 """
@@ -22,16 +25,17 @@ For each pair and each scope (a dataset both answered, and ``overall`` over the 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TypedDict
 
 from scoring._report.figures.aggregate import Aggregate
-from scoring._report.figures.distributions import t_quantile, t_sf
+from scoring._report.figures.distributions import t_quantile, t_sf, t_sf_many
+from scoring._report.figures.grid import Grid, grid_of
 from scoring._report.figures.intervals import Interval
-from scoring._report.figures.paired import paired_values
-from scoring._report.figures.power import ALPHA, min_detectable_difference
+from scoring._report.figures.power import ALPHA, POWER, capped, min_detectable_difference
 from scoring._report.words import DEFAULT_LANG, say
 
 __all__ = [
@@ -92,16 +96,18 @@ class PairTest:
     scope: str
     records: int
     difference: float  # points, a − b
-    interval: Interval | None  # Bonferroni-corrected, points
+    interval: Interval | None  # Bonferroni-corrected, points, rounded outward
     p: float | None
     p_adjusted: float | None
     min_detectable: float | None
     family: int
     sd: float | None = None  # the smoothed paired standard deviation (0–1), per dataset
+    se: float | None = None  # the difference's standard error (0–1)
 
     @property
     def distinguishable(self) -> bool:
-        return self.p_adjusted is not None and self.p_adjusted < ALPHA
+        """Exactly when the corrected interval (as printed) leaves out 0."""
+        return self.interval is not None and (self.interval.low > 0 or self.interval.high < 0)
 
     @property
     def verdict(self) -> str:
@@ -163,11 +169,7 @@ class _Estimate:
     df: float
     mdd: float | None
     sd: float | None = None
-
-
-def _dataset_estimate(diffs: Sequence[float]) -> _Estimate:
-    n, mean, sd, se = paired_moments(diffs)
-    return _Estimate(n, mean, se, max(n - 1, 1), min_detectable_difference(n, sd), sd)
+    p: float = 1.0
 
 
 def _overall_estimate(parts: Sequence[tuple[float, _Estimate]]) -> _Estimate:
@@ -176,54 +178,86 @@ def _overall_estimate(parts: Sequence[tuple[float, _Estimate]]) -> _Estimate:
     variance = sum(((w / total) * e.se) ** 2 for w, e in parts)
     df = float(max(1, sum(e.records - 1 for _, e in parts)))
     se = math.sqrt(variance)
-    mdd = None
-    if df >= 1:
-        mdd = round(min(200.0, 100.0 * (t_quantile(1 - ALPHA / 2, df) + t_quantile(0.8, df)) * se), 2)
-    return _Estimate(sum(e.records for _, e in parts), mean, se, max(df, 1.0), mdd)
+    mdd = capped(100.0 * (t_quantile(1 - ALPHA / 2, df) + t_quantile(POWER, df)) * se)
+    p = 1.0 if se <= 0 and mean == 0 else 0.0 if se <= 0 else min(1.0, 2 * t_sf(abs(mean) / se, df))
+    return _Estimate(sum(e.records for _, e in parts), mean, se, df, mdd, None, p)
 
 
-def _p_value(e: _Estimate) -> float:
-    if e.se <= 0:
-        return 1.0 if e.mean == 0 else 0.0
-    return min(1.0, 2 * t_sf(abs(e.mean) / e.se, e.df))
+def _dataset_estimates(grid: Grid) -> dict[tuple[int, int], _Estimate]:
+    """Every pair (i < j) of the grid's models that scored a question in common: :func:`paired_moments` of
+    its per-record differences and its two-sided p, computed for all pairs at once from the grid's sums."""
+    import numpy as np
+
+    sums = grid.sums()
+    n = sums.count
+    weight = n + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(n > 0, sums.total / np.maximum(n, 1), 0.0)
+        smooth = sums.total / weight
+        squares = sums.squares - 2 * smooth * sums.total + n * smooth**2
+        squares += 0.5 * (-1 - smooth) ** 2 + 0.5 * (1 - smooth) ** 2
+        variance = squares / weight
+        sd = np.sqrt(variance)
+        se = np.sqrt(variance / (weight + 1))
+        df = np.maximum(n - 1, 1)
+        p = np.minimum(1.0, 2 * t_sf_many(np.abs(mean) / se, df))
+    rows, cols = np.nonzero(np.triu(n > 0, k=1))
+    out: dict[tuple[int, int], _Estimate] = {}
+    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
+        count = int(n[i, j])
+        mdd = min_detectable_difference(count, float(sd[i, j]))
+        spread = float(sd[i, j])
+        out[i, j] = _Estimate(count, float(mean[i, j]), float(se[i, j]), float(df[i, j]), mdd, spread, float(p[i, j]))
+    return out
+
+
+def _outward(value: float, up: bool) -> float:
+    """``value`` rounded to 2 decimals away from the interval's inside: a rounded interval holds what the
+    exact one holds (the 1e-9 keeps 0.29 × 100 from flooring to 28)."""
+    scaled = value * 100
+    return (math.ceil(scaled - 1e-9) if up else math.floor(scaled + 1e-9)) / 100
+
+
+def _test(name_a: str, name_b: str, scope: str, e: _Estimate, m: int) -> PairTest:
+    """The pair's Bonferroni interval (level 1 − ALPHA/m) and adjusted p (m·p): one procedure for both."""
+    difference = round(100 * e.mean, 4)
+    half = 100 * t_quantile(1 - ALPHA / (2 * m), e.df) * e.se
+    low = _outward(max(-100.0, min(difference, difference - half)), up=False)
+    high = _outward(min(100.0, max(difference, difference + half)), up=True)
+    interval = Interval(low, high, "t-bonferroni")
+    adjusted = min(1.0, m * e.p)
+    return PairTest(name_a, name_b, scope, e.records, difference, interval, e.p, adjusted, e.mdd, m, e.sd, e.se)
 
 
 def pair_tests(models: Mapping[str, Aggregate]) -> list[PairTest]:
-    """Every pair of models on every shared dataset and overall, each scope a family corrected by Holm."""
+    """Every pair of models on every shared dataset and overall, each scope a family of m pairs corrected by
+    Bonferroni (interval and verdict alike)."""
+    names = list(models)
+    index = {name: i for i, name in enumerate(names)}
+    estimates: dict[str, dict[tuple[int, int], _Estimate]] = {}
+    rows: dict[str, dict[int, int]] = {}
+    datasets = dict.fromkeys(d for agg in models.values() for d in agg.datasets)
+    for dataset in datasets:
+        grid = grid_of(models, dataset)
+        if grid is not None and len(grid.names) > 1:
+            estimates[dataset] = _dataset_estimates(grid)
+            rows[dataset] = {index[name]: k for k, name in enumerate(grid.names)}
     raw: list[tuple[str, str, str, _Estimate]] = []
-    for (name_a, a), (name_b, b) in combinations(models.items(), 2):
-        weights = a.weights()
+    for (ia, name_a), (ib, name_b) in combinations(enumerate(names), 2):
+        weights = models[name_a].weights()
         parts: list[tuple[float, _Estimate]] = []
-        for dataset in a.datasets:
-            if dataset not in b.datasets:
+        for dataset in models[name_a].datasets:
+            row = rows.get(dataset, {})
+            estimate = estimates[dataset].get((row[ia], row[ib])) if ia in row and ib in row else None
+            if estimate is None:
                 continue
-            diffs = paired_values(a, b, dataset)
-            if not diffs:
-                continue
-            estimate = _dataset_estimate(diffs)
             raw.append((name_a, name_b, dataset, estimate))
             if dataset in weights:
                 parts.append((weights[dataset], estimate))
         if len(parts) > 1:
             raw.append((name_a, name_b, "overall", _overall_estimate(parts)))
-    families: dict[str, list[int]] = {}
-    for index, (_, _, scope, _) in enumerate(raw):
-        families.setdefault(scope, []).append(index)
-    out: list[PairTest | None] = [None] * len(raw)
-    for members in families.values():
-        pvalues = [_p_value(raw[i][3]) for i in members]
-        m = len(members)
-        for i, p, adjusted in zip(members, pvalues, holm(pvalues), strict=True):
-            name_a, name_b, scope, e = raw[i]
-            difference = round(100 * e.mean, 2)
-            half = 100 * t_quantile(1 - ALPHA / (2 * m), e.df) * e.se
-            interval = Interval(
-                round(max(-100.0, min(difference, 100 * e.mean - half)), 2),
-                round(min(100.0, max(difference, 100 * e.mean + half)), 2),
-                "t-bonferroni",
-            )
-            out[i] = PairTest(name_a, name_b, scope, e.records, difference, interval, p, adjusted, e.mdd, m, e.sd)
-    return [t for t in out if t is not None]
+    family = Counter(scope for _, _, scope, _ in raw)
+    return [_test(a, b, scope, e, family[scope]) for a, b, scope, e in raw]
 
 
 class DatasetPower(TypedDict):

@@ -19,10 +19,18 @@ import math
 
 from scoring._report.figures.distributions import t_quantile
 
-__all__ = ["ALPHA", "POWER", "min_detectable_difference"]
+__all__ = ["ALPHA", "POWER", "SCALE", "capped", "min_detectable_difference"]
 
 ALPHA = 0.05
 POWER = 0.80
+#: The largest difference there is on the 0–100 scale: a detectable difference above it is "more than the
+#: scale" (no gap the set could show would be found), reported as the scale itself.
+SCALE = 100.0
+
+
+def capped(points: float) -> float:
+    """A detectable difference in points, at most :data:`SCALE`, to 2 decimals."""
+    return round(min(SCALE, points), 2)
 
 
 def min_detectable_difference(n: int, sd: float, *, alpha: float = ALPHA, power: float = POWER) -> float | None:
@@ -31,6 +39,6 @@ def min_detectable_difference(n: int, sd: float, *, alpha: float = ALPHA, power:
     two records."""
     if n < 2:
         return None
-    df = n - 1
+    df = float(n - 1)
     factor = t_quantile(1 - alpha / 2, df) + t_quantile(power, df)
-    return round(min(200.0, 100.0 * factor * sd / math.sqrt(n)), 2)
+    return capped(100.0 * factor * sd / math.sqrt(n))

@@ -199,6 +199,8 @@ class ComparisonSummary(AggregateSummary, total=False):
     pairs: list[Any]
     pairs_note: str
     power: dict[str, Any]
+    tiers: list[Any]
+    order_disagreements: list[dict[str, Any]]
 
 
 # --- the HTML report's page: what its template and its question browser read --------------------------------

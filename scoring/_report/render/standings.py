@@ -12,16 +12,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from formatkit._core.xlsx_style import Fill, Sheet
+from scoring._report.figures.aggregate import Aggregate
 from scoring._report.figures.battles import REFERENCE
 from scoring._report.figures.models import Comparison
 from scoring._report.figures.multiple import DISTINGUISHABLE, VERDICT_WORDS, PairTest, pairs_note
+from scoring._report.figures.power import SCALE
 from scoring._report.figures.ratings import Rating, ratings_note
+from scoring._report.figures.tiers import Tier, ranking_scope_of
 from scoring._report.words import DEFAULT_LANG, heads, say
 
 __all__ = [
     "Rows",
+    "detectable_cell",
     "pairs_in_scope",
     "ranking_legend",
+    "ranking_order",
     "ranking_scope",
     "standings_notes",
     "standings_sheets",
@@ -48,14 +53,18 @@ class Rows:
 
 def ranking_scope(comp: Comparison) -> str | None:
     """The scope the ranking's verdicts come from: ``overall``, or the one dataset the models share."""
-    scopes = {p.scope for p in comp.pairs}
-    if "overall" in scopes:
-        return "overall"
-    return next(iter(scopes)) if len(scopes) == 1 else None
+    return ranking_scope_of(comp.pairs)
 
 
 def pairs_in_scope(comp: Comparison, scope: str | None) -> dict[frozenset[str], PairTest]:
     return {frozenset((p.a, p.b)): p for p in comp.pairs if p.scope == scope}
+
+
+def detectable_cell(points: float | None, lang: str = DEFAULT_LANG) -> str:
+    """A detectable difference in points; at the scale's end, "more than the scale"."""
+    if points is None:
+        return "—"
+    return say("cell.beyond_scale", lang) if points >= SCALE else f"{points:.1f}"
 
 
 def _signed(value: float) -> str:
@@ -79,42 +88,74 @@ def _scope_words(scope: str | None, lang: str) -> str:
     return say("cell.overall", lang) if scope == "overall" else scope
 
 
+def ranking_order(comp: Comparison) -> list[Rating]:
+    """The models as the ranking lists them: tier by tier, by rating within a tier."""
+    if comp.ratings is None:
+        return []
+    by_name = {r.name: r for r in comp.ratings.models()}
+    return [by_name[name] for tier in comp.tiers for name in tier.models] or comp.ratings.models()
+
+
+def _overall(agg: Aggregate) -> str:
+    overall = "—" if agg.overall is None else f"{agg.overall:.2f}"
+    if agg.overall_interval is not None:
+        overall += f" [{agg.overall_interval.low:.1f}, {agg.overall_interval.high:.1f}]"
+    return overall
+
+
 def _ranking(comp: Comparison, lang: str = DEFAULT_LANG) -> Rows | None:
+    """One row per model: its position (#), its rank (shared by a tier), and the positions of the models a
+    corrected test puts ahead of it, behind it, or does not tell apart from it."""
     if comp.ratings is None:
         return None
-    scope = ranking_scope(comp)
-    pairs = pairs_in_scope(comp, scope)
-    models = comp.ratings.models()
-    rank = {r.name: i for i, r in enumerate(models, 1)}
+    pairs = pairs_in_scope(comp, ranking_scope(comp))
+    models = ranking_order(comp)
+    position = {r.name: i for i, r in enumerate(models, 1)}
+    ranks = comp.rank_of()
     rows: list[list[str]] = []
     for r in models:
-        ahead: list[int] = []
-        behind: list[int] = []
-        close: list[int] = []
+        lists: tuple[list[int], list[int], list[int]] = ([], [], [])
         for other in models:
             test = pairs.get(frozenset((r.name, other.name)))
             if other is r or test is None:
                 continue
             lead = test.difference if test.a == r.name else -test.difference
-            if test.verdict == DISTINGUISHABLE:
-                (ahead if lead > 0 else behind).append(rank[other.name])
-            else:
-                close.append(rank[other.name])
-        agg = comp.models[r.name]
-        overall = "—" if agg.overall is None else f"{agg.overall:.2f}"
-        if agg.overall_interval is not None:
-            overall += f" [{agg.overall_interval.low:.1f}, {agg.overall_interval.high:.1f}]"
-        rows.append([str(rank[r.name]), r.name, _rating(r), overall, _ranks(ahead), _ranks(behind), _ranks(close)])
+            which = (0 if lead > 0 else 1) if test.distinguishable else 2
+            lists[which].append(position[other.name])
+        rank = str(ranks.get(r.name, position[r.name]))
+        cells = [str(position[r.name]), rank, r.name, _rating(r), _overall(comp.models[r.name])]
+        rows.append([*cells, *(_ranks(found) for found in lists)])
     for r in comp.ratings.players:
         if r.anchor:
             name = say("cell.reference", lang) if r.name == REFERENCE else f"({r.name})"
-            rows.append(["—", name, _rating(r), "", "", "", ""])
+            rows.append(["", "—", name, _rating(r), "", "", "", ""])
     return Rows(
-        say("title.ranking", lang, scope=_scope_words(scope, lang)),
-        heads(("rank", "model", "rating", "overall", "ahead", "behind", "apart"), lang),
+        say("title.ranking", lang, scope=_scope_words(ranking_scope(comp), lang)),
+        heads(("position", "rank", "model", "rating", "overall", "ahead", "behind", "apart"), lang),
         rows,
-        {0, 2, 3},
+        {0, 1, 3, 4},
     )
+
+
+def _more(tier: Tier, lang: str) -> str:
+    if tier.next_pair is None:
+        return ""
+    if tier.more_questions is None:
+        return say("cell.never_separated", lang)
+    if tier.more_questions == 0:
+        return say("cell.separated", lang)
+    return say("cell.more_questions", lang, n=tier.more_questions)
+
+
+def _tiers(comp: Comparison, lang: str) -> Rows | None:
+    if len(comp.tiers) < 1:
+        return None
+    rows = []
+    for tier in comp.tiers:
+        pair = say("cell.pair", lang, a=tier.next_pair[0], b=tier.next_pair[1]) if tier.next_pair else ""
+        rows.append([str(tier.rank), str(len(tier.models)), " ".join(tier.models), pair, _more(tier, lang)])
+    head = heads(("rank", "models_count", "models", "closest_pair", "more_questions"), lang)
+    return Rows(say("title.tiers", lang), head, rows, {0, 1})
 
 
 def _pairs(comp: Comparison, lang: str) -> Rows | None:
@@ -134,7 +175,7 @@ def _pairs(comp: Comparison, lang: str) -> Rows | None:
                 str(p.records),
                 f"{p.difference:+.2f}{ci}",
                 "—" if p.p_adjusted is None else "<0.0001" if p.p_adjusted < 0.0001 else f"{p.p_adjusted:.4f}",
-                "—" if p.min_detectable is None else f"{p.min_detectable:.1f}",
+                detectable_cell(p.min_detectable, lang),
                 say(f"cell.{VERDICT_WORDS[p.verdict]}", lang),
             ]
         )
@@ -158,7 +199,7 @@ def _power(comp: Comparison, lang: str) -> Rows | None:
                 name,
                 str(p["records"]),
                 f"{p['paired_sd']:.3f}",
-                "—" if mdd is None else f"{mdd:.1f}",
+                detectable_cell(mdd, lang),
                 f"{p['largest_difference']:.1f}",
                 say("cell.of", lang, k=p["too_small"], n=p["pairs"]),
             ]
@@ -169,14 +210,27 @@ def _power(comp: Comparison, lang: str) -> Rows | None:
 
 def standings_tables(comp: Comparison, lang: str = DEFAULT_LANG) -> list[Rows]:
     """The ranking, the pairs and the datasets' power (none for a single model), their words in ``lang``."""
-    return [t for t in (_ranking(comp, lang), _pairs(comp, lang), _power(comp, lang)) if t is not None]
+    tables = (_ranking(comp, lang), _tiers(comp, lang), _pairs(comp, lang), _power(comp, lang))
+    return [t for t in tables if t is not None]
+
+
+#: Disagreements named one by one in the notes; the rest are counted (the JSON lists them all).
+NAMED_DISAGREEMENTS = 5
 
 
 def standings_notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
     if comp.ratings is None and not comp.pairs:
         return []
     scope = _scope_words(ranking_scope(comp), lang)
-    return [ranking_legend(scope, lang), ratings_note(lang), pairs_note(lang), say("note.detectable", lang)]
+    out = [ranking_legend(scope, lang), say("note.tiers", lang), ratings_note(lang), pairs_note(lang)]
+    out.append(say("note.detectable", lang))
+    for d in comp.disagreements[:NAMED_DISAGREEMENTS]:
+        out.append(say("note.order", lang, above=d.above, below=d.below, gap=f"{d.overall_gap:.2f}"))
+    if len(comp.disagreements) > NAMED_DISAGREEMENTS:
+        out.append(say("note.order_more", lang, n=len(comp.disagreements) - NAMED_DISAGREEMENTS))
+    if comp.disagreements:
+        out.append(say("note.order_why", lang))
+    return out
 
 
 POWER_HEAD = [
@@ -197,17 +251,26 @@ def standings_sheets(comp: Comparison) -> list[Sheet]:
     sheets: list[Sheet] = []
     if comp.ratings is not None:
         ranking = _ranking(comp)
-        head = ["rank", "model", "rating", "low", "high", "battles", "overall", "ahead of", "behind", "not told apart"]
-        sheet = Sheet("Ranking", head, decimals={"rating", "low", "high", "overall"})
-        cells = {row[1]: row for row in ranking.rows} if ranking else {}
-        for rank, r in enumerate(comp.ratings.models(), 1):
-            row = cells.get(r.name, [""] * 7)
+        head = ["#", "rank", "model", "rating", "low", "high", "battles", "overall", "ahead of", "behind"]
+        sheet = Sheet("Ranking", [*head, "not told apart"], decimals={"rating", "low", "high", "overall"})
+        cells = {row[2]: row for row in ranking.rows} if ranking else {}
+        ranks = comp.rank_of()
+        for position, r in enumerate(ranking_order(comp), 1):
+            row = cells.get(r.name, [""] * 8)
             overall = comp.models[r.name].overall
-            sheet.rows.append([rank, r.name, r.rating, r.low, r.high, r.battles, overall, *row[4:7]])
+            first = [position, ranks.get(r.name, position), r.name, r.rating, r.low, r.high, r.battles, overall]
+            sheet.rows.append([*first, *row[5:8]])
         for r in comp.ratings.players:
             if r.anchor:
-                sheet.rows.append([None, f"({r.name})", r.rating, r.low, r.high, r.battles, None, None, None, None])
+                sheet.rows.append(
+                    [None, None, f"({r.name})", r.rating, r.low, r.high, r.battles, None, None, None, None]
+                )
         sheets.append(sheet)
+        tiers = Sheet("Tiers", ["rank", "models", "closest pair to the next tier", "more questions to separate it"])
+        for tier in comp.tiers:
+            pair = " – ".join(tier.next_pair) if tier.next_pair else None
+            tiers.rows.append([tier.rank, " ".join(tier.models), pair, tier.more_questions])
+        sheets.append(tiers)
     head = ["a", "b", "scope", "paired records", "difference", "low", "high", "p", "p adjusted", "family"]
     head += ["distinguishable", "detectable difference", "verdict"]
     pairs = Sheet("Pairs", head, decimals={"difference", "low", "high", "detectable difference"})

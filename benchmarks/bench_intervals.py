@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring._report.aggregate import combined_interval
-from scoring._report.intervals import RESAMPLES, Interval, is_binary, wilson
+from scoring._report.figures.aggregate import combined_interval
+from scoring._report.figures.intervals import RESAMPLES, Interval, is_binary, wilson
 
 CORPORA = Path(__file__).resolve().parents[1] / "tests" / "corpora"
 

@@ -6,13 +6,21 @@ is stale (tests/test_docs.py fails the same way, as ``formatkit schema --write``
 - ``reference/rules.md``: every issue code of ``formatkit.CODES`` with its severity, its one-line summary in
   every language of the message catalogues, and what ``formatkit validate`` prints for the code's fixtures
   under ``fixtures/invalid/`` (the runs pinned in ``tests/formats/whole_reports.json``), in English and Chinese;
-- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help.
+- ``reference/cli.md``: every command of the typer app with its usage, help and every option's help;
+- ``reference/http-api.md``: the HTTP API of ``formatkit serve``, from the application's OpenAPI document.
+- ``reference/api.md``: every public name of ``formatkit`` and ``scoring``;
+- the tables of hand-written pages that list a table of the code, between ``<!-- generated: NAME -->`` marks:
+  the score guide's metrics (``scoring.METRICS``), the shapes guide's shapes (``formatkit.SHAPES``).
+
+Adding a metric, a judge kind, a shape or a language changes some of these: ``python docs/generate.py`` is
+the docs step of every recipe of CONTRIBUTING.md.
 
 Run it from anywhere: paths are taken from this file's place, and fixtures are named relative to the project.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import io
@@ -22,7 +30,7 @@ import pkgutil
 import re
 import sys
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -237,8 +245,11 @@ def render_cli() -> str:
         context = typer.Context(command, info_name=name, parent=root)
         usage = " ".join(command.collect_usage_pieces(context))
         out += [f"## `formatkit {name}`", "", "```text", f"formatkit {name} {usage}", "```", ""]
-        help_text = (command.help or "").replace("\b\n", "")
-        out += [_escape(paragraph.strip()) + "\n" for paragraph in help_text.split("\n\n") if paragraph.strip()]
+        for paragraph in (command.help or "").split("\n\n"):
+            if paragraph.startswith("\b\n"):  # a paragraph click prints as it is written (a list): as it is
+                out += ["```text", paragraph[2:].rstrip("\n"), "```", ""]
+            elif paragraph.strip():
+                out.append(_escape(paragraph.strip()) + "\n")
         out += _params(command.params, context)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -369,7 +380,179 @@ def _clean(text: str) -> str:
     return re.sub(r"\b(?:formatkit|scoring|typing|collections\.abc|pathlib|os)\.(?:_?\w+\.)*(?=\w)", "", text)
 
 
-PAGES_GENERATED = {"reference/rules.md": render_rules, "reference/cli.md": render_cli, "reference/api.md": render_api}
+def render_metrics_table() -> list[str]:
+    """The score guide's table of metrics: one row per entry of ``scoring.METRICS``, in table order."""
+    from scoring import METRICS
+
+    details = _headings(PAGES / "scoring.md")
+    out = [
+        "| metric | kind | what it scores | `auto` gives it | how it reads a reply |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, spec in METRICS.items():
+        kinds = ", ".join(sorted(spec.auto_for))
+        if spec.auto_takes:
+            kinds += f" (and {', '.join(sorted(spec.auto_takes))} in a dataset that holds {kinds})"
+        anchor = next((slug for slug, words in details.items() if name in words), None)
+        if anchor is None and spec.kind == "judge":
+            anchor = "judges"
+        link = f"[{'rules' if spec.kind == 'rule' else 'judges'}](../scoring.md#{anchor})" if anchor else ""
+        kind = "LLM judge" if spec.kind == "judge" else "rule"
+        out.append(f"| `{name}` | {kind} | {_cell(spec.summary)} | {_cell(kinds) or '—'} | {link} |")
+    return out
+
+
+def _headings(page: Path) -> dict[str, set[str]]:
+    """A page's headings: each anchor with the words of its heading (``### prefix and keywords``)."""
+    found: dict[str, set[str]] = {}
+    for line in re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S).splitlines():
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+            anchor = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", heading).strip().lower())
+            found[anchor] = set(heading.lower().split())
+    return found
+
+
+def render_shapes_table() -> list[str]:
+    """The shapes guide's table: one row per entry of ``formatkit.SHAPES``, in table order."""
+    from formatkit import SHAPES
+
+    flags = {"read": "`--from`", "write": "`--to`"}
+    out = [
+        "| KIND | the tool's file | holds | does not hold | option |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, spec in SHAPES.items():
+        ways = ", ".join(flags[way] for way in spec.directions)
+        out.append(f"| `{name}` | {_cell(spec.summary)} | {_cell(spec.holds)} | {_cell(spec.loses)} | {ways} |")
+    return out
+
+
+#: The parts of hand-written pages that are generated: between ``<!-- generated: NAME ... -->`` and
+#: ``<!-- end generated: NAME -->``, the lines the function gives (the rest of the page is left as it is).
+PARTS_GENERATED = {
+    "guide/score.md": {"metrics": render_metrics_table},
+    "guide/shapes.md": {"shapes": render_shapes_table},
+}
+
+
+def _with_parts(name: str) -> str:
+    """The hand-written page ``name`` with its generated parts as the code gives them now."""
+    text = (PAGES / name).read_text(encoding="utf-8")
+    for part, render in PARTS_GENERATED[name].items():
+        pattern = re.compile(
+            rf"(^<!-- generated: {re.escape(part)}\b[^\n]*-->\n)(.*?)(^<!-- end generated: {re.escape(part)} -->$)",
+            re.M | re.S,
+        )
+        if pattern.search(text) is None:
+            raise SystemExit(f"docs/pages/{name}: its marks <!-- generated: {part} ... --> are missing")
+        # blank lines around the part: Markdown ends the comment's HTML block there
+        lines = "\n".join(render())
+        text = pattern.sub(lambda m, lines=lines: f"{m.group(1)}\n{lines}\n\n{m.group(3)}", text, count=1)
+    return text
+
+
+PAGES_GENERATED: dict[str, Callable[[], str]] = {
+    "reference/rules.md": render_rules,
+    "reference/cli.md": render_cli,
+    "reference/api.md": render_api,
+    **{name: functools.partial(_with_parts, name) for name in PARTS_GENERATED},
+}
+
+
+def render_http_api() -> str:
+    """The page of ``formatkit serve``'s HTTP API, from the application's own ``/openapi.json``: every route
+    with its query parameters, body and answers, then the JSON shapes they name."""
+    import tempfile
+
+    from formatkit.serve import Settings, create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        spec = create_app(Settings(upload_dir=folder)).openapi()
+    out = [
+        HEADER,
+        "# HTTP API reference",
+        "",
+        "The routes of `formatkit serve` (see [Serve](../guide/serve.md) for running it), as its OpenAPI document",
+        "describes them: the running service serves that document at `/openapi.json`. This page is generated",
+        "from it by `python docs/generate.py`; a test fails when it is stale.",
+        "",
+        'Every refusal is JSON, `{"error": {"code": ..., "message": ...}}`: the code is stable, the message',
+        "is in the request's language (the `lang` query, else `Accept-Language`, else the server's `--lang`).",
+        "When the server was started with `--token-env VAR`, every `/v1/` route asks for the header",
+        "`Authorization: Bearer <token>` (401 without it); `/healthz` and the page never do.",
+        "",
+    ]
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            out += [f"## `{method.upper()} {path}`", "", f"**{_said(operation.get('summary', ''))}**", ""]
+            if operation.get("description"):
+                out += [operation["description"], ""]
+            out += _http_parameters(operation.get("parameters", []))
+            body = operation.get("requestBody", {}).get("content", {})
+            for media, content in body.items():
+                for name, field in content.get("schema", {}).get("properties", {}).items():
+                    many = " (one or more)" if field.get("type") == "array" else ""
+                    out += [f"Body: `{media}`, the part `{name}`{many}: {field.get('description', '')}", ""]
+            out += ["| answer | content | what |", "| --- | --- | --- |"]
+            for status, answer in sorted(operation.get("responses", {}).items()):
+                contents = answer.get("content", {})
+                shown = ", ".join(
+                    f"`{media}` {_schema_name(c.get('schema', {}))}".strip() for media, c in contents.items()
+                )
+                out.append(f"| {status} | {shown or '—'} | {_said(answer.get('description', ''))} |")
+            out.append("")
+    out += ["## JSON shapes", ""]
+    for name, schema in spec.get("components", {}).get("schemas", {}).items():
+        out += [f"### `{name}`", ""]
+        if schema.get("description"):
+            out += [_said(schema["description"]), ""]
+        properties = schema.get("properties", {})
+        if properties:
+            out += ["| field | type | what |", "| --- | --- | --- |"]
+            for field_name, field in properties.items():
+                what = _said(field.get("description", ""))
+                out.append(f"| `{field_name}` | {_schema_name(field)} | {what} |")
+            out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _http_parameters(parameters: list[dict[str, Any]]) -> list[str]:
+    if not parameters:
+        return []
+    out = ["| query parameter | values | default | what |", "| --- | --- | --- | --- |"]
+    for parameter in parameters:
+        schema = parameter.get("schema", {})
+        default = schema.get("default")
+        shown = "—" if default is None else f"`{json.dumps(default)}`"
+        out.append(
+            f"| `{parameter['name']}` | {_schema_name(schema)} | {shown} | {_said(parameter.get('description', ''))} |"
+        )
+    return [*out, ""]
+
+
+def _said(text: str) -> str:
+    """Text of the API's own (Markdown with `code`) on one line of a table."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    """A JSON Schema as a few words: its type, its values, the shape it names (a link below)."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[`{name}`](#{name.lower()})"
+    if "enum" in schema:
+        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_schema_name(option) for option in schema["anyOf"])
+    if schema.get("type") == "array":
+        return f"list of {_schema_name(schema.get('items', {}))}"
+    if schema.get("type") == "object" and "additionalProperties" in schema:
+        return f"object of {_schema_name(schema['additionalProperties'])}"
+    return f"{schema['type']}" if "type" in schema else "any"
+
+
+PAGES_GENERATED["reference/http-api.md"] = render_http_api
 
 
 def stale() -> list[str]:

@@ -6,13 +6,13 @@ The public API::
     report = validate_file("set.xlsx", mode="infer-eval", profile="platform")
     for issue in report.issues: print(issue.code, issue.place, issue.message)
 
-``check_files`` and ``run_conversion`` are ``validate_files`` and ``convert`` with their outcome as a
-:class:`Checked` (the pydantic report built only when asked for: what the command line prints from).
+One name per file operation: ``validate_file(s)``, ``convert``, ``fix_file``, ``export_excel``, ``write_shape``
+(another tool's shape), ``read_batch`` (a batch API's replies into their set).
 
 Public submodules, each a face of its own: :mod:`formatkit.errors` (every error), :mod:`formatkit.messages`
-(the catalogues, ``--lang``), :mod:`formatkit.codes` (issue codes), :mod:`formatkit.files` (paths, side
-files, output locks), :mod:`formatkit.parameters` (the parameter table), :mod:`formatkit.schema` (JSON
-Schemas). Every other module is private.
+(the catalogues, ``--lang``), :mod:`formatkit.codes` (issue codes), :mod:`formatkit.files` (a CSV file's
+rows as formatkit reads them), :mod:`formatkit.parameters` (the parameter table), :mod:`formatkit.schema`
+(JSON Schemas). Every other module is private (the command line's own helpers are in ``formatkit._cli_support``).
 
 Names are loaded on first use, so ``import formatkit`` stays cheap for the command line.
 """
@@ -26,29 +26,23 @@ from formatkit._lazy import lazy_getattr
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "CODES": "formatkit._core.codes",
     "validate_file": "formatkit._api.validate",
     "validate_files": "formatkit._api.validate",
-    "check_files": "formatkit._api.validate",
-    "Checked": "formatkit._api.validate",
     "iter_records": "formatkit._api.validate",
     "iter_dicts": "formatkit._api.validate",
     "convert": "formatkit._api.conversion",
-    "run_conversion": "formatkit._api.conversion",
-    "check_output": "formatkit._api.conversion",
     "fix_file": "formatkit._api.fix",
     "FixResult": "formatkit._api.fix",
     "export_excel": "formatkit._api.export",
-    "SHAPES": "formatkit._api.shapes",
+    "SHAPES": "formatkit._rules.shapes",
     "write_shape": "formatkit._api.shapes",
-    "write_shape_checked": "formatkit._api.shapes",
     "ShapeWritten": "formatkit._api.shapes",
     "read_batch": "formatkit._api.batch",
-    "read_batch_checked": "formatkit._api.batch",
     "BatchRead": "formatkit._api.batch",
     "Issue": "formatkit._core.issues",
     "FileReport": "formatkit._core.issues",
     "Report": "formatkit._core.issues",
-    "CODES": "formatkit._core.codes",
     "Record": "formatkit._core.models",
     "Message": "formatkit._core.models",
     "Response": "formatkit._core.models",
@@ -68,10 +62,6 @@ _EXPORTS = {
     "score_entries": "formatkit._core.record",
     "target_responses": "formatkit._core.record",
     "target_turn": "formatkit._core.record",
-    "FormatkitError": "formatkit._core.errors",
-    "InvalidFileError": "formatkit._core.errors",
-    "UnreadablePathError": "formatkit._core.errors",
-    "OutputError": "formatkit._core.errors",
     "Mode": "formatkit._core.modes",
     "Profile": "formatkit._core.modes",
 }
@@ -80,18 +70,14 @@ __all__ = [
     "CODES",
     "SHAPES",
     "BatchRead",
-    "Checked",
     "FileReport",
     "FixResult",
-    "FormatkitError",
-    "InvalidFileError",
     "Issue",
     "Message",
     "MessageDict",
     "Meta",
     "MetaDict",
     "Mode",
-    "OutputError",
     "Profile",
     "Record",
     "RecordDict",
@@ -101,12 +87,9 @@ __all__ = [
     "ShapeWritten",
     "SourceDict",
     "SourceLocation",
-    "UnreadablePathError",
     "Usage",
     "UsageDict",
     "__version__",
-    "check_files",
-    "check_output",
     "convert",
     "export_excel",
     "fix_file",
@@ -114,18 +97,15 @@ __all__ = [
     "iter_records",
     "pending_turns",
     "read_batch",
-    "read_batch_checked",
     "record_to_dict",
     "reference_of",
     "response_of",
-    "run_conversion",
     "score_entries",
     "target_responses",
     "target_turn",
     "validate_file",
     "validate_files",
     "write_shape",
-    "write_shape_checked",
 ]
 
 
@@ -137,14 +117,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from formatkit._api.batch import BatchRead, read_batch, read_batch_checked
-    from formatkit._api.conversion import check_output, convert, run_conversion
+    from formatkit._api.batch import BatchRead, read_batch
+    from formatkit._api.conversion import convert
     from formatkit._api.export import export_excel
     from formatkit._api.fix import FixResult, fix_file
-    from formatkit._api.shapes import SHAPES, ShapeWritten, write_shape, write_shape_checked
-    from formatkit._api.validate import Checked, check_files, iter_dicts, iter_records, validate_file, validate_files
+    from formatkit._api.shapes import SHAPES, ShapeWritten, write_shape
+    from formatkit._api.validate import iter_dicts, iter_records, validate_file, validate_files
     from formatkit._core.codes import CODES
-    from formatkit._core.errors import FormatkitError, InvalidFileError, OutputError, UnreadablePathError
     from formatkit._core.issues import FileReport, Issue, Report
     from formatkit._core.models import Message, Meta, Record, Response, SourceLocation, Usage, record_to_dict
     from formatkit._core.modes import Mode, Profile

@@ -29,6 +29,7 @@ JudgeSetupError        ValueError: the judge cannot start (bad option, template 
 MetricError            ValueError: a metric name neither in the table nor an importable ``module:function``
 ResultsFileError       ValueError: a results file that is not canonical jsonl
 MergeError             ValueError: shard parts that cannot be merged; ``.problems``
+BadLabelsError         ValueError: people's labels that cannot be used; ``.problems``
 ScoringWorkerError     RuntimeError: a scoring worker process failed; nothing was written
 
 Transport failures (timeouts, refused or dropped connections) are httpx's own ``httpx.TransportError``
@@ -39,8 +40,11 @@ subclasses; they are retried and end up as the ``cause`` of :class:`RetriesExhau
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
+    "AnsweredSetError",
+    "BadLabelsError",
     "ClientError",
     "EndpointUnavailableError",
     "ForwardedRequestError",
@@ -210,6 +214,26 @@ class ResultsFileError(ValueError):
     """A results file that is not canonical jsonl (a line that is not JSON, or not a record)."""
 
 
+class BadLabelsError(ValueError):
+    """People's labels that cannot be used (off the judge's scale, not a number, not finite, given twice for
+    one response, matching no record): ``problems`` holds each as a catalogue message naming its place (file,
+    line or cell); nothing was computed. ``skip_bad_labels`` leaves them out instead."""
+
+    def __init__(self, problems: Sequence[Any]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(str(problem) for problem in self.problems))
+
+    @property
+    def count(self) -> int:
+        return len(self.problems)
+
+    def listed(self, lang: str = "en", limit: int = 20) -> str:
+        """The problems in ``lang``, one indented line each (the first ``limit``, then how many more)."""
+        shown = [p.render(lang) if hasattr(p, "render") else str(p) for p in self.problems[:limit]]
+        more = [f"… +{len(self.problems) - limit}"] if len(self.problems) > limit else []
+        return "".join(f"\n  {line}" for line in [*shown, *more])
+
+
 class MergeError(ValueError):
     """The parts cannot be merged; ``problems`` lists every reason in English, each naming its part, and
     ``messages`` the same reasons as catalogue messages (``.render(lang)`` says them in another language)."""
@@ -218,6 +242,20 @@ class MergeError(ValueError):
         self.messages = list(problems)
         self.problems = [str(problem) for problem in problems]
         super().__init__("; ".join(self.problems))
+
+
+class AnsweredSetError(ValueError):
+    """Sets given to eval whose records already hold replies another model made (a results file among
+    them): ``.datasets`` (dataset → records), ``.model`` (the model being evaluated)."""
+
+    def __init__(self, datasets: dict[str, int], model: str) -> None:
+        self.datasets, self.model = datasets, model
+        super().__init__(f"replies not made by {model!r} already in: {self.names}")
+
+    @property
+    def names(self) -> str:
+        """The datasets with their counts, ``seed_output_single_turn (2), ...``."""
+        return ", ".join(f"{name} ({count})" for name, count in self.datasets.items())
 
 
 class OtherModelResultsError(ValueError):

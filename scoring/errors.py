@@ -25,12 +25,16 @@ JudgeSetupError                  (ValueError) the judge cannot start: bad option
 MetricError                      (ValueError) a metric that is neither built in nor ``module:function``
 ResultsFileError                 (ValueError) a results file that is not canonical jsonl
 MergeError                       (ValueError) shard parts that do not make the whole input; ``.problems``
+BadLabelsError                   (ValueError) people's labels that cannot be used (judge-check, score); ``.problems``
+AnsweredSetError                 (ValueError) eval's sets already hold another model's replies; ``.datasets``
 OtherModelResultsError           (ValueError) an eval directory holding another model's results; ``.held``
 PricesError                      (ValueError) a --prices file that cannot be read or does not price the model
 ScoringWorkerError               (RuntimeError) a scoring worker process failed; nothing was written
 """
 
 from scoring._errors import (
+    AnsweredSetError,
+    BadLabelsError,
     ClientError,
     EndpointSetupError,
     EndpointUnavailableError,
@@ -56,6 +60,8 @@ from scoring._errors import (
 )
 
 __all__ = [
+    "AnsweredSetError",
+    "BadLabelsError",
     "ClientError",
     "EndpointSetupError",
     "EndpointUnavailableError",

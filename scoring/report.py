@@ -6,8 +6,9 @@
     print(render_report(collected, "text", width=100))
 
 Several models: ``collected.comparison.ratings`` (Bradley–Terry, logit scale), ``.pairs`` (every pair per
-scope, Holm-corrected) and ``.power`` (each dataset's minimum detectable difference); the figures alone:
-:func:`min_detectable_difference`, :func:`holm`, and :func:`diff_text` for how two answers differ.
+scope, Bonferroni-corrected), ``.tiers`` (the models sharing a rank) and ``.power`` (each dataset's minimum
+detectable difference); the figures alone: :func:`min_detectable_difference`, :func:`holm`, and
+:func:`diff_text` for how two answers differ.
 
 Names are loaded on first use (the report's renderers bring jinja2 and friends).
 """
@@ -19,31 +20,25 @@ from typing import TYPE_CHECKING
 from formatkit._lazy import lazy_getattr
 
 _EXPORTS = {
-    "SAMPLE_FORMATS": "scoring._pipeline.report_file",
     "CollectedResults": "scoring._pipeline.report_file",
     "render_report": "scoring._pipeline.report_file",
     "save_report": "scoring._pipeline.report_file",
-    "render_summary": "scoring._report.render:render",
-    "judge_summary_lines": "scoring._judges:summary_lines",
-    "terminal_width": "scoring._report.leaderboard",
-    "diff_text": "scoring._report.diff",
-    "holm": "scoring._report.multiple",
-    "min_detectable_difference": "scoring._report.power",
-    "render_judge_check": "scoring._report.agreement_text",
+    "render_summary": "scoring._report.render.summary:render",
+    "diff_text": "scoring._report.figures.diff",
+    "holm": "scoring._report.figures.multiple",
+    "min_detectable_difference": "scoring._report.figures.power",
+    "render_judge_check": "scoring._judge_check.text",
 }
 
 __all__ = [
-    "SAMPLE_FORMATS",
     "CollectedResults",
     "diff_text",
     "holm",
-    "judge_summary_lines",
     "min_detectable_difference",
     "render_judge_check",
     "render_report",
     "render_summary",
     "save_report",
-    "terminal_width",
 ]
 
 __getattr__ = lazy_getattr(globals(), _EXPORTS)
@@ -54,16 +49,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from scoring._judges import summary_lines as judge_summary_lines
+    from scoring._judge_check.text import render_judge_check
     from scoring._pipeline.report_file import (
-        SAMPLE_FORMATS,
         CollectedResults,
         render_report,
         save_report,
     )
-    from scoring._report.agreement_text import render_judge_check
-    from scoring._report.diff import diff_text
-    from scoring._report.leaderboard import terminal_width
-    from scoring._report.multiple import holm
-    from scoring._report.power import min_detectable_difference
-    from scoring._report.render import render as render_summary
+    from scoring._report.figures.diff import diff_text
+    from scoring._report.figures.multiple import holm
+    from scoring._report.figures.power import min_detectable_difference
+    from scoring._report.render.summary import render as render_summary

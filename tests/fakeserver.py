@@ -50,6 +50,12 @@ padded with JSON whitespace, a compression bomb), ``"long_line"`` (a stream whos
 single SSE line of ``size`` bytes, written 64 KiB at a time), ``"big_error"`` (a 500 whose body is ``size``
 bytes; ``server.bytes_sent`` says how much of it the client let through before hanging up).
 
+A sick replica (a host that misbehaves below HTTP): ``"reset"`` (the request is read, then the connection
+is reset: a TCP RST, no reply), ``"silent"`` (the request is read and nothing is ever sent back; the
+connection stays open ``delay`` seconds, an hour by default), ``"trickle_bytes"`` (a streamed reply, or a
+plain one, sent one byte every ``delay`` seconds: never silent long, never done). A replica sick for good
+is ``server.rules.append(lambda body: Fault("reset"))``.
+
 Run ``python tests/fakeserver.py`` to serve in the foreground (the benchmark does, in its own process);
 it prints the base URL on its first line of output.
 """
@@ -60,6 +66,8 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import socket
+import struct
 import sys
 import threading
 import time
@@ -140,6 +148,8 @@ class FakeOpenAI:
         #: ``tokenize_requests``, never in ``requests`` (they buy no completion).
         self.tokenize = False
         self.tokenize_requests = 0
+        #: When set, the ``count`` every tokenize reply says, whatever it is (-5, 10**18, true: a hostile route).
+        self.tokenize_count: Any = None
         self._faults: collections.deque[Fault] = collections.deque()
         self._lock = threading.Lock()
         self._released = threading.Event()
@@ -290,6 +300,9 @@ class FakeOpenAI:
                 self.tokenize_requests += 1
             asked = orjson.loads(raw) if raw else {}
             count = _prompt_tokens(asked)
+            if self.tokenize_count is not None:
+                await _send(writer, 200, {"count": self.tokenize_count, "max_model_len": 32768})
+                return True
             await _send(writer, 200, {"count": count, "max_model_len": 32768, "tokens": list(range(count))})
             return True
         if method != "POST" or not path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
@@ -373,6 +386,17 @@ class FakeOpenAI:
             return await self._big_error(writer, fault.size or 200 << 20)
         if kind == "close":
             return False
+        if kind == "reset":
+            sock = writer.get_extra_info("socket")
+            if sock is not None:  # linger 0: close() sends RST, as a crashed host or a killed proxy does
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+            return False
+        if kind == "silent":
+            await asyncio.sleep(fault.delay or 3600.0)
+            return False
+        if kind == "trickle_bytes":
+            return await self._trickle_bytes(writer, body, fault.delay or 3.0)
         if kind == "slow":
             await asyncio.sleep(fault.delay or 5.0)
             await _send(writer, 200, self._reply(body))
@@ -461,6 +485,26 @@ class FakeOpenAI:
             return False
         await _chunk_end(writer)
         return True
+
+    async def _trickle_bytes(self, writer: asyncio.StreamWriter, body: dict[str, Any], gap: float) -> bool:
+        """The whole reply (SSE when streamed, else JSON) one byte every ``gap`` seconds."""
+        reply = self._reply(body)
+        if self._streams(body):
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
+            )
+            data = b"".join(b"data: " + orjson.dumps(e) + b"\n\n" for e in _events(reply, self.stream_pieces))
+            data += b"data: [DONE]\n\n"
+        else:
+            data = orjson.dumps(reply)
+            writer.write(_head(200, len(data), {}))
+        for i in range(len(data)):
+            writer.write(data[i : i + 1])
+            await writer.drain()
+            with self._lock:
+                self.bytes_sent += 1
+            await asyncio.sleep(gap)
+        return False
 
     async def _keep_alive_only(self, writer: asyncio.StreamWriter, fault: Fault | None) -> bool:
         """``: ping`` comments every ``delay`` seconds and nothing else, for ``size`` seconds (60 by default)."""

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -35,8 +38,8 @@ def test_scoring_exports_the_runner_lazily() -> None:
     program = (
         "import sys, scoring\n"
         "before = 'httpx' in sys.modules\n"
-        "from scoring import ChatClient, Runner, RunJob\n"
-        "print(before, 'httpx' in sys.modules, Runner.__module__, ChatClient.__module__, RunJob.__module__)"
+        "from scoring import ChatClient, Runner, RunSummary\n"
+        "print(before, 'httpx' in sys.modules, Runner.__module__, ChatClient.__module__, RunSummary.__module__)"
     )
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, check=True)
     assert result.stdout.split() == [
@@ -52,60 +55,59 @@ def test_scoring_exports_the_runner_lazily() -> None:
 #: all). A name added or removed is a change of the public contract: update the docs and this list together.
 DOCUMENTED = {
     "formatkit": [
-        "CODES", "FileReport", "FixResult", "FormatkitError", "InvalidFileError", "Issue", "Message", "Meta", "Mode",
-        "OutputError", "Profile", "Record", "Report", "Response", "SourceLocation", "UnreadablePathError",
-        "Usage", "__version__", "convert", "export_excel", "fix_file", "iter_dicts", "iter_records", "record_to_dict",
-        "validate_file", "validate_files", "Checked", "check_files", "check_output", "run_conversion",
-        "MessageDict", "MetaDict", "RecordDict", "ResponseDict", "SourceDict", "UsageDict", "pending_turns",
-        "reference_of", "response_of", "score_entries", "target_responses", "target_turn",
-        "SHAPES", "BatchRead", "ShapeWritten", "read_batch", "read_batch_checked", "write_shape", "write_shape_checked",
+        "__version__", "BatchRead", "CODES", "convert", "export_excel", "FileReport", "fix_file", "FixResult",
+        "Issue", "iter_dicts", "iter_records", "Message", "MessageDict", "Meta", "MetaDict", "Mode", "pending_turns",
+        "Profile", "read_batch", "Record", "record_to_dict", "RecordDict", "reference_of", "Report", "Response",
+        "response_of", "ResponseDict", "score_entries", "SHAPES", "ShapeWritten", "SourceDict", "SourceLocation",
+        "target_responses", "target_turn", "Usage", "UsageDict", "validate_file", "validate_files", "write_shape",
     ],
     "scoring": [
-        "METRICS", "RULE_METRICS", "Aggregate", "Aggregator", "ChatClient", "ChatResult", "ChoiceExtraction",
-        "DatasetStats", "EndpointUnavailableError", "FileScoreOutcome", "Item", "ItemScore", "JudgeOptions",
-        "MetricChoice", "MetricError", "MetricSpec", "RecordOutcome", "RuleFunction", "RunJob", "RunSummary",
-        "Runner", "ScoreOutcome", "Scorer", "SympyGuard", "accepted_answers", "aggregate", "answers_equal",
-        "boxed_contents", "choose_metric", "choose_metrics", "exact_match", "extract_choice",
-        "extract_math_answer", "extract_number", "extract_yes_no", "item_from_record", "math_credit",
-        "math_equal", "normalize_text", "option_letters", "parse_choice_reference", "parse_number",
-        "parse_yes_no", "record_score", "reference_number", "score_choice", "score_exact", "score_file",
-        "score_math", "score_records", "score_response", "strip_think", "EndpointOptions", "run_file",
-        "evaluate", "EvalOutcome", "write_report", "collect_results", "JudgeUnavailableError",
-        "Shard", "merge_parts", "MergeError", "Limits", "RetryPolicy", "Dialect", "RunOptions", "ScoreOptions",
-        "EvalOptions", "AUTO", "metric_names", "DryRunPlan", "plan_file", "journal_path",
-        "make_progress", "safe_command", "clean_api_key", "public_url", "check_base_url", "distinct_files",
-        "Repeat", "Estimate", "Prices", "PricesError", "estimate_file", "read_prices", "estimate_evaluation",
-        "CHARS_PER_TOKEN",
-        "MESSAGE_OVERHEAD",
-        "PanelJudge", "read_panel",
-        "JudgeCheck", "judge_check", "JudgeVerdict", "judge_verdicts", "review_fields",
+        "Aggregate", "aggregate", "ChatClient", "ChatResult", "collect_results", "Dialect", "EndpointOptions",
+        "Estimate", "estimate_evaluation", "estimate_file", "EvalOptions", "EvalOutcome", "evaluate",
+        "FileScoreOutcome", "Item", "ItemScore", "judge_check", "judge_verdicts", "JudgeCheck", "JudgeOptions",
+        "JudgeVerdict", "Limits", "merge_parts", "MetricChoice", "METRICS", "MetricSpec", "PanelJudge", "Prices",
+        "read_panel", "read_prices", "RecordOutcome", "RetryPolicy", "review_fields", "run_file", "Runner",
+        "RunOptions", "RunSummary", "score_file", "score_records", "score_response", "ScoreOptions", "ScoreOutcome",
+        "Shard", "write_report",
     ],
 }  # fmt: skip
 
 #: The public submodules (each with its own ``__all__``) and their names: what the command line may import
 #: besides the two packages themselves (pyproject.toml's import-linter contracts hold it to that).
 SUBMODULES = {
-    "formatkit.codes": ["CAUSES", "CODES", "Code", "Severity", "describe"],
+    "formatkit.codes": [
+        "Code", "CODES", "describe", "Severity",
+    ],
     "formatkit.errors": [
         "FormatkitError", "InvalidFileError", "OutputBusyError", "OutputError", "RepairError", "RepairRefusedError",
         "SheetReadBackError", "SmallFileError", "UnreadablePathError",
     ],
-    "formatkit.files": ["TERMINATED", "check_path", "csv_rows", "output_lock", "read_small_file"],
-    "formatkit.messages": [
-        "DEFAULT_LANG", "Msg", "catalogue", "escape_controls", "languages", "locale_lang", "resolve_lang", "ui",
+    "formatkit.files": [
+        "SheetRows", "csv_rows", "fixed_suffix", "sheet_rows",
     ],
-    "formatkit.parameters": ["KNOWN_PARAMETERS", "ParameterSpec"],
-    "formatkit.schema": ["SCHEMA_NAMES", "build_schema", "render", "write_all"],
+    "formatkit.messages": [
+        "catalogue", "coverage", "DEFAULT_LANG", "escape_controls", "languages", "locale_lang", "Msg", "resolve_lang",
+        "ui",
+    ],
+    "formatkit.parameters": [
+        "KNOWN_PARAMETERS", "ParameterSpec",
+    ],
+    "formatkit.schema": [
+        "build_schema", "render", "SCHEMA_NAMES", "write_all",
+    ],
+    "formatkit.serve": ["Settings", "app", "create_app"],
     "scoring.errors": [
-        "ClientError", "EndpointSetupError", "EndpointUnavailableError", "JudgeSetupError", "JudgeUnavailableError",
+        "AnsweredSetError", "BadLabelsError", "ClientError", "EndpointSetupError", "EndpointUnavailableError",
+        "JudgeSetupError",
+        "JudgeUnavailableError",
         "MalformedResponseError", "MergeError", "MetricError", "OtherModelResultsError", "OutputLockedError",
-        "PermanentRequestError", "PricesError",
-        "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent", "ResultsFileError", "RetriesExhaustedError",
-        "RetryableStatusError", "RunInterrupted", "ScoringWorkerError", "StreamError", "TransientError",
+        "PermanentRequestError", "PricesError", "ProxyUnsupportedError", "ReplyTooLargeError", "RequestNotSent",
+        "ResultsFileError", "RetriesExhaustedError", "RetryableStatusError", "RunInterrupted", "ScoringWorkerError",
+        "StreamError", "TransientError",
     ],
     "scoring.report": [
-        "SAMPLE_FORMATS", "CollectedResults", "judge_summary_lines", "render_report", "render_summary", "save_report",
-        "terminal_width", "diff_text", "holm", "min_detectable_difference", "render_judge_check",
+        "CollectedResults", "diff_text", "holm", "min_detectable_difference", "render_judge_check", "render_report",
+        "render_summary", "save_report",
     ],
 }  # fmt: skip
 
@@ -161,3 +163,47 @@ def test_every_error_a_caller_catches_is_in_its_package_errors_module() -> None:
             if isinstance(value, type) and issubclass(value, BaseException):
                 home = homes[name.partition(".")[0]]
                 assert getattr(home, export, None) is value, f"{name}.{export} is not in {home.__name__}"
+
+
+@pytest.mark.parametrize("name", ["formatkit._cli_support", "scoring._cli_support"])
+def test_the_cli_support_faces_hold_what_only_the_cli_calls(name: str) -> None:
+    """The command line's own helpers are in one private module per package: each resolves, none is also a
+    public name (a name is public or the CLI's, not both), and the CLI calls each (an unused one goes)."""
+    import importlib
+    from pathlib import Path
+
+    module = importlib.import_module(name)
+    package = name.partition(".")[0]
+    public = set(DOCUMENTED[package]).union(*(names for sub, names in SUBMODULES.items() if sub.startswith(package)))
+    assert not set(module.__all__) & public
+    cli = "\n".join(p.read_text(encoding="utf-8") for p in Path(formatkit.__file__).parent.joinpath("cli").glob("*.py"))
+    for export in module.__all__:
+        assert getattr(module, export) is not None, export
+        imported = rf"from {re.escape(name)} import (?:\([^)]*|[^\n(]*)\b{export}\b"  # one line, or in parentheses
+        assert re.search(imported, cli), f"the CLI does not call {export}"
+
+
+def test_one_name_per_file_operation() -> None:
+    """No operation is public twice (``X`` and ``X_checked``): each returns what a caller needs."""
+    names = [n for names in (*DOCUMENTED.values(), *SUBMODULES.values()) for n in names]
+    assert not [n for n in names if n.endswith("_checked")]
+    assert {"check_files", "run_conversion"}.isdisjoint(names)
+
+
+def test_write_shape_and_read_batch_give_their_outcome(tmp_path: Path) -> None:
+    """The one name of each operation returns what it found and did, the report on request."""
+    from formatkit import BatchRead, ShapeWritten, read_batch, write_shape
+
+    seed = Path(__file__).parent.parent / "fixtures" / "seed" / "seed_jsonl_single_turn.jsonl"
+    written = write_shape([seed], tmp_path / "inspect.jsonl", "inspect")
+    assert isinstance(written, ShapeWritten) and written.valid and written.report().valid
+    assert written.lines == written.records == len((tmp_path / "inspect.jsonl").read_text().splitlines()) == 2
+
+    results = tmp_path / "results.jsonl"
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "4"}, "finish_reason": "stop"}]}
+    reply = {"custom_id": "not-of-this-set", "response": {"status_code": 200, "body": body}, "error": None}
+    results.write_text(json.dumps(reply) + "\n", encoding="utf-8")
+    read = read_batch([results], seed, tmp_path / "answered.jsonl")
+    assert isinstance(read, BatchRead) and not read.valid and not (tmp_path / "answered.jsonl").exists()
+    assert (read.counts.records, read.counts.replies, read.counts.pending) == (2, 0, 2)
+    assert [issue.code for issue in read.report().all_issues()] == ["unknown_custom_id"]

@@ -250,3 +250,34 @@ def test_the_site_reads_as_one_guide() -> None:
         assert f"- {feature}" in config, feature
     css = (PAGES / "stylesheets" / "extra.css").read_text(encoding="utf-8")
     assert "stylesheets/extra.css" in config and "white-space: pre-wrap" in css
+
+
+def test_every_shape_is_in_the_shapes_guides_table() -> None:
+    """A shape added to ``formatkit.SHAPES`` (one entry of the table of shapes) is a row of the guide's table."""
+    from formatkit import SHAPES
+
+    page = (PAGES / "guide" / "shapes.md").read_text(encoding="utf-8")
+    for name, spec in SHAPES.items():
+        assert f"| `{name}` | {GENERATOR._cell(spec.summary)} |" in page, name
+
+
+def test_a_generated_part_is_rewritten_between_its_marks_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tables of the hand-written guide pages: the lines between the marks are the table's rows as the code
+    gives them (a stale row goes), the rest of the page stays as written; a page without its marks is said."""
+    from scoring import METRICS
+
+    monkeypatch.setattr(GENERATOR, "PAGES", tmp_path)
+    (tmp_path / "guide").mkdir()
+    (tmp_path / "scoring.md").write_text("# Rules\n\n### choice\n\n## Judges\n", encoding="utf-8")
+    page = tmp_path / "guide" / "score.md"
+    start, end = "<!-- generated: metrics (by hand? no) -->\n", "<!-- end generated: metrics -->\n"
+    page.write_text(f"# Score\n\nbefore\n\n{start}| `gone` | a stale row |\n{end}\nafter\n", encoding="utf-8")
+    text = GENERATOR.PAGES_GENERATED["guide/score.md"]()
+    assert text.startswith(f"# Score\n\nbefore\n\n{start}\n| metric |") and text.endswith(f"|\n\n{end}\nafter\n")
+    assert "gone" not in text
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| `")]
+    assert rows == [f"| `{name}`" for name in METRICS]
+    assert "| `choice` | rule |" in text and "(../scoring.md#choice)" in text and "(../scoring.md#judges)" in text
+    page.write_text("# Score\n\nno marks\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="marks"):
+        GENERATOR.PAGES_GENERATED["guide/score.md"]()

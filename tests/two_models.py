@@ -13,6 +13,7 @@ from pathlib import Path
 
 import scoring
 from formatkit import RecordDict
+from formatkit._core.judge_entry import Outcome
 
 RESPONSES = Path(__file__).parent.parent / "fixtures" / "responses"
 SETS = ("mmlu_pro", "gsm8k", "math_mixed", "yes_no")
@@ -26,7 +27,7 @@ def _load(name: str) -> list[RecordDict]:
 
 def _pairwise(model: str, outcomes: str) -> list[RecordDict]:
     value = {"w": 1.0, "t": 0.0, "l": -1.0}
-    name = {"w": "win", "t": "tie", "l": "loss"}
+    name: dict[str, Outcome] = {"w": "win", "t": "tie", "l": "loss"}
     return [
         {
             "session_id": i,

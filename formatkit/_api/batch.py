@@ -20,16 +20,16 @@ from formatkit._api.validate import Checked, StrPath, _Run, check_path
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode, Profile
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict, is_open, pending_turns
+from formatkit._core.record import RecordDict, ResponseDict, is_open, pending_turns
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
 from formatkit._rules.shapes.openai_batch import BatchReply, expand_samples, parse_custom_id, read_reply, session_digest
 
 if TYPE_CHECKING:
-    from formatkit._core.issue_models import FileReport, Report
+    from formatkit._core.issue_models import FileReport
 
-__all__ = ["BatchRead", "read_batch", "read_batch_checked"]
+__all__ = ["BatchRead", "read_batch"]
 
 
 class _ResultsRun:
@@ -66,7 +66,7 @@ class BatchRead(Checked):
 
 def _fill(response: ResponseDict, reply: BatchReply) -> ResponseDict:
     """The response with the reply written in, in the order ``run`` writes one."""
-    data: JsonObject = {"parameters": response.get("parameters") or {}}
+    data: dict[str, object] = {"parameters": response.get("parameters") or {}}
     data.update((k, v) for k, v in response.items() if k not in ("parameters", "error"))
     if reply.error is not None:
         data["error"] = reply.error
@@ -91,22 +91,10 @@ def read_batch(
     mode: Mode = "infer-eval",
     profile: Profile = "none",
     sheet: str | None = None,
-) -> Report:
-    """Write the records of ``set_path`` to ``output`` (canonical jsonl) with the replies of the batch
-    ``results`` files in them; the report of the set and of the results files."""
-    return read_batch_checked(results, set_path, output, mode=mode, profile=profile, sheet=sheet).report()
-
-
-def read_batch_checked(
-    results: Sequence[StrPath],
-    set_path: StrPath,
-    output: StrPath,
-    *,
-    mode: Mode = "infer-eval",
-    profile: Profile = "none",
-    sheet: str | None = None,
 ) -> BatchRead:
-    """:func:`read_batch`, with its outcome as a :class:`BatchRead`."""
+    """Write the records of ``set_path`` to ``output`` (canonical jsonl) with the replies of the batch
+    ``results`` files in them. The outcome: ``.valid`` (nothing is written otherwise), ``.counts`` (replies
+    written in, errors, turns still pending), ``.report()`` (the set's and the results files' issues)."""
     check_output(output, [set_path, *results])
     run = _Run(set_path, mode, profile, sheet=sheet)
     records: list[RecordDict] = []

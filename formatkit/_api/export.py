@@ -3,7 +3,9 @@
 The layout follows the Excel input layout (one row per user turn, rows of a conversation sharing its
 session_id, the target turn's reference and response on its last row). The result columns use seed 001's
 field names: ``response``, ``score``, ``analysis``, ``usage`` (JSON), ``error`` and the ``model`` that
-answered; the scores-as-data fields (``metric``, ``extracted_answer`` — the response's ``answer``, renamed
+answered; the last column, ``row_key``, says where each row stands (``record.turn/turns``, zero-padded:
+sorting by it puts the sheet back; :func:`row_key`), so that a sheet people sorted reads back in the order it
+was written. The scores-as-data fields (``metric``, ``extracted_answer`` — the response's ``answer``, renamed
 because ``answer`` names the reference in the input formats —, ``settled``, ``unsettled_reason``), the
 judge's verdicts (``judge``, JSON), the endpoint and the record's ``dataset`` and other ``meta`` (JSON)
 follow, each only when some record has it. A record with several samples gets ``response_2``,
@@ -30,12 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from formatkit._core.errors import SheetReadBackError
+from formatkit._core.judge_entry import judge_scale
 from formatkit._core.modes import Mode
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict, reference_of, response_entries, target_turn
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, response_entries, target_turn
 from formatkit._core.writers import atomic_writer, output_lock
 from formatkit._core.xlsx_style import EXCEL_MAX_TEXT, Fill, Sheet, safe_text, write_sheet
 from formatkit._rules.excel_values import MAX_ID
-from formatkit._rules.results import RESULT_FIELDS  # per sample, in order; JSON-valued ones as JSON text
+from formatkit._rules.results import (
+    RESULT_FIELDS,  # per sample, in order; JSON-valued ones as JSON text
+    ROW_KEY,
+)
 
 __all__ = [
     "BASE_COLUMNS",
@@ -44,6 +50,7 @@ __all__ = [
     "SheetReadBackError",
     "export_excel",
     "read_back_mode",
+    "row_key",
     "safe_text",
 ]
 
@@ -59,7 +66,7 @@ def _json(value: Any) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def _extra(response: ResponseDict, notes: list[str] | None) -> JsonObject | None:
+def _extra(response: ResponseDict, notes: list[str] | None) -> dict[str, object] | None:
     """The response's keys without a column of their own; the largest left out when they would not fit
     a cell (a long logprobs list), which ``notes`` says."""
     extra = {k: v for k, v in response.items() if k not in _PLACED and v is not None}
@@ -71,8 +78,8 @@ def _extra(response: ResponseDict, notes: list[str] | None) -> JsonObject | None
     return extra or None
 
 
-def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None = None) -> JsonObject:
-    cells: JsonObject = {}
+def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None = None) -> dict[str, object]:
+    cells: dict[str, object] = {}
     for name in RESULT_FIELDS:
         if name == "extra":
             value: Any = _extra(response, notes)
@@ -87,13 +94,13 @@ def _response_cells(response: ResponseDict, suffix: str, notes: list[str] | None
     return cells
 
 
-def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonObject]:
+def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[dict[str, object]]:
     """One row per user turn; the last row carries the target turn's reference and responses."""
     messages = record.get("messages", [])
     system = messages[0].get("content") if messages and messages[0].get("role") == "system" else None
     responses = response_entries(record)
     parameters = responses[0].get("parameters") if responses else None
-    turns: list[JsonObject] = []
+    turns: list[dict[str, object]] = []
     for message in messages[:-1]:
         if message.get("role") == "user":
             turns.append({"query": message.get("content")})
@@ -103,7 +110,7 @@ def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonOb
     meta.pop("source", None)  # where it was read from last time; the exported file is its new source
     dataset = meta.pop("dataset", None)
     for index, turn in enumerate(turns):
-        row: JsonObject = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
+        row: dict[str, object] = {"session_id": record.get("session_id"), "system_prompt": system, **turn}
         if dataset is not None:
             row["dataset"] = dataset  # on every row: a session is the rows sharing dataset and session_id
         if index == len(turns) - 1:
@@ -116,7 +123,23 @@ def _rows(record: RecordDict, notes: list[str] | None = None) -> Iterator[JsonOb
         yield row
 
 
-def _columns(rows: list[JsonObject]) -> list[str]:
+def row_key(record: int, turn: int, turns: int, widths: tuple[int, int]) -> str:
+    """The ``row_key`` cell of a record's turn (each counted from 1): ``0012.2/3`` is the second of the
+    three turns of the twelfth record; ``widths`` pads the record's and the turn's numbers."""
+    return f"{record:0{widths[0]}d}.{turn:0{widths[1]}d}/{turns}"
+
+
+def _keyed_rows(records: list[RecordDict], notes: list[str] | None) -> list[dict[str, object]]:
+    """Every record's rows, in order, each with its ``row_key``."""
+    per_record = [list(_rows(record, notes)) for record in records]
+    widths = (len(str(len(per_record))), len(str(max((len(rows) for rows in per_record), default=1))))
+    for number, rows in enumerate(per_record, start=1):
+        for turn, row in enumerate(rows, start=1):
+            row[ROW_KEY] = row_key(number, turn, len(rows), widths)
+    return [row for rows in per_record for row in rows]
+
+
+def _columns(rows: list[dict[str, object]]) -> list[str]:
     present = {key for row in rows for key in row}
     samples = max((int(k.rsplit("_", 1)[1]) for k in present if k.startswith("response_")), default=1)
     columns = list(BASE_COLUMNS)
@@ -127,7 +150,7 @@ def _columns(rows: list[JsonObject]) -> list[str]:
             for f in RESULT_FIELDS
             if f in _ALWAYS or f"{f}{suffix}" in present or _review(f, suffix, present)
         ]
-    return columns + [name for name in _RECORD_FIELDS if name in present]
+    return columns + [name for name in _RECORD_FIELDS if name in present] + [ROW_KEY]
 
 
 def _review(field: str, suffix: str, present: set[str]) -> bool:
@@ -136,7 +159,7 @@ def _review(field: str, suffix: str, present: set[str]) -> bool:
     return field == "human_score" and f"fingerprint{suffix}" in present
 
 
-def _fill(row: JsonObject, column: str) -> Fill | None:
+def _fill(row: dict[str, object], column: str) -> Fill | None:
     """right / partial / wrong for a score cell, on the score's own scale (a judge's 0-2 included)."""
     if not column.startswith("score"):
         return None
@@ -148,9 +171,10 @@ def _fill(row: JsonObject, column: str) -> Fill | None:
     judge = row.get(f"judge{suffix}")
     if isinstance(judge, str) and '"scale"' in judge:
         try:
-            scale = json.loads(judge).get("scale", "")
-            top = float(str(scale).split("-")[-1])
-        except (ValueError, AttributeError):
+            entry = json.loads(judge)  # the response's judge entry, as its cell holds it
+            scale = judge_scale(entry) if isinstance(entry, dict) else None
+            top = float(scale.split("-")[-1]) if scale is not None else 1.0
+        except ValueError:
             top = 1.0
     if score >= top:
         return "right"
@@ -214,7 +238,7 @@ def _export(records: Iterable[RecordDict], output: str | os.PathLike[str], check
     from openpyxl import Workbook
 
     listed = _sheet_ids(list(records), notes)
-    rows = [row for record in listed for row in _rows(record, notes)]
+    rows = _keyed_rows(listed, notes)
     columns = _columns(rows)
     sheet = Sheet("results", columns, decimals={c for c in columns if c.startswith("score")})
     for row in rows:

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -48,6 +49,16 @@ class FixResult(BaseModel):
     @property
     def valid(self) -> bool:
         return self.report.valid
+
+    def document(self, lang: str) -> dict[str, Any]:
+        """The JSON document ``formatkit fix --json`` prints (and ``formatkit serve``'s ``/v1/fix`` answers
+        within its own): every field, each change and note with its ``message`` in ``lang``, and ``valid``."""
+        data = self.model_dump(mode="json")
+        for key in ("changes", "notes"):
+            for item, change in zip(data[key], getattr(self, key), strict=True):
+                item["message"] = change.message(lang)
+        data["valid"] = self.valid
+        return data
 
 
 def fixed_suffix(path: StrPath) -> str:

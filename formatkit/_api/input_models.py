@@ -7,7 +7,7 @@ schemas accept every valid fixture and reject the invalid fixtures of every stru
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -17,7 +17,7 @@ __all__ = ["InputMessage", "MultiTurnLine", "SingleTurnLine"]
 
 #: Text that is not empty or only whitespace.
 Text = Annotated[str, Field(pattern=r"\S")]
-Parameters = Annotated[dict[str, Any], WithJsonSchema(parameters_json_schema())]
+SamplingParameters = Annotated[dict[str, object], WithJsonSchema(parameters_json_schema())]
 SessionId = int | str
 
 
@@ -35,8 +35,8 @@ class SingleTurnLine(BaseModel):
     answer: str | None = Field(default=None, description="Reference answer; required in infer-eval and scored.")
     reference_response: str | None = None
     response: str | None = Field(default=None, description="A collected response; scored mode only.")
-    parameters: Parameters | None = None
-    meta: dict[str, Any] | None = None
+    parameters: SamplingParameters | None = None
+    meta: dict[str, object] | None = None
 
 
 class InputMessage(BaseModel):
@@ -57,5 +57,5 @@ class MultiTurnLine(BaseModel):
     answer: str | None = None
     reference_response: str | None = None
     response: str | None = None
-    parameters: Parameters | None = None
-    meta: dict[str, Any] | None = None
+    parameters: SamplingParameters | None = None
+    meta: dict[str, object] | None = None

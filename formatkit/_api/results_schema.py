@@ -3,24 +3,22 @@ formatkit never imports scoring). Published as ``schemas/report-results.schema.j
 
 from __future__ import annotations
 
-from formatkit._core.record import JsonObject
-
 __all__ = ["report_results_schema"]
 
-_SCORE: JsonObject = {"type": ["number", "null"], "description": "0-100 (pairwise mean x100: -100..100)"}
-_CI: JsonObject = {
+_SCORE: dict[str, object] = {"type": ["number", "null"], "description": "0-100 (pairwise mean x100: -100..100)"}
+_CI: dict[str, object] = {
     "type": ["array", "null"],
     "items": {"type": "number"},
     "minItems": 2,
     "maxItems": 2,
     "description": "95 % confidence interval [low, high] on the score's scale",
 }
-_METHOD: JsonObject = {"enum": ["wilson", "bootstrap", None]}
-_USAGE: JsonObject = {
+_METHOD: dict[str, object] = {"enum": ["wilson", "bootstrap", None]}
+_USAGE: dict[str, object] = {
     "type": "object",
     "properties": {k: {"type": "integer"} for k in ("prompt_tokens", "completion_tokens", "total_tokens")},
 }
-_DATASET: JsonObject = {
+_DATASET: dict[str, object] = {
     "type": "object",
     "required": ["metric", "score", "records", "errors"],
     "properties": {
@@ -64,7 +62,7 @@ _DATASET: JsonObject = {
         },
     },
 }
-_DIMENSION: JsonObject = {
+_DIMENSION: dict[str, object] = {
     "type": "object",
     "required": ["score", "datasets"],
     "properties": {
@@ -74,24 +72,25 @@ _DIMENSION: JsonObject = {
         "datasets": {"type": "array", "items": {"type": "string"}},
     },
 }
-_MODEL: JsonObject = {
+_MODEL_PROPERTIES: dict[str, object] = {
+    "overall": _SCORE,
+    "overall_ci": _CI,
+    "overall_interval": _METHOD,
+    "dimensions": {"type": "object", "additionalProperties": _DIMENSION},
+    "datasets": {"type": "object", "additionalProperties": _DATASET},
+    "records": {"type": "integer"},
+    "errors": {"type": "integer"},
+    "void": {"type": "integer", "description": "void judge verdicts over every dataset"},
+    "void_as_zero": {"type": "boolean"},
+    "usage": _USAGE,
+    "judge_usage": _USAGE,
+}
+_MODEL: dict[str, object] = {
     "type": "object",
     "required": ["overall", "dimensions", "datasets"],
-    "properties": {
-        "overall": _SCORE,
-        "overall_ci": _CI,
-        "overall_interval": _METHOD,
-        "dimensions": {"type": "object", "additionalProperties": _DIMENSION},
-        "datasets": {"type": "object", "additionalProperties": _DATASET},
-        "records": {"type": "integer"},
-        "errors": {"type": "integer"},
-        "void": {"type": "integer", "description": "void judge verdicts over every dataset"},
-        "void_as_zero": {"type": "boolean"},
-        "usage": _USAGE,
-        "judge_usage": _USAGE,
-    },
+    "properties": _MODEL_PROPERTIES,
 }
-_COMPARISON: JsonObject = {
+_COMPARISON: dict[str, object] = {
     "type": "object",
     "required": ["a", "b", "scope", "records", "difference", "ci", "significant"],
     "properties": {
@@ -107,16 +106,17 @@ _COMPARISON: JsonObject = {
 }
 
 
-_RATING: JsonObject = {
+_RATING: dict[str, object] = {
     "type": "object",
     "required": ["rating", "ci"],
     "properties": {
         "rating": {"type": "number", "description": "Bradley-Terry strength on the logit scale, models centred on 0"},
         "ci": _CI,
         "battles": {"type": "integer"},
+        "rank": {"type": "integer", "description": "1 + the models a corrected pair test puts ahead (models only)"},
     },
 }
-_PAIR: JsonObject = {
+_PAIR: dict[str, object] = {
     "type": "object",
     "required": ["a", "b", "scope", "difference", "ci", "p_adjusted", "distinguishable"],
     "properties": {
@@ -127,8 +127,8 @@ _PAIR: JsonObject = {
         "difference": {"type": "number", "description": "a - b in points (0-100 scale)"},
         "ci": {**_CI, "description": "Bonferroni-corrected interval (level 1 - 0.05/family)"},
         "p": {"type": ["number", "null"], "description": "the paired t-test's p-value"},
-        "p_adjusted": {"type": ["number", "null"], "description": "Holm-adjusted within the scope's family"},
-        "distinguishable": {"type": "boolean", "description": "p_adjusted below 0.05"},
+        "p_adjusted": {"type": ["number", "null"], "description": "Bonferroni-adjusted (family x p, at most 1)"},
+        "distinguishable": {"type": "boolean", "description": "exactly when ci leaves out 0"},
         "min_detectable_difference": {"type": ["number", "null"]},
         "verdict": {"enum": ["distinguishable", "set too small to tell", "not distinguishable"]},
         "family": {"type": "integer", "description": "pairs of models tested on the scope"},
@@ -136,7 +136,7 @@ _PAIR: JsonObject = {
 }
 
 
-def report_results_schema() -> JsonObject:
+def report_results_schema() -> dict[str, object]:
     """The report JSON: the first model's figures under today's keys, then every model, the paired
     differences and how the intervals were computed."""
     return {
@@ -144,7 +144,7 @@ def report_results_schema() -> JsonObject:
         "type": "object",
         "required": ["overall", "dimensions", "datasets", "models", "comparisons", "intervals"],
         "properties": {
-            **_MODEL["properties"],
+            **_MODEL_PROPERTIES,
             "model": {"type": ["string", "null"], "description": "the model today's keys describe (the first)"},
             "models": {
                 "type": "object",
@@ -177,6 +177,16 @@ def report_results_schema() -> JsonObject:
             "ratings_method": {"type": "object", "description": "scale (logit), method, resamples, seed, battles"},
             "pairs": {"type": "array", "items": _PAIR, "description": "every pair of models per scope"},
             "pairs_note": {"type": "string"},
+            "tiers": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "models sharing a rank, best first: rank, models, next_pair, more_questions",
+            },
+            "order_disagreements": {
+                "type": "array",
+                "items": {"type": "object"},
+                "description": "neighbours the rating and the overall order differently: above, below, gaps",
+            },
             "power": {
                 "type": "object",
                 "additionalProperties": {"type": "object"},

@@ -9,30 +9,30 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from formatkit._core.record import JsonObject
-
 __all__ = ["SCHEMA_NAMES", "build_schema", "render", "write_all"]
 
 SCHEMA_NAMES = ("record", "report", "jsonl-single-turn", "jsonl-multi-turn", "report-results")
 _BASE_ID = "https://formatkit.dev/schemas/"
 
 
-def _record() -> JsonObject:
+def _record() -> dict[str, object]:
     from formatkit._core.models import Record
 
     return Record.model_json_schema()
 
 
-def _report() -> JsonObject:
+def _report() -> dict[str, object]:
     from formatkit._core.issues import Report
 
     return Report.model_json_schema()
 
 
-def _required_not_null(schema: JsonObject, *names: str) -> JsonObject:
+def _required_not_null(schema: dict[str, object], *names: str) -> dict[str, object]:
     """Fields that are optional only because an alias may stand in for them are never null."""
+    properties = schema["properties"]
+    assert isinstance(properties, dict)  # pydantic's schema of a model: its fields under "properties"
     for name in names:
-        prop = schema["properties"][name]
+        prop = properties[name]
         options = [o for o in prop.pop("anyOf", []) if o.get("type") != "null"]
         if len(options) == 1:
             prop.update(options[0])
@@ -40,7 +40,7 @@ def _required_not_null(schema: JsonObject, *names: str) -> JsonObject:
     return schema
 
 
-def _single() -> JsonObject:
+def _single() -> dict[str, object]:
     from formatkit._api.input_models import SingleTurnLine
 
     schema = _required_not_null(SingleTurnLine.model_json_schema(), "prompt", "query")
@@ -48,7 +48,7 @@ def _single() -> JsonObject:
     return schema
 
 
-def _multi() -> JsonObject:
+def _multi() -> dict[str, object]:
     from formatkit._api.input_models import MultiTurnLine
 
     schema = _required_not_null(MultiTurnLine.model_json_schema(), "messages", "message")
@@ -56,13 +56,13 @@ def _multi() -> JsonObject:
     return schema
 
 
-def _report_results() -> JsonObject:
+def _report_results() -> dict[str, object]:
     from formatkit._api.results_schema import report_results_schema
 
     return report_results_schema()
 
 
-_BUILDERS: dict[str, Callable[[], JsonObject]] = {
+_BUILDERS: dict[str, Callable[[], dict[str, object]]] = {
     "record": _record,
     "report": _report,
     "jsonl-single-turn": _single,
@@ -71,7 +71,7 @@ _BUILDERS: dict[str, Callable[[], JsonObject]] = {
 }
 
 
-def build_schema(name: str) -> JsonObject:
+def build_schema(name: str) -> dict[str, object]:
     """The JSON Schema named ``name`` (one of SCHEMA_NAMES)."""
     body = _BUILDERS[name]()
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": f"{_BASE_ID}{name}.schema.json", **body}

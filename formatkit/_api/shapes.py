@@ -11,7 +11,6 @@ in every output, or there is no output).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from formatkit._api.conversion import check_output
 from formatkit._api.validate import Checked, StrPath, _Run, check_combined, check_path, upload_issues
@@ -20,13 +19,10 @@ from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode, Profile
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from formatkit._rules.combined import combined_ids
-from formatkit._rules.shapes import SHAPES, shape_module
+from formatkit._rules.shapes import SHAPES, shape_names, shape_writer
 from formatkit._rules.shapes.common import Unfit
 
-if TYPE_CHECKING:
-    from formatkit._core.issue_models import Report
-
-__all__ = ["SHAPES", "ShapeWritten", "write_shape", "write_shape_checked"]
+__all__ = ["SHAPES", "ShapeWritten", "write_shape"]
 
 
 class _Abort(Exception):
@@ -34,7 +30,7 @@ class _Abort(Exception):
 
 
 class ShapeWritten(Checked):
-    """What :func:`write_shape_checked` found and wrote: the checks of the input files, and how many lines
+    """What :func:`write_shape` found and wrote: the checks of the input files, and how many lines
     of the shape were written (a batch file has one per pending turn)."""
 
     lines: int = 0
@@ -65,33 +61,20 @@ def write_shape(
     profile: Profile = "platform",
     sheet: str | None = None,
     model: str | None = None,
-) -> Report:
+) -> ShapeWritten:
     """Validate ``paths`` and write their records to ``output`` in shape ``to`` (one of :data:`SHAPES`).
     ``model``: the model a batch file's requests name (``openai-batch``). Nothing is written when any file
-    has an error or a record the shape cannot hold; fields it cannot hold are listed as warnings."""
-    return write_shape_checked(paths, output, to, mode=mode, profile=profile, sheet=sheet, model=model).report()
-
-
-def write_shape_checked(
-    paths: Sequence[StrPath],
-    output: StrPath,
-    to: str,
-    *,
-    mode: Mode = "infer-eval",
-    profile: Profile = "platform",
-    sheet: str | None = None,
-    model: str | None = None,
-) -> ShapeWritten:
-    """:func:`write_shape`, with its outcome as a :class:`ShapeWritten` (the report built when asked for)."""
-    if to not in SHAPES:
-        raise ValueError(f"unknown shape {to!r}: one of {', '.join(SHAPES)}")
+    has an error or a record the shape cannot hold; fields it cannot hold are listed as warnings. The
+    outcome: ``.valid``, ``.lines`` written, ``.report()`` (the :class:`~formatkit.Report`)."""
+    if to not in shape_names("write"):
+        raise ValueError(f"unknown shape {to!r}: one of {', '.join(shape_names('write'))}")
     for path in paths:
         check_path(path)
     check_output(output, paths)
-    if to == "openai-batch" and len(paths) != 1:
+    if SHAPES[to].requests and len(paths) != 1:
         # a custom_id names a record by its position in the set: one set, one batch file
         raise OutputError(f"{output}: a batch file is written from one set; give one input file")
-    shape = shape_module(to)
+    write_record = shape_writer(to)
     options = {"model": model or ""}
     runs: list[_Run] = []
     ids = combined_ids(len(paths), by_dataset=True)
@@ -105,7 +88,7 @@ def write_shape_checked(
                     if ids is not None:
                         check_combined(ids, run, record)
                     try:
-                        written = shape.write_record(record, run.records, options)
+                        written = write_record(record, run.records, options)
                     except Unfit as exc:
                         run.sink.add("shape_record_unfit", exc.reason, **_source_place(record))
                         continue

@@ -203,6 +203,11 @@ class Checked:
 
         return Report.build([run.report() for run in self._runs], self._upload)
 
+    def document(self, lang: str) -> str:
+        """The JSON document ``formatkit validate --json`` prints (and ``formatkit serve``'s ``/v1/validate``
+        answers): the report with every message in ``lang``, indented, Chinese unescaped."""
+        return self.report().translated(lang).model_dump_json(indent=2)
+
 
 def check_combined(ids: CombinedIds, run: _Run, record: RecordDict) -> bool:
     """The record against the ones read before it from this and the earlier files (see CombinedIds)."""
@@ -210,12 +215,19 @@ def check_combined(ids: CombinedIds, run: _Run, record: RecordDict) -> bool:
 
 
 def iter_dicts(
-    path: StrPath, *, mode: Mode = "infer-eval", profile: Profile = "none", meta: bool = True, fast: bool = True
+    path: StrPath,
+    *,
+    mode: Mode = "infer-eval",
+    profile: Profile = "none",
+    meta: bool = True,
+    fast: bool = True,
+    warnings: list[Issue] | None = None,
 ) -> Iterator[RecordDict]:
     """Yield the canonical records of one file as plain data, streaming.
 
     Records are yielded as they pass; when the file turns out to hold errors, InvalidFileError is raised
     at the end with the full report. Validate first (:func:`validate_file`) to know before reading.
+    ``warnings``, when given, receives the file's warnings once every record is read.
     """
     run = _Run(path, mode, profile, fast)
     for record in run:
@@ -223,6 +235,8 @@ def iter_dicts(
             record.pop("meta", None)
         yield record
     report = run.report()
+    if warnings is not None:
+        warnings.extend(issue for issue in report.issues if issue.severity == "warning")
     if not report.valid:
         raise InvalidFileError(report)
 

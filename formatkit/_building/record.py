@@ -2,7 +2,7 @@
 rules into the record every later stage reads.
 
 The readers' fast path (a row or line that passes every rule on cheap checks) builds its target turn with
-the same :func:`target_turn`, so both paths give the same bytes; ``fast=False`` on the reading API forces
+the same :func:`build_target`, so both paths give the same bytes; ``fast=False`` on the reading API forces
 the full path everywhere (the tests compare the two).
 """
 
@@ -18,10 +18,10 @@ from formatkit._rules.common import check_target, target_is_clean
 from formatkit._rules.parameters import check_parameters
 from formatkit._rules.results import apply_results
 
-__all__ = ["build_record", "clean_target", "target_turn"]
+__all__ = ["build_record", "build_target", "clean_target"]
 
 
-def target_turn(mode: Mode, reference: str | None, response: str | None, parameters: Parameters) -> MessageDict:
+def build_target(mode: Mode, reference: str | None, response: str | None, parameters: Parameters) -> MessageDict:
     """The target assistant turn: the reference (not in infer-only), and the collected response (scored)
     or one pending stub per sample (``n``)."""
     target: MessageDict = {"role": "assistant"}
@@ -43,7 +43,7 @@ def clean_target(mode: Mode, reference: str | None, response: str | None, parame
     caller then takes the full path). ``parameters`` must be a dict check_parameters returns unchanged."""
     if not target_is_clean(mode, reference, response):
         return None
-    return target_turn(mode, reference, response, parameters)
+    return build_target(mode, reference, response, parameters)
 
 
 def build_record(draft: Draft, position: int, mode: Mode, sink: IssueSink) -> RecordDict:
@@ -58,7 +58,7 @@ def build_record(draft: Draft, position: int, mode: Mode, sink: IssueSink) -> Re
             messages.append({"role": "assistant", "responses": [{"parameters": parameters}]})
         else:
             messages.append(message)
-    messages.append(target_turn(mode, draft.reference, draft.response, parameters))
+    messages.append(build_target(mode, draft.reference, draft.response, parameters))
     meta: MetaDict = {"dataset": draft.source.get("dataset"), "source": _source(draft.source)}
     if draft.meta:
         meta.update(draft.meta)

@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from formatkit._core.record import JsonObject, Parameters, RecordDict, Role, last_message
+from formatkit._core.record import JsonObject, RecordDict, Role, last_message
 
 __all__ = [
     "Message",
@@ -54,7 +54,7 @@ class Response(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    parameters: Parameters = Field(default_factory=dict)
+    parameters: dict[str, object] = Field(default_factory=dict)
     usage: Usage | None = None
     content: str | None = None
     reasoning_content: str | None = None
@@ -162,15 +162,15 @@ class Record(BaseModel):
         return record_to_dict(self)
 
 
-def _drop_none(data: JsonObject) -> JsonObject:
+def _drop_none(data: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def _response_to_dict(response: Response) -> JsonObject:
+def _response_to_dict(response: Response) -> dict[str, object]:
     data = response.model_dump(mode="json", exclude_none=True)
     if response.score is None and response.analysis is not None:
         # An unscorable response says so: score stays visible as null next to its reason.
-        ordered: JsonObject = {}
+        ordered: dict[str, object] = {}
         for key, value in data.items():
             if key == "analysis":
                 ordered["score"] = None
@@ -181,7 +181,7 @@ def _response_to_dict(response: Response) -> JsonObject:
 
 def record_to_dict(record: Record) -> RecordDict:
     """The record as plain JSON data, in canonical key order, unset fields left out."""
-    messages: list[JsonObject] = []
+    messages: list[dict[str, object]] = []
     for message in record.messages:
         item = _drop_none(
             {"role": message.role, "content": message.content, "reference_response": message.reference_response}
@@ -189,7 +189,7 @@ def record_to_dict(record: Record) -> RecordDict:
         if message.responses is not None:
             item["responses"] = [_response_to_dict(r) for r in message.responses]
         messages.append(item)
-    out: JsonObject = {"session_id": record.session_id, "messages": messages}
+    out: dict[str, object] = {"session_id": record.session_id, "messages": messages}
     if record.meta is not None:
         out["meta"] = record.meta.model_dump(mode="json", exclude_none=True)
     return cast(RecordDict, out)

@@ -13,13 +13,16 @@ types follow them key for key.
 
 A record read from a results file is data someone else wrote: the helpers below read it as defensively
 as the stages always have (a missing or malformed target turn is None or no responses, never an
-exception), and they are the only place that knows the target turn is the last message.
+exception), and they are the only place that knows the target turn is the last message. The ``judge`` entry
+a judge writes into a response is typed, and read, in :mod:`formatkit._core.judge_entry`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, TypeVar, get_args
+
+from formatkit._core.judge_entry import JudgeEntry
 
 __all__ = [
     "SCORE_FIELDS",
@@ -102,8 +105,8 @@ class ResponseDict(TypedDict, total=False):
     endpoint_id: str
     error: str
     #: What an LLM judge said: raw replies, verdicts, judge token usage; with a panel of judges, ``panel``
-    #: holds each judge's own model, status, score, answer and rationale.
-    judge: JsonObject
+    #: holds each judge's own model, status, score, answer and rationale (:mod:`formatkit._core.judge_entry`).
+    judge: JudgeEntry
 
 
 class _MessageRole(TypedDict):

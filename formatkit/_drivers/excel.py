@@ -30,6 +30,7 @@ from formatkit._rules.excel_header import (
     names_a_column,
     read_header,
 )
+from formatkit._rules.excel_order import order_rows
 from formatkit._rules.excel_rows import Row, last_data_row, read_rows
 from formatkit._rules.excel_sessions import Context, group_rows, make_draft
 from formatkit._rules.excel_sheet import check_hidden, is_notes_sheet, merged_example
@@ -168,6 +169,7 @@ class ExcelReader:
         del rows
         self.rows = len(records)
         ctx = Context(str(self.path), self.path.stem, sheet, header, self.sink)
+        records = order_rows(records, ctx)  # an exported sheet people sorted: back in export's order
         fmt, groups, orphans = group_rows(records, ctx)
         self.format = fmt
         for row in orphans:

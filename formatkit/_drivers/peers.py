@@ -19,7 +19,7 @@ from formatkit._drivers.jsonl import JsonlReader
 from formatkit._reading.jsonl_lines import iter_json_lines
 from formatkit._rules import jsonl as rules
 from formatkit._rules.jsonl import detect_shape
-from formatkit._rules.shapes import shape_module
+from formatkit._rules.shapes import shape_reader
 
 __all__ = ["PeerReader"]
 
@@ -29,7 +29,7 @@ class PeerReader(JsonlReader):
 
     def __init__(self, path: Path, *, shape: str, mode: Mode, sink: IssueSink, max_rows: int | None) -> None:
         super().__init__(path, mode=mode, sink=sink, max_rows=max_rows, fast=False)
-        self.shape = shape_module(shape)
+        self.read_line = shape_reader(shape)
 
     def drafts(self) -> Iterator[Draft | RecordDict]:
         sink = self.sink
@@ -42,7 +42,7 @@ class PeerReader(JsonlReader):
                 break
             if not rules.check_object(value, line, sink):
                 continue
-            ours = self.shape.read_line(value, line, sink)
+            ours = self.read_line(value, line, sink)
             if ours is None:
                 continue
             shape = detect_shape(ours, self.format) or self.format or "jsonl-single-turn"

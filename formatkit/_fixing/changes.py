@@ -5,6 +5,7 @@ place, located like an Issue (sheet/row/column or line/field). What fix says is 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,7 +39,7 @@ class Change(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     code: ChangeCode
-    data: dict[str, Any] = Field(default_factory=dict, description="The values the message is filled from.")
+    data: dict[str, object] = Field(default_factory=dict, description="The values the message is filled from.")
     file: str | None = None
     sheet: str | None = None
     row: int | None = None
@@ -48,6 +49,12 @@ class Change(BaseModel):
 
     def message(self, lang: str = DEFAULT_LANG) -> str:
         return render(self.code, self.data, lang)
+
+    def number(self, key: str) -> int:
+        """A count in :attr:`data` (how many rows a repair removed, ...)."""
+        value = self.data[key]
+        assert isinstance(value, int), (key, value)
+        return value
 
     @property
     def place(self) -> str:
@@ -70,7 +77,7 @@ class Repaired(NamedTuple):
 _WORD_FIELDS = ("how", "parts")
 
 
-def render(code: ChangeCode, data: dict[str, Any], lang: str = DEFAULT_LANG) -> str:
+def render(code: ChangeCode, data: Mapping[str, object], lang: str = DEFAULT_LANG) -> str:
     """The sentence for a change: the catalogue's ``fix.<code>`` template in ``lang`` (see
     :mod:`formatkit._core.messages`), filled from the change's data, its words translated."""
     filled = dict(data)

@@ -41,7 +41,7 @@ def repair_csv(source: Path) -> Repaired | None:
     if not changes:
         return Repaired(data, [], [])  # nothing to repair: the original, byte for byte
     changes = [_in_csv(change, title, source.stem) for change in changes]
-    removed = next((int(c.data["count"]) for c in changes if c.code == "title_rows_removed"), 0)
+    removed = next((c.number("count") for c in changes if c.code == "title_rows_removed"), 0)
     written = _written(rows, book.workbook.worksheets[0], removed, layout)
     notes = [Change(code="csv_kept", data={"encoding": layout.label, "separator": shown(layout.delimiter)})]
     return Repaired(written, changes, notes)
@@ -66,7 +66,7 @@ def _workbook(rows: list[tuple[int, list[str], str]]) -> tuple[Book, str]:
 
 def _in_csv(change: Change, title: str, sheet: str) -> Change:
     """A workbook change as the CSV's copy makes it: at the sheet the CSV is read as; title rows removed."""
-    update: dict[str, Any] = {"sheet": sheet} if change.sheet == title else {}
+    update: dict[str, object] = {"sheet": sheet} if change.sheet == title else {}
     if change.code == "title_rows_moved":
         update["code"] = "title_rows_removed"
     return change.model_copy(update=update) if update else change

@@ -78,7 +78,7 @@ def repair_workbook(book: Book) -> list[Change]:
     removed = _title_rows(workbook, ws)
     if removed is not None:
         changes.append(removed)
-    shift = 0 if removed is None else int(removed.data["count"])
+    shift = 0 if removed is None else removed.number("count")
     changes += _headers(ws)
     columns = _columns(ws)
     changes += _merged(ws, columns)

@@ -30,6 +30,10 @@ MAX_MERGED_RANGES = 10_000
 MAX_MERGED_CELLS = 100_000
 #: Excel's own limit on the cell formats of a workbook.
 MAX_STYLES = 64_000
+#: Sheets a workbook may list for fix to rewrite it: openpyxl's cost per sheet grows with the sheets already
+#: there (each title checked against all), so 100,000 sheets would run for an hour; validate reads the first.
+MAX_SHEETS = 1_000
+_SHEET_TAG = re.compile(rb"<(?:\w+:)?sheet\b")
 
 _MERGE_REF = re.compile(
     rb'<(?:\w+:)?mergeCell\s+ref="\$?([A-Za-z]{1,3})\$?(\d{1,7})(?::\$?([A-Za-z]{1,3})\$?(\d{1,7}))?"'
@@ -85,6 +89,10 @@ def check_bounds(path: Path) -> None:
     One pass over the parts' XML (validate has read them already, behind its zip-bomb guard)."""
     with zipfile.ZipFile(path) as archive:
         names = archive.namelist()
+        if "xl/workbook.xml" in names:
+            listed = len(_SHEET_TAG.findall(archive.read("xl/workbook.xml")))
+            if listed > MAX_SHEETS:
+                raise RepairRefusedError(Msg("frag.fix_refused.sheets", count=listed, limit=MAX_SHEETS))
         if "xl/styles.xml" in names:
             styles = archive.read("xl/styles.xml")
             block = _CELL_XFS.search(styles)

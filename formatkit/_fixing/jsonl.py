@@ -22,7 +22,6 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from formatkit._core.record import JsonObject
 from formatkit._fixing.changes import Change, Repaired, shown
 from formatkit._reading.jsonl_lines import guess_encoding, wide_encoding
 from formatkit._rules.jsonl import ALIASES, MULTI_KEYS, SINGLE_KEYS
@@ -115,7 +114,7 @@ class _Unsure(ValueError):
     pass
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> JsonObject:
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, object]:
     keys = [key for key, _ in pairs]
     if len(set(keys)) != len(keys):
         raise _Unsure("duplicate key")  # rewriting the line would silently drop one value
@@ -126,7 +125,7 @@ def _refuse(name: str) -> Any:
     raise _Unsure(name)
 
 
-def _object(line: str) -> JsonObject | None:
+def _object(line: str) -> dict[str, object] | None:
     if not line.strip():
         return None
     try:
@@ -136,7 +135,7 @@ def _object(line: str) -> JsonObject | None:
     return value if isinstance(value, dict) else None
 
 
-def _repair_line(obj: JsonObject, line: int, taken: set[Any]) -> list[Change]:
+def _repair_line(obj: dict[str, object], line: int, taken: set[Any]) -> list[Change]:
     changes = _keys(obj, line)
     parameters = obj.get("parameters")
     if isinstance(parameters, str) and parameters.strip():
@@ -171,7 +170,7 @@ def _fold(key: str) -> str:
     return unicodedata.normalize("NFKC", key).strip().casefold()
 
 
-def _keys(obj: JsonObject, line: int) -> list[Change]:
+def _keys(obj: dict[str, object], line: int) -> list[Change]:
     """Rename keys that name a key of the line's shape only after case-folding/NFKC, or as an alias."""
     folded = {key: _fold(key) for key in obj}
     multi = any(name in ("messages", "message") for name in folded.values())

@@ -20,7 +20,6 @@ import orjson
 from formatkit._core.codes import Code
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject
 
 __all__ = ["MAX_DEPTH", "MAX_LINE_BYTES", "guess_encoding", "iter_json_lines", "wide_encoding"]
 
@@ -59,7 +58,7 @@ def _reject_constant(name: str) -> Any:
 
 
 def _pairs_with_duplicates(found: list[str]) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> JsonObject:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, object]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
@@ -395,11 +394,7 @@ def iter_json_lines(
                     break
             if number == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM) :]
-                sink.add(
-                    "utf8_bom",
-                    Msg("utf8_bom"),
-                    line=1,
-                )
+                sink.add("utf8_bom", Msg("utf8_bom"), line=1)
             if (not raw or raw[0] != 0x7B) and not raw.strip():  # most lines start with "{": skip the copy
                 if not blank_count:
                     blank_start = number

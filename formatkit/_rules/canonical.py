@@ -10,7 +10,7 @@ from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
-from formatkit._core.record import JsonObject, RecordDict, last_message
+from formatkit._core.record import RecordDict, last_message
 from formatkit._rules.common import is_blank
 from formatkit._rules.parameters import check_parameters
 
@@ -126,7 +126,7 @@ def _translate(error: Any, line: int, sink: IssueSink) -> None:
     sink.add(code, text, line=line, field=field or None)
 
 
-def check_canonical(obj: JsonObject, mode: Mode, sink: IssueSink, *, line: int) -> RecordDict | None:
+def check_canonical(obj: dict[str, object], mode: Mode, sink: IssueSink, *, line: int) -> RecordDict | None:
     """Validate one canonical record; return it as plain canonical data, or None if it is broken."""
     from pydantic import ValidationError  # the models load only when a canonical file is read (start-up)
 
@@ -188,7 +188,7 @@ def check_canonical(obj: JsonObject, mode: Mode, sink: IssueSink, *, line: int) 
     return record_to_dict(record) if ok else None
 
 
-def check_meta(meta: JsonObject, sink: IssueSink, *, line: int) -> bool:
+def check_meta(meta: dict[str, object], sink: IssueSink, *, line: int) -> bool:
     """Whether a jsonl line's own ``meta`` fits the canonical record's (its labels are copied there, so a
     ``"source": "mine"`` would make convert write a record its own validator rejects); issues otherwise."""
     from pydantic import ValidationError

@@ -68,12 +68,7 @@ def read_rows(
     end = last_data_row(rows)
     index = header.index
     columns = [index.get(name, -1) for name in COLUMNS]
-    width = max(columns) + 1
-    for r in range(end + 1):
-        row = rows[r]
-        if len(row) < width:
-            row.extend([""] * (width - len(row)))
-        row.append("")
+    _pad(rows, end, max(columns) + 1)
     cells = itemgetter(*columns)
     has_query = "query" in index
     outputs = [(name, col) for name, col in index.items() if name not in COLUMNS]
@@ -92,10 +87,7 @@ def read_rows(
             _empty_rows(gap_start, number - 1, sheet, sink)
             gap_start = None
         if max_rows is not None and len(out) == max_rows:
-            # Only here, past the limit: how many data rows the sheet holds, so the user knows into how
-            # many files to split it (an empty row costs one test).
-            total = max_rows + sum(1 for rest in rows[r : end + 1] if not row_is_empty(rest))
-            _too_many(number, max_rows, total, sheet, sink)
+            _too_many(number, max_rows, rows[r : end + 1], sheet, sink)
             break  # the platform refuses the file: checking the rest would only cost time and memory
         sid, system, query, reference, parameters, response = cells(row)
         if not (
@@ -119,20 +111,10 @@ def read_rows(
             raw = None
         if type(sid) is float and sid.is_integer() and -MAX_ID < sid < MAX_ID:
             sid = int(sid)
-        elif sid == "":
-            sid = None
-        elif type(sid) is str and len(sid) < 16 and sid.isascii() and sid.isdigit():
-            sid = int(sid)  # an id written as text (a CSV's): what session_id_value makes of it, without a place
         else:
-            sid = session_id_value(sid, {"sheet": sheet, "row": number, "column": header.label(columns[0])}, sink)
+            sid = _session_id(sid, number, header.label(columns[0]), sheet, sink)
         if has_query and (not query or query.isspace()):
-            sink.add(
-                "empty_text",
-                Msg("empty_text"),
-                sheet=sheet,
-                row=number,
-                column=header.label(columns[2]),
-            )
+            sink.add("empty_text", Msg("empty_text"), sheet=sheet, row=number, column=header.label(columns[2]))
         out.append(
             Row(
                 number,
@@ -176,7 +158,29 @@ def _raw_values(row: list[Any], r: int, columns: list[int]) -> dict[str, float |
     return raw or None
 
 
-def _too_many(number: int, max_rows: int, total: int, sheet: str, sink: IssueSink) -> None:
+def _session_id(sid: Any, number: int, column: str, sheet: str, sink: IssueSink) -> Any:
+    """A session_id cell that is not a whole float: None when empty, an id written as text (a CSV's) as what
+    session_id_value makes of it without a place, anything else checked at its place."""
+    if sid == "":
+        return None
+    if type(sid) is str and len(sid) < 16 and sid.isascii() and sid.isdigit():
+        return int(sid)
+    return session_id_value(sid, {"sheet": sheet, "row": number, "column": column}, sink)
+
+
+def _pad(rows: list[list[Any]], end: int, width: int) -> None:
+    """Rows 0..end made ``width`` cells long, plus one empty cell: the stand-in for a column the sheet lacks."""
+    for r in range(end + 1):
+        row = rows[r]
+        if len(row) < width:
+            row.extend([""] * (width - len(row)))
+        row.append("")
+
+
+def _too_many(number: int, max_rows: int, rest: list[list[Any]], sheet: str, sink: IssueSink) -> None:
+    """Past the limit: how many data rows the sheet holds, so the user knows into how many files to split it
+    (counted only here; an empty row costs one test)."""
+    total = max_rows + sum(1 for row in rest if not row_is_empty(row))
     files = -(-total // max_rows)
     sink.add(
         "too_many_rows",

@@ -15,7 +15,7 @@ from typing import Any, cast
 from formatkit._core.draft import Draft
 from formatkit._core.issues import Format, IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, MessageDict, MetaDict, Parameters, ReadSource, last_message
+from formatkit._core.record import MessageDict, MetaDict, ReadSource, last_message
 from formatkit._core.suggest import did_you_mean_later
 from formatkit._rules.canonical import check_meta
 from formatkit._rules.common import is_blank
@@ -72,7 +72,7 @@ SHAPE_NAMES = {
 }
 
 
-def detect_shape(obj: JsonObject, file_format: Format | None = None) -> Format | None:
+def detect_shape(obj: dict[str, object], file_format: Format | None = None) -> Format | None:
     """The shape of one line; None when its keys name no shape (it is then held to the file's)."""
     if file_format == "canonical" and "messages" in obj:
         return "canonical"
@@ -136,10 +136,10 @@ def check_no_records(rows: int, sink: IssueSink) -> None:
 
 
 def map_keys(
-    obj: JsonObject, allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
-) -> JsonObject:
+    obj: dict[str, object], allowed: tuple[str, ...], file_format: Format | None, line: int, sink: IssueSink
+) -> dict[str, object]:
     """Map aliases to their names; report unknown keys with a suggestion."""
-    fields: JsonObject = {}
+    fields: dict[str, object] = {}
     for key, value in obj.items():
         name = key
         if key in ALIASES and ALIASES[key] in allowed:
@@ -295,7 +295,7 @@ def check_parameters_field(parameters: Any, line: int, sink: IssueSink) -> Any:
     return parameters
 
 
-def single_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
+def single_history(fields: dict[str, object], line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A single-turn line's system and prompt as history; None (reported) without a usable prompt."""
     history: list[MessageDict] = []
     system = check_text(fields, "system", line, sink, required=False)
@@ -308,7 +308,7 @@ def single_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messa
     return history
 
 
-def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[MessageDict] | None:
+def multi_history(fields: dict[str, object], line: int, sink: IssueSink) -> list[MessageDict] | None:
     """A multi-turn line's ``messages`` as history; None (reported) when the conversation is unusable."""
     if "messages" not in fields:
         sink.add(
@@ -333,58 +333,11 @@ def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messag
     history: list[MessageDict] = []
     ok = True
     for index, item in enumerate(messages):
-        path = f"messages[{index}]"
-        if not isinstance(item, dict):
-            report_type(line, path, Msg("frag.expect.message"), item, sink)
+        message = _message(item, index, line, sink)
+        if message is None:
             ok = False
-            continue
-        for key in item:
-            if key not in MESSAGE_KEYS:
-                sink.add(
-                    "unknown_key",
-                    Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
-                    line=line,
-                    field=f"{path}.{key}",
-                )
-        role = item.get("role")
-        if role not in ROLES:
-            if role is None:
-                sink.add("missing_field", Msg("missing_field.role"), line=line, field=f"{path}.role")
-            else:
-                sink.add(
-                    "invalid_role",
-                    Msg(
-                        "invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""
-                    ),
-                    line=line,
-                    field=f"{path}.role",
-                )
-            ok = False
-            continue
-        if role == "system" and index != 0:
-            sink.add(
-                "misplaced_system",
-                Msg("misplaced_system"),
-                line=line,
-                field=f"{path}.role",
-            )
-            ok = False
-        content: Any = item.get("content")
-        if "content" not in item:
-            sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
-            ok = False
-        elif not isinstance(content, str):
-            report_type(line, f"{path}.content", Msg("frag.expect.text"), content, sink)
-            ok = False
-        elif is_blank(content):
-            sink.add(
-                "empty_text",
-                Msg("empty_text.message", role=role),
-                line=line,
-                field=f"{path}.content",
-            )
-            ok = False
-        history.append({"role": role, "content": content})
+        else:
+            history.append(message)
     last = last_message(messages)
     last_role = last.get("role") if isinstance(last, dict) else None
     # A missing or unknown role already has its own issue at .role; only a known non-user role
@@ -401,7 +354,60 @@ def multi_history(fields: JsonObject, line: int, sink: IssueSink) -> list[Messag
     return history if ok else None
 
 
-def check_text(fields: JsonObject, name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
+def _message(item: object, index: int, line: int, sink: IssueSink) -> MessageDict | None:
+    """One of ``messages``, checked at its place: the message, or None when it has a problem (reported)."""
+    path = f"messages[{index}]"
+    fine = True
+    if not isinstance(item, dict):
+        report_type(line, path, Msg("frag.expect.message"), item, sink)
+        return None
+    for key in item:
+        if key not in MESSAGE_KEYS:
+            sink.add(
+                "unknown_key",
+                Msg("unknown_key.message", key=key, hint=did_you_mean_later(key, MESSAGE_KEYS)),
+                line=line,
+                field=f"{path}.{key}",
+            )
+    role = item.get("role")
+    if role not in ROLES:
+        if role is None:
+            sink.add("missing_field", Msg("missing_field.role"), line=line, field=f"{path}.role")
+        else:
+            sink.add(
+                "invalid_role",
+                Msg("invalid_role", role=role, hint=did_you_mean_later(role, ROLES) if isinstance(role, str) else ""),
+                line=line,
+                field=f"{path}.role",
+            )
+        return None
+    if role == "system" and index != 0:
+        sink.add(
+            "misplaced_system",
+            Msg("misplaced_system"),
+            line=line,
+            field=f"{path}.role",
+        )
+        fine = False
+    content: Any = item.get("content")
+    if "content" not in item:
+        sink.add("missing_field", Msg("missing_field.content"), line=line, field=f"{path}.content")
+        fine = False
+    elif not isinstance(content, str):
+        report_type(line, f"{path}.content", Msg("frag.expect.text"), content, sink)
+        fine = False
+    elif is_blank(content):
+        sink.add(
+            "empty_text",
+            Msg("empty_text.message", role=role),
+            line=line,
+            field=f"{path}.content",
+        )
+        fine = False
+    return {"role": role, "content": content} if fine else None
+
+
+def check_text(fields: dict[str, object], name: str, line: int, sink: IssueSink, *, required: bool) -> str | None:
     """A text field: present when required, a JSON string, not blank when required."""
     value = fields.get(name)
     if value is None:
@@ -484,7 +490,9 @@ def json_type(value: Any) -> str:
     return "object"
 
 
-def plain_single(obj: JsonObject) -> tuple[str, str | None, str | None, str | None, Parameters | None] | None:
+def plain_single(
+    obj: dict[str, object],
+) -> tuple[str, str | None, str | None, str | None, dict[str, object] | None] | None:
     """prompt, system, answer, response and parameters of a single-turn line whose keys are all known names
     (no ``session_id``, no ``meta``: those take the full checks) and whose values have the right types;
     None for anything else. A filter for the common case only: every rule lives in the full path."""

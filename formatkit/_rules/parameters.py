@@ -15,7 +15,6 @@ import orjson
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Later, Msg
-from formatkit._core.record import JsonObject, Parameters
 from formatkit._core.suggest import did_you_mean_later
 
 __all__ = [
@@ -89,14 +88,14 @@ class ParameterSpec:
             return low if self.also is None else Msg("frag.expect.either", value=self.also, other=low)
         return Msg("frag.expect.between", minimum=self.minimum, maximum=self.maximum)
 
-    def json_schema(self) -> JsonObject:
+    def json_schema(self) -> dict[str, object]:
         if self.kind == "boolean":
             return {"type": "boolean"}
         if self.kind == "object":
             return {"type": "object"}
         if self.kind == "stop":
             return {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 4}]}
-        schema: JsonObject = {"type": self.kind}
+        schema: dict[str, object] = {"type": self.kind}
         if self.minimum is not None:
             schema["exclusiveMinimum" if self.exclusive else "minimum"] = self.minimum
         if self.maximum is not None:
@@ -130,7 +129,7 @@ KNOWN_PARAMETERS: dict[str, ParameterSpec] = {
 _NESTED = {"enable_thinking": "chat_template_kwargs"}
 
 
-def parameters_json_schema() -> JsonObject:
+def parameters_json_schema() -> dict[str, object]:
     """The JSON Schema of a parameters object, from the same specs the checks use."""
     return {
         "type": "object",
@@ -139,7 +138,7 @@ def parameters_json_schema() -> JsonObject:
     }
 
 
-def parse_parameters(text: str) -> Parameters | None:
+def parse_parameters(text: str) -> dict[str, object] | None:
     """Parse a parameters cell written as JSON or as a Python dict literal; None if it is neither."""
     text = text.strip()
     try:
@@ -152,7 +151,7 @@ def parse_parameters(text: str) -> Parameters | None:
     return value if isinstance(value, dict) else None
 
 
-def check_parameters(raw: Any, place: Place, sink: IssueSink) -> Parameters:
+def check_parameters(raw: Any, place: Place, sink: IssueSink) -> dict[str, object]:
     """Validate a raw parameters value (dict, text or None); return the usable dict (possibly empty)."""
     if raw is None:
         return {}
@@ -183,7 +182,7 @@ def check_parameters(raw: Any, place: Place, sink: IssueSink) -> Parameters:
             **place,
         )
         return {}
-    good: Parameters = {}
+    good: dict[str, object] = {}
     engine: list[str] = []
     for key, value in raw.items():
         spec = KNOWN_PARAMETERS.get(key)
@@ -233,7 +232,7 @@ def _unknown_hint(key: str) -> Msg | Later:
     return did_you_mean_later(key, KNOWN_PARAMETERS)
 
 
-def is_clean_parameters(raw: Parameters, text: bytes | None = None) -> bool:
+def is_clean_parameters(raw: dict[str, object], text: bytes | None = None) -> bool:
     """Whether :func:`check_parameters` already found this very dict clean (it then returns it unchanged,
     reporting nothing). False means "not known", not "bad": the full check decides. ``text``: the dict's
     ``orjson.dumps`` when the caller already has it (the jsonl reader does)."""
@@ -241,7 +240,7 @@ def is_clean_parameters(raw: Parameters, text: bytes | None = None) -> bool:
     return fingerprint is not None and fingerprint in _CLEAN
 
 
-def clean_parameters_text(text: str) -> Parameters | None:
+def clean_parameters_text(text: str) -> dict[str, object] | None:
     """What :func:`check_parameters` returns for a parameters cell it already found clean (a fresh dict
     each time, as there); None when the text is not known clean, and the full check decides."""
     parsed = _CLEAN_TEXT.get(text)
@@ -254,12 +253,12 @@ _CLEAN: set[bytes] = set()
 _CLEAN_LIMIT = 4096
 
 
-_PARSED: dict[str, Parameters | None] = {}
+_PARSED: dict[str, dict[str, object] | None] = {}
 #: Parameter cells (the text) found clean, with what check_parameters returned for them.
-_CLEAN_TEXT: dict[str, Parameters] = {}
+_CLEAN_TEXT: dict[str, dict[str, object]] = {}
 
 
-def _parse_cached(text: str) -> Parameters | None:
+def _parse_cached(text: str) -> dict[str, object] | None:
     """parse_parameters with a bounded memo: a Python-dict cell costs ~20 µs to parse each time."""
     if text in _PARSED:
         parsed = _PARSED[text]
@@ -270,7 +269,7 @@ def _parse_cached(text: str) -> Parameters | None:
     return None if parsed is None else dict(parsed)  # a record never shares its dict with another
 
 
-def _cache_key(raw: Parameters) -> bytes | None:
+def _cache_key(raw: dict[str, object]) -> bytes | None:
     try:
         return orjson.dumps(raw)
     except (TypeError, orjson.JSONEncodeError):
@@ -306,7 +305,7 @@ _DOUBLE = frozenset('"“”＂')
 _SINGLE = frozenset("'‘’＇")
 
 
-def repair_parameters_text(text: str) -> Parameters | None:
+def repair_parameters_text(text: str) -> dict[str, object] | None:
     """The dict a parameters cell that does not parse was meant to be, when exactly one reading exists:
     JSON or a Python dict typed with a Chinese input method (``｛“temperature”：0.7｝``), or ``key=value``
     pairs (``temperature=0.7, max_tokens=1024``). None when it is neither (``formatkit fix`` leaves it).
@@ -317,7 +316,7 @@ def repair_parameters_text(text: str) -> Parameters | None:
     # Two ways to read the quotes: strictly (ASCII closes ASCII, a curly quote its pair) and loosely (any
     # double quote closes a double-quoted string: {"temperature”: 0.7} typed half in each mode). A
     # repair is made only when every reading that parses gives the same dict.
-    found: list[Parameters] = []
+    found: list[dict[str, object]] = []
     for loose in (False, True):
         plain = _half_width_outside_strings(text.strip(), loose=loose)
         if plain is None:
@@ -361,7 +360,7 @@ def _half_width_outside_strings(text: str, *, loose: bool = False) -> str | None
     return None if closer is not None else "".join(out)
 
 
-def _key_values(text: str) -> Parameters | None:
+def _key_values(text: str) -> dict[str, object] | None:
     """``temperature=0.7, max_tokens=1024`` (commas, semicolons or line breaks between the pairs; values
     as JSON or Python literals) as a dict; None unless every part is such a pair."""
     source = text.strip().strip(",;")
@@ -374,7 +373,7 @@ def _key_values(text: str) -> Parameters | None:
     call = tree.body
     if not isinstance(call, ast.Call) or call.args or not call.keywords:
         return None
-    result: Parameters = {}
+    result: dict[str, object] = {}
     for keyword in call.keywords:
         if keyword.arg is None:
             return None

@@ -28,12 +28,13 @@ from typing import Any, cast
 from formatkit._core.draft import Place
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, RecordDict, last_message
+from formatkit._core.record import RecordDict, last_message
 
 __all__ = [
     "JSONL_RESULT_KEYS",
     "RECORD_COLUMNS",
     "RESULT_FIELDS",
+    "ROW_KEY",
     "apply_results",
     "has_outcome",
     "result_column",
@@ -65,6 +66,9 @@ RESULT_FIELDS = (
 #: Seed 001's name for the model that answered.
 ENDPOINT_ID = "endpoint_id"
 RECORD_COLUMNS = ("dataset", "meta")
+#: Where an exported row stands (``record.turn/turns``): read by :mod:`formatkit._rules.excel_order` to put a
+#: sorted sheet back in order, never carried into a record.
+ROW_KEY = "row_key"
 JSONL_RESULT_KEYS = ("score", "analysis", "usage", "error", "model", ENDPOINT_ID)
 _SUFFIXED = re.compile(r"(?P<field>[a-z_]+?)_(?P<n>[2-9]|[1-9][0-9]+)")
 _JSON_OBJECTS = ("usage", "judge", "meta", "extra")
@@ -75,7 +79,7 @@ def result_column(text: str) -> str | None:
 
     ``response`` itself is an input column, not one of these; ``response_2`` is."""
     name = unicodedata.normalize("NFKC", text).strip().casefold()
-    if name in RECORD_COLUMNS or name == ENDPOINT_ID or (name in RESULT_FIELDS and name != "response"):
+    if name in RECORD_COLUMNS or name in (ENDPOINT_ID, ROW_KEY) or (name in RESULT_FIELDS and name != "response"):
         return name
     match = _SUFFIXED.fullmatch(name)
     if match and match["field"] in (*RESULT_FIELDS, ENDPOINT_ID):
@@ -152,11 +156,11 @@ def apply_results(
     target turn holds the first response)."""
     target = last_message(record["messages"])
     # Filled key by key from the result columns' names: plain JSON objects here, typed again by the caller.
-    responses = cast("list[JsonObject]", target.setdefault("responses", []))
+    responses = cast("list[dict[str, object]]", target.setdefault("responses", []))
     parameters = responses[0].get("parameters", {}) if responses else {}
-    meta = cast(JsonObject, record.setdefault("meta", {}))
+    meta = cast(dict[str, object], record.setdefault("meta", {}))
     for name, (raw, place) in results.items():
-        if raw is None or (isinstance(raw, str) and raw == ""):
+        if raw is None or (isinstance(raw, str) and raw == "") or name == ROW_KEY:
             continue
         field, n = _split(name)
         ok, value = _convert(field, name, raw, place, sink)

@@ -42,6 +42,7 @@ def _options(
 
 _COMMAND_MODULES: tuple[str, ...] = ("validate", "fix", "convert", "schema", "export", "run", "score", "report", "eval")
 _COMMAND_MODULES += ("merge", "judge_check")
+_COMMAND_MODULES += ("serve",)
 
 for _name in _COMMAND_MODULES:
     importlib.import_module(f"formatkit.cli.{_name}").register(app)

@@ -53,17 +53,6 @@ class ProfileOption(str, Enum):
     none = "none"
 
 
-class ShapeOption(str, Enum):
-    """Another tool's shape of a set (``--to``, ``--from``): the names of :data:`formatkit.SHAPES`."""
-
-    evalscope_qa = "evalscope-qa"
-    evalscope_mcq = "evalscope-mcq"
-    opencompass = "opencompass"
-    inspect = "inspect"
-    promptfoo = "promptfoo"
-    openai_batch = "openai-batch"
-
-
 # click's (typer's) echo, for text: the same ANSI pattern it strips, the same fallback stream.
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 _fixed: dict[int, tuple[TextIO, TextIO]] = {}
@@ -146,7 +135,7 @@ def terminate_cleanly() -> None:
     if threading.current_thread() is not threading.main_thread():
         return
 
-    from formatkit.files import TERMINATED
+    from formatkit._cli_support import TERMINATED
 
     def handler(signum: int, frame: object) -> None:
         TERMINATED.set()  # in case this exception is lost inside a finalizer: the writer checks it too
@@ -167,8 +156,8 @@ def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> lis
     with what to do instead of being found empty the second time."""
     import stat
 
+    from formatkit._cli_support import check_path
     from formatkit.errors import UnreadablePathError
-    from formatkit.files import check_path
 
     for path in paths:
         try:

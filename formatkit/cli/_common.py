@@ -16,7 +16,6 @@ from formatkit.cli._base import (
     EXIT_USAGE,
     ModeOption,
     ProfileOption,
-    ShapeOption,
     echo,
     fail_usage,
     output_or_fail,
@@ -24,7 +23,7 @@ from formatkit.cli._base import (
     terminate_cleanly,
 )
 from formatkit.cli._printing import print_report
-from formatkit.messages import languages, resolve_lang
+from formatkit.messages import coverage, languages, resolve_lang, ui
 
 __all__ = [
     "EXIT_ERRORS",
@@ -32,7 +31,6 @@ __all__ = [
     "EXIT_USAGE",
     "ModeOption",
     "ProfileOption",
-    "ShapeOption",
     "check_judge_lang",
     "echo",
     "fail_usage",
@@ -63,6 +61,12 @@ def _check_lang(value: str | None) -> str | None:
     lang = resolve_lang(value)
     if lang is None:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(languages())}")
+    said = coverage(lang)
+    if said.translated < said.total:  # a language that starts with part of the messages says so
+        typer.echo(
+            ui("lang_partial", lang, lang=lang, translated=said.translated, total=said.total, percent=said.percent),
+            err=True,
+        )
     return lang
 
 

@@ -29,7 +29,7 @@ def run_convert(
 ) -> int:
     """Validate, then write canonical jsonl; nothing is written when any error is found. ``lang``: a
     catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit import check_output, run_conversion
+    from formatkit._cli_support import check_output, run_conversion
     from formatkit.cli._printing import print_clean, print_report
     from formatkit.messages import locale_lang, ui
 

@@ -75,7 +75,7 @@ class EstimateArgs:
 def estimate_lines(estimate: Estimate, lang: str | None, *, tokenizer: Path | None = None) -> list[str]:
     """The estimate in words, in ``lang``."""
     from formatkit.messages import locale_lang
-    from scoring import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
+    from scoring._cli_support import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
 
     method = {
         "tokenize": say("estimate.by_tokenize", lang),

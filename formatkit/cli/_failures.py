@@ -61,22 +61,19 @@ class Failure:
 @functools.cache
 def failures() -> tuple[Failure, ...]:
     """The table: every command's rows, in the order they are tried."""
-    from formatkit.errors import (
-        FormatkitError,
-        InvalidFileError,
-        OutputBusyError,
-        OutputError,
-        RepairError,
-        RepairRefusedError,
-        SheetReadBackError,
-        UnreadablePathError,
-    )
+    return (*_endpoint_rows(), *_file_rows())
+
+
+def _endpoint_rows() -> tuple[Failure, ...]:
+    """The rows of the commands that call an endpoint or read results: run, eval, score, report, judge-check."""
+    from formatkit.errors import InvalidFileError, OutputBusyError
     from scoring.errors import (
+        AnsweredSetError,
+        BadLabelsError,
         EndpointSetupError,
         EndpointUnavailableError,
         JudgeSetupError,
         JudgeUnavailableError,
-        MergeError,
         MetricError,
         OtherModelResultsError,
         OutputLockedError,
@@ -108,6 +105,7 @@ def failures() -> tuple[Failure, ...]:
         # eval SET... -o DIR: every stage resumes on a rerun
         Failure("eval", (OutputLockedError, OutputBusyError), EXIT_USAGE, "eval.locked"),
         Failure("eval", (OtherModelResultsError,), EXIT_USAGE, "eval.other_model"),
+        Failure("eval", (AnsweredSetError,), EXIT_USAGE, "eval.answered"),
         Failure("eval", (InvalidFileError,), EXIT_ERRORS, "eval.invalid", report=True),
         Failure("eval", (JudgeSetupError,), EXIT_USAGE, "failed"),
         Failure("eval", (JudgeUnavailableError,), EXIT_ERRORS, "eval.judge_stopped"),
@@ -119,6 +117,7 @@ def failures() -> tuple[Failure, ...]:
         Failure("score", (InvalidFileError,), EXIT_ERRORS, None, report=True),
         Failure("score", (JudgeUnavailableError,), EXIT_ERRORS, "score.judge_stopped"),
         Failure("score", (ScoringWorkerError,), EXIT_ERRORS, "score.worker_failed"),
+        Failure("score", (BadLabelsError,), EXIT_ERRORS, "labels.refused"),
         Failure("score", terminated, EXIT_TERMINATED, "score.terminated"),
         Failure("score", interrupted, EXIT_INTERRUPTED, "score.interrupted"),
         # report RESULTS...
@@ -126,6 +125,24 @@ def failures() -> tuple[Failure, ...]:
         # judge-check SCORED --human LABELS: a file that is neither results nor labels is bad usage
         Failure("judge-check", (ResultsFileError,), EXIT_USAGE, "failed"),
         Failure("judge-check", (InvalidFileError,), EXIT_USAGE, None, report=True),
+    )
+
+
+def _file_rows() -> tuple[Failure, ...]:
+    """The rows of the commands that write files (export, merge, convert, fix), then any command's."""
+    from formatkit.errors import (
+        FormatkitError,
+        InvalidFileError,
+        OutputBusyError,
+        OutputError,
+        RepairError,
+        RepairRefusedError,
+        SheetReadBackError,
+        UnreadablePathError,
+    )
+    from scoring.errors import MergeError
+
+    return (
         # export RESULTS -o OUT.xlsx: nothing is written unless the sheet reads back
         Failure("export", (SheetReadBackError,), EXIT_ERRORS, "export.read_back", report=True),
         Failure("export", (OutputBusyError,), EXIT_USAGE, "failed_nothing_written"),
@@ -171,7 +188,7 @@ def say(key: str, lang: str | None, source: object = None, /, **context: Any) ->
 
     lang = lang or locale_lang()
     template = catalogue(lang).get(f"ui.{key}") or catalogue("en")[f"ui.{key}"]
-    fields: dict[str, Any] = {}
+    fields: dict[str, object] = {}
     for _text, name, _spec, _conversion in string.Formatter().parse(template):
         if name is None or name in fields:
             continue

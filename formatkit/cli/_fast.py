@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, TextIO, cast
 
-from formatkit.cli._base import ModeOption, ProfileOption, ShapeOption, echo
+from formatkit.cli._base import ModeOption, ProfileOption, echo
 
 __all__ = ["COMMANDS", "FastCommand", "FastOption", "parse", "run"]
 
@@ -103,7 +103,8 @@ def _profile() -> FastOption:
 
 
 def _shape(name: str, flag: str) -> FastOption:
-    return FastOption(name, (flag,), "choice", None, tuple(s.value for s in ShapeOption))
+    # a name of formatkit.SHAPES, checked by the body against the table as it is then (a shape may be registered)
+    return FastOption(name, (flag,), "text")
 
 
 _SHARED = (

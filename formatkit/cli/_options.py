@@ -111,7 +111,7 @@ def _options_of(group: type) -> list[dataclasses.Field[Any]]:
     return [f for f in dataclasses.fields(group) if _OPTION in f.metadata]
 
 
-def parse_params(items: list[str]) -> dict[str, Any]:
+def parse_params(items: list[str]) -> dict[str, object]:
     """``KEY=VALUE`` pairs; a value is JSON when it parses as JSON, else the text as given.
 
     A key of the parameter table (docs/pages/reference/rules.md) must have a value of its type and range, as in a set:
@@ -122,7 +122,7 @@ def parse_params(items: list[str]) -> dict[str, Any]:
 
     from formatkit.parameters import KNOWN_PARAMETERS
 
-    params: dict[str, Any] = {}
+    params: dict[str, object] = {}
     for item in items:
         key, sep, raw = item.partition("=")
         key = key.strip()
@@ -150,7 +150,7 @@ def read_api_key(command: str, api_key_env: str, lang: str | None = None) -> str
     it had to be cleaned or when a variable named with --api-key-env is not set (no key is then sent);
     the warnings in ``lang`` (None: the locale's)."""
     from formatkit.cli._failures import say
-    from scoring import clean_api_key
+    from scoring._cli_support import clean_api_key
     from scoring.errors import EndpointSetupError
 
     try:
@@ -166,7 +166,7 @@ def read_api_key(command: str, api_key_env: str, lang: str | None = None) -> str
 
 def check_url(option_name: str, url: str) -> None:
     """Exit 2 with one line when ``url`` is no URL a request can go to (``http://[::1/v1``)."""
-    from scoring import check_base_url
+    from scoring._cli_support import check_base_url
     from scoring.errors import EndpointSetupError
 
     try:
@@ -219,7 +219,14 @@ class EndpointArgs:
         help="Longest silence allowed, in seconds: to connect, or between two pieces of a reply.",
     )
     max_time: float | None = option(
-        None, "--max-time", min=0.001, help="Cap on one attempt as a whole, in seconds (default: none)."
+        1800.0, "--max-time", min=0.001, help="Cap on one attempt as a whole, in seconds (a reply that trickles ends)."
+    )
+    min_rate: float = option(
+        8.0,
+        "--min-rate",
+        min=0.0,
+        help="Slowest reply allowed, in bytes a second over each --timeout seconds (0: no floor); a slower one is "
+        "cut and retried, with replicas on another one.",
     )
     stream: bool = option(True, "--stream/--no-stream", help="Stream replies (SSE; default) or not.")
     header: list[str] = option(
@@ -281,7 +288,7 @@ class EndpointArgs:
 
     def stopped_hint(self, exc: EndpointUnavailableError) -> str:
         """What to check when the endpoint could not serve, worded from the options given."""
-        from scoring import public_url
+        from scoring._cli_support import public_url
 
         hint = exc.hint or "check the endpoint"
         if self.stream and exc.kind == "backend":
@@ -329,7 +336,7 @@ class RunArgs:
         "endpoint, is the bound (past ~20k streamed tokens/s); one output, journal and progress bar.",
     )
 
-    def defaults(self) -> dict[str, Any]:
+    def defaults(self) -> dict[str, object]:
         """The default parameters (exit 2 on a bad --param)."""
         defaults = parse_params(self.param)
         if self.logprobs:
@@ -400,7 +407,8 @@ class JudgeArgs:
 
     def judge_options(self, **more: Any) -> JudgeOptions:
         """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
-        from scoring import JudgeOptions, PanelJudge, clean_api_key, read_panel
+        from scoring import JudgeOptions, PanelJudge, read_panel
+        from scoring._cli_support import clean_api_key
         from scoring.errors import EndpointSetupError, JudgeSetupError
 
         for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
@@ -463,7 +471,7 @@ class ScoreArgs:
 
     def dataset_metrics(self) -> dict[str, str] | None:
         """The --dataset-metric pairs, each naming a rule metric (exit 2 otherwise)."""
-        from scoring import metric_names
+        from scoring._cli_support import metric_names
 
         declared = pairs("--dataset-metric", self.dataset_metric, "DATASET=METRIC, e.g. 客服话术=keywords")
         rules = metric_names("rule")
@@ -504,8 +512,8 @@ class ReportArgs:
             return None
         import orjson
 
+        from formatkit._cli_support import read_small_file
         from formatkit.errors import SmallFileError
-        from formatkit.files import read_small_file
 
         try:
             data = orjson.loads(read_small_file(path))

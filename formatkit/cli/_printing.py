@@ -16,9 +16,10 @@ import shutil
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
+from formatkit._cli_support import CAUSES
 from formatkit.cli._base import standard_stream
 from formatkit.cli._wrap import display_width, wrap
-from formatkit.codes import CAUSES, describe
+from formatkit.codes import describe
 from formatkit.messages import Msg, escape_controls, locale_lang, ui
 
 if TYPE_CHECKING:

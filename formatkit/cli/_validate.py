@@ -27,13 +27,17 @@ def run_validate(
 ) -> int:
     """Check the files and print the report (JSON on stdout with ``as_json``); 1 when errors are found.
     ``lang``: a catalogue's name or None (the locale's); ``shown``: issues listed per code (None: all)."""
-    from formatkit import check_files
+    from formatkit._cli_support import check_files
 
+    if from_shape is not None:
+        from formatkit.cli._shapes import check_shape
+
+        check_shape(from_shape, "--from", "read")
     outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet, shape=from_shape)
     if as_json:
         from formatkit.messages import locale_lang
 
-        echo(outcome.report().translated(lang or locale_lang()).model_dump_json(indent=2))
+        echo(outcome.document(lang or locale_lang()))
     elif outcome.clean:  # a line per file and the verdict: no Report (pydantic) needed
         from formatkit.cli._printing import print_clean
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import ModeOption, ProfileOption, ShapeOption, lang_option
+from formatkit.cli._common import ModeOption, ProfileOption, lang_option
 from formatkit.cli._convert import run_convert
 from formatkit.cli._options import IssueArgs, takes
-from formatkit.cli._shapes import ShapeRequest, run_shapes
+from formatkit.cli._shapes import ShapeRequest, option_help, run_shapes, shapes_help
 
 
 @takes(issues=IssueArgs)
@@ -26,11 +26,11 @@ def convert(
         None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
     ),
     lang: str | None = lang_option(),
-    to: ShapeOption | None = typer.Option(
-        None, "--to", metavar="KIND", help="Write the records in another tool's shape (jsonl) instead."
+    to: str | None = typer.Option(
+        None, "--to", metavar="KIND", help=option_help("Write the records in another tool's shape instead", "write")
     ),
-    from_shape: ShapeOption | None = typer.Option(
-        None, "--from", metavar="KIND", help="The inputs are another tool's files, in this shape."
+    from_shape: str | None = typer.Option(
+        None, "--from", metavar="KIND", help=option_help("The inputs are another tool's files, in this shape", "read")
     ),
     set_path: str | None = typer.Option(
         None, "--set", metavar="SET", help="With --from openai-batch: the set the batch file was written from."
@@ -39,18 +39,13 @@ def convert(
     *,
     issues: IssueArgs,
 ) -> None:
-    """Validate, then write canonical jsonl. Nothing is written when any error is found.
-
-    --to KIND writes another tool's shape instead (evalscope-qa, evalscope-mcq, opencompass, inspect,
-    promptfoo, openai-batch), listing every field it cannot hold; --from KIND reads one. With --from
-    openai-batch and --set SET, the inputs are a batch's results, written back into SET's records."""
     request = ShapeRequest(
         mode.value,
         profile.value,
         not no_meta,
         sheet,
-        to=to.value if to else None,
-        from_shape=from_shape.value if from_shape else None,
+        to=to,
+        from_shape=from_shape,
         set_path=set_path,
         model=model,
     )
@@ -69,5 +64,14 @@ def convert(
     raise typer.Exit(code)
 
 
+_HELP = """Validate, then write canonical jsonl. Nothing is written when any error is found.
+
+--to KIND writes another tool's shape instead, listing every field it cannot hold; --from KIND reads one.
+With --from openai-batch and --set SET, the inputs are a batch's results, written back into SET's records.
+
+{shapes}"""
+
+
 def register(app: typer.Typer) -> None:
-    app.command("convert")(convert)
+    # the help is written from the table of shapes (formatkit.SHAPES) when the command is registered
+    app.command("convert", help=_HELP.format(shapes=shapes_help()))(convert)

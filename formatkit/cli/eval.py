@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 
 if TYPE_CHECKING:
     from formatkit import Profile
-    from scoring import EndpointOptions, EvalOptions
+    from scoring import EndpointOptions, EvalOptions, EvalOutcome
 
 from formatkit.cli._common import (
     EXIT_ERRORS,
@@ -104,18 +105,14 @@ def eval_command(
     dimensions = report.mapping()
 
     from formatkit.messages import locale_lang
-    from scoring import EvalOptions, evaluate, make_progress
+    from scoring import EvalOptions, evaluate
+    from scoring._cli_support import make_progress
 
     said = lang or locale_lang()
     options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
         judge_options = judge.judge_options(concurrency=endpoint.concurrency, max_retries=endpoint.max_retries)
-    stopped = {
-        "shown": issues.shown,
-        "hint": endpoint.stopped_hint,
-        "judge_hint": lambda exc: exc.hint or say("judge_hint", lang),
-    }
     settings = EvalOptions(
         judge=judge_options,
         limit=limit,
@@ -135,26 +132,38 @@ def eval_command(
     )
     if bill.estimate:
         _estimate(sets, directory, options, settings, bill, lang)
-    with exits("eval", lang, **stopped):
+    interval = requests.progress_interval
+    with exits("eval", lang, shown=issues.shown, hint=endpoint.stopped_hint, judge_hint=_judge_hint(lang)):
         outcome = evaluate(
             sets,
             directory,
             options,
             settings,
-            run_progress=make_progress(interval=requests.progress_interval, lang=said),
-            judge_progress=make_progress(
-                label="judge", unit="responses", interval=requests.progress_interval, lang=said
-            ),
+            run_progress=make_progress(interval=interval, lang=said),
+            judge_progress=make_progress(label="judge", unit="responses", interval=interval, lang=said),
         )
+    _finish(outcome, judged=judge_options is not None, shown=issues.shown, scoring=scoring, lang=lang)
+
+
+def _judge_hint(lang: str | None) -> Callable[[Any], str]:
+    """What a stopped judge's message says to do: the endpoint's own hint, else the catalogue's."""
+    return lambda exc: exc.hint or say("judge_hint", lang)
+
+
+def _finish(outcome: EvalOutcome, *, judged: bool, shown: int | None, scoring: ScoreArgs, lang: str | None) -> NoReturn:
+    """The validation's issues, the run's summary, the text report and where the reports are; the exit code."""
+    from formatkit.messages import locale_lang
+
+    said = lang or locale_lang()
     if not outcome.validation.valid or outcome.validation.issues or outcome.validation.warnings:
-        print_report(outcome.validation, err=True, quiet_valid=True, shown=issues.shown, lang=lang)
+        print_report(outcome.validation, err=True, quiet_valid=True, shown=shown, lang=lang)
     if not outcome.validation.valid:
         raise typer.Exit(EXIT_ERRORS)
     assert outcome.run is not None and outcome.score is not None
     for line in summary_lines(outcome.run, outcome.paths.answered, lang):
         typer.echo(line, err=True)
     scoring.warn_undeclared(outcome.score.metrics, lang)
-    if judge_options is None:  # with a judge, those records were judged
+    if not judged:  # with a judge, those records were judged
         for name, pick in outcome.score.judge_needed.items():
             typer.echo(say("eval.judge_needed", lang, pick, dataset=name, reason=pick.said(said)), err=True)
     text = outcome.paths.report("text")

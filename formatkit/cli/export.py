@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import typer
 
 from formatkit.cli._common import (
@@ -27,7 +29,9 @@ For review, each scored response also gets judge_verdict and judge_rationale (ea
 reason, when a judge scored it), an empty human_score column and a fingerprint of what it was scored
 from. `formatkit score OUT.xlsx` then keeps every score whose response, reference and question were not
 edited, as it was (a judge's too: no judge is asked), scores again only what was edited, and takes a
-filled human_score as the score (scored_by: human; the machine's score kept in overridden).
+filled human_score as the score (scored_by: human; the machine's score kept in overridden). A verdict
+given on another text than the response holds (edited after judging) is left out of judge_verdict and
+judge_rationale (kept as stale_verdict in the extra column), and export says how many.
 
 Text is never a formula; control characters and text that looks like Excel's _x0041_ escape read back
 as written.
@@ -70,11 +74,14 @@ def export(
         print_report(Report.build([report]), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     notes: list[str] = []
+    stale: Counter[str] = Counter()
     with exits("export", lang, output=output):
-        records = review_fields(iter_dicts(source, mode=chosen))  # type: ignore[arg-type]
+        records = review_fields(iter_dicts(source, mode=chosen), stale)  # type: ignore[arg-type]
         rows = export_excel(records, output, check=True, notes=notes)
     for note in notes:
         typer.echo(say("export.note", lang, note=note), err=True)
+    if stale["verdicts"]:
+        typer.echo(say("export.stale", lang, count=stale["verdicts"]), err=True)
     why = "" if mode is not None or chosen == _AUTO_ORDER[0] else say(_WHY[chosen], lang)
     typer.echo(say("export.wrote", lang, rows=rows, output=output, mode=chosen, why=why), err=True)
     raise typer.Exit(EXIT_OK)

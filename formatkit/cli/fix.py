@@ -45,12 +45,7 @@ def fix(
     with exits("fix", language, why=lambda exc: exc.why.render(language)):
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
     if as_json:
-        data = result.model_dump(mode="json")
-        for key in ("changes", "notes"):
-            for item, change in zip(data[key], getattr(result, key), strict=True):
-                item["message"] = change.message(language)
-        data["valid"] = result.valid
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        typer.echo(json.dumps(result.document(language), ensure_ascii=False, indent=2))
         raise typer.Exit(EXIT_OK if result.valid else EXIT_ERRORS)
     fill = {"source": escape_controls(source), "output": escape_controls(output), "count": len(result.changes)}
     unread = not result.readable  # the input could not be read: its own report follows

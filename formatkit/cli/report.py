@@ -70,7 +70,7 @@ def report(
     grouping: ReportArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from formatkit.files import output_lock
+    from formatkit._cli_support import output_lock
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     fmt = _format_for(fmt, output, lang)
@@ -120,7 +120,8 @@ def _report(
 ) -> None:
     from formatkit.messages import locale_lang
     from scoring import collect_results
-    from scoring.report import SAMPLE_FORMATS, render_report, save_report
+    from scoring._cli_support import SAMPLE_FORMATS
+    from scoring.report import render_report, save_report
 
     mapping, source = dimensions
     with exits("report"):
@@ -138,7 +139,7 @@ def _report(
         save_report(collected, output, fmt.value, lang=lang or locale_lang())
         typer.echo(say("wrote", lang, output=output), err=True)
         raise typer.Exit(EXIT_OK)
-    from scoring.report import terminal_width
+    from scoring._cli_support import terminal_width
 
     tty = sys.stdout.isatty()
     width = terminal_width() if tty else None

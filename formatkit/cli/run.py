@@ -30,7 +30,8 @@ from formatkit.cli._failures import exits, say
 from formatkit.cli._options import EndpointArgs, RunArgs, takes
 
 if TYPE_CHECKING:
-    from scoring import DryRunPlan, RunJob, RunSummary
+    from scoring import RunSummary
+    from scoring._cli_support import DryRunPlan, RunJob
 
 __all__ = ["parse_shard", "recorded_command", "register", "run", "summary_lines"]
 
@@ -60,7 +61,7 @@ def recorded_command(ctx: typer.Context | None = None) -> str:
     """The command being run, for the run record (``--header`` values masked, URLs made public): rebuilt
     from the parsed options of ``ctx`` (every option not left at its default, in the command's order), so
     it is the same however the command was started (a shell, a script, a test's runner)."""
-    from scoring import safe_command
+    from scoring._cli_support import safe_command
 
     if ctx is None:
         return safe_command(["formatkit", *sys.argv[1:]])
@@ -118,7 +119,8 @@ def summary_lines(summary: RunSummary, out: Path, lang: str | None = None) -> li
     )
     if summary.stale_journal_entries:
         lines.append(say("run.summary.stale", lang, summary))
-    lines.extend(say("run.summary.note", lang, note=note) for note in summary.notes)
+    # a note the library words from the catalogue carries its message (``msg``): said in ``lang`` too
+    lines.extend(say("run.summary.note", lang, note=getattr(note, "msg", note)) for note in summary.notes)
     if summary.with_errors:
         lines.append(say("run.summary.retry_errors", lang))
     return lines
@@ -160,7 +162,9 @@ def run(
     if not report.valid:
         raise typer.Exit(EXIT_ERRORS)
 
-    from scoring import journal_path, make_progress, plan_file, run_file
+    from formatkit.messages import locale_lang
+    from scoring import run_file
+    from scoring._cli_support import journal_path, make_progress, plan_file
 
     options = endpoint.endpoint_options("run", lang)
     settings = requests.run_options(defaults=defaults, limit=limit, mode=mode.value, shard=part)
@@ -190,7 +194,7 @@ def run(
             output,
             options,
             settings,
-            progress=make_progress(interval=requests.progress_interval),
+            progress=make_progress(interval=requests.progress_interval, lang=lang or locale_lang()),
             total=report.records,
             started=jobs.append,
             command=recorded_command(ctx),

@@ -19,7 +19,8 @@ from formatkit.cli._common import (
 from formatkit.cli._failures import exits, say
 from formatkit.cli._options import JudgeArgs, ScoreArgs, VerdictArgs, takes
 from formatkit.messages import escape_controls
-from scoring import AUTO, METRICS, metric_names
+from scoring import METRICS
+from scoring._cli_support import AUTO, metric_names
 
 if TYPE_CHECKING:
     from scoring import FileScoreOutcome, JudgeOptions
@@ -49,11 +50,17 @@ openai-batch`): --from openai-batch --set SET writes its replies into SET's reco
 A sheet `formatkit export` wrote (edited by a reviewer) keeps every score whose response, reference
 and question were not edited, as it was (a judge's too: no judge is asked), scores again only what was
 edited, takes a filled human_score as the score (scored_by: human, the machine's kept in overridden), and
-says on stderr which records it changed.
+says on stderr which records it changed. A human_score off the score's scale or not finite refuses the
+sheet (exit 1, each named by its row; nothing is written) unless --skip-bad-labels leaves it out.
+
+A judge's verdict belongs to the text it judged (its entry's fingerprint): a response edited after judging
+keeps no judge score. Its verdict moves to `stale_verdict` (the reason, the fingerprints then and now);
+it is judged again when judge options are given, else scored by the rules or left `score: null` with
+unsettled_reason saying why.
 
 Exit codes: 0 scored (some responses may be unscorable: they are counted in the summary); 1 the input is
-invalid (issues are printed, nothing is written) or no response at all could be scored; 2 bad usage, an
-unreadable path, or an unknown metric.
+invalid (issues are printed, nothing is written), a reviewed sheet's human_score cannot be used, or no
+response at all could be scored; 2 bad usage, an unreadable path, or an unknown metric.
 """.format(metrics="; ".join(f"{name} ({spec.summary})" for name, spec in METRICS.items()))
 
 
@@ -68,13 +75,14 @@ def _judge_hint(exc: JudgeUnavailableError, options: JudgeOptions, lang: str | N
 
 
 def _finish(outcome: FileScoreOutcome, as_json: bool, lang: str | None) -> NoReturn:
+    from formatkit.messages import locale_lang
     from scoring.report import render_summary as render
 
     extra = {"judge": outcome.judge_summary} if outcome.judge_summary else None
-    typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra), nl=False)
+    typer.echo(render(outcome.aggregate, "json" if as_json else "text", extra, lang=lang or locale_lang()), nl=False)
     if not as_json:
         if outcome.judge_summary:
-            from scoring.report import judge_summary_lines as summary_lines
+            from scoring._cli_support import judge_summary_lines as summary_lines
 
             for line in summary_lines(outcome.judge_summary):
                 typer.echo(escape_controls(line))  # the judge's model, as the server named it
@@ -111,18 +119,28 @@ def score(
     set_path: str | None = typer.Option(
         None, "--set", metavar="SET", help="With --from openai-batch: the set the batch file was written from."
     ),
+    skip_bad_labels: bool = typer.Option(
+        False,
+        "--skip-bad-labels",
+        help="A reviewed sheet: leave out a human_score that cannot be used instead of refusing.",
+    ),
     *,
     judge: JudgeArgs,
     scoring: ScoreArgs,
     verdicts: VerdictArgs,
 ) -> None:
-    from scoring import journal_path, make_progress, score_file
+    from formatkit.messages import locale_lang
+    from scoring import score_file
+    from scoring._cli_support import journal_path, make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
     (path,) = paths_or_fail([path], read_twice="score")
     output_or_fail(output)
-    if judge_fallback and metric != "math":
-        fail_usage("--judge-fallback goes with --metric math")
+    spec = METRICS.get(metric)
+    if judge_fallback and (spec is None or spec.judge_fallback is None):  # the table names each rule's judge
+        fail_usage(
+            f"--judge-fallback goes with --metric {' or '.join(n for n, s in METRICS.items() if s.judge_fallback)}"
+        )
     if scoring.dataset_metric and metric != AUTO:
         fail_usage(f"--dataset-metric declares what auto scores a dataset with: it goes with --metric {AUTO}")
     if (from_shape is None) != (set_path is None) or from_shape not in (None, "openai-batch"):
@@ -148,18 +166,25 @@ def score(
             else say("score.no_verdicts", lang)
         ),
         "kept": say("score.kept", lang, journal=options.journal_path) if judged else "",
+        "command": "score",  # a reviewed sheet's human_score that cannot be used: each at its row
+        "problems": lambda exc: exc.listed(lang or locale_lang()),
     }
     with exits("score", lang, **stopped):
         outcome = score_file(
             path,
             output,
             scoring.score_options(
-                metric=metric, model_name=model_name, void_as_zero=verdicts.void_as_zero, workers=workers
+                metric=metric,
+                model_name=model_name,
+                void_as_zero=verdicts.void_as_zero,
+                workers=workers,
+                skip_bad_labels=skip_bad_labels,
             ),
             judge=options,
             progress=progress,
         )
     scoring.warn_undeclared(outcome.metrics, lang)
+    _say_sheet(outcome, lang)
     _say_changes(outcome, lang)
     if not judge.given:  # with a judge endpoint, auto's free text was judged
         for name, pick in outcome.judge_needed.items():
@@ -170,17 +195,28 @@ def score(
 def _answered(results: str, set_path: str, output: Path, lang: str | None) -> str:
     """The set with the batch's replies written in (``convert --from openai-batch``), beside the output:
     the file ``score`` then reads. Exit 1 with the issues when the replies do not fit the set."""
-    from formatkit import read_batch_checked
+    from formatkit import read_batch
     from formatkit.cli._printing import print_report
 
     (set_path,) = paths_or_fail([set_path])
     answered = output.with_name(f"{output.stem}.answered.jsonl")
     with exits("convert", lang):
-        read = read_batch_checked([results], set_path, answered, mode="infer-eval", profile="none")
+        read = read_batch([results], set_path, answered, mode="infer-eval", profile="none")
     if not read.valid:
         print_report(read.report(), err=True, lang=lang)
         raise typer.Exit(EXIT_ERRORS)
     return str(answered)
+
+
+def _say_sheet(outcome: FileScoreOutcome, lang: str | None) -> None:
+    """Rows of a sheet people hid, deleted or whose row_key they broke, each at its place, on stderr."""
+    from formatkit.messages import locale_lang
+
+    words = lang or locale_lang()
+    for issue in outcome.sheet_warnings:
+        shown = issue.translated(words)
+        place, message = escape_controls(shown.place_in(words)), escape_controls(shown.message)
+        typer.echo(say("score.sheet_warning", lang, place=place, message=message, code=issue.code), err=True)
 
 
 def _say_changes(outcome: FileScoreOutcome, lang: str | None) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import typer
 
-from formatkit.cli._common import ModeOption, ProfileOption, ShapeOption, lang_option
+from formatkit.cli._common import ModeOption, ProfileOption, lang_option
 from formatkit.cli._options import IssueArgs, takes
+from formatkit.cli._shapes import option_help
 from formatkit.cli._validate import run_validate
 
 
@@ -24,8 +25,8 @@ def validate(
         None, "--sheet", metavar="NAME", help="Read this sheet of a workbook, not the first."
     ),
     lang: str | None = lang_option(),
-    from_shape: ShapeOption | None = typer.Option(
-        None, "--from", metavar="KIND", help="The files are another tool's, in this shape."
+    from_shape: str | None = typer.Option(
+        None, "--from", metavar="KIND", help=option_help("The files are another tool's, in this shape", "read")
     ),
     *,
     issues: IssueArgs,
@@ -39,7 +40,7 @@ def validate(
         sheet=sheet,
         lang=lang,
         shown=issues.shown,
-        from_shape=from_shape.value if from_shape else None,
+        from_shape=from_shape,
     )
     raise typer.Exit(code)
 

@@ -6,20 +6,25 @@
 - :func:`read_body` gives at most ``limit`` unpacked bytes: past it, :class:`ReplyTooLargeError` (or, with
   ``truncate``, the first ``limit`` bytes, for an error body of which only the message is wanted; the rest
   is never read: the connection is dropped instead).
+- A floor on the rate (``floor``: bytes a second over each ``window`` seconds, checked as blocks come):
+  a server that trickles a byte every few seconds never falls silent long enough for the read timeout;
+  past the first window below the floor the read ends in :class:`httpx.ReadTimeout`, the transport's
+  failure (retried, and in a pool handed to another replica).
 - :class:`LineSplitter` cuts a byte stream into lines in linear time (a 50 MB line is not re-joined on
   every block) and refuses a line longer than its bound.
 """
 
 from __future__ import annotations
 
+import asyncio
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpx
 
 from scoring._errors import MalformedResponseError, ReplyTooLargeError
 
-__all__ = ["MIB", "LineSplitter", "decoded_blocks", "read_body"]
+__all__ = ["MIB", "LineSplitter", "RateFloor", "decoded_blocks", "read_body"]
 
 MIB = 1 << 20
 _STEP = 64 * 1024  # unpacked bytes per step: the most a bomb can put in memory at once
@@ -63,12 +68,16 @@ class _Unpacker:
             yield out
 
 
-async def decoded_blocks(response: httpx.Response, limit: int, what: str = "the reply") -> AsyncIterator[bytes]:
+async def decoded_blocks(
+    response: httpx.Response, limit: int, what: str = "the reply", floor: RateFloor | None = None
+) -> AsyncIterator[bytes]:
     """The unpacked body of ``response`` in blocks of at most 64 KiB (after unpacking);
-    :class:`ReplyTooLargeError` once more than ``limit`` bytes came."""
+    :class:`ReplyTooLargeError` once more than ``limit`` bytes came; ``floor``: see the module docstring."""
     unpacker = _Unpacker("" if response.is_stream_consumed else response.headers.get("content-encoding", ""))
     total = 0
     async for raw in _raw(response):
+        if floor is not None:
+            floor.came(len(raw))
         for block in unpacker.feed(raw):
             total += len(block)
             if total > limit:
@@ -88,16 +97,52 @@ async def _raw(response: httpx.Response) -> AsyncIterator[bytes]:
         yield raw
 
 
-async def read_body(response: httpx.Response, limit: int, *, truncate: bool = False, what: str = "the reply") -> bytes:
+async def read_body(
+    response: httpx.Response,
+    limit: int,
+    *,
+    truncate: bool = False,
+    what: str = "the reply",
+    floor: RateFloor | None = None,
+) -> bytes:
     """At most ``limit`` unpacked bytes of the body (see the module docstring)."""
     parts: list[bytes] = []
     try:
-        async for block in decoded_blocks(response, limit, what):
+        async for block in decoded_blocks(response, limit, what, floor):
             parts.append(block)
     except ReplyTooLargeError:
         if not truncate:
             raise
     return b"".join(parts)
+
+
+class RateFloor:
+    """At least ``rate`` bytes a second over each ``window`` seconds of a body from its first byte on, counted
+    as blocks come (one clock read per block, no timer): the wait for the first byte (a long prompt read
+    before the first token) and a body that sends nothing at all are the read timeout's."""
+
+    def __init__(self, rate: float, window: float, clock: Callable[[], float] | None = None) -> None:
+        self.rate, self.window = rate, window
+        self._clock = clock if clock is not None else asyncio.get_running_loop().time
+        self._start: float | None = None
+        self._bytes = 0
+
+    def came(self, count: int) -> None:
+        now = self._clock()
+        if self._start is None:
+            self._start = now
+            self._bytes = count
+            return
+        self._bytes += count
+        spent = now - self._start
+        if spent < self.window:
+            return
+        if self._bytes < self.rate * spent:
+            raise httpx.ReadTimeout(
+                f"the reply came at {self._bytes / spent:.2f} bytes/s over {spent:.0f} s, below the floor of "
+                f"{self.rate:g} bytes/s (--min-rate): a server that trickles its reply"
+            )
+        self._start, self._bytes = now, 0
 
 
 class LineSplitter:

@@ -34,7 +34,7 @@ from scoring._errors import (
     StreamError,
 )
 
-__all__ = ["EndpointHealth", "backend_unreachable", "diagnose", "too_long_for_context"]
+__all__ = ["EndpointHealth", "backend_unreachable", "diagnose", "replica_failure", "too_long_for_context"]
 
 #: Statuses that, still there after every retry, mean no server is behind a gateway or load balancer.
 DOWN_STATUS = frozenset({502, 503, 504})
@@ -130,6 +130,13 @@ def endpoint_wide(exc: BaseException) -> bool:
     if isinstance(exc, RetryableStatusError):
         return exc.status in DOWN_STATUS or backend_unreachable(exc)
     return isinstance(exc, PermanentRequestError) and exc.status in REFUSED_STATUS
+
+
+def replica_failure(exc: BaseException) -> bool:
+    """A failure that is the replica's, whatever the record: the transport's (a reset, a refused
+    connection, a read timeout, ``--max-time``, a reply below ``--min-rate``), or an endpoint-wide status
+    (:func:`endpoint_wide`). In a pool such a request goes to another replica."""
+    return isinstance(exc, httpx.TransportError) or endpoint_wide(exc)
 
 
 class EndpointHealth:

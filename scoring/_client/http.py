@@ -64,8 +64,8 @@ import httpx
 import orjson
 
 from formatkit._core.record import JsonObject, Parameters
-from scoring._client.body import decoded_blocks, read_body
-from scoring._client.health import EndpointHealth, describe
+from scoring._client.body import RateFloor, decoded_blocks, read_body
+from scoring._client.health import EndpointHealth, describe, replica_failure
 from scoring._client.options import Dialect, Limits, RetryPolicy
 from scoring._client.pacing import Clock, RateLimiter, asked_wait, backoff_delay, rate_limit_delay
 from scoring._client.reply import ChatResult, parse_completion
@@ -127,6 +127,22 @@ def clean_api_key(key: str | None) -> tuple[str | None, str | None]:
     return stripped or None, warning
 
 
+#: The longest model name taken: names are sent in every request and written into every response and
+#: report (a 10 MB name would make every one of them 10 MB).
+MAX_MODEL_NAME = 512
+
+
+def check_model(model: str) -> None:
+    """:class:`~scoring.errors.EndpointSetupError` for a model name no server has: empty, or longer than
+    :data:`MAX_MODEL_NAME` characters. (Control characters are sent as JSON escapes and printed escaped.)"""
+    if not model.strip():
+        raise EndpointSetupError("the model name is empty")
+    if len(model) > MAX_MODEL_NAME:
+        raise EndpointSetupError(
+            f"the model name is {len(model)} characters long ({model[:40]!r}...): at most {MAX_MODEL_NAME}"
+        )
+
+
 def _proxy_unsupported() -> ProxyUnsupportedError | None:
     """The proxy variable httpx read that names a SOCKS proxy (the one its ImportError is about), if any."""
     for variable in ("ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"):
@@ -158,6 +174,7 @@ class ChatClient:
         transport: httpx.AsyncBaseTransport | None = None,
         on_notice: Callable[[str], None] | None = None,
     ) -> None:
+        check_model(model)
         self.model = model
         #: The options as given (:mod:`scoring._client.options`); the retry path reads ``retry`` as it is.
         self.limits, self.retry, self.dialect = limits, retry, dialect
@@ -169,6 +186,7 @@ class ChatClient:
         self.concurrency = limits.concurrency
         self.timeout = limits.timeout
         self.max_time = limits.max_time
+        self.min_rate = limits.min_rate
         self.max_reply_bytes = limits.max_reply_bytes
         self.max_error_bytes = limits.max_error_bytes
         self.stream = dialect.stream
@@ -264,8 +282,14 @@ class ChatClient:
                 body["stream_options"] = {"include_usage": True}
         return body
 
-    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[ChatResult]:
-        """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order."""
+    async def complete(
+        self, messages: list[dict[str, str]], params: Parameters, *, hand_on_after: int | None = None
+    ) -> list[ChatResult]:
+        """One chat completion (retried as needed); one :class:`ChatResult` per choice, in choice order.
+
+        ``hand_on_after`` (a pool that has another replica to try): after that many attempts failing the
+        transport's way (:func:`~scoring._client.health.replica_failure`), give up at once with
+        :class:`RetriesExhaustedError` instead of retrying here: the pool sends the request elsewhere."""
         self._fail_if_down()
         if self._stopping:
             raise RequestNotSent("not sent: the run is stopping")
@@ -293,6 +317,8 @@ class ChatClient:
                 down = self.health.attempt_failed(exc)
                 if down is not None:
                     raise down from exc
+                if hand_on_after is not None and attempt + 1 >= hand_on_after and replica_failure(exc):
+                    raise self._give_up(exc, attempt + 1) from exc
                 limited = isinstance(exc, RetryableStatusError) and exc.status == 429
                 in_window = False
                 wait = exc.retry_after if isinstance(exc, RetryableStatusError) else None  # None: not said
@@ -325,6 +351,13 @@ class ChatClient:
                 continue
             self.health.succeeded()
             return results
+
+    def revive(self) -> None:
+        """Start the endpoint's health afresh (what it has served still counts): a pool that dropped it for
+        now tries it again (:mod:`scoring._client.pool`)."""
+        old = self.health
+        self.health = EndpointHealth(old.where, self.retry.unavailable_after)
+        self.health.served, self.health.proven = old.served, old.proven
 
     def has_served(self, endpoint: str) -> bool:
         """A journaled reply from ``endpoint`` proves it can serve (:meth:`EndpointHealth.has_served`);
@@ -429,13 +462,17 @@ class ChatClient:
         try:
             async with _deadline(self.max_time), client.stream("POST", self.url, content=payload) as response:
                 status = response.status_code
+                floor = RateFloor(self.min_rate, self.timeout) if self.min_rate else None
                 if not 200 <= status < 300:
-                    raw = await read_body(response, self.max_error_bytes, truncate=True, what="the error body")
+                    raw = await read_body(
+                        response, self.max_error_bytes, truncate=True, what="the error body", floor=floor
+                    )
                     self._check_status(response, raw)
                 if streamed and "text/event-stream" in response.headers.get("content-type", ""):
-                    blocks = decoded_blocks(response, self.max_reply_bytes, "the reply stream")
+                    blocks = decoded_blocks(response, self.max_reply_bytes, "the reply stream", floor)
                     return await fold_stream(blocks, silence=self.timeout, max_line=self.max_reply_bytes, folder=folder)
-                return parse_completion(await read_body(response, self.max_reply_bytes))  # ``stream`` ignored too
+                # ``stream`` ignored too
+                return parse_completion(await read_body(response, self.max_reply_bytes, floor=floor))
         except asyncio.TimeoutError:
             if folder.complete():  # every choice had finished: the reply is whole, only [DONE] was missing
                 return folder.results()

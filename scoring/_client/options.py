@@ -31,7 +31,13 @@ class Limits:
     - ``rpm``: request starts a minute at most (None: no bound).
     - ``timeout``: the longest *silence* allowed, in seconds: to connect, or between two pieces of a
       streamed reply (a long generation at any speed completes).
-    - ``max_time``: a cap on one attempt as a whole, in seconds (None: none).
+    - ``max_time``: a cap on one attempt as a whole, in seconds (None: none; 1800 by default, so a reply
+      that trickles forever ends; a reply whose every choice has finished is kept at the cap).
+    - ``min_rate``: the slowest a reply may come, in bytes a second, measured over each ``timeout``
+      seconds of it from its first byte on (None or 0: no floor; the wait for the first byte is
+      ``timeout``'s). A server that sends a byte every few seconds never falls silent long enough for
+      ``timeout``: this floor cuts it (a streamed token is ~100 bytes of SSE, so 8 bytes a second is far
+      below any model that generates).
     - ``max_reply_bytes``: a reply (or one line of a stream) unpacked at most; past it the request fails
       with :class:`~scoring._errors.ReplyTooLargeError`, not retried.
     - ``max_error_bytes``: how much of an error body is read (its message is all that is wanted).
@@ -40,7 +46,8 @@ class Limits:
     concurrency: int = 8
     rpm: float | None = None
     timeout: float = 60.0
-    max_time: float | None = None
+    max_time: float | None = 1800.0
+    min_rate: float | None = 8.0
     max_reply_bytes: int = 64 * _MIB
     max_error_bytes: int = 64 * 1024
 
@@ -67,6 +74,12 @@ class RetryPolicy:
       ``on_notice``).
     - ``unavailable_after``: how many first requests failing the same way, or requests in a row failing
       endpoint-wide, prove the endpoint unable to serve (:mod:`scoring._client.health`).
+    - ``failover_after``: in a pool of replicas (:mod:`scoring._client.pool`), the attempts a request
+      makes on one replica when its failure is the transport's (a reset, a read timeout, ``max_time``, a
+      reply below ``min_rate``, a refused connection, 502/503/504) before it goes to another live replica;
+      its retries go on there. With one endpoint, or none left untried, ``max_retries`` applies as ever.
+    - ``probe_after``: seconds a replica set aside by the pool (its requests failing while the others
+      answer) rests before one request tries it again; doubled after each failed try, up to ``probe_cap``.
     - ``seed``: seeds the jitter of the waits (None: fresh randomness), for reproducible runs and tests.
     """
 
@@ -79,11 +92,16 @@ class RetryPolicy:
     retry_after_cap: float = 600.0
     notice_wait: float = 10.0
     unavailable_after: int = 3
+    failover_after: int = 1
+    probe_after: float = 30.0
+    probe_cap: float = 600.0
     seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.max_retries < 0:
             raise ValueError("max_retries must be 0 or more")
+        if self.failover_after < 1:
+            raise ValueError("failover_after must be at least 1")
 
 
 @dataclass(frozen=True)

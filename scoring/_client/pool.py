@@ -10,10 +10,21 @@ adds three things:
 - **An endpoint that dies is dropped.** When one endpoint raises
   :class:`~scoring._errors.EndpointUnavailableError`, it is dropped with a notice and a note, and the
   request goes to another endpoint; so do the requests that were waiting on it (its own backoff sees it
-  is down). A request that failed endpoint-wide after its retries (connections refused, 502/503/504) is
-  also handed to another endpoint rather than becoming the record's error. Only the requests in flight
-  on the dying endpoint can have been paid for twice. When the last endpoint is dropped, its error is
-  raised: the run stops as with one endpoint.
+  is down). When the last endpoint is dropped, its error is raised: the run stops as with one endpoint.
+- **A request that fails the replica's way goes to another replica at once.** A transport failure (a
+  reset, a read timeout, ``--max-time``, a reply slower than ``--min-rate``, a refused connection) or
+  an endpoint-wide status (502/503/504, a gateway that cannot reach its backend) is tried
+  ``failover_after`` times (:class:`~scoring._client.options.RetryPolicy`; once by default) on that
+  replica, then handed to another live replica not tried yet, where its retries go on. On the last
+  replica untried it gets the whole ``max_retries``, as with one endpoint: a request fails only where
+  every replica failed it.
+- **A sick replica is set aside and tried again later.** A replica whose requests fail the replica's
+  way ``unavailable_after`` times in a row while another replica answered meanwhile is set aside (said
+  at once, ``ui.pool.benched``): no request goes to it for ``probe_after`` seconds; then one request
+  tries it. If that one is answered the replica takes requests again (``ui.pool.back``), else it rests
+  twice as long (up to ``probe_cap``). When every live replica is set aside they are all tried again at
+  once rather than stopping the run. The requests in flight on it when it is set aside finish or fail
+  there and are handed on: nothing is sent twice but what a replica took and never answered.
 - **Per endpoint figures** (:meth:`EndpointPool.report`): requests sent, replies, tokens, requests handed
   on, and why it was dropped, for the run record.
 
@@ -32,9 +43,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TypedDict
 
+from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject, Parameters
-from scoring._client.health import endpoint_wide
+from scoring._client.health import describe, replica_failure
 from scoring._client.http import ChatClient
+from scoring._client.notice import Said
 from scoring._client.reply import ChatResult
 from scoring._errors import EndpointUnavailableError, RetriesExhaustedError
 
@@ -53,6 +66,7 @@ class EndpointReport(TypedDict):
     completion_tokens: int
     handed_on: int
     dropped: str | None
+    set_aside: int
 
 
 @dataclass
@@ -64,6 +78,12 @@ class _Member:
     completion_tokens: int = 0
     handed_on: int = 0
     dropped: EndpointUnavailableError | None = None
+    failures: int = 0  # requests in a row that failed the replica's way (replica_failure)
+    benched_until: float | None = None  # set aside until this time (the client's clock); None: in use
+    rest: float = 0.0  # how long the next setting aside lasts (doubled after each failed probe)
+    probing: bool = False  # the one request trying a set-aside replica is in flight
+    set_aside: int = 0  # times it was set aside
+    why: str | None = None  # why it is set aside (the report's ``dropped`` while it is)
 
     @property
     def free(self) -> int:
@@ -169,7 +189,8 @@ class EndpointPool:
                 "replies": member.replies,
                 "completion_tokens": member.completion_tokens,
                 "handed_on": member.handed_on,
-                "dropped": None if member.dropped is None else self.scrub(str(member.dropped)),
+                "dropped": self.scrub(str(member.dropped)) if member.dropped is not None else member.why,
+                "set_aside": member.set_aside,
             }
             for member in self._members
         ]
@@ -196,23 +217,31 @@ class EndpointPool:
         while True:
             index = await self._take(tried)
             member = self._members[index]
+            elsewhere = self._others(tried | {index})
+            after = member.client.retry.failover_after if elsewhere else None
             try:
-                results = await member.client.complete(messages, params)
+                results = await member.client.complete(messages, params, hand_on_after=after)
             except EndpointUnavailableError as exc:
-                self._drop(index, exc)
-                if not self.alive:
-                    raise
+                if exc.kind in _PROBED and any(self._open(m) for m in self._members if m is not member):
+                    self._rest(index, exc)  # dropped for now: probed again later
+                else:
+                    self._drop(index, exc)
+                    if not self.alive:
+                        raise
                 member.handed_on += 1
                 continue
             except RetriesExhaustedError as exc:
-                if not endpoint_wide(exc.cause) or not self._others(tried | {index}):
+                self._failed(index, exc.cause)
+                if not replica_failure(exc.cause) or not self._others(tried | {index}):
                     raise
                 tried.add(index)
                 member.handed_on += 1
                 continue
             finally:
                 member.held -= 1
+                member.probing = False
                 self._freed.set()
+            self._answered(index)
             member.replies += 1
             for result in results:
                 result.endpoint = member.client.endpoint
@@ -220,17 +249,123 @@ class EndpointPool:
                     member.completion_tokens += max(0, result.usage.get("completion_tokens", 0))
             return results
 
+    def _now(self) -> float:
+        return self._members[0].client.clock.now()
+
+    def _open(self, member: _Member) -> bool:
+        """Alive and not set aside."""
+        return member.dropped is None and member.benched_until is None
+
     def _others(self, tried: set[int]) -> bool:
-        return any(m.dropped is None and i not in tried for i, m in enumerate(self._members))
+        return any(self._open(m) and i not in tried for i, m in enumerate(self._members))
+
+    def _answered(self, index: int) -> None:
+        member = self._members[index]
+        member.failures = 0
+        if member.benched_until is not None:
+            member.benched_until = None
+            member.why = None
+            member.rest = 0.0
+            self._say(Msg("ui.pool.back", endpoint=member.client.endpoint))
+
+    def _failed(self, index: int, cause: BaseException) -> None:
+        """A request failed on this endpoint after its tries there: set it aside when the docstring says."""
+        member = self._members[index]
+        if not replica_failure(cause):
+            member.failures = 0  # the record's own failure: the replica answers
+            return
+        member.failures += 1
+        if member.dropped is not None:
+            return
+        if member.benched_until is not None:  # its probe failed (or one in flight when it was set aside)
+            if member.probing:
+                self._bench(member, cause, again=True)
+            return
+        retry = member.client.retry
+        if member.failures < retry.unavailable_after:
+            return
+        # another one in use answers (its last request did): else the failures are the records' errors,
+        # as with one endpoint
+        if any(self._open(m) and m.replies and not m.failures for m in self._members if m is not member):
+            self._bench(member, cause, again=False)
+
+    def _rest(self, index: int, exc: EndpointUnavailableError) -> None:
+        """An endpoint proven unable to serve in a way that may pass (no connection, no backend): dropped
+        for now, said once, and tried again after its rest (its client's health starts afresh then)."""
+        member = self._members[index]
+        member.client.revive()
+        if member.benched_until is not None:  # set aside already: its probe failed, or one sent before
+            if member.probing:
+                self._bench(member, exc, again=True)
+            return
+        self._bench(member, exc, again=False, quiet=True)
+        left = sum(1 for m in self._members if self._open(m))
+        self._say(
+            Msg(
+                "ui.pool.dropped_probe",
+                endpoint=member.client.endpoint,
+                reason=self.scrub(str(exc)),
+                left=left,
+                seconds=f"{member.rest:g}",
+            )
+        )
+
+    def _bench(self, member: _Member, cause: BaseException, *, again: bool, quiet: bool = False) -> None:
+        retry = member.client.retry
+        member.rest = min(retry.probe_cap, member.rest * 2) if again and member.rest else retry.probe_after
+        member.benched_until = self._now() + member.rest
+        if again:
+            return
+        member.set_aside += 1
+        if quiet:
+            member.why = self.scrub(str(cause))
+            return
+        member.why = self.scrub(
+            f"set aside: {member.failures} request(s) in a row failed ({describe(cause)}) while the others answered"
+        )
+        left = sum(1 for m in self._members if self._open(m))
+        self._say(
+            Msg(
+                "ui.pool.benched",
+                endpoint=member.client.endpoint,
+                failures=member.failures,
+                cause=self.scrub(describe(cause))[:200],
+                left=left,
+                seconds=f"{member.rest:g}",
+            )
+        )
+
+    def _say(self, msg: Msg) -> None:
+        said = Said(msg)
+        self._notes.append(said)
+        self._on_notice(said)
 
     async def _take(self, tried: set[int]) -> int:
         """The endpoint this request goes to, once one has a free slot (the request is counted on it)."""
         while True:
+            now = self._now()
+            if not any(self._open(m) for m in self._members):  # every live one is set aside: try them all now
+                for member in self._members:
+                    if member.dropped is None and member.benched_until is not None:
+                        member.benched_until = min(member.benched_until, now)
+            for index, member in enumerate(self._members):  # a set-aside replica whose rest is over: one probe
+                if (
+                    member.dropped is None
+                    and member.benched_until is not None
+                    and member.benched_until <= now
+                    and not member.probing
+                    and index not in tried
+                    and (member.free > 0 or self._stopping)
+                ):
+                    member.probing = True
+                    member.held += 1
+                    member.given += 1
+                    return index
             best: int | None = None
             best_key: tuple[bool, int, int] | None = None
             candidates = 0
             for index, member in enumerate(self._members):
-                if member.dropped is not None or index in tried:
+                if not self._open(member) or index in tried:
                     continue
                 candidates += 1
                 if member.free <= 0 and not self._stopping:
@@ -246,8 +381,9 @@ class EndpointPool:
             if not candidates:  # every endpoint left was tried: the last one's failure stands
                 if not self.alive:
                     raise self._last_drop()
-                tried.clear()  # those tried were all dropped meanwhile but these: try them again
-                continue
+                if any(self._open(m) for m in self._members):
+                    tried.clear()  # those tried were all dropped meanwhile but these: try them again
+                    continue
             self._freed.clear()
             await self._freed.wait()
 
@@ -265,13 +401,12 @@ class EndpointPool:
         left = len(self.alive)
         if not left:
             return  # the last one: its error stops the run, said as with one endpoint
-        note = (
-            f"endpoint {member.client.endpoint} was dropped: {self.scrub(str(exc))}; its requests go to the "
-            f"{left} endpoint(s) left"
-        )
-        self._notes.append(note)
-        self._on_notice(note)
+        self._say(Msg("ui.pool.dropped", endpoint=member.client.endpoint, reason=self.scrub(str(exc)), left=left))
 
+
+#: Ways of being unable to serve that may pass (a server restarting, a backend coming back): such an
+#: endpoint is dropped for now and probed again later; a refused key, model or URL is dropped for good.
+_PROBED = frozenset({"connect", "down", "backend", "other"})
 
 #: What a runner or a judge sends through: one endpoint, or several as one.
 AnyClient = ChatClient | EndpointPool

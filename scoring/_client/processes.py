@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from formatkit._core.record import JsonObject, Parameters
 from scoring._client.pool import AnyClient, EndpointPool, EndpointReport
 from scoring._client.reply import ChatResult
 from scoring._errors import EndpointUnavailableError, ForwardedRequestError, RequestNotSent
@@ -145,7 +144,7 @@ class ProcessClient:
     def scrub(self, text: str) -> str:
         return self.local.scrub(text)
 
-    def request_body(self, messages: list[dict[str, str]], params: Parameters) -> JsonObject:
+    def request_body(self, messages: list[dict[str, str]], params: dict[str, object]) -> dict[str, object]:
         return self.local.request_body(messages, params)
 
     def has_served(self, endpoint: str) -> bool:
@@ -173,13 +172,14 @@ class ProcessClient:
                     "completion_tokens": sum(r["completion_tokens"] for r in rows),
                     "handed_on": sum(r["handed_on"] for r in rows),
                     "dropped": next((r["dropped"] for r in rows if r["dropped"]), None),
+                    "set_aside": sum(r["set_aside"] for r in rows),
                 }
             )
         return merged
 
     # -- sending -----------------------------------------------------------------------------------------
 
-    async def complete(self, messages: list[dict[str, str]], params: Parameters) -> list[ChatResult]:
+    async def complete(self, messages: list[dict[str, str]], params: dict[str, object]) -> list[ChatResult]:
         if self._stopping:
             raise RequestNotSent("not sent: the run is stopping")
         await self._start()
@@ -337,7 +337,7 @@ async def _serve(sock: socket.socket) -> None:
 
     client.on_notice = lambda text: send("notice", text)
 
-    async def ask(number: int, messages: list[dict[str, str]], params: Parameters) -> None:
+    async def ask(number: int, messages: list[dict[str, str]], params: dict[str, object]) -> None:
         try:
             results = await client.complete(messages, params)
         except EndpointUnavailableError as exc:

@@ -24,7 +24,6 @@ from typing import Any
 import httpx
 import orjson
 
-from formatkit._core.record import JsonObject
 from scoring._client.body import LineSplitter
 from scoring._client.reply import ChatResult, refused_counts, usage_counts
 from scoring._errors import MalformedResponseError, StreamError
@@ -73,7 +72,7 @@ class StreamFolder:
         self.feed(chunk)
         return True
 
-    def feed(self, chunk: JsonObject) -> None:
+    def feed(self, chunk: dict[str, object]) -> None:
         self.chunks += 1
         error = chunk.get("error")
         if error is not None:
@@ -83,7 +82,8 @@ class StreamFolder:
         if isinstance(usage, dict):
             self.usage = usage_counts(usage)
             self.refused_usage = refused_counts(usage)
-        for position, choice in enumerate(chunk.get("choices") or ()):
+        choices = chunk.get("choices")
+        for position, choice in enumerate(choices if isinstance(choices, list) else ()):
             if not isinstance(choice, dict):
                 continue
             index = choice.get("index")

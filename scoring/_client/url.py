@@ -19,9 +19,21 @@ _SECRET_KEY = re.compile(r"key|token|secret|sig|password|passwd|auth|credential"
 
 def check_base_url(base_url: str) -> None:
     """Raise :class:`~scoring.errors.EndpointSetupError` (one line, the URL's own words) when ``base_url``
-    cannot be sent to: not http(s), no host, or a host or port no URL holds (``http://[::1/v1``)."""
+    cannot be sent to: not http(s), no host, or a host or port no URL holds (``http://[::1/v1``), or a
+    character no URL holds: a line break, a tab or any control character (``urlsplit`` drops line breaks and
+    tabs silently, so ``http://local\nhost/v1`` would go to ``localhost`` with the key), a space, or more than
+    :data:`MAX_URL` characters. Checked before any request: nothing, no key, is sent to a URL refused here."""
     from scoring._errors import EndpointSetupError
 
+    text = base_url.strip()
+    if len(text) > MAX_URL:
+        raise EndpointSetupError(f"{base_url[:80]!r}...: a base URL of {len(text)} characters (at most {MAX_URL})")
+    for position, char in enumerate(text, start=1):
+        if char.isspace() or not char.isprintable():
+            raise EndpointSetupError(
+                f"{base_url!r}: a base URL holds no {_named(char)} (character {position}): "
+                "it would be dropped or sent as it is; write the URL on one line, without spaces"
+            )
     try:
         parts = urlsplit(base_url.strip())
         parts.port  # noqa: B018 - read for its check: a port past 65535, or not a number, raises here
@@ -29,6 +41,17 @@ def check_base_url(base_url: str) -> None:
         raise EndpointSetupError(f"{base_url!r} is not a URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise EndpointSetupError(f"{base_url!r}: expected an http:// or https:// URL with a host")
+
+
+#: The longest base URL taken (a URL is sent in every request line and printed in every notice).
+MAX_URL = 2048
+
+
+def _named(char: str) -> str:
+    import unicodedata
+
+    names = {"\n": "line break (\\n)", "\r": "carriage return (\\r)", "\t": "tab (\\t)", " ": "space"}
+    return names.get(char) or f"{unicodedata.name(char, 'control character').lower()} (U+{ord(char):04X})"
 
 
 def endpoint_url(base_url: str, path: str = "chat/completions") -> str:

@@ -10,7 +10,7 @@ What each judged response gets: ``score`` (null when no verdict could be had), `
 reasoning, or why there is no score), the data fields ``metric`` (``judge``/``pairwise``/``math-judge``),
 ``answer`` (what the verdict says: ``"2"`` on the scale, ``"A+/B+"`` for the two pairwise orders, the math
 judge's extracted answer), ``settled`` (false with ``unsettled_reason`` when the judge gave no verdict), and
-``judge``::
+``judge`` (typed, and read only through its accessors, in :mod:`formatkit._core.judge_entry`)::
 
     {"metric": "judge" | "pairwise" | "math-judge", "model": JUDGE_MODEL,
      "template": "builtin:absolute_zh" | "/path/of/--judge-template", "lang": "en" | "zh",

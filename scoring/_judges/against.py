@@ -7,10 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from formatkit._core.record import RecordDict
-from scoring._judges.inputs import target_turn
+from formatkit._core.record import RecordDict, reference_of, target_responses
+from scoring._results import results_lines
 
 __all__ = ["Against", "AgainstError", "load_against", "opponent_for"]
 
@@ -24,28 +22,23 @@ Against = dict[str, list[str | None]]
 
 
 def _contents(record: Mapping[str, Any]) -> list[str | None]:
-    try:
-        responses = target_turn(record).get("responses") or []
-    except ValueError:
-        return []
-    return [r.get("content") if isinstance(r, dict) and isinstance(r.get("content"), str) else None for r in responses]
+    return [
+        r.get("content") if isinstance(r, dict) and isinstance(r.get("content"), str) else None
+        for r in target_responses(record)
+    ]
 
 
 def load_against(path: Path) -> Against:
     """The other model's response texts by ``session_id``; only the texts are kept, not the records."""
     by_id: Against = {}
     try:
-        with path.open("rb") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = orjson.loads(line)
-                except orjson.JSONDecodeError as exc:
-                    raise AgainstError(f"--against {path}: line {number} is not JSON ({exc})") from exc
-                if not isinstance(data, dict) or "session_id" not in data or not isinstance(data.get("messages"), list):
-                    raise AgainstError(f"--against {path}: line {number} is not a canonical record")
-                by_id.setdefault(str(data["session_id"]), _contents(data))
+        for line in results_lines(path):
+            if line.problem == "not_json":
+                raise AgainstError(f"--against {path}: line {line.number} is not JSON ({line.detail})")
+            data = line.record
+            if data is None or "session_id" not in data:
+                raise AgainstError(f"--against {path}: line {line.number} is not a canonical record")
+            by_id.setdefault(str(data["session_id"]), _contents(data))
     except OSError as exc:
         raise AgainstError(f"--against {path}: cannot read it ({exc.strerror or exc})") from exc
     return by_id
@@ -54,7 +47,7 @@ def load_against(path: Path) -> Against:
 def opponent_for(against: Against | None, label: str, record: RecordDict, index: int) -> tuple[str | None, str]:
     """The text the response at ``index`` is compared with, and what it is (for the analysis)."""
     if against is None:
-        value = target_turn(record).get("reference_response")
+        value = reference_of(record)
         return (value if isinstance(value, str) else None), label
     responses = against.get(str(record.get("session_id")))
     if responses is None:

@@ -9,11 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from formatkit._core.record import MessageDict, RecordDict
-from formatkit._core.record import target_turn as _target_or_none
+from formatkit._core.record import RecordDict, reference_of
 from scoring._judges.templates import Lang, neutralize
 
-__all__ = ["checklist_text", "conversation_text", "conversation_words", "reference_text", "target_turn"]
+__all__ = ["checklist_text", "conversation_text", "conversation_words", "reference_text"]
 
 _ROLE_LABEL: dict[Lang, dict[str, str]] = {
     "en": {"system": "System", "user": "User", "assistant": "Assistant"},
@@ -23,14 +22,6 @@ _NO_CHECKLIST: dict[Lang, str] = {
     "en": "(no checklist for this item)",
     "zh": "（本题没有评分要点）",
 }
-
-
-def target_turn(record: Mapping[str, Any]) -> MessageDict:
-    """The last message: the assistant turn holding ``reference_response`` and ``responses``."""
-    target = _target_or_none(record)
-    if target is None:
-        raise ValueError("record has no messages")
-    return target
 
 
 def _content(message: Mapping[str, Any]) -> str:
@@ -76,7 +67,7 @@ def conversation_text(record: RecordDict, lang: Lang) -> str:
 
 
 def reference_text(record: RecordDict) -> str | None:
-    value = target_turn(record).get("reference_response")
+    value = reference_of(record)
     return neutralize(value) if isinstance(value, str) else None
 
 

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from formatkit._core.judge_entry import REFERENCE_OPPONENT, judge_metric, judge_scale
 from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.against import Against, opponent_for
 from scoring._judges.call import Ask
@@ -34,6 +35,7 @@ __all__ = [
     "Summarise",
     "SummaryKeys",
     "fallback_judge",
+    "fallback_rules",
     "judge_kind",
     "judge_names",
     "kind_of",
@@ -58,7 +60,7 @@ class Case:
     prompts: Prompts
     scale: Scale
     against: Against | None = None
-    against_label: str = "reference answer"
+    against_label: str = REFERENCE_OPPONENT
 
     def opponent(self) -> tuple[str | None, str]:
         """The text a comparison sets the response against (the reference, or ``--against``'s response),
@@ -98,8 +100,6 @@ class JudgeKind:
     #: has ``outcome`` (win/tie/loss), ``orders`` and ``disagree``; the report counts win/tie/loss and a
     #: dataset enters its dimension as its win rate.
     versus: bool = False
-    #: ``--metric RULE --judge-fallback``: the rule metric whose unsettled responses this kind judges.
-    fallback_for: str | None = None
 
     @property
     def lowest(self) -> float:
@@ -113,8 +113,8 @@ class JudgeKind:
             return score
         if not isinstance(score, int | float) or isinstance(score, bool):
             return None
-        text = judge.get("scale")
-        if not isinstance(text, str):
+        text = judge_scale(judge)
+        if text is None:
             return float(score)
         try:
             scale = parse_scale(text)
@@ -142,20 +142,20 @@ def judge_kind(name: str) -> JudgeKind | None:
 
 def kind_of(judge: object) -> JudgeKind | None:
     """The judge kind that wrote a response's ``judge`` entry (None for anything else)."""
-    if isinstance(judge, dict):
-        name = judge.get("metric")
-        if isinstance(name, str):
-            return judge_kind(name)
-    return None
+    name = judge_metric(judge) if isinstance(judge, dict) else None
+    return judge_kind(name) if name is not None else None
 
 
 def fallback_judge(rule_metric: str) -> str | None:
-    """The judge metric ``--judge-fallback`` sends the rule metric's unsettled responses to."""
-    for name in judge_names():
-        kind = judge_kind(name)
-        if kind is not None and kind.fallback_for == rule_metric:
-            return name
-    return None
+    """The judge metric ``--judge-fallback`` sends the rule metric's unsettled responses to (the rule
+    metric's ``judge_fallback`` in the metric table); None when it names none."""
+    spec = METRICS.get(rule_metric)
+    return spec.judge_fallback if spec is not None else None
+
+
+def fallback_rules() -> list[str]:
+    """The rule metrics ``--judge-fallback`` goes with."""
+    return [name for name, spec in METRICS.items() if spec.judge_fallback is not None]
 
 
 def versus_names() -> list[str]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from formatkit._core.record import RecordDict, ResponseDict, reference_of
+from formatkit._core.record import RecordDict, ResponseDict, reference_of, target_responses
 from scoring._judges.call import Ask, CallFailed, add_usage, failure_text
-from scoring._judges.inputs import conversation_text, reference_text, target_turn
+from scoring._judges.inputs import conversation_text, reference_text
 from scoring._judges.kinds import Case, JudgeKind, SummaryKeys
 from scoring._judges.parse import UnparseableReply, parse_extraction, parse_math_grade
 from scoring._judges.prompts import Prompts
@@ -52,7 +52,8 @@ async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, pr
     question = conversation_text(record, lang)
     judged = Judged(score=None, analysis="", status="scored", template=grade_template.source, lang=lang)
     details = judged.details
-    details["replies"] = {}
+    replies: dict[str, str] = {}
+    details["replies"] = replies
 
     try:
         extract_prompt, extract_nonce = extract_template.prompt({"question": question, "response": neutralize(content)})
@@ -61,7 +62,7 @@ async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, pr
         judged.status, judged.analysis = "request_failed", f"extraction: {failure_text(exc)}"
         return judged
     add_usage(judged.usage, extract_reply.usage)
-    details["replies"]["extract"] = extract_reply.content
+    replies["extract"] = extract_reply.content
     try:
         extraction = parse_extraction(extract_reply.content, nonce=extract_nonce)
     except UnparseableReply as exc:
@@ -87,7 +88,7 @@ async def judge_math(ask: Ask, record: RecordDict, response: ResponseDict, *, pr
         judged.analysis = f"extracted answer {extraction.answer!r}; grading: {failure_text(exc)}"
         return judged
     add_usage(judged.usage, grade_reply.usage)
-    details["replies"]["grade"] = grade_reply.content
+    replies["grade"] = grade_reply.content
     try:
         grade = parse_math_grade(
             grade_reply.content, nonce=grade_nonce, quoted=[extraction.answer, neutralize(extraction.answer)]
@@ -119,11 +120,8 @@ def _summarise(records: list[RecordDict], results: list[Judged], scale: Scale) -
     response with a score (with ``--judge-fallback``, those the rules settled too)."""
     all_scores: list[float] = []
     for record in records:
-        try:
-            responses: list[Any] = target_turn(record).get("responses") or []
-        except ValueError:
-            continue
-        all_scores += [r["score"] for r in responses if isinstance(r, dict) and r.get("score") is not None]
+        responses = target_responses(record)
+        all_scores += [s for r in responses if isinstance(r, dict) and (s := r.get("score")) is not None]
     return {
         "strict_accuracy": rounded(mean_of([100.0 if s >= 1.0 else 0.0 for s in all_scores])),
         "loose_accuracy": rounded(mean_of([s * 100 for s in all_scores])),
@@ -145,5 +143,4 @@ MATH_JUDGE = JudgeKind(
     judge=_judge,
     summarise=_summarise,
     headline=_headline,
-    fallback_for="math",
 )

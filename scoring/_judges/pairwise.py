@@ -8,7 +8,8 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict
+from formatkit._core.judge_entry import JudgeEntry, OrderEntry, text_fingerprint
+from formatkit._core.record import RecordDict, ResponseDict
 from scoring._judges.call import Ask, CallFailed, Reply, add_usage, failure_text
 from scoring._judges.inputs import checklist_text, conversation_text
 from scoring._judges.kinds import Case, JudgeKind, SummaryKeys
@@ -51,10 +52,10 @@ async def judge_pairwise(
     if opponent is None:
         return not_judged(f"no {opponent_label} to compare with")
     template, lang = prompts.get("pairwise", record)
-    details: JsonObject = {"against": opponent_label}
+    details: JudgeEntry = {"against": opponent_label, "opponent_fingerprint": text_fingerprint(opponent)}
     if not content.strip() or not opponent.strip():
         score, why = _empty_result(not content.strip(), not opponent.strip())
-        details.update(combined=score, outcome=outcome(score), disagree=False, orders=[])
+        details.update({"combined": score, "outcome": outcome(score), "disagree": False, "orders": []})
         return Judged(score, why, "scored", details, template=template.source, lang=lang)
 
     question = conversation_text(record, lang)
@@ -71,12 +72,12 @@ async def judge_pairwise(
     replies = await asyncio.gather(*(ask(prompts_by_order[o][0]) for o in _ORDERS), return_exceptions=True)
 
     judged = Judged(score=None, analysis="", status="scored", details=details, template=template.source, lang=lang)
-    orders: list[JsonObject] = []
+    orders: list[OrderEntry] = []
     verdicts: dict[Order, PairwiseVerdict] = {}
     problems: list[str] = []
     failed = False
     for order, reply in zip(_ORDERS, replies, strict=True):
-        item: JsonObject = {"order": order}
+        item: OrderEntry = {"order": order}
         orders.append(item)
         if isinstance(reply, CallFailed):
             failed = True
@@ -92,15 +93,17 @@ async def judge_pairwise(
                 reply.content, nonce=prompts_by_order[order][1], quoted=[content, opponent, mine, theirs]
             )
         except UnparseableReply as exc:
-            item["error"] = reply.no_verdict(exc.reason)
-            problems.append(f"{order}: judge reply has no verdict: {item['error']}")
+            item["error"] = why = reply.no_verdict(exc.reason)
+            problems.append(f"{order}: judge reply has no verdict: {why}")
             continue
         verdicts[order] = verdict
         item.update(
-            choice=verdict.choice,
-            value=model_side(verdict.choice, order),
-            analysis=verdict.analysis,
-            tagged=verdict.tagged if prompts_by_order[order][1] else None,
+            {
+                "choice": verdict.choice,
+                "value": model_side(verdict.choice, order),
+                "analysis": verdict.analysis,
+                "tagged": verdict.tagged if prompts_by_order[order][1] else None,
+            }
         )
     details["orders"] = orders
 
@@ -111,7 +114,7 @@ async def judge_pairwise(
     combined = combine(verdicts["model_first"].choice, verdicts["model_second"].choice)
     judged.score = combined.score
     judged.answer = f"{verdicts['model_first'].choice}/{verdicts['model_second'].choice}"
-    details.update(combined=combined.score, outcome=combined.outcome, disagree=combined.disagree)
+    details.update({"combined": combined.score, "outcome": combined.outcome, "disagree": combined.disagree})
     first, second = verdicts["model_first"], verdicts["model_second"]
     lines = [
         f"model as A: {first.choice} ({CHOICE_VALUE[first.choice]:+g} for the model) — {first.analysis}",
@@ -133,7 +136,7 @@ def _summarise(records: list[RecordDict], results: list[Judged], scale: Scale) -
     ``disagreement_rate``."""
     counts: dict[str, int] = {}
     for judged in results:  # the response's judge entry, as the report reads it back
-        count_pairwise({"status": judged.status, **judged.details}, counts)
+        count_pairwise({**judged.details, "status": judged.status}, counts)
     summary: SummaryKeys = {key: counts.get(key, 0) for key in ("win", "tie", "loss")}
     mean = mean_of(scored_values(results))
     summary["mean_x100"] = rounded(None if mean is None else mean * 100)

@@ -28,9 +28,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from formatkit._core.record import JsonObject
+from formatkit._core.judge_entry import Escalation, JudgeEntry, RepeatEntry, SeatEntry, orders_disagree, seat_model
 from scoring._judges.agreement import majority, mean, median
 from scoring._judges.call import Reply
 from scoring._judges.kinds import Case, JudgeKind
@@ -57,7 +57,7 @@ class Seat:
 class _Verdict:
     """One judge's verdict on the response (over its repeats) and the requests it took."""
 
-    entry: JsonObject
+    entry: SeatEntry
     score: float | None
     status: Status
     results: list[Judged]
@@ -90,10 +90,10 @@ def _answer(kind: JudgeKind, scale: Scale, score: float, results: Sequence[Judge
     return answers[0] if answers and all(a == answers[0] for a in answers) else None
 
 
-def _shown(judged: Judged) -> JsonObject:
-    fields: JsonObject = {"status": judged.status, "score": judged.score, "answer": judged.answer}
+def _shown(judged: Judged) -> RepeatEntry:
+    fields: RepeatEntry = {"status": judged.status, "score": judged.score, "answer": judged.answer}
     fields["rationale"] = judged.analysis
-    fields.update(judged.details)
+    fields.update(judged.details)  # type: ignore[typeddict-item]  # a seat keeps its kind's fields, not the panel's
     return fields
 
 
@@ -111,20 +111,22 @@ async def _ask_judge(kind: JudgeKind, case: Case, seat: Seat, how: Aggregate, sc
     results = list(await asyncio.gather(*(kind.judge(counted(ask), case) for ask in seat.asks)))
     valid = [j.score for j in results if j.status == "scored" and j.score is not None]
     score = _combine(kind, how, valid) if valid else None
-    entry: JsonObject = {"model": seat.model}
+    entry: SeatEntry = {"model": seat.model}
     if len(results) == 1:
-        entry.update(_shown(results[0]))
+        entry.update(cast(SeatEntry, _shown(results[0])))
         status = results[0].status
     else:
         status = "scored" if score is not None else _void_status(results)
         keys = {verdict_key(kind, s) for s in valid}
         entry.update(
-            status=status,
-            score=score,
-            answer=_answer(kind, scale, score, results) if score is not None else None,
-            rationale=_repeats_rationale(results, score, how),
-            repeats=[_shown(j) for j in results],
-            consistent=len(keys) == 1 if len(valid) >= 2 else None,
+            {
+                "status": status,
+                "score": score,
+                "answer": _answer(kind, scale, score, results) if score is not None else None,
+                "rationale": _repeats_rationale(results, score, how),
+                "repeats": [_shown(j) for j in results],
+                "consistent": len(keys) == 1 if len(valid) >= 2 else None,
+            }
         )
     entry["usage"] = _usage(results)
     return _Verdict(entry, score, status, results, calls)
@@ -156,7 +158,7 @@ def _void_status(results: Sequence[Judged]) -> Status:
 
 
 def _flipped(verdict: _Verdict) -> bool:
-    return any(bool(j.details.get("disagree")) for j in verdict.results if j.status == "scored")
+    return any(orders_disagree(j.details) for j in verdict.results if j.status == "scored")
 
 
 def _contradicts(kind: JudgeKind, scale: Scale, score: float, rule: float | None) -> bool:
@@ -191,12 +193,12 @@ async def judge_with_panel(
 ) -> Judged:
     """The response judged by the panel: every seat at once, or (``escalate``) one after the other."""
     scale = case.scale
-    details: JsonObject = {"aggregate": "escalate" if escalate else how}
+    details: JudgeEntry = {"aggregate": "escalate" if escalate else how}
     if kind.on_scale:
         details["scale"] = str(scale)
     verdicts: list[_Verdict] = []
     if escalate:
-        escalations: list[JsonObject] = []
+        escalations: list[Escalation] = []
         for n, seat in enumerate(seats):
             verdict = await _ask_judge(kind, case, seat, how, scale)
             verdicts.append(verdict)
@@ -239,14 +241,14 @@ async def judge_with_panel(
         return judged
     judged.answer = _answer(kind, scale, score, results)
     if kind.versus:
-        details.update(combined=score, outcome=outcome(score), disagree=any(_flipped(v) for v in verdicts))
+        details.update({"combined": score, "outcome": outcome(score), "disagree": any(_flipped(v) for v in verdicts)})
     judged.analysis = _panel_analysis(verdicts, details["aggregate"], score, scale, kind)
     return judged
 
 
 def _panel_analysis(verdicts: Sequence[_Verdict], how: Any, score: float, scale: Scale, kind: JudgeKind) -> str:
     """For people: each judge's verdict and the panel's (programs read ``judge.panel``)."""
-    said = ", ".join(f"{v.entry['model']} {_said(v.score, scale)}" for v in verdicts)
+    said = ", ".join(f"{seat_model(v.entry)} {_said(v.score, scale)}" for v in verdicts)
     decided = {"escalate": "the last verdict given decides"}.get(str(how), f"{how} of the valid verdicts")
     return f"panel ({said}; {decided}): {_said(score, scale)}"
 

@@ -24,17 +24,28 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from formatkit._core.judge_entry import (
+    JudgeEntry,
+    aggregate_of,
+    avoided_of,
+    both_orders,
+    consistent_of,
+    escalation_reasons,
+    is_panel,
+    judge_status,
+    orders_disagree,
+    panel_seats,
+    repeats_of,
+    seat_model,
+    seat_score,
+)
+from formatkit._core.messages import DEFAULT_LANG, Msg
 from formatkit._core.record import JsonObject
 from scoring._judges.agreement import Level, krippendorff_alpha
 from scoring._judges.kinds import kind_of
 from scoring._judges.panel import verdict_key
 
-__all__ = ["PanelTally", "is_panel", "panel_lines"]
-
-
-def is_panel(judge: Any) -> bool:
-    """A response's ``judge`` entry written by a panel."""
-    return isinstance(judge, dict) and isinstance(judge.get("panel"), list)
+__all__ = ["PanelTally", "panel_lines"]
 
 
 @dataclass
@@ -79,48 +90,44 @@ class PanelTally:
         for model in models:
             self.judges.setdefault(model, _Judge())
 
-    def add(self, judge: Mapping[str, Any]) -> None:
+    def add(self, judge: JudgeEntry) -> None:
         if not is_panel(judge):
             return
         kind = kind_of(judge)
         self.responses += 1
         self.nominal = self.nominal or (kind is not None and kind.versus)
-        self.aggregate = str(judge.get("aggregate"))
+        self.aggregate = str(aggregate_of(judge))
         unit: list[Hashable] = []
-        for entry in judge["panel"]:
-            if not isinstance(entry, dict):
-                continue
-            tally = self.judges.setdefault(str(entry.get("model")), _Judge())
-            status = entry.get("status")
+        for seat in panel_seats(judge):
+            tally = self.judges.setdefault(seat_model(seat), _Judge())
+            status = judge_status(seat)
             if status == "not_judged":
                 continue
             tally.asked += 1
-            score = entry.get("score")
-            if isinstance(score, int | float) and not isinstance(score, bool):
+            score = seat_score(seat)
+            if score is not None:
                 tally.valid += 1
-                unit.append(verdict_key(kind, float(score)) if kind is not None else float(score))
+                unit.append(verdict_key(kind, score) if kind is not None else score)
             elif status == "request_failed":
                 tally.failed += 1
             else:
                 tally.void += 1
-            if entry.get("consistent") is not None:
+            consistent = consistent_of(seat)
+            if consistent is not None:
                 tally.repeated += 1
-                tally.consistent += entry["consistent"] is True
-            for result in entry.get("repeats") or [entry]:
-                orders = result.get("orders") if isinstance(result, dict) else None
-                if result.get("status") == "scored" and isinstance(orders, list) and len(orders) == 2:
+                tally.consistent += consistent
+            for result in repeats_of(seat) or [seat]:
+                if isinstance(result, dict) and judge_status(result) == "scored" and both_orders(result):
                     tally.both_orders += 1
-                    tally.flips += bool(result.get("disagree"))
+                    tally.flips += orders_disagree(result)
         self.units.append(unit)
-        if judge.get("aggregate") == "escalate":
+        if aggregate_of(judge) == "escalate":
             self.escalate = True
-            escalations = judge.get("escalations") or []
-            self.escalated += bool(escalations)
-            for step in escalations:
-                reason = str(step.get("reason")) if isinstance(step, dict) else "?"
+            reasons = escalation_reasons(judge)
+            self.escalated += bool(reasons)
+            for reason in reasons:
                 self.reasons[reason] = self.reasons.get(reason, 0) + 1
-            avoided = judge.get("avoided")
-            self.avoided += avoided if isinstance(avoided, int) else 0
+            self.avoided += avoided_of(judge)
 
     def __bool__(self) -> bool:
         return self.responses > 0
@@ -145,33 +152,51 @@ class PanelTally:
         return out
 
 
-def panel_lines(panel: Mapping[str, Any], name: str | None = None) -> list[str]:
-    """A panel's figures for people (the text, Markdown and HTML reports, the judge summary)."""
+def _say(key: str, lang: str, /, **fields: Any) -> str:
+    return Msg(f"report.panel.{key}", **fields).render(lang)
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def panel_lines(panel: Mapping[str, Any], name: str | None = None, lang: str = DEFAULT_LANG) -> list[str]:
+    """A panel's figures for people (the text, Markdown and HTML reports, the judge summary), its words
+    ``report.panel.*`` templates in ``lang``."""
     agreement = panel.get("agreement") or {}
     alpha = agreement.get("alpha")
-    head = f"{name}: " if name else ""
-    shown = "—" if alpha is None else f"{alpha:.2f}"
-    lines = [
-        f"{head}judge panel of {len(panel.get('judges') or [])} ({panel.get('aggregate')}): agreement "
-        f"{agreement.get('method')} = {shown} over {agreement.get('items', 0)} item(s) with two verdicts or more"
-    ]
+    line = _say(
+        "head",
+        lang,
+        judges=len(panel.get("judges") or []),
+        aggregate=panel.get("aggregate"),
+        method=agreement.get("method"),
+        alpha="—" if alpha is None else f"{alpha:.2f}",
+        items=agreement.get("items", 0),
+    )
+    lines = [_say("named", lang, name=name, line=line) if name else line]
+    sep = _say("sep", lang)
     for judge, figures in (panel.get("by_judge") or {}).items():
-        parts = [f"{figures.get('valid', 0)} of {figures.get('asked', 0)} verdict(s) valid"]
+        parts = [_say("valid", lang, valid=figures.get("valid", 0), asked=figures.get("asked", 0))]
         rate = figures.get("void_rate")
-        parts.append(f"void rate {'—' if rate is None else f'{rate * 100:.1f}%'}")
+        parts.append(_say("void_rate", lang, rate="—" if rate is None else _pct(rate)))
         if figures.get("failed"):
-            parts.append(f"{figures['failed']} request(s) failed")
+            parts.append(_say("failed", lang, n=figures["failed"]))
         if figures.get("self_consistency") is not None:
-            parts.append(f"self-consistency {figures['self_consistency'] * 100:.1f}%")
+            parts.append(_say("self_consistency", lang, rate=_pct(figures["self_consistency"])))
         if figures.get("flip_rate") is not None:
-            parts.append(f"position flips {figures['flip_rate'] * 100:.1f}%")
-        lines.append(f"  {judge}: " + ", ".join(parts))
+            parts.append(_say("flips", lang, rate=_pct(figures["flip_rate"])))
+        lines.append(_say("judge", lang, judge=judge, figures=sep.join(parts)))
     escalated = panel.get("escalated")
     if isinstance(escalated, dict):
-        why = ", ".join(f"{n} {reason}" for reason, n in escalated.items() if reason != "responses")
+        why = sep.join(f"{n} {reason}" for reason, n in escalated.items() if reason != "responses")
         lines.append(
-            f"  escalated: {escalated.get('responses', 0)} response(s)"
-            + (f" ({why})" if why else "")
-            + f"; {panel.get('avoided', 0)} request(s) avoided"
+            _say(
+                "escalated",
+                lang,
+                n=escalated.get("responses", 0),
+                why=_say("why", lang, why=why) if why else "",
+                avoided=panel.get("avoided", 0),
+            )
         )
     return lines

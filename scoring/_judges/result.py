@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, cast
 
-from formatkit._core.record import JsonObject, ResponseDict
+from formatkit._core.judge_entry import JudgeEntry, JudgeStatus
+from formatkit._core.record import ResponseDict
 
 __all__ = ["Judged", "Status", "not_judged"]
 
-#: ``scored``: a verdict (or a rule such as "an empty reply is wrong") gave the score.
-#: ``unparseable``: the judge replied, but with no verdict in its format (the reply is kept).
-#: ``request_failed``: the judge could not be asked. ``not_judged``: nothing to judge (no content,
-#: no reference, no opponent); nothing was sent.
-Status = Literal["scored", "unparseable", "request_failed", "not_judged"]
+#: What became of one response put to the judge (the judge entry's ``status``).
+Status = JudgeStatus
 
 
 @dataclass
@@ -21,7 +19,9 @@ class Judged:
     score: float | None
     analysis: str
     status: Status
-    details: JsonObject = field(default_factory=dict)
+    #: The judge kind's fields of the verdict (a panel's: the panel's too), written into the response's
+    #: ``judge`` entry (:class:`~formatkit._core.judge_entry.JudgeEntry`).
+    details: JudgeEntry = field(default_factory=lambda: JudgeEntry())
     usage: dict[str, int] = field(default_factory=dict)
     template: str | None = None
     lang: str | None = None
@@ -34,4 +34,4 @@ class Judged:
 
 def not_judged(reason: str, **details: Any) -> Judged:
     """A response that could not be put to the judge; ``reason`` says why."""
-    return Judged(score=None, analysis=f"not judged: {reason}", status="not_judged", details=details)
+    return Judged(score=None, analysis=f"not judged: {reason}", status="not_judged", details=cast(JudgeEntry, details))

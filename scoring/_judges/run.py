@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict
-from scoring._errors import JudgeSetupError, JudgeUnavailableError
+from formatkit._core.judge_entry import REFERENCE_OPPONENT, JudgeEntry, text_fingerprint
+from formatkit._core.record import SCORE_FIELDS, JsonObject, Parameters, RecordDict, ResponseDict, target_responses
+from scoring._errors import EndpointUnavailableError, JudgeSetupError, JudgeUnavailableError
 from scoring._judges.against import Against, AgainstError, load_against
 from scoring._judges.call import JournaledAsker, Reply
 from scoring._judges.fallback import needs_fallback
-from scoring._judges.inputs import target_turn
 from scoring._judges.kinds import Case, JudgeKind, fallback_judge, judge_kind, judge_names, versus_names
 from scoring._judges.options import AGGREGATES, JudgeOptions, PanelJudge
 from scoring._judges.panel import Seat, judge_with_panel
@@ -35,6 +35,7 @@ from scoring._judges.scale import DEFAULT_SCALE, Scale, parse_scale
 from scoring._judges.summary import JudgeSummary, panel_summary, summarize
 from scoring._judges.templates import TemplateError
 from scoring._metrics.registry import JUDGE_NEEDED
+from scoring._metrics.registry import METRICS as METRIC_TABLE
 from scoring._runner.progress import Progress
 from scoring._runner.stopping import GracefulStop, Stopped
 
@@ -79,6 +80,7 @@ class _Plan:
 def _plan(metric: str, options: JudgeOptions) -> _Plan:
     if options.judge_fallback:  # --metric math --judge-fallback: the judge kind that takes math's leftovers
         metric = fallback_judge(metric) or metric
+    fallback = options.judge_fallback and any(spec.judge_fallback == metric for spec in METRIC_TABLE.values())
     kind = judge_kind(metric)
     if kind is None:
         raise JudgeSetupError(f"unknown judge metric {metric!r}: expected one of {', '.join(judge_names())}")
@@ -95,7 +97,7 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
     except (ValueError, TemplateError) as exc:
         raise JudgeSetupError(str(exc)) from exc
     against = None
-    label = "reference answer"
+    label = REFERENCE_OPPONENT
     if options.against is not None:
         if not kind.versus:
             raise JudgeSetupError(f"--against only applies to --metric {' or '.join(versus_names())}")
@@ -106,7 +108,6 @@ def _plan(metric: str, options: JudgeOptions) -> _Plan:
         label = f"response in {options.against}"
     if options.journal_path is not None:
         _check_writable(Path(options.journal_path))
-    fallback = options.judge_fallback and kind.fallback_for is not None
     return _Plan(metric, kind, prompts, scale, against, label, fallback)
 
 
@@ -174,10 +175,10 @@ def _fill(
     last; the judge entry names the judge model that gave the verdict (and, when the rules left the
     response to it, why: ``sent_because``, with the rule's own result as ``rule``)."""
     fields = judged.kept_rule if judged.kept_rule is not None else _result_fields(judged, metric, sent_because)
-    judge: JsonObject = {"metric": metric, "model": model}
+    judge: JudgeEntry = {"metric": metric, "model": model}
     if sent_because is not None:
         judge["sent_because"] = sent_because
-        rule = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
+        rule: dict[str, Any] = {k: response[k] for k in ("metric", "score", "answer", "matched_by") if k in response}
         if rule.get("metric") != JUDGE_NEEDED:
             judge["rule"] = rule
     if judged.template is not None:
@@ -185,6 +186,7 @@ def _fill(
     if judged.lang is not None:
         judge["lang"] = judged.lang
     judge.update(judged.details)
+    judge["fingerprint"] = text_fingerprint(response.get("content"))  # the text this verdict belongs to
     judge["usage"] = judged.usage
     judge["status"] = judged.status
     out: JsonObject = {}
@@ -202,6 +204,17 @@ def _fill(
     return cast(ResponseDict, out)
 
 
+@dataclass
+class _Sent:
+    """What goes to the judges: each job's response (its record's place in the list, its own in the record),
+    why the rules left it (``auto`` with a judge), and how many the rules settled themselves."""
+
+    slots: list[tuple[int, int]] = field(default_factory=list)
+    jobs: list[Awaitable[Judged]] = field(default_factory=list)
+    because: dict[tuple[int, int], str] = field(default_factory=dict)
+    settled_by_rules: int = 0
+
+
 async def _judge_all(
     records: list[RecordDict],
     plan: _Plan,
@@ -211,92 +224,136 @@ async def _judge_all(
     rule_score: RuleScore | None,
     only: SendReason | None,
 ) -> tuple[list[RecordDict], JudgeSummary]:
+    """Judge every response of (copies of) ``records``: the judges' clients opened, the responses sent, the
+    verdicts written back and summed up."""
     from scoring._runner.journal import Journal
 
     judges = options.judges()
     journal: Journal | None = None
     out = [copy.deepcopy(record) for record in records]
-    slots: list[tuple[int, int]] = []
-    skipped = 0
-    sent: dict[tuple[int, int], str] = {}
     askers: list[JournaledAsker] = []
     try:
         async with contextlib.AsyncExitStack() as clients:
-            standing: list[AnyClient] = []
-            for judge in judges:
-                assert judge.base_url is not None
-                api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
-                client = _judge_client(options, judge, api_key)
-                await clients.enter_async_context(client)  # its __aenter__ gives the client itself
-                note = getattr(progress, "note", None)
-                if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
-                    client.on_notice = note
-                stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
-                standing.append(client)
+            standing = await _open_clients(clients, options, judges, progress, stop)
             # opened once the clients stand: an endpoint refused before any request leaves no empty journal
             journal = Journal(Path(options.journal_path)) if options.journal_path is not None else None
             askers += [
                 JournaledAsker(client, params=JUDGE_PARAMS, journal=journal, concurrency=options.concurrency)
                 for client in standing
             ]
-            seats = [
-                Seat(
-                    judge.model,
-                    tuple(
-                        asker.seat(_repeat_seat(name, r)) if (name or r) else asker
-                        for r in range(options.judge_repeats)
-                    ),
-                )
-                for judge, asker, name in zip(judges, askers, _seat_names(judges), strict=True)
-            ]
-            panel = _Panel(askers, seats, plan, options)
-            jobs: list[Awaitable[Judged]] = []
-            for r, record in enumerate(out):
-                try:
-                    responses = target_turn(record).get("responses") or []
-                except ValueError:
-                    continue
-                # as the file holds them: an entry that is no object is passed over
-                for i, response in enumerate(cast("list[ResponseDict | None]", responses)):
-                    if not isinstance(response, dict):
-                        continue
-                    if plan.fallback and not needs_fallback(response):
-                        skipped += 1
-                        continue
-                    slots.append((r, i))
-                    if only is not None:
-                        reason = only(record, response)
-                        if reason is None:
-                            skipped += 1
-                            continue
-                        sent[(r, i)] = reason
-                    rule = rule_score(r, i) if rule_score is not None and options.judge_escalate else None
-                    jobs.append(_judge_one(panel, record, response, i, progress, rule))
+            panel = _Panel(askers, _seats(judges, askers, options), plan, options)
+            sent = _send(out, panel, progress, rule_score, only)
             if progress is not None:
-                progress.start(len(jobs))
-            results = await asyncio.gather(*jobs)
+                progress.start(len(sent.jobs))
+            results = await asyncio.gather(*sent.jobs)
     finally:
         if progress is not None:
             progress.stop()
         if journal is not None:
             journal.close()
+    downs = _downs(askers, options)
+    model = ", ".join(j.model for j in judges)
+    for (r, i), judged in zip(sent.slots, results, strict=True):
+        responses = target_responses(out[r])
+        if plan.fallback:
+            judged = _keep_rule_score(responses[i], judged)
+        responses[i] = _fill(responses[i], judged, plan.metric, model, sent.because.get((r, i)))
+    return out, _summary(out, list(results), plan, options, askers, downs, sent, only is not None)
+
+
+async def _open_clients(
+    clients: contextlib.AsyncExitStack,
+    options: JudgeOptions,
+    judges: tuple[PanelJudge, ...],
+    progress: Progress | None,
+    stop: GracefulStop,
+) -> list[AnyClient]:
+    """Each judge's client, entered on ``clients``, its notices said above the progress bar and watched by ``stop``."""
+    standing: list[AnyClient] = []
+    for judge in judges:
+        assert judge.base_url is not None
+        api_key = os.environ.get(judge.api_key_env) if judge.api_key_env else None
+        client = _judge_client(options, judge, api_key)
+        await clients.enter_async_context(client)  # its __aenter__ gives the client itself
+        note = getattr(progress, "note", None)
+        if callable(note):  # a long wait the server asked for, a stop under way: said above the bar
+            client.on_notice = note
+        stop.watch(client)  # Ctrl-C, SIGTERM: the verdicts in flight are journaled, nothing more is bought
+        standing.append(client)
+    return standing
+
+
+def _seats(judges: tuple[PanelJudge, ...], askers: list[JournaledAsker], options: JudgeOptions) -> list[Seat]:
+    """Each judge with one ``ask`` per repeat, keyed apart in the journal (:func:`_seat_names`)."""
+    return [
+        Seat(
+            judge.model,
+            tuple(asker.seat(_repeat_seat(name, r)) if (name or r) else asker for r in range(options.judge_repeats)),
+        )
+        for judge, asker, name in zip(judges, askers, _seat_names(judges), strict=True)
+    ]
+
+
+def _send(
+    out: list[RecordDict],
+    panel: _Panel,
+    progress: Progress | None,
+    rule_score: RuleScore | None,
+    only: SendReason | None,
+) -> _Sent:
+    """One job per response the judges must see, in order: with ``--judge-fallback`` only those the rules
+    left unsettled, with ``only`` those it gives a reason for."""
+    plan, options = panel.plan, panel.options
+    sent = _Sent()
+    for r, record in enumerate(out):
+        # as the file holds them: an entry that is no object is passed over
+        for i, response in enumerate(cast("list[ResponseDict | None]", target_responses(record))):
+            if not isinstance(response, dict):
+                continue
+            if plan.fallback and not needs_fallback(response):
+                sent.settled_by_rules += 1
+                continue
+            if only is not None:
+                reason = only(record, response)
+                if reason is None:
+                    sent.settled_by_rules += 1
+                    continue
+                sent.because[(r, i)] = reason
+            sent.slots.append((r, i))  # one slot per job: the verdicts come back in this order
+            rule = rule_score(r, i) if rule_score is not None and options.judge_escalate else None
+            sent.jobs.append(_judge_one(panel, record, response, i, progress, rule))
+    return sent
+
+
+def _downs(askers: list[JournaledAsker], options: JudgeOptions) -> list[EndpointUnavailableError]:
+    """The judges whose endpoint proved unusable; :class:`JudgeUnavailableError` when that stops the run
+    (every judge down, or the one judge: a panel goes on while one judge serves)."""
     downs = [asker.down for asker in askers if asker.down is not None]
-    if downs and (len(downs) == len(askers) or not options.is_panel):  # a panel goes on while one judge serves
+    if downs and (len(downs) == len(askers) or not options.is_panel):
         down = downs[0]
         bought, reused = sum(a.bought for a in askers), sum(a.reused for a in askers)
         raise JudgeUnavailableError(
             f"judge {down}", status=down.status, hint=down.hint, bought=bought, reused=reused
         ) from down
-    model = ", ".join(j.model for j in judges)
-    for (r, i), judged in zip(slots, results, strict=True):
-        responses = target_turn(out[r])["responses"]
-        if plan.fallback:
-            judged = _keep_rule_score(responses[i], judged)
-        responses[i] = _fill(responses[i], judged, plan.metric, model, sent.get((r, i)))
-    summary = summarize(out, [j for j in results], plan.metric, scale=plan.scale)
+    return downs
+
+
+def _summary(
+    out: list[RecordDict],
+    results: list[Judged],
+    plan: _Plan,
+    options: JudgeOptions,
+    askers: list[JournaledAsker],
+    downs: list[EndpointUnavailableError],
+    sent: _Sent,
+    undecided: bool,
+) -> JudgeSummary:
+    """The run's summary: the kind's (:func:`summarize`), the requests, the panel's figures, what the rules kept."""
+    judges = options.judges()
+    summary = summarize(out, results, plan.metric, scale=plan.scale)
     summary.update(
         {
-            "judge_model": model,
+            "judge_model": ", ".join(j.model for j in judges),
             "judge_requests": sum(a.bought for a in askers),
             "judge_reused": sum(a.reused for a in askers),
         }
@@ -305,11 +362,12 @@ async def _judge_all(
         summary["panel"] = panel_summary(out, [j.model for j in judges], options, plan.kind)
         if downs:
             summary["panel"]["down"] = [str(d) for d in downs]
+    skipped = sent.settled_by_rules
     if plan.fallback:
         summary["fallback"] = {"judged": len(results), "settled_by_rules": skipped}
-    if only is not None:
-        summary["undecided"] = {"judged": len(results), "settled_by_rules": skipped, **Counter(sent.values())}
-    return out, summary
+    if undecided:
+        summary["undecided"] = {"judged": len(results), "settled_by_rules": skipped, **Counter(sent.because.values())}
+    return summary
 
 
 def _repeat_seat(name: str | None, repeat: int) -> str | None:

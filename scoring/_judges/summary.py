@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from formatkit._core.record import JsonObject, RecordDict, ResponseDict
+from formatkit._core.judge_entry import judge_entry, untagged
+from formatkit._core.record import JsonObject, RecordDict, ResponseDict, target_responses
 from scoring._judges.call import add_usage
-from scoring._judges.inputs import target_turn
 from scoring._judges.kinds import JudgeKind, judge_kind, kind_of
 from scoring._judges.options import JudgeOptions
 from scoring._judges.panel_stats import PanelTally, panel_lines
@@ -60,9 +60,9 @@ def score_fraction(response: ResponseDict) -> float | None:
     score = response.get("score")
     if not isinstance(score, (int, float)) or isinstance(score, bool):
         return None
-    judge = response.get("judge")
+    judge = judge_entry(response)
     kind = kind_of(judge)
-    if kind is not None and isinstance(judge, dict):
+    if kind is not None and judge is not None:
         return float(kind.fraction(score, judge))
     return float(score)
 
@@ -84,23 +84,10 @@ def scored_values(results: list[Judged]) -> list[float]:
 def _model_usage(records: list[RecordDict]) -> dict[str, int]:
     total: dict[str, int] = {}
     for record in records:
-        try:
-            responses = target_turn(record).get("responses") or []
-        except ValueError:
-            continue
-        for response in responses:
+        for response in target_responses(record):
             if isinstance(response, dict) and isinstance(response.get("usage"), dict):
                 add_usage(total, response["usage"])
     return total
-
-
-def _untagged(judged: Judged) -> bool:
-    """Whether the judge gave a verdict of this response outside the request's nonce tag."""
-    verdict = judged.details.get("verdict")
-    if isinstance(verdict, dict) and verdict.get("tagged") is False:
-        return True
-    orders = judged.details.get("orders")
-    return isinstance(orders, list) and any(isinstance(o, dict) and o.get("tagged") is False for o in orders)
 
 
 def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, scale: Scale) -> JudgeSummary:
@@ -120,7 +107,7 @@ def summarize(records: list[RecordDict], results: list[Judged], metric: str, *, 
     kind = judge_kind(metric)
     if kind is not None:
         summary.update(kind.summarise(records, results, scale))
-    summary["untagged"] = sum(_untagged(j) for j in results)
+    summary["untagged"] = sum(untagged(j.details) for j in results)
     summary["judge_usage"] = judge_usage
     summary["model_usage"] = _model_usage(records)
     return summary
@@ -131,13 +118,10 @@ def panel_summary(records: list[RecordDict], models: list[str], options: JudgeOp
     tally = PanelTally()
     tally.expect(models)
     for record in records:
-        try:
-            responses = target_turn(record).get("responses") or []
-        except ValueError:
-            continue
-        for response in responses:
-            if isinstance(response, dict) and isinstance(response.get("judge"), dict):
-                tally.add(response["judge"])
+        for response in target_responses(record):
+            entry = judge_entry(response) if isinstance(response, dict) else None
+            if entry is not None:
+                tally.add(entry)
     tally.aggregate = "escalate" if options.judge_escalate else options.judge_aggregate
     tally.nominal = kind.versus
     return tally.to_dict()

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from formatkit._core.judge_entry import both_orders, judge_status, orders_disagree, outcome_of
 from scoring._judges.parse import Choice
 
 __all__ = ["CHOICE_VALUE", "Combined", "Order", "combine", "count_pairwise", "model_side", "outcome"]
@@ -65,12 +66,11 @@ def count_pairwise(judge: Mapping[str, Any], counts: dict[str, int]) -> None:
     """Add one pairwise verdict (``response["judge"]`` as the pairwise judge writes it) to ``counts``:
     ``win`` / ``tie`` / ``loss``, ``both_orders`` (pairs judged in both orders), ``disagreements`` among
     those, and ``unjudged``. The report counts with it too."""
-    outcome = judge.get("outcome")
-    if judge.get("status") != "scored" or outcome not in ("win", "tie", "loss"):
+    outcome = outcome_of(judge)
+    if judge_status(judge) != "scored" or outcome is None:
         counts["unjudged"] = counts.get("unjudged", 0) + 1
         return
     counts[outcome] = counts.get(outcome, 0) + 1
-    orders = judge.get("orders")
-    if isinstance(orders, list) and len(orders) == 2:
+    if both_orders(judge):
         counts["both_orders"] = counts.get("both_orders", 0) + 1
-        counts["disagreements"] = counts.get("disagreements", 0) + bool(judge.get("disagree"))
+        counts["disagreements"] = counts.get("disagreements", 0) + orders_disagree(judge)

@@ -1,12 +1,12 @@
 """``--metric auto``: pick each record's metric from its reference (and options), and say why.
 
 A mixed upload (choice, numbers, math and free text in one file, a normal "综合" set) is scored record by
-record: option letters or yes/no → ``choice``; free text in either language, or no reference →
-``judge-needed`` (left unscored with the reason, never 0); a number, a short answer or an expression →
-``math`` when the dataset holds math expressions (its numbers and short answers then get math's units,
-blanks and partial credit), else ``exact``. That last choice needs the dataset's references first, which
-is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset keeps a summary of
-what was chosen and why.
+record: option letters or yes/no (a kind of its own, read as yes/no) → ``choice``; free text in either
+language, or no reference → ``judge-needed`` (left unscored with the reason, never 0); a number, a short
+answer or an expression → ``math`` when the dataset holds math expressions (its numbers and short answers
+then get math's units, blanks and partial credit), else ``exact``. That last choice needs the dataset's
+references first, which is why ``auto`` reads them in a pass of their own (:class:`AutoTally`); each dataset
+keeps a summary of what was chosen and why.
 
 This module sorts references into kinds (:func:`reference_kind`); which metric scores each kind, and why,
 is read off the metric table (:mod:`scoring._metrics.registry`: ``auto_for``, ``auto_takes``, ``auto_reason``).
@@ -24,7 +24,7 @@ from scoring._metrics.base import Item
 from scoring._metrics.choice import choice_key
 from scoring._metrics.extract.choice import option_letters, reference_letters
 from scoring._metrics.extract.numeric import reference_number
-from scoring._metrics.normalize import DATE_OR_RANGE
+from scoring._metrics.normalize import DATE_OR_RANGE, normalize_text
 from scoring._metrics.registry import JUDGE_NEEDED, MetricSpec, auto_specs
 
 __all__ = ["JUDGE_NEEDED", "AutoTally", "MetricChoice", "choose_metric", "reference_kind"]
@@ -62,15 +62,20 @@ def _letter_past_the_options(item: Item, ref: str) -> bool:
 
 
 def reference_kind(item: Item) -> str:
-    """``choice`` (option letters or yes/no), ``number``, ``math``, ``short``, ``long`` (free text) or
+    """``choice`` (option letters), ``yes-no``, ``number``, ``math``, ``short``, ``long`` (free text) or
     ``missing``."""
     ref = (item.reference or "").strip()
     if not ref:
         return "missing"
-    if choice_key(item) is not None or _letter_past_the_options(item, ref):
+    key = choice_key(item)
+    if key is not None and key[0] == "yes-no":
+        return "yes-no"  # read as yes/no: the marker's word, "No," opening the reply, negations as such
+    if key is not None or _letter_past_the_options(item, ref):
         return "choice"
     if reference_number(ref) is not None:
         return "number"
+    if not normalize_text(ref):
+        return "short"  # ") ] >": an answer made of symbols (a bracket completion), compared as it is, no math
     if DATE_OR_RANGE.fullmatch(ref):
         return "short"  # 2023/01/05 is a date, not a division: exact, not math for the whole dataset
     cjk = len(_CJK.findall(ref))
@@ -78,8 +83,8 @@ def reference_kind(item: Item) -> str:
         return "math"
     if _is_free_text(ref):
         return "long"
-    if _WEAK_MATH.search(ref):
-        return "math"
+    if _WEAK_MATH.search(ref) and len(_WORD.findall(ref)) <= 1:
+        return "math"  # "3/4 cup" is math; "winter 406/5 BC" is words around a year written as 406/5
     return "short"
 
 

@@ -8,6 +8,8 @@ import orjson
 
 from scoring._metrics.base import Item, ItemScore
 from scoring._metrics.containment import contained_answer
+from scoring._metrics.dates import as_iso_date, with_iso_dates
+from scoring._metrics.extract.choice import extract_yes_no, parse_yes_no
 from scoring._metrics.extract.marked import marked_answer, sentence_of
 from scoring._metrics.extract.numeric import extract_number, reference_number
 from scoring._metrics.extract.retraction import after_retraction
@@ -16,7 +18,16 @@ from scoring._metrics.math.budget import TimeLimit, budget
 from scoring._metrics.math.equal import answers_equal
 from scoring._metrics.math.score import ITEM_LIMIT, score_math
 from scoring._metrics.math.units import split_unit
-from scoring._metrics.normalize import DATE_OR_RANGE, END_TOKEN, nfkc, normalize_text, parse_number, reply_body
+from scoring._metrics.normalize import (
+    DATE_OR_RANGE,
+    END_TOKEN,
+    answer_form,
+    nfkc,
+    normalize_text,
+    parse_number,
+    repair_mojibake,
+    reply_body,
+)
 
 __all__ = ["accepted_answers", "exact_match", "is_math_reference", "score_exact"]
 
@@ -44,7 +55,7 @@ def accepted_answers(item: Item) -> list[str]:
     aliases = item.meta.get("aliases")
     if isinstance(aliases, list):
         out.extend(str(a) for a in aliases)
-    return out
+    return [repair_mojibake(a) for a in out]  # "2.45Â\xa0billion" in a scraped reference is "2.45 billion"
 
 
 def _candidates(content: str) -> list[str]:
@@ -65,9 +76,9 @@ def _candidates(content: str) -> list[str]:
 
 def exact_match(content: str, answers: list[str]) -> str | None:
     """The accepted answer the reply matches after normalisation, or None."""
-    wanted = {normalize_text(a): a for a in answers if normalize_text(a)}
+    wanted = {answer_form(a): a for a in answers if answer_form(a)}
     for candidate in _candidates(content):
-        hit = wanted.get(normalize_text(candidate))
+        hit = wanted.get(answer_form(candidate))
         if hit is not None:
             return hit
     return None
@@ -246,37 +257,92 @@ def score_exact(content: str, item: Item) -> ItemScore:
         hit = exact_match(content, answers)
         if hit is not None:
             return _matched(hit)
+        words = [a for a in answers if reference_number(a) is None]
+        stated = _contained(raw, item, words) if _marked_value(content) is None else None
+        if stated is not None:
+            return stated  # "first appears in the Season 9 premiere" against "2012 | season 9"
         answers = [a for a, _ in numeric]
     numbers = [n for _, n in numeric]
     if numbers and len(numbers) == len(answers):
-        return _score_numbers(content, answers, numbers)
+        result = _score_numbers(content, answers, numbers)
+        years = all(_YEAR_LIKE.fullmatch(a.strip()) for a in answers)
+        if result.score == 0.0 and years and _marked_value(content) is None:
+            # a year in prose: "added on July 4, 1960, when Hawaii became the 50th state" states 1960 (the last
+            # number, 50, is not the answer); read as a short answer where the reply marks none
+            stated = _contained(with_iso_dates(raw), item, [a.strip() for a in answers])
+            if stated is not None:
+                return stated
+        return result
     if all(is_math_reference(a) for a in answers):
         return _score_math_reference(content, item, answers)
+    isos = [iso for iso in (as_iso_date(a) for a in answers) if iso is not None]
+    if isos:
+        # a date compares as a date: "February 9, 1964" = "1964-02-09" = "1964年2月9日", in the reply as written
+        answers = [*answers, *(iso for iso in isos if iso not in answers)]
+        content, raw = with_iso_dates(content), with_iso_dates(raw)
     hit = exact_match(content, answers)
     shown = " | ".join(answers[:5])
     if hit is not None:
         return _matched(hit)
+    yes_no = _yes_no_score(content, answers)
+    if yes_no is not None:
+        return yes_no
     qualified = _qualified_number(reply_body(content)[0], answers)
     if qualified is not None:
         return qualified
-    body = reply_body(raw)[0]
-    contained = contained_answer(body, answers)  # it reads where end tokens cut the reply
-    if contained is None and arabic_numerals(body) != body:
-        contained = contained_answer(arabic_numerals(body), answers)  # "成立于一九四九年" holds "1949年"
-    if contained is not None:
-        return ItemScore(
-            1.0,
-            f"exact: «{contained.answer}» stands as the answer in the reply's {contained.where} "
-            f"«{contained.scope}» (rule: containment); correct",
-            normalize_text(contained.answer),
-            matched_by="containment",
-        )
+    stated = _contained(raw, item, answers)
+    if stated is not None:
+        return stated
     return ItemScore(
         0.0,
         f"exact: reply matches none of «{shown}» after normalisation, nor holds one as its answer "
         "(rule: containment); wrong",
         normalize_text(_candidates(content)[-1])[:200],
         matched_by="normalised match",
+    )
+
+
+def _yes_no_score(content: str, answers: list[str]) -> ItemScore | None:
+    """A yes/no reference (``No``, ``否``, ``True``) is read as the choice metric reads it: the marker's word
+    ("Therefore, the answer (Yes or No) is No."), a reply opening ``No,`` / ``不是``, a negation read as one;
+    None when the reference is not yes/no."""
+    values = {parse_yes_no(a) if len(a.strip()) <= 12 else None for a in answers}
+    if None in values or len(values) != 1:
+        return None
+    (expected,) = values
+    found = extract_yes_no(content)
+    right = found.letters == expected
+    said = f"«{found.letters}» via {found.how}" if found.found else f"no yes/no ({found.how})"
+    return ItemScore(
+        float(right),
+        f"exact: a yes/no reference, the reply says {said}; reference «{expected}»; {'correct' if right else 'wrong'}",
+        found.letters or None,
+        matched_by="yes/no",
+    )
+
+
+#: A reference that is a year: read in prose as a short answer when the reply's last number is not it.
+_YEAR_LIKE = re.compile(r"1\d{3}|20\d{2}")
+
+
+def _contained(raw: str, item: Item, answers: list[str]) -> ItemScore | None:
+    """Containment: an accepted answer standing, committed, in the reply's marked answer, labelled line, final
+    sentence or stating first sentence (see ``containment``); None when none does."""
+    if not answers:
+        return None
+    body = reply_body(raw)[0]
+    contained = contained_answer(body, answers, item.question)  # it reads where end tokens cut the reply
+    if contained is None and arabic_numerals(body) != body:
+        # "成立于一九四九年" holds "1949年"
+        contained = contained_answer(arabic_numerals(body), answers, item.question)
+    if contained is None:
+        return None
+    return ItemScore(
+        1.0,
+        f"exact: «{contained.answer}» stands as the answer in the reply's {contained.where} "
+        f"«{contained.scope}» (rule: containment); correct",
+        normalize_text(contained.answer),
+        matched_by="containment",
     )
 
 
@@ -326,6 +392,6 @@ def _matched(hit: str) -> ItemScore:
     return ItemScore(
         1.0,
         f"exact: reply matches «{hit}» after normalisation; correct",
-        normalize_text(hit),
+        answer_form(hit),
         matched_by="normalised match",
     )

@@ -9,9 +9,11 @@ import unicodedata
 __all__ = [
     "DATE_OR_RANGE",
     "END_TOKEN",
+    "answer_form",
     "nfkc",
     "normalize_text",
     "parse_number",
+    "repair_mojibake",
     "reply_body",
     "strip_think",
 ]
@@ -96,6 +98,34 @@ def normalize_text(text: str) -> str:
     text = _strip_punct(text)
     stripped = _ARTICLES.sub(" ", text)
     return _SPACES.sub(" ", stripped if stripped.strip() else text).strip()
+
+
+def answer_form(text: str) -> str:
+    """What an answer is compared as: :func:`normalize_text`, except that an answer made only of symbols keeps
+    them (``") ] }"`` → ``")]}"``, spaces dropped, a closing full stop too): normalisation never empties a
+    non-empty answer, so a bracket completion is not equal to every reply that has no words."""
+    form = normalize_text(text)
+    if form or not text.strip():
+        return form
+    symbols = "".join(nfkc(text).split())
+    trimmed = symbols.rstrip(".")
+    return trimmed or symbols
+
+
+#: What UTF-8 read as Windows-1252 leaves: "Â\xa0" for a no-break space, "â€“" for an en dash, "Ã©" for é.
+_MOJIBAKE = re.compile("Â[\xa0-\xbf]|â€[\x80-\xbf\u0152-\u2122]|Ã[\x80-\xbf]")
+
+
+def repair_mojibake(text: str) -> str:
+    """``text`` with UTF-8 that was read as Windows-1252 decoded again (``2.45Â\xa0billion`` → ``2.45 billion``,
+    ``10â€“12 years`` → ``10–12 years``), as a grader reads it; unchanged when it shows no such sequence or
+    does not decode."""
+    if _MOJIBAKE.search(text) is None:
+        return text
+    try:
+        return text.encode("cp1252").decode("utf-8")
+    except UnicodeError:
+        return text
 
 
 def strip_think(text: str) -> str:

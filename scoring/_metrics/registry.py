@@ -91,6 +91,11 @@ class MetricSpec:
     auto_takes: frozenset[str] = frozenset()
     #: ``auto``: why it was picked, as the summary says it.
     auto_reason: str = ""
+    #: ``auto`` with a judge: the kinds of reference (as in ``auto_for``) this metric can only match word for
+    #: word, so a reply it finds wrong may be a paraphrase and goes to the judge (``estimate`` counts them).
+    judge_unmatched: frozenset[str] = frozenset()
+    #: A rule metric: the judge metric ``--judge-fallback`` sends the responses it could not settle to.
+    judge_fallback: str | None = None
 
 
 METRICS: dict[str, MetricSpec] = {
@@ -101,7 +106,7 @@ METRICS: dict[str, MetricSpec] = {
             "rule",
             "option letters (A-J and beyond), letter sets, yes/no",
             implementation="scoring._metrics.choice:score_choice",
-            auto_for=frozenset({"choice"}),
+            auto_for=frozenset({"choice", "yes-no"}),
             auto_reason="the reference is an option letter (or letters) or yes/no",
         ),
         MetricSpec(
@@ -111,6 +116,7 @@ METRICS: dict[str, MetricSpec] = {
             implementation="scoring._metrics.exact:score_exact",
             auto_for=frozenset({"number", "short"}),
             auto_reason="the reference is a number or a short answer",
+            judge_unmatched=frozenset({"short"}),
         ),
         MetricSpec(
             "math",
@@ -122,6 +128,7 @@ METRICS: dict[str, MetricSpec] = {
             auto_for=frozenset({"math"}),
             auto_takes=frozenset({"number", "short"}),
             auto_reason="the dataset's references hold math expressions",
+            judge_fallback="math-judge",
         ),
         MetricSpec(
             "prefix",

@@ -17,11 +17,11 @@ from formatkit._core.writers import output_lock
 from scoring._client.options import with_fields
 from scoring._metrics.auto import reference_kind
 from scoring._metrics.base import item_from_record
-from scoring._metrics.registry import JUDGE_NEEDED
+from scoring._metrics.registry import JUDGE_NEEDED, METRICS
 from scoring._pipeline.evaluate import EvalPaths, first_per_dataset, run_options
 from scoring._pipeline.options import EvalFields, EvalOptions
 from scoring._pipeline.score import Scorer
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of
 from scoring._runner.estimate import Estimate, Prices
 from scoring._runner.estimate_run import estimate_file
 from scoring._runner.options import EndpointOptions
@@ -45,10 +45,12 @@ def judge_requests(records: Iterable[RecordDict], how: EvalOptions) -> int:
     count = 0
     for record in items:
         metric = scorer.metric_for(record).metric
+        spec = METRICS.get(metric)
         paraphrase = (
-            metric == "exact"
+            spec is not None
+            and bool(spec.judge_unmatched)
             and dataset_of(record, scorer.default_dataset) not in declared
-            and reference_kind(item_from_record(record)) == "short"
+            and reference_kind(item_from_record(record)) in spec.judge_unmatched
         )
         if metric == JUDGE_NEEDED or paraphrase:
             expand_samples(record, how.defaults or {})

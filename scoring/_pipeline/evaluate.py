@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from formatkit import convert, iter_dicts
 from formatkit._core.issues import Report
-from formatkit._core.record import RecordDict
+from formatkit._core.record import RecordDict, target_responses
 from formatkit._core.writers import output_lock, refuse_special
 from scoring._client.options import with_fields
-from scoring._errors import OtherModelResultsError
+from scoring._errors import AnsweredSetError, OtherModelResultsError
 from scoring._judges.options import JudgeOptions
 from scoring._pipeline.options import EvalFields, EvalOptions, ScoreOptions
 from scoring._pipeline.report_file import collect_results, save_report
 from scoring._pipeline.score_file import FileScoreOutcome, judge_record, score_file
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of, read_results
 from scoring._runner.job import RunJob, RunSummary
 from scoring._runner.journal import journal_path
 from scoring._runner.options import EndpointOptions, RunOptions
@@ -108,15 +108,30 @@ class EvalOutcome:
 def _count(path: Path, limit: int | None) -> int:
     """How many records the run will go through: every record, or the first ``limit`` of each dataset.
     (Read without the rules: convert has just written and checked the file.)"""
+    counts: dict[str, int] = {}
+    for record in read_results(path):
+        name = dataset_of(record, path.stem)
+        counts[name] = counts.get(name, 0) + 1
+    return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
+
+
+def _answered_by_others(path: Path, model: str) -> dict[str, int]:
+    """Per dataset, the records whose target turn already holds a reply not made by ``model`` (a results
+    file among the sets, such as ``fixtures/seed/seed_output_*``): run would keep those replies and the
+    report would show them as another column, "(unknown model)", beside the model evaluated."""
     import orjson
 
-    counts: dict[str, int] = {}
+    found: dict[str, int] = {}
     with path.open("rb") as handle:
         for line in handle:
-            if line.strip():
-                name = dataset_of(orjson.loads(line), path.stem)
-                counts[name] = counts.get(name, 0) + 1
-    return sum(counts.values()) if limit is None else sum(min(n, limit) for n in counts.values())
+            if not line.strip():
+                continue
+            record = orjson.loads(line)
+            replies = target_responses(record)
+            if any(r.get("content") and r.get("model") != model for r in replies):
+                name = dataset_of(record, path.stem)
+                found[name] = found.get(name, 0) + 1
+    return found
 
 
 def first_per_dataset(path: Path, limit: int) -> Callable[[], Iterator[RecordDict]]:
@@ -214,6 +229,9 @@ def _evaluate(
     outcome = EvalOutcome(paths, validation)
     if not validation.valid:
         return outcome
+    answered = _answered_by_others(paths.canonical, endpoint.model)
+    if answered:
+        raise AnsweredSetError(answered, endpoint.model)
     limit, judge = how.limit, how.judge
     source: Any = paths.canonical if limit is None else first_per_dataset(paths.canonical, limit)
     run = run_options(how, total=_count(paths.canonical, limit), command=how.command, processes=how.processes)

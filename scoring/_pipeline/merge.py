@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -29,6 +29,7 @@ from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict
 from formatkit._core.writers import atomic_writer, refuse_special
 from scoring._errors import MergeError
+from scoring._results import results_lines
 from scoring._runner.provenance import (
     RUN_RECORD,
     RunRecord,
@@ -105,13 +106,6 @@ def _read_shard(part: Part) -> Msg | None:
     return None
 
 
-def _lines(path: Path) -> Iterator[bytes]:
-    with open(path, "rb") as handle:
-        for line in handle:
-            if line.strip():
-                yield line if line.endswith(b"\n") else line + b"\n"
-
-
 def _identity(record: RecordDict) -> bytes:
     """What tells one input record from another in a part: its session id, where it was read from
     (``meta.source``) and its conversation (roles and contents, the responses left out)."""
@@ -127,13 +121,11 @@ def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int
     identities of the records read so far, one 16-byte digest each), a record met before, in this part
     or another, is added to ``again``."""
     count = 0
-    for number, line in enumerate(_lines(part.data), 1):
-        try:
-            data: RecordDict = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return count, Msg("ui.merge.problem.not_json", part=part.name, number=number)
-        if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-            return count, Msg("ui.merge.problem.not_canonical", part=part.name, number=number)
+    for number, line in enumerate(results_lines(part.data), 1):  # numbered among the part's records
+        data = line.record
+        if data is None:
+            problem = "not_json" if line.problem == "not_json" else "not_canonical"
+            return count, Msg(f"ui.merge.problem.{problem}", part=part.name, number=number)
         count += 1
         if seen is not None:
             key = _identity(data)
@@ -163,12 +155,9 @@ def _doubled(parts: list[Part], again: list[Again]) -> list[Msg]:
     wanted = {entry.key for entry in again}
     first: dict[bytes, tuple[Part, int]] = {}
     for part in parts:
-        for number, line in enumerate(_lines(part.data), 1):
-            try:
-                data: RecordDict = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                continue  # said as the part's problem
-            if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        for number, line in enumerate(results_lines(part.data), 1):
+            data = line.record  # a line that is no record is said as the part's problem
+            if data is not None:
                 key = _identity(data)
                 if key in wanted:
                     first.setdefault(key, (part, number))
@@ -300,11 +289,11 @@ def merge_parts(
     refuse_special(run_record_path(out))  # before OUT is written: a pipe there would stop it half done
     by_index = sorted(resolved, key=lambda p: p.shard.index if p.shard else 0)
     total = by_index[0].input_records
-    readers = [_lines(part.data) for part in by_index]
+    readers = [results_lines(part.data, parse=False) for part in by_index]
     count = len(readers)
     with atomic_writer(out) as handle:
         for position in range(total):
-            handle.write(next(readers[position % count]))
+            handle.write(next(readers[position % count]).raw)
     run_record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "merged": now_iso(),

@@ -38,6 +38,8 @@ class ScoreOptions:
       one process's); judges always run in this process.
     - ``dataset_metrics``: dataset -> rule metric, declared for ``auto``: the records of a dataset named
       there are scored with its metric (``prefix`` and ``keywords``, which ``auto`` never picks by itself).
+    - ``skip_bad_labels``: a reviewed sheet's ``human_score`` off the scale or not finite is left out (the
+      machine's score stays) instead of refusing the sheet (:class:`~scoring._errors.BadLabelsError`).
     """
 
     metric: str = AUTO
@@ -46,6 +48,7 @@ class ScoreOptions:
     void_as_zero: bool = False
     workers: int = 1
     dataset_metrics: dict[str, str] | None = None
+    skip_bad_labels: bool = False
 
 
 class ScoreFields(TypedDict, total=False):
@@ -57,6 +60,7 @@ class ScoreFields(TypedDict, total=False):
     void_as_zero: bool
     workers: int
     dataset_metrics: dict[str, str] | None
+    skip_bad_labels: bool
 
 
 @dataclass(frozen=True)

@@ -10,25 +10,23 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
 from scoring._pipeline.distinct_files import Repeat, distinct_files
-from scoring._report.aggregate import dataset_of
-from scoring._report.dimensions import DimensionsCheck, check_dimensions
-from scoring._report.html import SampleCollector, render_html
-from scoring._report.leaderboard import render_comparison
-from scoring._report.models import ModelsAggregator
-from scoring._report.runs import SpeedTally, runs_html, runs_text
-from scoring._report.shapes import ReportedRun
-from scoring._report.wording import translator
+from scoring._report.figures.dimensions import DimensionsCheck, check_dimensions
+from scoring._report.figures.models import ModelsAggregator
+from scoring._report.figures.shapes import ReportedRun
+from scoring._report.render.html import SampleCollector, render_html
+from scoring._report.render.leaderboard import render_comparison
+from scoring._report.render.runs import SpeedTally, runs_html, runs_text
+from scoring._report.words import DEFAULT_LANG
+from scoring._results import dataset_of, read_results
 from scoring._runner.provenance import run_records_of
 
 __all__ = [
@@ -61,22 +59,6 @@ class CollectedResults:
     dimensions: DimensionsCheck | None = None
 
 
-def _records(path: str | os.PathLike[str]) -> Iterator[RecordDict]:
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record: RecordDict = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise ResultsFileError(
-                    f"{path}: line {number} is not JSON ({exc}); is this a results file from `score`?"
-                ) from None
-            if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
-                raise ResultsFileError(f"{path}: line {number} is not a canonical record (no messages list)")
-            yield record
-
-
 def _has_scoring(record: RecordDict) -> bool:
     """Whether a scorer has been over the record: a response holds a score or an analysis."""
     return bool(score_entries(record))
@@ -105,7 +87,7 @@ def collect_results(
     try:
         for path in files:
             stem = Path(path).stem
-            for record in _records(path):
+            for record in read_results(path, hint="; is this a results file from `score`?"):
                 model = aggregator.add(record, stem)
                 aggregator.files.setdefault(str(path), model)
                 speed.add(record, model)
@@ -150,8 +132,7 @@ def render_report(
         return head + section + end + tail if end else page + section
     text = render_comparison(comp, fmt, color=color, width=width, lang=lang)
     if fmt in ("text", "md"):
-        said = translator(lang)
-        extra = "".join(said(line) + "\n" for line in runs_text(comp.runs, comp.speed).splitlines())
+        extra = runs_text(comp.runs, comp.speed, lang=lang or DEFAULT_LANG)
         if extra:
             text += "\n" + (_fenced(extra) if fmt == "md" else extra)
     return text
@@ -173,7 +154,7 @@ def save_report(
         raise ValueError(f"unknown report format {fmt!r}: expected one of {', '.join(FORMATS)}")
     out = Path(output)  # the atomic writer (xlsx too) makes the folder and reports what cannot be written
     if fmt == "xlsx":
-        from scoring._report.workbook import write_report_xlsx
+        from scoring._report.render.workbook import write_report_xlsx
 
         write_report_xlsx(collected.comparison, out, collected.samples)
         return

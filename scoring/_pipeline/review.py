@@ -11,8 +11,15 @@ reply). ``score`` of the sheet (through :func:`triage`) then:
   matches);
 * takes a filled ``human_score`` as the score: ``scored_by: "human"``, ``human_score``, and what the
   machine said kept in ``overridden`` (``score``, ``analysis``; the judge's entry stays as it was). A
-  human score outside the score's scale (the judge's, −1..1 pairwise, 0..1 otherwise) is refused and
+  human score outside the score's scale (the judge's, −1..1 pairwise, 0..1 otherwise) or not finite is a
+  problem at its cell (``problems``: ``score`` refuses the sheet), or with ``--skip-bad-labels`` left out,
   the response left as it was.
+
+A verdict belongs to the text it judged (its entry's fingerprint, :mod:`formatkit._core.judge_entry`): a
+response whose content (or reference, for a comparison with it) changed after judging has its entry moved
+out of ``judge`` into ``stale_verdict`` (:func:`retire_stale`), on every input ``score`` reads and every
+record ``export`` writes, so no judge score stays with a text the judge never read: the response is scored
+again (judged again when judge options are given).
 
 Each change is a :class:`Change`, so the command can say which records it changed.
 """
@@ -22,19 +29,22 @@ from __future__ import annotations
 import copy
 import functools
 import hashlib
+import math
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 import orjson
 
+from formatkit._core.judge_entry import judge_entry, judge_scale, retire_entry, stale_entry_of, stale_verdict_of
+from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict, ResponseDict, reference_of, target_responses
-from scoring._judges.judge_verdicts import judge_verdicts
 from scoring._judges.kinds import kind_of
 from scoring._judges.scale import parse_scale
-from scoring._report.aggregate import dataset_of
+from scoring._results import dataset_of, judge_verdicts
 
-__all__ = ["KEEP", "Change", "fingerprint", "kept", "review_fields", "strip_keep", "triage"]
+__all__ = ["KEEP", "Change", "fingerprint", "kept", "retire_stale", "review_fields", "strip_keep", "triage"]
 
 #: The mark :func:`triage` leaves on a response whose score stands (the scorer passes it by and removes it).
 KEEP = "_keep_score"
@@ -58,16 +68,28 @@ def _verdict_text(value: float | str | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def review_fields(records: Iterable[RecordDict]) -> Iterator[RecordDict]:
+def retire_stale(record: RecordDict, response: ResponseDict) -> str | None:
+    """Move ``response``'s judge entry to ``stale_verdict`` (in place) when its verdict was given on another
+    text than the response's content, or than the record's reference for a comparison with it; the reason
+    (``response_edited``, ``opponent_edited``), or None when the verdict (if any) belongs to this text."""
+    return retire_entry(cast(dict[str, Any], response), reference_of(record))
+
+
+def review_fields(records: Iterable[RecordDict], stale: Counter[str] | None = None) -> Iterator[RecordDict]:
     """``records`` (copies) with the review fields on each scored response, for ``export``:
-    ``judge_verdict`` and ``judge_rationale`` (one line per judge with a panel), and ``fingerprint``."""
+    ``judge_verdict`` and ``judge_rationale`` (one line per judge with a panel), and ``fingerprint``. A
+    verdict given on another text is left out of them (moved to ``stale_verdict``, :func:`retire_stale`)
+    and counted in ``stale`` (``stale["verdicts"]``)."""
     for record in records:
         out = copy.deepcopy(record)
         for response in target_responses(out):
             if "score" not in response:
                 continue
             fields = cast(dict[str, Any], response)
-            verdicts = judge_verdicts(response)
+            retire_stale(out, response)
+            if stale is not None and stale_verdict_of(response) is not None and judge_entry(response) is None:
+                stale["verdicts"] += 1
+            verdicts = judge_verdicts(response, out)
             if len(verdicts) == 1:
                 fields["judge_verdict"] = _verdict_text(verdicts[0].verdict)
                 if verdicts[0].rationale:
@@ -86,7 +108,7 @@ class Change:
     dataset: str
     session_id: Any
     sample: int
-    how: Literal["human", "edited", "refused"]
+    how: Literal["human", "edited", "refused", "stale"]
     before: float | None
     #: The person's score (``human``, ``refused``); None for an edited response (re-scored).
     human: float | None = None
@@ -94,14 +116,15 @@ class Change:
 
 def _bounds(response: ResponseDict) -> tuple[float, float]:
     """The range a person's score may take: the judge's scale, −1..1 for a comparison, else 0..1."""
-    judge = response.get("judge")
+    judge = judge_entry(response) or stale_entry_of(response)
     kind = kind_of(judge)
-    if kind is not None and isinstance(judge, dict):
+    if kind is not None:
         if kind.versus:
             return (-1.0, 1.0)
-        if kind.on_scale and isinstance(judge.get("scale"), str):
+        text = judge_scale(judge)
+        if kind.on_scale and text is not None:
             try:
-                scale = parse_scale(str(judge["scale"]))
+                scale = parse_scale(text)
             except ValueError:
                 return (0.0, 1.0)
             return (scale.low, scale.high)
@@ -125,34 +148,42 @@ def _override(response: ResponseDict, human: float) -> float | None:
     return before
 
 
-def triage(record: RecordDict, default_dataset: str) -> list[Change]:
+def triage(record: RecordDict, default_dataset: str, problems: list[Msg] | None = None) -> list[Change]:
     """Read the review fields of ``record``'s responses (in place): mark with :data:`KEEP` each response
-    whose score stands (unedited, or a person's), apply each ``human_score``, drop the sheet-only fields;
-    return what changed. A response without a ``fingerprint`` (not from a review sheet) is left to be
-    scored as before, unless a person scored it."""
+    whose score stands (unedited, or a person's), apply each ``human_score``, drop the sheet-only fields,
+    move a verdict given on another text to ``stale_verdict`` (the response is scored again); return what
+    changed. A ``human_score`` off the scale or not finite is refused, and, ``problems`` given, added to it
+    at its place. A response without a ``fingerprint`` (not from a review sheet) is left to be scored as
+    before, unless a person scored it."""
     changes: list[Change] = []
     for n, response in enumerate(target_responses(record), start=1):
         fields = cast(dict[str, Any], response)
         stamp = fields.get("fingerprint")
         for key in _SHEET_ONLY:
             fields.pop(key, None)
+        low, high = _bounds(response)  # the judge's scale, before a stale entry is moved
+        stale = retire_stale(record, response) is not None
         edited = stamp is not None and stamp != fingerprint(record, response)
         human = fields.get("human_score")
         change = functools.partial(_change, changes, dataset_of(record, default_dataset), record.get("session_id"), n)
 
         if isinstance(human, int | float) and not isinstance(human, bool):
-            low, high = _bounds(response)
-            if low <= human <= high:
+            if math.isfinite(human) and low <= human <= high:
                 already = fields.get("scored_by") == "human" and response.get("score") == human
                 before = _override(response, float(human))
                 fields[KEEP] = True
                 if not already:
                     change("human", before, float(human))
                 continue
-            change("refused", response.get("score"), float(human))
+            if problems is not None:
+                problems.append(_bad_human(record, n, human, low, high))
+            change("refused", response.get("score"), float(human) if math.isfinite(human) else None)
             fields.pop("human_score", None)
         elif human is not None:
             fields.pop("human_score", None)
+        if stale:
+            change("stale", response.get("score"))
+            continue
         if stamp is None:
             continue
         if edited:
@@ -162,12 +193,31 @@ def triage(record: RecordDict, default_dataset: str) -> list[Change]:
     return changes
 
 
+def _bad_human(record: RecordDict, sample: int, human: float, low: float, high: float) -> Msg:
+    """The problem of a ``human_score`` that cannot be used, at its cell (the sheet's row of the target turn)."""
+    meta = record.get("meta")
+    source = meta.get("source") if isinstance(meta, dict) else None
+    place = source if isinstance(source, dict) else {}
+    rows = place.get("rows")
+    column = "human_score" if sample == 1 else f"human_score_{sample}"
+    where = str(place.get("file") or record.get("session_id"))
+    if place.get("sheet"):
+        where += f": sheet {place['sheet']}"
+    if isinstance(rows, list) and rows:
+        where += f", row {rows[-1]}, {column}"
+    elif isinstance(place.get("line"), int):
+        where += f": line {place['line']}, {column}"
+    if not math.isfinite(human):
+        return Msg("frag.label.not_finite", where=where, value=repr(human))
+    return Msg("frag.label.out_of_scale", where=where, value=f"{human:g}", scale=f"{low:g}-{high:g}")
+
+
 def _change(
     changes: list[Change],
     dataset: str,
     session_id: Any,
     sample: int,
-    how: Literal["human", "edited", "refused"],
+    how: Literal["human", "edited", "refused", "stale"],
     before: Any,
     value: float | None = None,
 ) -> None:

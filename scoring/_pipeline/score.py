@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from formatkit._core.judge_entry import judge_entry, stale_verdict_of
 from formatkit._core.record import SCORE_FIELDS, RecordDict, ResponseDict, target_responses
 from scoring._errors import MetricError
 from scoring._metrics.auto import AutoTally, MetricChoice
@@ -19,8 +20,9 @@ from scoring._metrics.base import Item, ItemScore, item_from_record
 from scoring._metrics.math.sympy_guard import SympyGuard, default_guard
 from scoring._metrics.registry import AUTO, JUDGE_NEEDED, RuleFunction, metric_names, rule_function, spec_of
 from scoring._pipeline.review import kept
-from scoring._report.aggregate import Aggregate, DatasetStats, dataset_of, finish
-from scoring._report.shapes import AggregateSummary
+from scoring._report.figures.aggregate import Aggregate, DatasetStats, finish
+from scoring._report.figures.shapes import AggregateSummary
+from scoring._results import dataset_of
 
 __all__ = [
     "RESULT_FIELDS",
@@ -34,6 +36,13 @@ __all__ = [
 ]
 
 RULE_METRICS = tuple(metric_names("rule"))
+
+#: Why a response edited after judging has no score when no judge is given to judge it again (its
+#: ``stale_verdict`` holds the verdict given on the other text).
+STALE_REASON = (
+    "stale verdict: the judge's verdict was given on another text (edited after judging); "
+    "give judge options to judge it again"
+)
 
 #: The fields a scorer writes into a response; cleared before a new result is written.
 RESULT_FIELDS = SCORE_FIELDS
@@ -162,6 +171,9 @@ class Scorer:
             if kept(response):  # a reviewed sheet's unedited (or a person's) score stands
                 continue
             write_result(response, self._score_one(response, item, choice), choice.metric)
+            if response.get("score") is None and stale_verdict_of(response) is not None and not judge_entry(response):
+                response["settled"] = False  # the judge's verdict was on another text: no judge score stays
+                response["unsettled_reason"] = STALE_REASON
         stats.add(record)
         return record
 

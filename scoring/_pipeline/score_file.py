@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from formatkit import iter_dicts
 from formatkit._core.errors import InvalidFileError
+from formatkit._core.messages import Msg
 from formatkit._core.modes import Mode
 from formatkit._core.record import RecordDict, ResponseDict, target_responses
 from formatkit._core.writers import atomic_writer, dumps_line, output_lock
 from scoring._client.options import with_fields
-from scoring._judges import judge_records
+from scoring._errors import BadLabelsError
+from scoring._judges import JudgeSetupError, judge_records
 from scoring._judges.fallback import undecided
+from scoring._judges.kinds import fallback_judge, fallback_rules
 from scoring._judges.options import JudgeOptions
 from scoring._judges.run import RuleScore
 from scoring._judges.summary import JudgeSummary
@@ -34,7 +37,8 @@ from scoring._pipeline.options import ScoreFields, ScoreOptions
 from scoring._pipeline.review import KEEP, Change, strip_keep, triage
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_workers import score_in_workers
-from scoring._report.aggregate import Aggregate, aggregate, dataset_of
+from scoring._report.figures.aggregate import Aggregate, aggregate
+from scoring._results import dataset_of
 from scoring._runner.journal import journal_path
 from scoring._runner.progress import Progress
 from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, run_record_path, write_run_record
@@ -42,7 +46,13 @@ from scoring._runner.provenance import JudgeRecord, now_iso, read_run_record, ru
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+    from formatkit import Issue
+
+__all__ = ["SHEET_CHANGES", "FileScoreOutcome", "ScoreOptions", "judge_record", "score_file"]
+
+#: What reading a sheet says of rows people changed by hand, said again by ``score`` (it reads a sheet as
+#: data, its other warnings left to ``validate``): hidden (a filter), deleted, their ``row_key`` broken.
+SHEET_CHANGES = frozenset({"hidden_rows", "rows_missing", "invalid_row_key"})
 
 StrPath = str | os.PathLike[str]
 
@@ -60,6 +70,8 @@ class FileScoreOutcome:
     changes: list[Change] = field(default_factory=list)
     #: Responses that came from a sheet ``export`` wrote for review (each with its fingerprint).
     reviewed: int = 0
+    #: What reading the input said of rows people hid, deleted or whose ``row_key`` they broke (a sheet).
+    sheet_warnings: list[Issue] = field(default_factory=list)
 
     @property
     def scored_responses(self) -> int:
@@ -113,8 +125,8 @@ def score_file(
     judge = judge or JudgeOptions()
     if judge.journal_path is None:
         judge = replace(judge, journal_path=journal_path(Path(out)))
-    if judge.judge_fallback and how.metric != "math":
-        raise ValueError("the judge fallback goes with the math metric")
+    if judge.judge_fallback and fallback_judge(how.metric) is None:
+        raise JudgeSetupError(f"--judge-fallback goes with --metric {' or '.join(fallback_rules())}")
     with output_lock(out):  # one writer per output, from before the first verdict is bought
         try:
             outcome = _score(path, out, "scored", how, judge, progress)
@@ -204,20 +216,27 @@ def _score(
     changes: dict[tuple[str, Any, int], Change] = {}  # records() is read more than once (auto reads it twice)
     reviewed: set[tuple[Any, ...]] = set()
 
+    said: list[Issue] = []
+
     def records() -> Iterator[RecordDict]:
-        for number, record in enumerate(iter_dicts(path, mode=mode, profile="none")):
+        said.clear()  # read more than once (auto reads it twice): what the last reading said
+        problems: list[Msg] = []  # human scores that cannot be used: the sheet is refused at the end of a read
+        for number, record in enumerate(iter_dicts(path, mode=mode, profile="none", warnings=said)):
             responses = target_responses(record)
             if model_name:
                 for response in responses:
                     response.setdefault("model", model_name)
             reviewed.update((number, n) for n, r in enumerate(responses) if "fingerprint" in r)
-            for change in triage(record, default_dataset):
+            for change in triage(record, default_dataset, problems):
                 changes[(change.dataset, change.session_id, change.sample)] = change
             yield record
+        if problems and not how.skip_bad_labels:
+            raise BadLabelsError(problems)  # before the output is put in place: nothing is written
 
     outcome = _score_records(records, out, how, options, progress, default_dataset)
     outcome.changes = list(changes.values())
     outcome.reviewed = len(reviewed)
+    outcome.sheet_warnings = [issue for issue in said if issue.code in SHEET_CHANGES]
     return outcome
 
 

@@ -36,7 +36,7 @@ from scoring._errors import ScoringWorkerError
 from scoring._metrics.registry import AUTO
 from scoring._pipeline.score import Scorer
 from scoring._pipeline.score_worker import WorkerSetup, receive, send
-from scoring._report.aggregate import DatasetStats
+from scoring._report.figures.aggregate import DatasetStats
 
 __all__ = ["BATCH", "ScoringWorkerError", "merge_stats", "score_in_workers"]
 

@@ -18,6 +18,8 @@ from a price file the user gives (:func:`read_prices`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -27,8 +29,9 @@ from typing import Any, Literal
 import orjson
 
 from formatkit._core.messages import Msg
-from formatkit._core.record import JsonObject, RecordDict
-from scoring._errors import PricesError
+from formatkit._core.record import RecordDict
+from scoring._client.body import read_body
+from scoring._errors import MalformedResponseError, PricesError, ReplyTooLargeError
 from scoring._runner.requests import max_tokens_of
 
 __all__ = [
@@ -92,23 +95,56 @@ class Prices:
         return (prompt_tokens * self.prompt + output_tokens * self.output) / 1_000_000
 
 
+#: The most a price file may hold (one entry per model of a large catalogue is a few hundred KiB).
+MAX_PRICES_BYTES = 4 << 20
+#: The most a tokenizer file may hold (the largest ``tokenizer.json`` of today's models is about 35 MB).
+MAX_TOKENIZER_BYTES = 256 << 20
+#: A price (per million tokens) above this is no price: a typo, or a number meant to overflow the bill.
+MAX_PRICE = 1e9
+#: A prompt's token count above this is no count (no model reads 100 million tokens at once).
+MAX_PROMPT_TOKENS = 100_000_000
+#: The most a tokenize route's reply may hold (the token ids of the longest prompt, as JSON).
+MAX_TOKENIZE_REPLY = 64 << 20
+
+
+def read_bounded(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; OSError (with the reason) otherwise: a device
+    (``/dev/zero``), a pipe or a larger file is refused before it is read past the bound."""
+    import os
+
+    with open(path, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        import stat
+
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{path}: not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"{path}: larger than {limit >> 20} MiB")
+    return data
+
+
 def read_prices(path: str | Path, model: str) -> Prices:
     """A price file: JSON, either one price ``{"prompt": 0.8, "output": 2.0, "currency": "CNY"}`` (per
-    million tokens) or such an entry per model name (``{"qwen-plus": {...}, "gpt-4o": {...}}``)."""
+    million tokens) or such an entry per model name (``{"qwen-plus": {...}, "gpt-4o": {...}}``). Read with a
+    bound (:data:`MAX_PRICES_BYTES`, a regular file); each price finite, 0 to :data:`MAX_PRICE`."""
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        data = orjson.loads(read_bounded(path, MAX_PRICES_BYTES))
     except (OSError, orjson.JSONDecodeError) as exc:
         raise PricesError(f"--prices {path}: cannot read it as JSON ({exc})") from None
     if isinstance(data, dict) and "prompt" not in data and model in data:
         data = data[model]
     if not isinstance(data, dict) or not all(
-        isinstance(data.get(k), int | float) and not isinstance(data.get(k), bool) and data[k] >= 0
+        isinstance(data.get(k), int | float) and not isinstance(data.get(k), bool) and 0 <= data[k] <= MAX_PRICE
         for k in ("prompt", "output")
     ):
         raise PricesError(
             f'--prices {path}: expected {{"prompt": P, "output": Q, "currency": "CNY"}} (P and Q per million tokens, '
-            f"0 or more), or such an entry under the model's name {model!r}"
+            f"0 to {MAX_PRICE:g}), or such an entry under the model's name {model!r:.200}"
         )
+    currency = data.get("currency")
+    if currency is not None and not (isinstance(currency, str) and len(currency) <= 16 and currency.isprintable()):
+        raise PricesError(f"--prices {path}: the currency is a short name such as CNY or USD")
     return Prices(float(data["prompt"]), float(data["output"]), str(data.get("currency") or ""))
 
 
@@ -138,11 +174,14 @@ class Estimate:
     notes: list[Msg] = field(default_factory=list)
 
     def price(self, prices: Prices) -> None:
-        self.cost = round(prices.cost(self.prompt_tokens + self.history_tokens, self.max_output_tokens), 6)
+        cost = prices.cost(self.prompt_tokens + self.history_tokens, self.max_output_tokens)
+        if not math.isfinite(cost):  # bounded prices and counts cannot get here; a bill of "inf" is never said
+            raise PricesError(f"the cost does not fit a number ({cost}): check the --prices file")
+        self.cost = round(cost, 6)
         self.currency = prices.currency
 
-    def to_dict(self) -> JsonObject:
-        out: JsonObject = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "requests": self.requests,
             "judge_requests": self.judge_requests,
             "prompt_tokens": self.prompt_tokens,
@@ -164,12 +203,12 @@ class Estimate:
 
 
 #: Counts the prompt tokens of a batch of request bodies (one number per body, in order).
-BatchCounter = Callable[[list[JsonObject]], list[int]]
+BatchCounter = Callable[[list[dict[str, object]]], list[int]]
 
 
 def count_estimate(
     pending: Iterable[tuple[RecordDict | None, int]],
-    bodies: Callable[[RecordDict], Iterable[tuple[JsonObject, int | None]]],
+    bodies: Callable[[RecordDict], Iterable[tuple[dict[str, object], int | None]]],
     counter: BatchCounter,
     method: EstimateMethod,
     *,
@@ -178,7 +217,7 @@ def count_estimate(
     """Sum what ``pending`` (each record with its request count; None: finished) would send, the bodies of a
     record's requests from ``bodies``, their prompt tokens from ``counter`` (in batches of ``batch``)."""
     estimate = Estimate(prompt_tokens_method=method)
-    waiting: list[JsonObject] = []
+    waiting: list[dict[str, object]] = []
 
     def flush() -> None:
         if waiting:
@@ -211,27 +250,78 @@ def count_estimate(
     return estimate
 
 
-def ratio_counter(bodies: list[JsonObject]) -> list[int]:
-    return [ratio_tokens(list(body.get("messages") or [])) for body in bodies]
+def _messages(body: Mapping[str, object]) -> list[Any]:
+    """A request body's messages (none when it has no list there)."""
+    messages = body.get("messages")
+    return list(messages) if isinstance(messages, list) else []
+
+
+def ratio_counter(bodies: list[dict[str, object]]) -> list[int]:
+    return [ratio_tokens(_messages(body)) for body in bodies]
 
 
 def tokenizer_counter(path: str | Path) -> BatchCounter:
     """A counter from a ``tokenizer.json`` file (the ``tokenizers`` package); ImportError or OSError/ValueError
     when the package is missing or the file is not a tokenizer."""
+    # the file first: a device or an oversized file is refused whether or not the package is installed
+    text = read_bounded(path, MAX_TOKENIZER_BYTES).decode("utf-8", "replace")
     from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]
 
-    tokenizer = Tokenizer.from_file(str(path))
+    try:
+        with _rust_panics_unprinted():
+            tokenizer = Tokenizer.from_str(text)
+    except BaseException as exc:  # the package's Rust panics are BaseException (pyo3's PanicException)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise ValueError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
-    def count(bodies: list[JsonObject]) -> list[int]:
+    def count(bodies: list[dict[str, object]]) -> list[int]:
         out = []
         for body in bodies:
-            messages = list(body.get("messages") or [])
+            messages = _messages(body)
             texts = list(_texts(messages))
-            encoded = tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
+            try:
+                with _rust_panics_unprinted():
+                    encoded = tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
+            except BaseException as exc:  # a pattern that backtracks past the regex engine's limit panics
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                raise TokenizerFailed(f"{type(exc).__name__}: {str(exc)[:300]}") from None
             out.append(sum(len(e.ids) for e in encoded) + MESSAGE_OVERHEAD * len(messages) + REQUEST_OVERHEAD)
         return out
 
     return count
+
+
+@contextlib.contextmanager
+def _rust_panics_unprinted() -> Iterator[None]:
+    """The ``tokenizers`` package's Rust panic hook writes the panic and a backtrace straight to file
+    descriptor 2: while the package runs, that descriptor points at a temporary file (the panic comes back as
+    an exception, said as a note), then back at stderr. Nothing else writes meanwhile (no request is in flight
+    during an estimate)."""
+    import os
+    import sys
+    import tempfile
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no descriptor 2 (an embedded interpreter): nothing to hide it from
+        yield
+        return
+    try:
+        with tempfile.TemporaryFile() as sink:
+            os.dup2(sink.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
+class TokenizerFailed(RuntimeError):
+    """The tokenizer file loaded but failed while counting (a Rust panic in the ``tokenizers`` package)."""
 
 
 def tokenize_url(base_url: str) -> str:
@@ -255,34 +345,38 @@ def tokenize_counter(
     ``{"count": N}`` out, as vLLM answers); :class:`TokenizeRefused` when it cannot."""
     import httpx
 
-    async def ask_all(bodies: list[JsonObject]) -> list[int]:
+    async def ask_all(bodies: list[dict[str, object]]) -> list[int]:
         gate = asyncio.Semaphore(concurrency)
         async with httpx.AsyncClient(timeout=timeout, headers=dict(headers)) as client:
 
-            async def ask(body: JsonObject) -> int:
+            async def ask(body: dict[str, object]) -> int:
                 payload = {"model": model, "messages": body.get("messages") or [], "add_generation_prompt": True}
                 async with gate:
                     try:
-                        reply = await client.post(url, content=orjson.dumps(payload))
-                    except httpx.HTTPError as exc:
-                        raise TokenizeRefused(f"{url}: {type(exc).__name__}: {exc}") from None
-                if reply.status_code != 200:
-                    raise TokenizeRefused(f"{url}: HTTP {reply.status_code}")
+                        async with client.stream("POST", url, content=orjson.dumps(payload)) as reply:
+                            if reply.status_code != 200:
+                                raise TokenizeRefused(f"{url}: HTTP {reply.status_code}")
+                            raw = await read_body(reply, MAX_TOKENIZE_REPLY, what="the tokenize route's reply")
+                    except (httpx.HTTPError, ReplyTooLargeError, MalformedResponseError) as exc:
+                        raise TokenizeRefused(f"{url}: {type(exc).__name__}: {str(exc)[:200]}") from None
                 try:
-                    data = orjson.loads(reply.content)
+                    data = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     raise TokenizeRefused(f"{url}: the reply is not JSON") from None
                 count = data.get("count") if isinstance(data, dict) else None
-                if not isinstance(count, int):
+                if count is None:
                     tokens = data.get("tokens") if isinstance(data, dict) else None
                     if not isinstance(tokens, list):
                         raise TokenizeRefused(f"{url}: the reply holds no token count")
                     count = len(tokens)
+                # a count is a whole number of tokens a prompt can hold: not -5, not 10**18, not true
+                if type(count) is not int or not 0 < count <= MAX_PROMPT_TOKENS:
+                    raise TokenizeRefused(f"{url}: the reply's count {str(count)[:40]} is no token count")
                 return count
 
             return list(await asyncio.gather(*(ask(body) for body in bodies)))
 
-    def count(bodies: list[JsonObject]) -> list[int]:
+    def count(bodies: list[dict[str, object]]) -> list[int]:
         return asyncio.run(ask_all(bodies))
 
     return count

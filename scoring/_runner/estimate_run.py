@@ -18,6 +18,7 @@ from scoring._runner.estimate import (
     EstimateMethod,
     Prices,
     TokenizeRefused,
+    TokenizerFailed,
     count_estimate,
     ratio_counter,
     tokenize_counter,
@@ -75,7 +76,11 @@ def estimate_file(
             except TokenizeRefused as refused:
                 notes.append(Msg("ui.estimate.no_tokenize_route", reason=str(refused), method=fallback[1]))
         if estimate is None:
-            estimate = count_estimate(job.pending(), job.bodies, *fallback)
+            try:
+                estimate = count_estimate(job.pending(), job.bodies, *fallback)
+            except TokenizerFailed as failed:  # loaded, then failed on a text: counted by the ratio, said
+                notes.append(Msg("ui.estimate.bad_tokenizer", tokenizer=str(tokenizer), error=str(failed)))
+                estimate = count_estimate(job.pending(), job.bodies, ratio_counter, "ratio")
         estimate.notes = notes
         if prices is not None:
             estimate.price(prices)

@@ -33,10 +33,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, TypedDict, cast
 
 import orjson
 
-from formatkit._core.record import JsonObject, Parameters, RecordDict, ResponseDict
+from formatkit._core.record import RecordDict, ResponseDict
 from formatkit._core.writers import atomic_writer, dumps_line
 from scoring._errors import RequestNotSent
 from scoring._runner.journal import Journal, JournalSlot, journal_path
@@ -62,7 +63,7 @@ __all__ = ["DryRunPlan", "RunJob", "RunSummary", "SlotTable", "journal_path", "r
 Source = Callable[[], Iterable[RecordDict]]
 
 
-def settings_fingerprint(model: str, defaults: Parameters) -> str:
+def settings_fingerprint(model: str, defaults: dict[str, object]) -> str:
     """What, besides the record, decides the answers: the model and the default parameters."""
     data = orjson.dumps({"model": model, "defaults": defaults}, option=orjson.OPT_SORT_KEYS)
     return hashlib.blake2b(data, digest_size=8).hexdigest()
@@ -85,6 +86,14 @@ def _responses(record: RecordDict) -> Iterator[ResponseDict]:
 def is_finished(record: RecordDict) -> bool:
     """Every response of the record has its content (or was scored already)."""
     return not any(is_open(response) for response in _responses(record))
+
+
+class RunEntry(TypedDict):
+    """A run's journal entry: the record as it stood when its last request was answered, and whether every
+    response of it finished (``ok``) or one ended in error (sent again on a rerun)."""
+
+    status: Literal["ok", "error"]
+    record: RecordDict
 
 
 class SlotTable:
@@ -201,7 +210,7 @@ class RunSummary:
 class DryRunPlan:
     """What a run would send."""
 
-    first_request: JsonObject | None
+    first_request: dict[str, object] | None
     requests: int
     records_with_work: int
     already_finished: int
@@ -237,7 +246,7 @@ class RunJob:
 
     def plan(self) -> DryRunPlan:
         """Count the requests a run would send (the journal is read, never written); the first body."""
-        first: JsonObject | None = None
+        first: dict[str, object] | None = None
         requests = with_work = finished = records = 0
         for record, count in self.pending():
             records += 1
@@ -270,7 +279,7 @@ class RunJob:
         finally:
             self.journal.close()
 
-    def bodies(self, record: RecordDict) -> Iterator[tuple[JsonObject, int | None]]:
+    def bodies(self, record: RecordDict) -> Iterator[tuple[dict[str, object], int | None]]:
         """The body of every request ``record`` needs (each open response of each open turn), as sent, with the
         worst case of the earlier replies it sends back as history that the run writes first: their text is
         not known before the run (it is empty in the body), their ``max_tokens`` is (None: one has none)."""
@@ -280,7 +289,7 @@ class RunJob:
             earlier = [most for at, most in written.items() if at < turn]
             replayed = None if None in earlier else sum(m for m in earlier if m is not None)
             sent = [{"role": str(m["role"]), "content": str(m.get("content") or "")} for m in messages[:turn]]
-            params: Parameters = {}
+            params: dict[str, object] = {}
             for index in todo:
                 response = messages[turn]["responses"][index]
                 params = request_params(self.runner.defaults, response.get("parameters"), index)
@@ -309,8 +318,9 @@ class RunJob:
                 key = keys.pop(position)
                 if outcome.unsent and not outcome.changed:
                     continue  # stopping, and nothing was sent for it: as it was, nothing to journal
-                status = "ok" if is_finished(record) else "error"
-                table.put(position, self.journal.append_slot(key, {"status": status, "record": record}))
+                entry: RunEntry = {"status": "ok" if is_finished(record) else "error", "record": record}
+                table.put(position, self.journal.append_slot(key, entry))
+                status = entry["status"]
                 self.summary.sent_records += 1
                 self.summary.sent_with_errors += status != "ok"
                 self.summary.requests += outcome.requests
@@ -333,13 +343,13 @@ class RunJob:
             self.journal.close()
         return self.summary
 
-    def _entry(self, table: SlotTable, position: int, key: str) -> JsonObject | None:
+    def _entry(self, table: SlotTable, position: int, key: str) -> RunEntry | None:
         """The journaled entry of the record at ``position`` if it is for this very record, else None."""
         slot = table.get(position)
         if slot is None:
             return None
         found, entry = self.journal.read_item(slot)
-        return entry if found == key else None
+        return cast(RunEntry, entry) if found == key else None  # written by _run above, read back as it was
 
     def _work(self, table: SlotTable, keys: dict[int, str]) -> Iterator[tuple[int, RecordDict]]:
         retried: list[int] = []  # records that ended in error before: sent after the fresh ones

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, NamedTuple, TypedDict, cast
 
 import orjson
 
-from formatkit._core.record import JsonObject
 from formatkit._core.writers import open_no_follow
 
 __all__ = ["Journal", "JournalSlot", "journal_path"]
@@ -27,6 +26,13 @@ __all__ = ["Journal", "JournalSlot", "journal_path"]
 def journal_path(out: Path) -> Path:
     """The journal of the output ``out`` (a run's, or a judge's verdicts'): ``OUT.journal`` beside it."""
     return out.with_name(out.name + ".journal")
+
+
+class _Line(TypedDict):
+    """One line of the journal file."""
+
+    key: str
+    entry: dict[str, object]
 
 
 class JournalSlot(NamedTuple):
@@ -47,7 +53,7 @@ class Journal:
 
     # -- reading -----------------------------------------------------------------------------------------
 
-    def _lines(self) -> Iterator[tuple[int, bytes, JsonObject]]:
+    def _lines(self) -> Iterator[tuple[int, bytes, _Line]]:
         """(offset, raw line, parsed) for every whole, valid line; torn or foreign lines are skipped."""
         if not self.path.exists():
             return
@@ -62,9 +68,9 @@ class Journal:
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(data, dict) and isinstance(data.get("key"), str) and isinstance(data.get("entry"), dict):
-                    yield start, raw, data
+                    yield start, raw, cast(_Line, data)
 
-    def load(self) -> dict[str, JsonObject]:
+    def load(self) -> dict[str, dict[str, object]]:
         """Every key with its last entry. Tolerant of a torn last line (left by ``kill -9``)."""
         return {data["key"]: data["entry"] for _, _, data in self._lines()}
 
@@ -77,23 +83,23 @@ class Journal:
         for start, raw, data in self._lines():
             yield data["key"], JournalSlot(start, len(raw))
 
-    def read(self, slot: JournalSlot) -> JsonObject:
+    def read(self, slot: JournalSlot) -> dict[str, object]:
         """The entry stored at ``slot`` (from :meth:`index`, :meth:`scan` or :meth:`append_slot`)."""
         return self.read_item(slot)[1]
 
-    def read_item(self, slot: JournalSlot) -> tuple[str, JsonObject]:
+    def read_item(self, slot: JournalSlot) -> tuple[str, dict[str, object]]:
         """(key, entry) stored at ``slot``."""
         if self._out is not None:
             self._out.flush()
         if self._reader is None:
             self._reader = self.path.open("rb")
         self._reader.seek(slot.offset)
-        data = orjson.loads(self._reader.read(slot.length))
+        data: _Line = orjson.loads(self._reader.read(slot.length))
         return data["key"], data["entry"]
 
     # -- writing -----------------------------------------------------------------------------------------
 
-    def append(self, key: str, entry: JsonObject) -> None:
+    def append(self, key: str, entry: Mapping[str, object]) -> None:
         """Write one line and flush it (and fsync when asked) before returning."""
         out = self._open()
         out.write(orjson.dumps({"key": key, "entry": entry}, option=orjson.OPT_APPEND_NEWLINE))
@@ -101,7 +107,7 @@ class Journal:
         if self.fsync:
             os.fsync(out.fileno())
 
-    def append_slot(self, key: str, entry: JsonObject) -> JournalSlot:
+    def append_slot(self, key: str, entry: Mapping[str, object]) -> JournalSlot:
         """Like :meth:`append`, and return where the line went (for :meth:`read`)."""
         out = self._open()
         offset = out.tell()

@@ -16,7 +16,6 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypedDict
 
-from formatkit._core.record import Parameters
 from scoring._client.options import Dialect, Limits, RetryPolicy
 from scoring._runner.shard import Shard
 
@@ -118,7 +117,7 @@ class RunOptions:
       the records, journal, output and progress stay in this process. 1: no worker.
     """
 
-    defaults: Parameters | None = None
+    defaults: dict[str, object] | None = None
     limit: int | None = None
     retry_empty: int = 0
     restart: bool = False
@@ -133,7 +132,7 @@ class RunOptions:
 class RunFields(TypedDict, total=False):
     """The fields of :class:`RunOptions`, each a keyword of :func:`run_file` and :func:`plan_file`."""
 
-    defaults: Parameters | None
+    defaults: dict[str, object] | None
     limit: int | None
     retry_empty: int
     restart: bool

@@ -10,6 +10,8 @@ import sys
 import time
 from typing import IO, Any, Protocol
 
+from scoring._client.notice import in_language
+
 __all__ = ["NullProgress", "PlainProgress", "Progress", "RichProgress", "format_seconds", "make_progress"]
 
 
@@ -111,7 +113,7 @@ class PlainProgress(NullProgress):
             self._line()
 
     def note(self, text: str) -> None:
-        print(f"{self.label}: {text}", file=self.stream, flush=True)
+        print(f"{self.label}: {in_language(text, self.lang)}", file=self.stream, flush=True)
 
     def _line(self) -> None:
         self._printed = (self.done, self.errors)
@@ -135,8 +137,9 @@ class PlainProgress(NullProgress):
 class RichProgress(NullProgress):
     """A live bar on the terminal (stderr)."""
 
-    def __init__(self, *, label: str = "run", unit: str = "records") -> None:
+    def __init__(self, *, label: str = "run", unit: str = "records", lang: str = "en") -> None:
         super().__init__()
+        self.lang = lang
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -168,7 +171,7 @@ class RichProgress(NullProgress):
             self._refresh()
 
     def note(self, text: str) -> None:
-        self._bar.console.print(f"{self._label}: {text}", markup=False, highlight=False)
+        self._bar.console.print(f"{self._label}: {in_language(text, self.lang)}", markup=False, highlight=False)
 
     def _refresh(self) -> None:
         self._bar.update(
@@ -196,5 +199,5 @@ def make_progress(
         return NullProgress()
     out = stream if stream is not None else sys.stderr
     if out.isatty():
-        return RichProgress(label=label, unit=unit)
+        return RichProgress(label=label, unit=unit, lang=lang)
     return PlainProgress(out, interval=interval, label=label, unit=unit, lang=lang)

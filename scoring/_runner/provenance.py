@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, TypedDict
 
 import orjson
 
-from formatkit._core.record import JsonObject, Parameters
 from formatkit._core.writers import atomic_writer
 from scoring._client.url import public_url
 
@@ -128,7 +127,7 @@ class RunRecord(TypedDict, total=False):
     command: str | None
     base_url: str
     model: str
-    parameters: Parameters
+    parameters: dict[str, object]
     endpoint: EndpointRecord
     input: str | None
     output: str
@@ -136,7 +135,7 @@ class RunRecord(TypedDict, total=False):
     retry_empty: int
     summary: RunSummaryDict
     #: what ``--estimate`` says of the run before it (counted by the ratio), beside ``summary``'s tokens
-    estimate: JsonObject
+    estimate: dict[str, object]
     shard: ShardRecord
     scored: ScoredRecord
     judge: JudgeRecord | None
@@ -155,11 +154,16 @@ class RunPart(RunRecord, total=False):
     path: str
 
 
+#: The distribution's name on the package index (the import package and the command are ``formatkit``;
+#: ``formatkit`` on PyPI is an unrelated project).
+DISTRIBUTION = "formatkit-eval"
+
+
 def formatkit_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("formatkit")
+        return version(DISTRIBUTION)
     except PackageNotFoundError:  # pragma: no cover - a source tree without installed metadata
         import formatkit
 

@@ -20,9 +20,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from formatkit._core.record import (
-    JsonObject,
     MessageDict,
-    Parameters,
     RecordDict,
     ResponseDict,
     is_empty,
@@ -78,7 +76,7 @@ def _samples(value: Any) -> int | None:
     return int(value)
 
 
-def expand_samples(record: RecordDict, defaults: Parameters) -> int:
+def expand_samples(record: RecordDict, defaults: dict[str, object]) -> int:
     """Give the target turn one pending stub per sample (see the module docstring); how many were added.
 
     Only a turn whose responses are all still open (never filled) is expanded, and never beyond 16 (the
@@ -110,13 +108,13 @@ def count_requests(record: RecordDict, *, redo_empty: bool = False) -> int:
     return sum(len(todo) for _, todo in open_turns(record, redo_empty=redo_empty))
 
 
-def request_params(defaults: Parameters, own: Parameters | None, sample: int = 0) -> Parameters:
+def request_params(defaults: dict[str, object], own: dict[str, object] | None, sample: int = 0) -> dict[str, object]:
     """The parameters sent for sample ``sample`` of a response (see the module docstring): the defaults under
     the response's own, as :func:`formatkit._core.record.sample_parameters` says."""
     return sample_parameters({**defaults, **(own or {})}, sample)
 
 
-def max_tokens_of(params: Parameters) -> int | None:
+def max_tokens_of(params: dict[str, object]) -> int | None:
     """The most output tokens a request with ``params`` (or a request body) may get; None when none is set."""
     for key in ("max_tokens", "max_completion_tokens", "max_new_tokens"):
         value = params.get(key)
@@ -136,7 +134,7 @@ def history(messages: list[MessageDict], upto: int) -> list[dict[str, str]]:
     return out
 
 
-def _ordered(data: JsonObject, order: tuple[str, ...]) -> JsonObject:
+def _ordered(data: dict[str, object], order: tuple[str, ...]) -> dict[str, object]:
     head = {k: data[k] for k in order if k in data}
     head.update((k, v) for k, v in data.items() if k not in head)
     return head
@@ -154,7 +152,7 @@ def fill(
     ``model`` that answered, the ``endpoint`` (base URL, no credentials) that served it, and how long the
     request that got the reply took: ``latency_ms`` (sent to the whole reply read) and, when streamed,
     ``ttft_ms`` (sent to the first piece of text)."""
-    data: JsonObject = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
+    data: dict[str, object] = {k: v for k, v in response.items() if k not in ("error", "endpoint_id")}
     data.setdefault("parameters", {})
     if model is not None:
         data["model"] = model
@@ -192,7 +190,7 @@ def alias_model(record: RecordDict) -> RecordDict:
 
 def fail(response: ResponseDict, text: str) -> ResponseDict:
     """The response with ``error`` set (it stays open: a rerun retries it)."""
-    data: JsonObject = {k: v for k, v in response.items() if k != "error"}
+    data: dict[str, object] = {k: v for k, v in response.items() if k != "error"}
     data.setdefault("parameters", {})
     data["error"] = text
     return cast(ResponseDict, data)

@@ -1,6 +1,6 @@
 """The many-model views of the HTML report (#31) in headless chromium: the ranking and the corrected
 pairs as tables, each answer's rationale in view beside it, the diff of two answers (by character for
-Chinese, as scoring/_report/diff.py tokenises), and a 3,000-question × 4-model page of 1 KB replies that
+Chinese, as scoring/_report/figures/diff.py tokenises), and a 3,000-question × 4-model page of 1 KB replies that
 stays under 8 MB and filters (counted in bytes and DOM nodes, never in time)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from chromium import Browser, find_chromium
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring._report.diff import diff_text, tokens
+from scoring._report.figures.diff import diff_text, tokens
 
 pytestmark = pytest.mark.browser
 CHROMIUM = find_chromium()

@@ -44,3 +44,28 @@ def test_the_same_model_resumes_and_restart_replaces(fake_openai: FakeOpenAI, tm
     code, output = _eval(fake_openai, out, "m2", "--restart")
     assert code == 0, output
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["model"] == "m2"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_results_files_among_the_sets_are_refused_before_any_request(
+    fake_openai: FakeOpenAI, tmp_path: Path, lang: str
+) -> None:
+    """``eval fixtures/seed/*`` took the seed_output_* results files as sets: their replies (no model) showed
+    as an "(unknown model)" column beside the model evaluated."""
+    seeds = sorted(SEED.parent.iterdir())
+    args = ["eval", *map(str, seeds), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(tmp_path / "e")]
+    result = runner.invoke(app, [*args, "--lang", lang])
+    assert result.exit_code == 2, result.output
+    assert fake_openai.requests == 0
+    assert "seed_output_single_turn (2)" in result.output and "seed_output_multi_turn" in result.output
+    assert "seed_jsonl_single_turn" not in result.output
+    assert ("没有发送任何请求" in result.output) == (lang == "zh")
+
+
+def test_a_set_answered_by_the_same_model_is_taken(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    assert _eval(fake_openai, first, "m")[0] == 0
+    answered = first / "answered.jsonl"  # every reply made by "m" (the fake server answers as the model asked)
+    args = ["eval", str(answered), "--base-url", fake_openai.base_url, "--model", "m", "-o", str(tmp_path / "again")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output

@@ -28,6 +28,8 @@ from formatkit.errors import (
 from formatkit.messages import Msg, catalogue
 from scoring import RunSummary
 from scoring.errors import (
+    AnsweredSetError,
+    BadLabelsError,
     EndpointUnavailableError,
     JudgeSetupError,
     JudgeUnavailableError,
@@ -119,7 +121,17 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
     sheet = SheetReadBackError.__new__(SheetReadBackError)
     Exception.__init__(sheet, "sheet")
     sheet.mode = "scored"
+    labels = BadLabelsError([Msg("frag.label.out_of_scale", where="r.xlsx: sheet results, row 3, human_score",
+                                 value="7", scale="0-2")])  # fmt: skip
     return [
+        (
+            "labels.refused",
+            labels,
+            {"command": "score", "problems": lambda exc: exc.listed("en")},
+            "formatkit score: 1 label(s) cannot be used; nothing was computed or written:\n  r.xlsx: sheet results, "
+            "row 3, human_score: the label 7 is outside the judge's scale 0-2\n  Correct them, or give "
+            "--skip-bad-labels to leave them out.",
+        ),
         ("run.locked", locked, {}, f"formatkit run: {locked}; nothing was sent."),
         (
             "run.stopped",
@@ -152,6 +164,15 @@ def _old_messages() -> list[tuple[str, BaseException | None, dict[str, object], 
         ("run.kept_errors", KeyboardInterrupt(), {"errors": 4}, " (4 more ended in error and will be retried)"),
         ("run.kept_attempts", KeyboardInterrupt(), {"attempts": 9}, ", after 9 HTTP attempt(s)"),
         ("eval.locked", locked, {}, f"formatkit eval: {locked}; nothing was sent."),
+        (
+            "eval.answered",
+            AnsweredSetError({"seed_output_single_turn": 2}, "m"),
+            {},
+            "formatkit eval: these sets already hold replies that m did not make: seed_output_single_turn (2). eval "
+            "answers sets; a results file among them would show up as another model beside m. Leave results files "
+            "out of eval (put them beside it with formatkit report, or score them with formatkit score); nothing was "
+            "sent.",
+        ),
         (
             "eval.other_model",
             OtherModelResultsError("out", "m1", "m2"),
@@ -378,7 +399,8 @@ def test_runs_summary_is_what_it_was_in_english_and_chinese_with_lang_zh(busy: b
 
 
 def test_the_other_lines_are_what_they_were_in_english() -> None:
-    from scoring import DryRunPlan, MetricChoice
+    from scoring import MetricChoice
+    from scoring._runner.job import DryRunPlan
 
     plan = DryRunPlan(first_request=None, requests=4, records_with_work=3, already_finished=2, records=5)
     assert say("run.dry_run", "en", plan) == (

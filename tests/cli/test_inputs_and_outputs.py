@@ -18,9 +18,10 @@ import pytest
 from fakeserver import FakeOpenAI
 from typer.testing import CliRunner
 
-from formatkit import OutputError, convert, validate_file
+from formatkit import convert, validate_file
 from formatkit._reading import jsonl_lines
 from formatkit.cli import app
+from formatkit.errors import OutputError
 
 runner = CliRunner()
 FIXTURES = Path(__file__).parents[2] / "fixtures"

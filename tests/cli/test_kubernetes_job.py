@@ -26,7 +26,7 @@ JOBS = Path(__file__).parents[2] / "docs" / "jobs"
 PARTS = 3
 #: the variables the header's envsubst names, and only those
 NAMES = ("FORMATKIT_IMAGE", "FORMATKIT_CLAIM", "FORMATKIT_INPUT", "FORMATKIT_OUT", "FORMATKIT_PARTS",
-         "FORMATKIT_BASE_URL", "FORMATKIT_MODEL")  # fmt: skip
+         "FORMATKIT_BASE_URL", "FORMATKIT_MODEL", "FORMATKIT_OPTIONS")  # fmt: skip
 
 
 def write_set(path: Path) -> Path:
@@ -97,6 +97,7 @@ def values(fake_openai: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
         "FORMATKIT_PARTS": str(PARTS),
         "FORMATKIT_BASE_URL": fake_openai.base_url,
         "FORMATKIT_MODEL": "fake",
+        "FORMATKIT_OPTIONS": "--concurrency 2",
     }
 
 
@@ -145,6 +146,28 @@ def test_each_pod_runs_its_part_and_the_merge_job_equals_one_machine(
     assert records(out / "scored.jsonl") == records(whole / "scored.jsonl")
     report = orjson.loads((out / "report.json").read_bytes())
     assert report["overall"] == orjson.loads((whole / "report.json").read_bytes())["overall"]
+    assert (out / "report.xlsx").stat().st_size > 0  # as eval writes it
+
+
+@pytest.mark.jobs
+def test_the_pods_take_several_base_urls_and_the_options(
+    values: dict[str, str], fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    replica = FakeOpenAI().start()
+    try:
+        several = values | {
+            "FORMATKIT_BASE_URL": f"{fake_openai.base_url} {replica.base_url}",
+            "FORMATKIT_OPTIONS": "--concurrency 1 --param temperature=0",
+        }
+        part = container(yaml.safe_load(fill("kubernetes-eval-parts.yaml", several)))
+        for index in range(PARTS):
+            done = run_pod(part, pod_env(part, JOB_COMPLETION_INDEX=str(index)))
+            assert done.returncode == 0, done.stderr
+        assert fake_openai.requests + replica.requests == 11 and min(fake_openai.requests, replica.requests) > 0
+        assert all(body.get("temperature") == 0 for body in fake_openai.bodies + replica.bodies)
+        assert fake_openai.max_in_flight == 1 and replica.max_in_flight == 1
+    finally:
+        replica.stop()
 
 
 @pytest.mark.jobs

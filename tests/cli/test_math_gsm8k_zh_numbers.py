@@ -13,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from formatkit.cli import app
-from scoring import Item, extract_number, score_math
-from scoring._metrics.math import SympyGuard
+from scoring import Item
+from scoring._metrics.extract.numeric import extract_number
+from scoring._metrics.math import SympyGuard, score_math
 
 runner = CliRunner()
 

@@ -357,7 +357,7 @@ def test_merge_says_five_records_twice_per_part_and_counts_the_rest(fake_openai:
 
 def test_distinct_files_is_the_library_call_report_makes(tmp_path: Path) -> None:
     """The rule lives in scoring (``scoring.distinct_files``), the command only prints what it left out."""
-    from scoring import Repeat, distinct_files
+    from scoring._pipeline.distinct_files import Repeat, distinct_files
 
     first = tmp_path / "a.jsonl"
     first.write_text('{"x": 1}\n', encoding="utf-8")

@@ -161,7 +161,10 @@ def test_a_human_score_off_the_judges_scale_is_refused(judged_eval: Path, tmp_pa
     judged = next(i for i, r in enumerate(before) if r["messages"][-1]["responses"][0].get("metric") == "judge")
     sheet.cell(_row(sheet, col, before[judged]["meta"]["dataset"], before[judged]["session_id"]), col["human_score"], 7)
     book.save(sheet_path)
-    result = _ok("score", str(sheet_path), "-o", str(again))
+    refused = runner.invoke(app, ["score", str(sheet_path), "-o", str(again)])
+    assert refused.exit_code == 1 and not again.exists()  # refused at its cell, nothing written
+    assert "row " in refused.stderr and "the label 7 is outside the judge's scale 0-2" in refused.stderr
+    result = _ok("score", str(sheet_path), "-o", str(again), "--skip-bad-labels")
     assert records_without_source(again) == before
     assert "human_score 7 is outside the score's scale: ignored" in result.stderr
 

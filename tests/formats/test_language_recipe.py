@@ -1,7 +1,9 @@
 """CONTRIBUTING.md, "Add a language": a toy language registered in the table of languages
-(``LANGUAGES`` in formatkit/_core/messages) for the test's duration is known to ``--lang``, the locale,
-``formatkit fix`` and ``--judge-lang`` at once; it has no judge prompts of its own, so the judge is asked in
-English and the run record says so. Unregistered, every one of them refuses it again."""
+(``LANGUAGES`` in formatkit/_core/messages, with its row of ``DECLARED_COVERAGE``) for the test's duration is
+known to ``--lang``, the locale, ``formatkit fix`` and ``--judge-lang`` at once. It starts with part of the
+messages (the commands' own lines, not the issues' messages): what it lacks is said in English, and
+``--lang`` says how much is translated. It has no judge prompts of its own, so the judge is asked in English
+and the run record says so. Unregistered, every one of them refuses it again."""
 
 from __future__ import annotations
 
@@ -14,7 +16,16 @@ import pytest
 from fakeserver import FakeOpenAI, last_user
 from typer.testing import CliRunner
 
-from formatkit._core.messages import LANGUAGES, Msg, catalogue, languages, locale_lang, resolve_lang
+from formatkit._core.messages import (
+    DECLARED_COVERAGE,
+    LANGUAGES,
+    Msg,
+    catalogue,
+    coverage,
+    languages,
+    locale_lang,
+    resolve_lang,
+)
 from formatkit.cli import app
 from scoring._judges.options import JudgeOptions
 from scoring._judges.prompts import parse_lang
@@ -36,44 +47,59 @@ def shout(template: str) -> str:
     return "".join(parts)
 
 
+#: What the toy language translates: the commands' own lines and fix's texts, none of the issues' messages.
+TRANSLATED = ("ui.", "fix.")
+
+
 @pytest.fixture
 def xx() -> Iterator[None]:
-    """The toy language: every English template, shouted."""
-    LANGUAGES["xx"] = {key: shout(template) for key, template in catalogue("en").items()}
+    """The toy language: the English of its part of the messages, shouted; declared at what it covers."""
+    LANGUAGES["xx"] = {key: shout(text) for key, text in catalogue("en").items() if key.startswith(TRANSLATED)}
+    DECLARED_COVERAGE["xx"] = 0.2
     try:
         yield
     finally:
-        del LANGUAGES["xx"]
+        del LANGUAGES["xx"], DECLARED_COVERAGE["xx"]
 
 
-def test_the_toy_catalogue_is_english_shouted(xx: None) -> None:
+def test_the_toy_catalogue_is_part_of_english_shouted(xx: None) -> None:
     assert languages()[-1] == "xx" and resolve_lang("XX_YY.UTF-8") == "xx"
-    assert Msg("blank_line").render("xx") == "BLANK LINE BETWEEN RECORDS; DELETE IT."
     assert Msg("ui.place_row", row=7).render("xx") == "ROW 7"
+    assert Msg("blank_line").render("xx") == "Blank line between records; delete it."  # it lacks it: English
+    said = coverage("xx")
+    assert 0.2 <= said.share < 1 and said.total == len(catalogue("en"))
+    assert said.translated == sum(key.startswith(TRANSLATED) for key in catalogue("en"))
 
 
-def test_validate_lang_speaks_it(xx: None) -> None:
+def test_validate_lang_speaks_it_and_english_where_it_lacks_a_message(xx: None) -> None:
     english = CliRunner().invoke(app, ["validate", "--lang", "en", str(MERGED)])
     shouted = CliRunner().invoke(app, ["validate", "--lang", "xx", str(MERGED)])
     assert shouted.exit_code == english.exit_code == 1
-    assert shouted.output != english.output
-    assert shouted.output.upper() == english.output.upper()  # every word from its catalogue, the values as they are
-    assert "UNMERGE CELLS" in shouted.output
+    assert shouted.stdout != english.stdout
+    assert shouted.stdout.upper() == english.stdout.upper()  # every word from a catalogue, the values as they are
+    assert "1 FILE(S) INVALID" in shouted.stdout  # its own line
+    assert "Unmerge them (Home → Merge & Center → Unmerge Cells)" in shouted.stdout  # the issue: English
+    # and --lang says how much of the messages the language has (in its words)
+    said = coverage("xx")
+    note = f"FORMATKIT: --LANG xx: {said.translated} OF {said.total} MESSAGES TRANSLATED ({said.percent.upper()})"
+    assert note in shouted.stderr and "THE OTHERS ARE SAID IN ENGLISH" in shouted.stderr
+    assert "translated" not in english.stderr.lower()
+    assert "translated" not in CliRunner().invoke(app, ["validate", "--lang", "zh", str(MERGED)]).stderr
 
 
 def test_the_locale_chooses_it(xx: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LC_ALL", "xx_YY.UTF-8")
     assert locale_lang() == "xx"
     result = CliRunner().invoke(app, ["validate", str(MERGED)])
-    assert "UNMERGE CELLS" in result.output
+    assert "1 FILE(S) INVALID" in result.stdout
 
 
 def test_fix_speaks_it(xx: None, tmp_path: Path) -> None:
     english = CliRunner().invoke(app, ["fix", "--lang", "en", str(HEADERS), "-o", str(tmp_path / "en.xlsx")])
     shouted = CliRunner().invoke(app, ["fix", "--lang", "xx", str(HEADERS), "-o", str(tmp_path / "xx.xlsx")])
     assert shouted.exit_code == english.exit_code
-    assert "RENAMED TO" in shouted.output and "THE COPY, VALIDATED:" in shouted.output
-    assert shouted.output.upper() == english.output.upper().replace("EN.XLSX", "XX.XLSX")
+    assert "RENAMED TO" in shouted.stdout and "THE COPY, VALIDATED:" in shouted.stdout
+    assert shouted.stdout.upper() == english.stdout.upper().replace("EN.XLSX", "XX.XLSX")
 
 
 def _free_text(path: Path) -> Path:

@@ -115,8 +115,11 @@ def test_two_gateways_share_a_run_and_one_whose_backend_dies_is_dropped(
     assert doomed.requests <= 5 + 3
     endpoints = summary.run_record["endpoints"]
     assert endpoints[0]["dropped"] is None
-    assert "cannot serve" in endpoints[1]["dropped"] and endpoints[1]["replies"] == kept
-    assert any("was dropped" in note and urls[1] in note for note in notes)
+    # out of use for now (proven down, or set aside as its requests failed while the other answered), to be
+    # tried again later (issue #39)
+    dropped = endpoints[1]["dropped"]
+    assert ("cannot serve" in dropped or "set aside" in dropped) and endpoints[1]["replies"] == kept
+    assert any(urls[1] in note and "tries it again" in note for note in notes)
     assert key not in orjson.dumps(summary.run_record).decode()
 
 

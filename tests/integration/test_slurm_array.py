@@ -128,13 +128,31 @@ def test_the_array_then_the_merge_equal_one_machine(server: FakeOpenAI, replica:
     for key in ("overall", "overall_interval", "dimensions", "datasets", "records", "errors"):
         assert report[key] == one[key], key
     assert "fake" in (out / "report.txt").read_text() and (out / "report.html").stat().st_size > 0
+    assert (out / "report.xlsx").stat().st_size > 0  # every report eval writes
 
 
-def test_a_failed_part_cancels_the_merge(server: FakeOpenAI, tmp_path: Path) -> None:
+def test_a_failed_part_cancels_the_merge_and_the_recovery_command_completes_it(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
     out = tmp_path / "sharded"
     server.go_down()  # every part fails: the endpoint refuses connections
     with running_slurm(tmp_path / "slurm") as slurm:
-        array, merge = submit(job_env(slurm, server, out, 2), tmp_path)
+        env = job_env(slurm, server, out, 2)
+        array, merge = submit(env, tmp_path)
         states = wait_for_jobs(slurm, [array, merge])
-    assert states == {f"{array}_1": "FAILED", f"{array}_2": "FAILED", merge: "CANCELLED"}, logs(out)
-    assert not (out / "scored.jsonl").exists()
+        assert states == {f"{array}_1": "FAILED", f"{array}_2": "FAILED", merge: "CANCELLED"}, logs(out)
+        assert not (out / "scored.jsonl").exists()
+        # the endpoint is back: the header's recovery command submits the parts and a merge that waits for them
+        back = FakeOpenAI().start(server.port)
+        try:
+            done = subprocess.run(
+                ["bash", str(SCRIPT), "resubmit", "1,2"], env=env, cwd=tmp_path, capture_output=True, text=True
+            )
+            assert done.returncode == 0, done.stderr
+            found = re.search(r"job array (\d+), the merge as job (\d+)", done.stdout)
+            assert found, done.stdout
+            states = wait_for_jobs(slurm, [found[1], found[2]])
+        finally:
+            back.stop()
+    assert set(states.values()) == {"COMPLETED"}, logs(out)
+    assert len((out / "scored.jsonl").read_bytes().splitlines()) == ROWS and back.requests == ROWS

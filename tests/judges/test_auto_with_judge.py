@@ -96,3 +96,21 @@ def test_without_a_judge_the_rules_score_stays(tmp_path: Path) -> None:
     out = tmp_path / "scored.jsonl"
     assert runner.invoke(app, ["score", str(source), "-o", str(out)]).exit_code == 0
     assert [r["score"] for r in _responses(out)] == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_a_record_whose_samples_split_between_rules_and_judge(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    """Two samples of one record: the rules settle the first (Paris matched), the second paraphrases and goes
+    to the judge. Each verdict lands on the response it judged; the settled one keeps its rule score."""
+    fake_openai.responder = lambda body: '{"analysis": "same meaning", "score": 2}'
+    record = json.loads(_line(0, "Capital of France?", "Paris", "Paris"))
+    record["messages"][-1]["responses"].append({"content": "The French capital city, on the Seine."})
+    source = tmp_path / "samples.jsonl"
+    source.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    out = tmp_path / "scored.jsonl"
+    args = ["score", str(source), "-o", str(out), "--judge-base-url", fake_openai.base_url, "--judge-model", "j"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    first, second = json.loads(out.read_text(encoding="utf-8"))["messages"][-1]["responses"]
+    assert first["metric"] == "exact" and first["score"] == 1.0 and "judge" not in first
+    assert second["matched_by"] == "judge" and second["judge"]["metric"] == "judge" and second["score"] == 2.0
+    assert fake_openai.requests == 1

@@ -96,7 +96,9 @@ def test_absolute_well_formed_verdict(fake_openai: FakeOpenAI, tmp_path: Path) -
     assert (response["metric"], response["answer"], response["settled"]) == ("judge", "2", True)
     summary = outcome.summary
     assert (summary["scored"], summary["errors"], summary["mean_score"], summary["score_100"]) == (1, 0, 2.0, 100.0)
-    assert summary["untagged"] == 1 and judge["verdict"]["tagged"] is False  # the bare JSON of an older prompt
+    verdict = judge["verdict"]
+    assert verdict is not None
+    assert summary["untagged"] == 1 and verdict["tagged"] is False  # the bare JSON of an older prompt
     assert summary["judge_usage"] == judge["usage"]
     assert summary["model_usage"] == {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}
     # the prompt: our English template, the pieces fenced, the scale filled in
@@ -136,7 +138,8 @@ def test_absolute_scale_and_chinese(fake_openai: FakeOpenAI, tmp_path: Path) -> 
     outcome = judge_records([record], metric="judge", options=opts(fake_openai, tmp_path, judge_scale="0-10"))
     response = response_of(outcome.records[0])
     assert response["score"] == 10.0
-    assert response["judge"]["verdict"]["raw_score"] == 10
+    verdict = response["judge"]["verdict"]
+    assert verdict is not None and verdict["raw_score"] == 10
     prompt = last_user(fake_openai.bodies[0])
     assert "评分员" in prompt and response["judge"]["lang"] == "zh"
     conversation = section(prompt, "对话")
@@ -381,7 +384,8 @@ def test_custom_template(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     response = response_of(outcome.records[0])
     assert response["score"] == 1.0 and response["judge"]["template"] == str(template)
     # the template asked for no nonce tag: the verdict is not counted as one given outside it
-    assert response["judge"]["verdict"]["tagged"] is None and outcome.summary["untagged"] == 0
+    verdict = response["judge"]["verdict"]
+    assert verdict is not None and verdict["tagged"] is None and outcome.summary["untagged"] == 0
 
 
 @pytest.mark.parametrize(

@@ -377,7 +377,8 @@ def test_end_to_end_absolute_forgery(fake_openai: FakeOpenAI, tmp_path: Path) ->
     outcome = judge_records([_record("7\n" + ABS_FORGERY)], metric="judge", options=options)
     response = outcome.records[0]["messages"][-1]["responses"][0]
     assert (response["score"], response["answer"], response["settled"]) == (0.0, "0", True)
-    assert response["judge"]["verdict"]["tagged"] is True and outcome.summary["untagged"] == 0
+    verdict = response["judge"]["verdict"]
+    assert verdict is not None and verdict["tagged"] is True and outcome.summary["untagged"] == 0
 
 
 def test_end_to_end_pairwise_forgery(fake_openai: FakeOpenAI, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ OPTIONS = "Which is right?\nA. one\nB. two\nC. three\nD. four"
     [
         pytest.param(OPTIONS, "B", "choice", id="letter"),
         pytest.param(OPTIONS, "AC", "choice", id="letter-set"),
-        pytest.param("水是湿的吗？", "是", "choice", id="yes-no-zh"),
+        pytest.param("水是湿的吗？", "是", "yes-no", id="yes-no-zh"),
         pytest.param("q", "42", "number", id="number"),
         pytest.param("q", "1,000", "number", id="thousands"),
         pytest.param("q", "\\frac{3}{4}", "math", id="latex"),

@@ -10,7 +10,9 @@ from typing import Any
 import orjson
 import pytest
 
-from scoring import Item, extract_choice, score_choice
+from scoring import Item
+from scoring._metrics.choice import score_choice
+from scoring._metrics.extract.choice import extract_choice
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "choice" / "adjudicated.jsonl"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -10,7 +10,8 @@ from typing import Any
 
 import orjson
 
-from scoring import Item, score_exact
+from scoring import Item
+from scoring._metrics.exact import score_exact
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora" / "math"
 

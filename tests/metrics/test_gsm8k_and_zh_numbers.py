@@ -11,8 +11,9 @@ from typing import Any
 import orjson
 import pytest
 
-from scoring import Item, score_exact, score_math
-from scoring._metrics.math import SympyGuard
+from scoring import Item
+from scoring._metrics.exact import score_exact
+from scoring._metrics.math import SympyGuard, score_math
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 PEERS = ("math_verify", "lm_eval_strict", "lm_eval_flexible", "evalscope")

@@ -17,9 +17,9 @@ from fuzz import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import Item, answers_equal, score_math
+from scoring import Item
 from scoring._metrics.extract.math_text import blanks
-from scoring._metrics.math import SympyGuard
+from scoring._metrics.math import SympyGuard, answers_equal, score_math
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora" / "math"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from table_cases import case_maker
 
-from scoring import Item, score_math
-from scoring._metrics.math import SympyGuard
+from scoring import Item
+from scoring._metrics.math import SympyGuard, score_math
 
 case = case_maker()
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from table_cases import case_maker
 
-from scoring import Item, extract_choice, extract_yes_no, option_letters, parse_choice_reference, score_choice
+from scoring import Item
+from scoring._metrics.choice import score_choice
+from scoring._metrics.extract.choice import extract_choice, extract_yes_no, option_letters, parse_choice_reference
 
 case = case_maker()
 

@@ -7,7 +7,10 @@ from typing import Any
 import pytest
 from table_cases import case_maker
 
-from scoring import Item, extract_number, normalize_text, reference_number, score_exact
+from scoring import Item
+from scoring._metrics.exact import score_exact
+from scoring._metrics.extract.numeric import extract_number, reference_number
+from scoring._metrics.normalize import normalize_text
 
 case = case_maker()
 

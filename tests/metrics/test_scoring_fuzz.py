@@ -6,7 +6,12 @@ from fuzz import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import Item, extract_choice, extract_math_answer, math_equal, score_choice, score_exact, score_math
+from scoring import Item
+from scoring._metrics.choice import score_choice
+from scoring._metrics.exact import score_exact
+from scoring._metrics.extract.choice import extract_choice
+from scoring._metrics.extract.math import extract_math_answer
+from scoring._metrics.math import math_equal, score_math
 
 TOKENS = [*"0123456789+-*/^()[]{}=<>.,;:! xyzABCJ√π∞−，。；（）或%°\n"]
 TOKENS += ["\\frac", "\\sqrt", "\\boxed{", " or ", "答案是"]

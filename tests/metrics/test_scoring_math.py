@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 from table_cases import case_maker
 
-from scoring import Item, extract_math_answer, math_equal, score_math
-from scoring._metrics.math import SympyGuard, answers_equal, split_blanks, sympy_safe
+from scoring import Item
+from scoring._metrics.extract.math import extract_math_answer
+from scoring._metrics.math import SympyGuard, answers_equal, math_equal, score_math, split_blanks, sympy_safe
 
 case = case_maker()
 

@@ -9,8 +9,9 @@ import orjson
 import pytest
 
 from formatkit import RecordDict
-from scoring import aggregate, choose_metrics, score_records
+from scoring import aggregate, score_records
 from scoring._metrics.auto import JUDGE_NEEDED
+from scoring._pipeline.score import choose_metrics
 
 RESPONSES = Path(__file__).parents[2] / "fixtures" / "responses"
 SETS = ["mmlu_pro", "gsm8k", "math_mixed", "yes_no"]

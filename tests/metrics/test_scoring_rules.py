@@ -149,6 +149,39 @@ RULES = [
     rule("math: a choice reference with several options given is wrong", "math", "B and C", "B", 0.0, question=Q4),
     rule("math: proof items score 1.0 by rule", "math", "…", "略", 1.0, meta={"question_type": "证明题"}),
     rule("math: drawing items score 1.0 by rule", "math", "…", "图略", 1.0, meta={"question_type": "作图题"}),
+    # issue 38: free answers
+    rule("choice: a marker naming its options", "choice", "Therefore, the answer (A-D) is C.", "C", 1.0, question=Q4),
+    rule(
+        "choice: yes/no after 'the answer (Yes or No) is'",
+        "choice",
+        "Therefore, the answer (Yes or No) is No.",
+        "No",
+        1.0,
+    ),
+    rule(
+        "choice: 'Unknown' after the yes/no marker is no answer",
+        "choice",
+        "So yes.\nTherefore, the answer (Yes or No) is Unknown.",
+        "Yes",
+        0.0,
+    ),
+    rule("choice: a hedge before one option commits", "choice", "The answer is probably C", "C", 1.0, question=Q4),
+    rule(
+        "choice: a hedge between two options does not", "choice", "The answer is probably A or C", "C", 0.0, question=Q4
+    ),
+    rule("exact: yes/no read as yes/no", "exact", "Therefore, the answer (Yes or No) is No, it could not.", "No", 1.0),
+    rule("exact: an answer of symbols keeps them", "exact", "So the answer is ) ] }.", ") ] }", 1.0),
+    rule("exact: symbols compare as symbols", "exact", "So the answer is ] ) }.", ") ] }", 0.0),
+    rule(
+        "exact: the first sentence that states it",
+        "exact",
+        "The bill features William McKinley. It was withdrawn.",
+        "William McKinley",
+        1.0,
+    ),
+    rule("exact: not X but Y answers Y", "exact", "It is not Paris but Lyon.", "Paris", 0.0),
+    rule("exact: dates compare as dates", "exact", "It aired on February 9, 1964.", "1964-02-09", 1.0),
+    rule("prefix: symbols are no unscorable reference", "prefix", ") ] } closes it.", ") ] }", 1.0),
 ]
 
 

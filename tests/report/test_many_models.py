@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from formatkit import RecordDict
 from formatkit.cli import app
-from scoring._report.aggregate import aggregate
-from scoring._report.distributions import t_cdf, t_quantile
-from scoring._report.multiple import holm, pair_tests, paired_moments
-from scoring._report.power import min_detectable_difference
+from scoring._report.figures.aggregate import aggregate
+from scoring._report.figures.distributions import t_cdf, t_quantile
+from scoring._report.figures.multiple import holm, pair_tests, paired_moments
+from scoring._report.figures.power import min_detectable_difference
 
 runner = CliRunner()
 
@@ -277,7 +277,8 @@ def test_the_workbook_has_ranking_pairs_power_and_flips_with_rationale_and_diff(
     book = load_workbook(out, read_only=True)
     assert {"Ranking", "Pairs", "Power", "Flips"} <= set(book.sheetnames)
     ranking = list(book["Ranking"].iter_rows(values_only=True))
-    assert [r[1] for r in ranking[1:]] == ["a", "c", "b"]
+    assert [r[2] for r in ranking[1:]] == ["a", "c", "b"]
+    assert [r[1] for r in ranking[1:]] == [1, 1, 1]  # three records separate no one: one tier, one rank
     pairs = list(book["Pairs"].iter_rows(values_only=True))
     assert len(pairs) == 1 + 3 and pairs[0][8] == "p adjusted"
     flips = list(book["Flips"].iter_rows(values_only=True))

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 import scoring
 from formatkit import RecordDict
 from formatkit.cli import app
-from scoring._report.intervals import wilson
-from scoring._report.models import ModelsAggregator
+from scoring._report.figures.intervals import wilson
+from scoring._report.figures.models import ModelsAggregator
 
 runner = CliRunner()
 
@@ -243,7 +243,7 @@ def test_an_excel_sheet_names_its_model_with_seed_endpoint_id(tmp_path: Path) ->
 
 
 def test_text_on_a_terminal_fits_its_width_and_has_colour(two: tuple[Path, Path]) -> None:
-    from scoring._report.leaderboard import render_comparison
+    from scoring._report.render.leaderboard import render_comparison
 
     aggregator = ModelsAggregator()
     for path in two:

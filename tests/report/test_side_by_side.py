@@ -106,7 +106,7 @@ def test_text_leaderboard_puts_each_dimension_above_its_datasets(two: tuple[Path
 
 
 def test_short_labels_tell_a_suites_names_apart() -> None:
-    from scoring._report.html import short_labels
+    from scoring._report.render.html import short_labels
 
     names = ["ceval_high_school_physics", "ceval_high_school_chemistry", "ceval_high_school_biology"]
     assert short_labels(names, 12) == ["physics", "chemistry", "biology"]
@@ -162,7 +162,7 @@ def test_eval_writes_a_report_xlsx_with_the_questions(fake_openai: Any, tmp_path
 
 
 def test_the_question_cap_keeps_every_models_answer_to_the_questions_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
-    from scoring._report import questions
+    from scoring._report.figures import questions
 
     monkeypatch.setattr(questions, "MAX_QUESTIONS", 3)
     collector = questions.SampleCollector()

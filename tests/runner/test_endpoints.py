@@ -126,11 +126,13 @@ def test_a_replica_killed_mid_run_loses_no_record_and_buys_only_its_in_flight_tw
     assert doomed.requests == 3 + held
     assert Counter(r["endpoint"] for r in responses)[doomed.base_url] == 3
     record = summary.run_record["endpoints"]
-    assert record[1]["dropped"] and "cannot serve" in record[1]["dropped"]
-    assert record[1]["replies"] == 3
+    # out of use for now (proven down by its own failures, or set aside as they came while the others
+    # answered, whichever the interleaving says first), to be tried again later, said with when
+    assert record[1]["dropped"] and ("cannot serve" in record[1]["dropped"] or "set aside" in record[1]["dropped"])
+    assert record[1]["replies"] == 3 and record[1]["set_aside"] == 1
     assert [e["dropped"] for i, e in enumerate(record) if i != 1] == [None, None, None]
-    assert any("was dropped" in note and doomed.base_url in note for note in notices)
-    assert any("was dropped" in note for note in summary.notes)
+    assert any(doomed.base_url in note and "tries it again in 30 s" in note for note in notices)
+    assert any("tries it again" in note for note in summary.notes)
 
 
 def test_every_replica_down_stops_the_run_as_one_endpoint_would(tmp_path: Path) -> None:

@@ -13,8 +13,7 @@ from fakeserver import FakeOpenAI
 from typer.testing import CliRunner, Result
 
 from formatkit.cli import app
-from scoring import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
-from scoring._runner.estimate import REQUEST_OVERHEAD, ratio_tokens, tokenize_url
+from scoring._runner.estimate import CHARS_PER_TOKEN, MESSAGE_OVERHEAD, REQUEST_OVERHEAD, ratio_tokens, tokenize_url
 
 SEED = Path(__file__).parents[2] / "fixtures" / "seed"
 SETS = ["seed_jsonl_single_turn.jsonl", "seed_jsonl_multi_turn.jsonl", "seed_excel_single_turn.xlsx"]

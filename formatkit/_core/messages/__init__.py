@@ -3,7 +3,11 @@
 One catalogue per language: a module of this package (``en.py``, ``zh.py``, …) holding ``MESSAGES``, a dict
 from a key to a :meth:`str.format` template. :data:`LANGUAGES` is the table of languages, the one list
 ``--lang``, the locale, ``formatkit fix`` and the judge's ``--judge-lang`` read: a third language is its
-catalogue and one row there (CONTRIBUTING.md, "Add a language").
+catalogue, one row there and its declared coverage (CONTRIBUTING.md, "Add a language").
+
+English holds every key; another language may hold part of them: what it lacks is said in English, key by
+key (a ``frag.`` piece inside a translated template too). :func:`coverage` says how much of English a
+language translates; :data:`DECLARED_COVERAGE` is the least each language promises, held by the tests.
 
 Keys:
 
@@ -12,7 +16,8 @@ Keys:
 - ``summary.<code>`` — the one-line summary of a code, printed above a group of its issues;
 - ``frag.<name>`` — a piece that fills a field of another template (a type name, a hint);
 - ``ui.<name>`` — the words of the printed report around the issues (the verdict line, …);
-- ``fix.<name>`` — a change ``formatkit fix`` made (its list of changes is printed like the issues).
+- ``fix.<name>`` — a change ``formatkit fix`` made (its list of changes is printed like the issues);
+- ``report.<name>`` — the words of the text and Markdown reports (``scoring/_report/words.py``).
 
 A rule builds a :class:`Msg` (key and fields) where it finds a problem; the English text is rendered once,
 when the issue is kept (never per row), and the Msg stays on the issue, so the same issue is rendered
@@ -22,24 +27,30 @@ of Msgs, rendered and joined with the language's ``frag.list_sep``, and a :class
 when the message is rendered (a "did you mean" costs ~40 µs: an issue counted past the number kept per
 code never pays it).
 
-tests/formats/test_messages.py keeps the catalogues complete: every code has a message and a summary in
-every language, and the templates of one key name the same fields in every language.
+tests/formats/test_messages.py keeps the catalogues sound: English has every code's message and summary, no
+language has a key English lacks, the templates of one key name the same fields in every language and
+render, and each language translates at least its declared share.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 __all__ = [
+    "DECLARED_COVERAGE",
     "DEFAULT_LANG",
     "LANGUAGES",
+    "Coverage",
     "Later",
     "Msg",
     "catalogue",
+    "coverage",
     "languages",
     "locale_lang",
     "resolve_lang",
@@ -54,6 +65,14 @@ DEFAULT_LANG = "en"
 LANGUAGES: dict[str, str | Mapping[str, str]] = {
     "en": "formatkit._core.messages.en",
     "zh": "formatkit._core.messages.zh",
+}
+
+#: Each language's declared coverage: the least share of English's keys its catalogue holds (a language can
+#: start with a few messages). tests/formats/test_messages.py holds every language of :data:`LANGUAGES` to
+#: its row here; raise a row as its catalogue grows.
+DECLARED_COVERAGE: dict[str, float] = {
+    "en": 1.0,
+    "zh": 1.0,
 }
 
 
@@ -138,6 +157,32 @@ def _fill(value: Any, lang: str) -> Any:
 
 def _rebuild(key: str, params: dict[str, Any]) -> Msg:
     return Msg(key, **params)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of English a language's catalogue translates: ``translated`` of English's ``total`` keys."""
+
+    lang: str
+    translated: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        return self.translated / self.total if self.total else 1.0
+
+    @property
+    def percent(self) -> str:
+        """The share as people read it, rounded down (``99 %`` until the last key is translated)."""
+        return f"{math.floor(self.share * 1000) / 10:g} %"
+
+
+def coverage(lang: str) -> Coverage:
+    """How many of English's keys the catalogue of ``lang`` holds (a registered language; else KeyError)."""
+    entry = LANGUAGES[lang]
+    own = _imported(entry) if isinstance(entry, str) else entry
+    english = catalogue(DEFAULT_LANG)
+    return Coverage(lang, sum(1 for key in english if key in own), len(english))
 
 
 def languages() -> tuple[str, ...]:

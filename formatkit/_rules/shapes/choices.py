@@ -8,7 +8,7 @@ from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject
 from formatkit._rules.shapes.common import LETTERS, Parts, Unfit, choice_of, letter_of, read_text
 
-__all__ = ["read_choices", "write_choices"]
+__all__ = ["check_answer", "read_choices", "write_choices"]
 
 
 def write_choices(line: JsonObject, parts: Parts, shape: str) -> None:
@@ -38,4 +38,18 @@ def read_choices(value: JsonObject, out: JsonObject, line: int, sink: IssueSink)
     answer = read_text(value, "answer", line, sink)
     if answer is not None and answer != "":
         out["answer"] = answer
+        if choices is not None:
+            check_answer(answer, choices, "answer", line, sink)
     return sink.errors == before
+
+
+def check_answer(answer: str, choices: list[str], name: str, line: int, sink: IssueSink) -> bool:
+    """The answer of a multiple-choice line names one of its options (a letter among theirs, or an option's
+    text); else an error at the line (a letter the options do not reach would score every reply wrong)."""
+    if letter_of(answer, choices) is not None:
+        return True
+    letters = f"{LETTERS[0]}–{LETTERS[len(choices) - 1]}" if len(choices) > 1 else LETTERS[0]
+    shown = answer if len(answer) <= 80 else answer[:80] + "..."
+    message = Msg("invalid_type.not_a_choice", field=name, count=len(choices), letters=letters, value=shown)
+    sink.add("invalid_type", message, line=line, field=name)
+    return False

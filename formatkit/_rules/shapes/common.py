@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Protocol
 
 from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
@@ -15,7 +14,6 @@ from formatkit._rules.jsonl import report_type
 __all__ = [
     "LETTERS",
     "Parts",
-    "Shape",
     "Unfit",
     "Written",
     "choice_of",
@@ -49,19 +47,6 @@ class Written:
 
     lines: list[JsonObject]
     lost: list[str] = field(default_factory=list)
-
-
-class Shape(Protocol):
-    """A shape's module (see :mod:`formatkit._rules.shapes`)."""
-
-    #: What the shape's lines look like, for the messages (``{"query": ..., "response": ...}``).
-    EXAMPLE: str
-
-    def read_line(self, value: JsonObject, line: int, sink: IssueSink) -> JsonObject | None: ...
-
-    def write_record(self, record: RecordDict, position: int, options: dict[str, str]) -> Written:
-        """``options``: what a shape needs besides the record (the batch file's ``model``)."""
-        ...
 
 
 @dataclass

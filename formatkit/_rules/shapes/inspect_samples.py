@@ -10,7 +10,16 @@ from formatkit._core.issues import IssueSink
 from formatkit._core.messages import Msg
 from formatkit._core.record import JsonObject, RecordDict
 from formatkit._rules.jsonl import report_type
-from formatkit._rules.shapes.common import Written, common_losses, conversation, extra_labels, parts_of, require
+from formatkit._rules.shapes.choices import check_answer
+from formatkit._rules.shapes.common import (
+    LETTERS,
+    Written,
+    common_losses,
+    conversation,
+    extra_labels,
+    parts_of,
+    require,
+)
 
 __all__ = ["EXAMPLE", "read_line", "write_record"]
 
@@ -47,6 +56,11 @@ def read_line(value: JsonObject, line: int, sink: IssueSink) -> JsonObject | Non
     choices = value.get("choices")
     if isinstance(choices, list) and all(isinstance(c, str) for c in choices):
         meta["choices"] = choices
+        targets = target if isinstance(target, list) else [target] if isinstance(target, str) and target else []
+        if choices and len(choices) <= len(LETTERS):  # inspect_ai's multiple_choice: target letters of the options
+            for one in targets:
+                if isinstance(one, str) and not check_answer(one, choices, "target", line, sink):
+                    break
     elif choices is not None:
         report_type(line, "choices", Msg("frag.expect.list"), choices, sink)
     metadata = value.get("metadata")

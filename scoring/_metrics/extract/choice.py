@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from scoring._metrics.extract.marked import OPTION_LIST
 from scoring._metrics.extract.retraction import after_retraction
 from scoring._metrics.normalize import END_TOKEN, nfkc, normalize_text, reply_body
 
@@ -149,13 +150,14 @@ _OPEN = (
 )
 _MARKER_WORDS = (
     r"(?i:final[ \t]+answer|correct[ \t]+(?:answer|option|choice)|best[ \t]+(?:answer|option|choice)"
-    r"|answer[ \t]+choice|answers?|ans(?:\.|(?![a-z])))"
+    r"|answer[ \t]+choice|answers?(?:" + OPTION_LIST + r"(?=[ \t]*(?:is|are|[:：])))?|ans(?:\.|(?![a-z])))"
     r"(?:\}?[ \t]*(?i:is|are|would[ \t]+be|should[ \t]+be|will[ \t]+be|could[ \t]+be|must[ \t]+be|=))?"
     r"(?:[ \t]+(?i:a[ \t]+combination[ \t]+of|both|close[ \t]+to|closest[ \t]+to|nearest[ \t]+to))?"
     r"(?i:[ \t]*(?:option|choice))?"
     r"|正确答案|最终答案|参考答案|正确(?:的)?选项|正确的(?:说法|表述|描述|答案|是|为)|(?:说法|表述|描述)正确的"
     r"|正确的(?:做法|处理|选择|结论|观点|理解)|(?:错误|不正确)的(?:说法|表述|描述|选项|是|为)|即(?:为)?选项"
-    r"|正确(?:说法|表述)|答案|故选|因此选|所以选|应选|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
+    r"|正确(?:说法|表述)|答案" + OPTION_LIST + r"(?=[ \t]*[是为:：])|答案|故选|因此选|所以选|应选"
+    r"|(?<![不没未别勿])选择|本题选|故答案为|答案为|(?<![不没未别勿])选"
 )
 _MARKER_TAIL = (
     r"[ \t]*(?:\*\*|__)?[ \t]*[\]】\}]?[ \t]*(?:是|为|应为|应该是)?[ \t]*(?:选项)?[ \t]*"
@@ -200,6 +202,13 @@ _CORRESPONDS = re.compile(
     r"(?i:corresponds?|corresponding)[ \t]+(?i:to)[ \t]+(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
     r"(?:[\(\[][ \t]*(?P<b>[A-Z])[ \t]*[\)\]]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.,;:!)])))"
 )
+# A hedge word right before one option: "the answer is probably E", "It is most likely (C) pet." — one option
+# named, the commitment the reply makes ("A or D" after it stays a hedge between two: see _HEDGE).
+_HEDGED_ONE = re.compile(
+    r"(?i:probably|likely|possibly|perhaps)[ \t]*,?[ \t]*[:：]?[ \t]*"
+    r"(?:(?i:the[ \t]+)?(?i:option|choice|answer)[ \t]*)?"
+    r"(?:[\(\[（][ \t]*(?P<b>[A-Z])[ \t]*[\)\]）]|(?P<letters>[A-Z])(?=[ \t]*(?:$|[\r\n.。,，;；:：!)\]])))"
+)
 _TAIL_WORDS = re.compile(r"(?i:option|choice|except|is)")
 # "…about 500 million years, option (A)." / "(Option B)": an option named as the reply's last words.
 _TAIL_OPTION = re.compile(
@@ -219,7 +228,7 @@ _SPLIT_LETTERS = re.compile(r"[A-Z]")
 _BARE = re.compile(
     r"^(?:(?i:option|choice|answer)[ \t]*:?[ \t]*|选项?[ \t]*)?[\(\[（【]?(?P<letters>"
     + _LETTER_SET
-    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
+    + r")[\)\]）】]?(?:[\.．:：、)][ \t]*.*|,(?=[ \t]*[\u3400-\u9fff]).*|,?[ \t]+(?=(?:A|An|The)[ \t]+[a-z]).*|[ \t]*)$"
 )
 
 # Tokens that end a model's turn or answer: "[正确答案]B<eoa>", "B</s>", "<|im_end|>". Text after the first one
@@ -354,6 +363,10 @@ _KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("not true", _PROSE),
     ("untrue", _PROSE),
     ("exception", _PROSE),
+    ("probably", _HEDGED_ONE),
+    ("likely", _HEDGED_ONE),
+    ("possibly", _HEDGED_ONE),
+    ("perhaps", _HEDGED_ONE),
 )
 # "例如[正确答案]A<eoa>" restates the prompt's example, not an answer.
 _EXAMPLE = re.compile(
@@ -1008,9 +1021,33 @@ _YES_NO_WORDS: tuple[tuple[str, str], ...] = (
 _YES_NO_EN = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 _EN_MAP = {"yes": "yes", "true": "yes", "correct": "yes", "no": "no", "false": "no", "incorrect": "no"}
 _YN_MARKER = re.compile(
-    r"(?:(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)[ \t]*[:：]?"
-    r"|答案[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
-    r"[ \t]*,?[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<word>[^\s\)\]）,，。.!！;；*]{1,8})"
+    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])[ \t]*[:：]?\s*"
+    r"|答案" + OPTION_LIST + r"[ \t]*[是为]?[ \t]*[:：]?\s*"
+    r"|(?i:final[ \t]+answer|the[ \t]+answer[ \t]+is|answer)(?!" + OPTION_LIST + r")[ \t]*[:：]?"
+    r"|答案(?!" + OPTION_LIST + r")[是为]?[:：]?|所以|因此|故|结论[是为]?[:：]?)"
+    r"[ \t]*,?[ \t]*(?:\*\*)?[ \t]*[\(\[（]?[ \t]*(?P<not>(?i:not)[ \t]+)?"
+    r"(?:(?i:most[ \t]+likely|probably|likely)[ \t]*,?[ \t]*)?[\"“]?"  # "most likely Yes.": one value, committed
+    r"(?P<word>[^\s\)\]）,，。.!！;；*\"”]{1,8})"
+)
+# The marker that names its options ("Therefore, the answer (Yes or No) is …") is the reply's final word: what
+# follows it decides, and a word that is neither yes nor no there ("Unknown.", "It depends", "both Yes and
+# No") is no answer, whatever the reasoning said before it.
+_YN_OPTION_MARKER = re.compile(
+    r"(?:(?i:(?:final[ \t]+)?answer)" + OPTION_LIST + r"[ \t]*(?:(?i:is)|[:：])"
+    r"|答案" + OPTION_LIST + r"[ \t]*[是为:：])"
+)
+
+
+# A reply that opens with its verdict in a word: "不可以。", "不，…", "不能。" (no); "可以。" (yes) — the word alone
+# in its clause, so "可以考虑…" is no yes.
+_ZH_OPENING = re.compile(
+    r"(?P<no>不可以|不能|不行|不会|无法|不)(?=[ \t]*[。！？，,.!]|$)|(?P<yes>可以|能|会|行)(?=[ \t]*[。！？.!]|$)"
+)
+# The first sentence's predicate judges what was asked: "这个推理是错误的。", "这个逻辑不正确，因为…" (no);
+# "这个说法是正确的。" (yes). Only at the end of the reply's first clause, before any reasoning.
+_ZH_VERDICT = re.compile(
+    r"^[^。！？，,\n]{0,30}?(?:(?P<no>是错误的|是错的|不正确|不对|不成立|是无效的|是不正确的)"
+    r"|(?P<yes>是正确的|是对的|正确|成立|是成立的))(?=[ \t]*(?:[。！？，,.!]|$))"
 )
 
 
@@ -1025,6 +1062,9 @@ def parse_yes_no(text: str) -> str | None:
     m = _YES_NO_EN.match(low)
     if m and (len(low) == len(m.group(0)) or not low[len(m.group(0))].isalnum()):
         return _EN_MAP[m.group(1)]
+    opening = _ZH_OPENING.match(s)
+    if opening is not None:
+        return "no" if opening.group("no") else "yes"
     for word, value in _YES_NO_WORDS:
         if s.startswith(word):
             return value
@@ -1049,14 +1089,24 @@ def extract_yes_no(text: str | None) -> ChoiceExtraction:
     for pattern in (_YN_MARKER, _YN_CONNECTIVE):
         for m in pattern.finditer(body):
             value = parse_yes_no(m.group("word"))
+            if value is not None and "not" in m.groupdict() and m.group("not"):
+                value = "no" if value == "yes" else "yes"  # "the answer is not yes": no
             if value is not None and (found is None or m.start() > found[0]):
                 found = (m.start(), value, m.group(0).strip())
+    final = max(_YN_OPTION_MARKER.finditer(body), key=lambda m: m.start(), default=None)
+    if final is not None and (found is None or found[0] < final.start()):
+        said = " ".join(body[final.start() : final.end() + 40].split())
+        return ChoiceExtraction("", f'the final marker names neither yes nor no: "{said[:70]}"')
     if found is not None:
-        return ChoiceExtraction(found[1], f'marker "{found[2][:60]}"')
+        return ChoiceExtraction(found[1], f'marker "{" ".join(found[2].split())[:60]}"')
     lines = [line for line in body.strip().splitlines() if line.strip()]
     value = parse_yes_no(lines[0][:20]) if lines else None
     if value is not None:
         return ChoiceExtraction(value, "reply starts with it")
+    verdict = _ZH_VERDICT.search(lines[0]) if lines else None
+    if verdict is not None:
+        value = "no" if verdict.group("no") else "yes"
+        return ChoiceExtraction(value, f'the first sentence judges: "{verdict.group(0).strip("。！？，,")}"')
     value = parse_yes_no(lines[-1][:20]) if lines else None
     if value is not None:
         return ChoiceExtraction(value, "last line starts with it")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from scoring._metrics.extract.retraction import after_retraction
 
-__all__ = ["Marked", "marked_answer", "sentence_of"]
+__all__ = ["OPTION_LIST", "Marked", "marked_answer", "sentence_of"]
 
 
 @dataclass(frozen=True)
@@ -27,14 +27,24 @@ class Marked:
     how: str
 
 
+#: The options a marker names before its answer, as zero-shot prompts write it: "the answer (Yes or No) is",
+#: "the answer (A–E) is", "the answer (arabic numerals) is", "答案（是或否）是": part of the marker, not the answer.
+OPTION_LIST = (
+    r"(?:[ \t]*[(（](?=[^()（）\n]{1,40}[)）])"
+    r"(?:[^()（）\n]*?(?:(?i:\bor\b|\bthrough\b|\bto\b)|或|还是|/|[-–—~～]|到|至)"
+    r"[^()（）\n]*?|[ \t]*(?i:arabic[ \t]+numerals?|numbers?|a[ \t]+number|numerals?|in[ \t]+words)[ \t]*)[)）])"
+)
 _KEYWORD = re.compile(
-    r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)(?:[ \t]+(?i:is))?[ \t]*[:：]?"
-    r"|(?i:answer[ \t]+(?:is|would[ \t]+be)|answer[ \t]*[:：]))[ \t]*[:：]?"
-    r"|(?:最终)?答案[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
+    r"(?:####|(?<![A-Za-z])(?:(?i:final[ \t]+answer)" + OPTION_LIST + r"?(?:[ \t]+(?i:is))?[ \t]*[:：]?"
+    r"|(?i:answer" + OPTION_LIST + r"?[ \t]+(?:is|would[ \t]+be)|answer" + OPTION_LIST + r"?[ \t]*[:：]))[ \t]*[:：]?"
+    r"|(?:最终)?答案" + OPTION_LIST + r"?[ \t]*[\]】]?(?:应该?)?[是为]?[ \t]*[:：]?)"
     r"[ \t]*(?:\r?\n[ \t]*)?(?=(?P<rest>[^\n]*))"  # a lookahead: a later keyword on the line is found too
 )
 # "错误答案是北京", "the wrong answer would be Paris": an answer named to be rejected is no mark.
 _REJECTED = re.compile(r"(?:错误的?|不正确的?|错的|(?i:(?:and[ \t]+)?(?:the[ \t]+)?(?:wrong|incorrect|false)))[ \t]*\Z")
+# A hedge word opening the marked answer: "The answer is probably E" commits to E (two answers after it,
+# "probably A or D", are still two: the metrics refuse those).
+_HEDGE_WORDS = re.compile(r"^(?i:most[ \t]+likely|probably|likely|possibly|perhaps|大概是|可能是)[ \t]*,?[ \t]*")
 _BOXED = "\\boxed"
 _BOLD = re.compile(r"\*\*(?P<rest>[^*\n]{1,60})\*\*")
 # The reply's last line ends "… = value": "1/3 + 1/6 = 1/2", "x = \frac{1}{2}."
@@ -96,7 +106,7 @@ def marked_answer(body: str) -> Marked | None:
         if later is not None:
             # "正确答案是上海，错误答案是北京": the answer ends where a rejected one is named
             rest = _REJECTED.sub("", rest[: later.start() - last_keyword.end()]).rstrip(" \t,，;；")
-        text = _clean(sentence_of(rest))
+        text = _HEDGE_WORDS.sub("", _clean(sentence_of(rest)), count=1)
         if text:
             keyword = " ".join(body[last_keyword.start() : last_keyword.start("rest")].split())
             best = Marked(text, last_keyword.start(), f'marker "{keyword} {text[:40]}"')

@@ -1,0 +1,1 @@
+"""What the report computes: aggregation, intervals, paired tests, ratings, the models side by side."""

@@ -67,6 +67,7 @@ __all__ = [
     "judge_scale",
     "judge_status",
     "judge_usage",
+    "order_values",
     "orders_disagree",
     "outcome_of",
     "panel_seats",
@@ -266,6 +267,20 @@ def disagreement(entry: Mapping[str, Any] | None) -> bool | None:
     assert entry is not None
     disagree = entry.get("disagree")
     return disagree if isinstance(disagree, bool) else None
+
+
+def order_values(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    """A comparison judged in both orders: its value for the model (+1 … −1) when the model's response was
+    shown first, and when it was shown second; None when either order has no value. The first above the
+    second: the judge leaned toward the first position; below: toward the second."""
+    values: dict[str, float] = {}
+    for order in judge_orders(entry):
+        value, name = order.get("value"), order.get("order")
+        if isinstance(value, int | float) and not isinstance(value, bool) and isinstance(name, str):
+            values[name] = float(value)
+    if "model_first" not in values or "model_second" not in values:
+        return None
+    return values["model_first"], values["model_second"]
 
 
 def against_of(entry: Mapping[str, Any] | None) -> str | None:

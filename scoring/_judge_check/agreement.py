@@ -8,7 +8,12 @@ scale (0–2, 1–10) use quadratic weights (``w = (a − b)² / (max − min)²
 a far one); categories (pairwise win/tie/loss) are unweighted (``w = 1`` off the diagonal). With these
 weights κ is Cohen's (1960, 1968); with two labels and unweighted, it equals the two raters' Cohen's κ
 any statistics package gives. The 95 % interval resamples the pairs (percentile bootstrap, seeded: the
-same data give the same interval).
+same data give the same interval); so do the intervals of the length correlation and of position bias.
+
+Position bias (:func:`position_bias`): of the comparisons asked in both orders, the share whose two orders
+disagree (flip), and toward which side each flip leaned: the first position (the model's response scored
+higher when shown first) or the second; ``lean`` is (toward first − toward second) / pairs, from −1 (always
+the second) to +1 (always the first), 0 without a side preferred.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["Agreement", "Label", "Weights", "agreement", "cohen_kappa", "pearson"]
+__all__ = ["Agreement", "Label", "PositionBias", "Weights", "agreement", "cohen_kappa", "pearson", "position_bias"]
 
 Label = float | str
 Weights = Literal["quadratic", "none"]
@@ -42,6 +47,60 @@ class Agreement:
     confusion: dict[str, dict[str, int]]
     #: Pearson's r of (judge − human) with the answer's length in characters (None: not defined).
     length_correlation: float | None
+    #: Its 95 % bootstrap interval (None: not defined).
+    length_correlation_ci: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    """What :func:`position_bias` measured on ``n`` comparisons asked in both orders."""
+
+    n: int
+    flipped: int
+    toward_first: int
+    toward_second: int
+    flip_rate: float
+    flip_rate_ci: tuple[float, float] | None
+    #: (toward first − toward second) / n: +1 always the first position, −1 always the second.
+    lean: float
+    lean_ci: tuple[float, float] | None
+
+
+def _interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95 % percentile interval of bootstrap ``values`` (None: none)."""
+    if not values:
+        return None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def position_bias(
+    flips: Sequence[bool], sides: Sequence[int], *, seed: int = 0, resamples: int = 1000
+) -> PositionBias | None:
+    """Position bias of comparisons asked in both orders: ``flips`` whether each one's orders disagreed,
+    ``sides`` the side it leaned to (+1 the first position, −1 the second, 0 neither or not known); the
+    flip rate and the lean with their bootstrap intervals (``resamples`` seeded with ``seed``). None
+    without a comparison asked in both orders."""
+    n = len(flips)
+    if n == 0:
+        return None
+    flip = np.asarray(flips, dtype=float)
+    side = np.asarray(sides, dtype=float) * flip
+    flip_ci = lean_ci = None
+    if n > 1:
+        draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+        flip_ci = _interval(list(flip[draws].mean(axis=1)))
+        lean_ci = _interval(list(side[draws].mean(axis=1)))
+    return PositionBias(
+        n=n,
+        flipped=int(flip.sum()),
+        toward_first=int((side > 0).sum()),
+        toward_second=int((side < 0).sum()),
+        flip_rate=float(flip.mean()),
+        flip_rate_ci=flip_ci,
+        lean=float(side.mean()),
+        lean_ci=lean_ci,
+    )
 
 
 def _categories(labels: Sequence[Label]) -> list[Label]:
@@ -145,18 +204,19 @@ def agreement(
             value = _kappa_of(np.bincount(row, minlength=k * k).reshape(k, k).astype(float), w)
             if value is not None:
                 values.append(value)
-        if values:
-            low, high = np.percentile(values, [2.5, 97.5])
-            interval = (float(low), float(high))
+        interval = _interval(values)
     counts = _matrix(a, b, k)
     confusion = {
         _text(categories[i]): {_text(categories[j]): int(counts[i, j]) for j in range(k) if counts[i, j]}
         for i in range(k)
         if counts[i].any()
     }
-    correlation = None
+    correlation = correlation_ci = None
     if lengths is not None:
-        correlation = pearson([_signed(x) - _signed(y) for x, y in zip(judge, human, strict=True)], lengths)
+        errors = [_signed(x) - _signed(y) for x, y in zip(judge, human, strict=True)]
+        correlation = pearson(errors, lengths)
+        if correlation is not None:
+            correlation_ci = _correlation_interval(errors, lengths, seed, resamples)
     return Agreement(
         n=n,
         agreement=sum(x == y for x, y in zip(a, b, strict=True)) / n if n else None,
@@ -165,4 +225,19 @@ def agreement(
         weights=weights,
         confusion=confusion,
         length_correlation=correlation,
+        length_correlation_ci=correlation_ci,
     )
+
+
+def _correlation_interval(
+    xs: Sequence[float], ys: Sequence[int], seed: int, resamples: int
+) -> tuple[float, float] | None:
+    """The 95 % bootstrap interval of Pearson's r of ``xs`` and ``ys`` (the pairs resampled; a resample
+    where either side does not vary is left out)."""
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))
+    dx = x[draws] - x[draws].mean(axis=1, keepdims=True)
+    dy = y[draws] - y[draws].mean(axis=1, keepdims=True)
+    den = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    keep = den > 0
+    return _interval(list((dx * dy).sum(axis=1)[keep] / den[keep]))

@@ -35,8 +35,34 @@ def _line(stats: Mapping[str, Any], lang: str) -> str:
     if stats.get("self_consistency") is not None:
         parts.append(say("judge_check.self", lang, rate=_pct(stats["self_consistency"])))
     if stats.get("length_correlation") is not None:
-        parts.append(say("judge_check.length", lang, r=f"{stats['length_correlation']:+.2f}"))
+        r = f"{stats['length_correlation']:+.2f}{_interval(stats.get('length_correlation_ci'), '+.2f')}"
+        parts.append(say("judge_check.length", lang, r=r))
+    bias = stats.get("position_bias")
+    if bias:
+        parts.append(
+            say(
+                "judge_check.position",
+                lang,
+                flipped=bias["flipped"],
+                pairs=bias["pairs"],
+                rate=_pct(bias["flip_rate"]),
+                rate_ci=_interval(bias.get("flip_rate_ci"), "pct"),
+                first=bias["toward_first"],
+                second=bias["toward_second"],
+                lean=f"{bias['lean']:+.2f}",
+                lean_ci=_interval(bias.get("lean_ci"), "+.2f"),
+            )
+        )
     return say("cell.parts_sep", lang).join(parts)
+
+
+def _interval(ci: Any, spec: str) -> str:
+    """`` [low, high]`` of an interval (``pct``: as percentages), or nothing without one."""
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    if spec == "pct":
+        return f" [{_pct(ci[0])}, {_pct(ci[1])}]"
+    return f" [{ci[0]:{spec}}, {ci[1]:{spec}}]"
 
 
 def _left(text: str, width: int) -> str:

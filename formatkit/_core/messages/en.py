@@ -713,6 +713,7 @@ MESSAGES.update(
         "report.judge_check.self": "self-consistency {rate}",
         "report.judge_check.length": "r(judge − human, length) {r}",
         "report.judge_check.corner": "judge \\ human",
+        "report.judge_check.position": "position bias: {flipped} of {pairs} flipped with the order ({rate}{rate_ci}), {first} toward the first position, {second} toward the second (lean {lean}{lean_ci})",
         "report.head.position": "#",
         "report.head.models_count": "models",
         "report.head.models": "in this tier",

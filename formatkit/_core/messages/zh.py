@@ -718,6 +718,7 @@ MESSAGES.update(
         "report.judge_check.self": "自洽率 {rate}",
         "report.judge_check.length": "r（裁判 − 人工，长度）{r}",
         "report.judge_check.corner": "裁判 \\ 人工",
+        "report.judge_check.position": "位置偏差：{pairs} 对中 {flipped} 对随顺序翻转（{rate}{rate_ci}），{first} 对偏向第一位，{second} 对偏向第二位（倾向 {lean}{lean_ci}）",
         "report.head.position": "序号",
         "report.head.models_count": "模型数",
         "report.head.models": "本层模型",

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from formatkit._lazy import lazy_getattr
 
 _EXPORTS = {
+    "judge_calibration": "scoring._judge_check.calibrate",
+    "DEFAULT_MIN_KAPPA": "scoring._report.figures.calibration",
     "AUTO": "scoring._metrics.registry",
     "metric_names": "scoring._metrics.registry",
     "CHARS_PER_TOKEN": "scoring._runner.estimate",
@@ -36,6 +38,7 @@ _EXPORTS = {
 __all__ = [
     "AUTO",
     "CHARS_PER_TOKEN",
+    "DEFAULT_MIN_KAPPA",
     "MESSAGE_OVERHEAD",
     "SAMPLE_FORMATS",
     "DryRunPlan",
@@ -43,6 +46,7 @@ __all__ = [
     "check_base_url",
     "clean_api_key",
     "journal_path",
+    "judge_calibration",
     "judge_summary_lines",
     "make_progress",
     "metric_names",
@@ -62,9 +66,11 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from scoring._client.http import clean_api_key
     from scoring._client.url import check_base_url, public_url
+    from scoring._judge_check.calibrate import judge_calibration
     from scoring._judges import summary_lines as judge_summary_lines
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
+    from scoring._report.figures.calibration import DEFAULT_MIN_KAPPA
     from scoring._report.render.leaderboard import terminal_width
     from scoring._runner.estimate import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
     from scoring._runner.job import DryRunPlan, RunJob

@@ -66,6 +66,19 @@ def report(
     ),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
     lang: str | None = lang_option(),
+    human: Path | None = typer.Option(
+        None,
+        "--human",
+        help="Human labels (as judge-check takes: a jsonl of labels, or a reviewed sheet): each judged dataset "
+        "shows its judge's Cohen's κ with the labels beside its score.",
+        metavar="LABELS",
+    ),
+    min_kappa: float = typer.Option(
+        0.4,
+        "--min-kappa",
+        help="With --human: a judge whose κ is below this is uncalibrated; its datasets are marked and left "
+        "out of the ranking.",
+    ),
     *,
     grouping: ReportArgs,
     verdicts: VerdictArgs,
@@ -83,7 +96,7 @@ def report(
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
-        _report(paths, (mapping, grouping.dimensions), fmt, output, verdicts, lang)
+        _report(paths, (mapping, grouping.dimensions), fmt, output, verdicts, lang, (human, min_kappa))
 
 
 #: What an output's extension says it holds: ``-o compare.xlsx`` without ``--format`` is a workbook, never the
@@ -117,16 +130,25 @@ def _report(
     output: Path | None,
     verdicts: VerdictArgs,
     lang: str | None,
+    checked: tuple[Path | None, float] = (None, 0.4),
 ) -> None:
     from formatkit.messages import locale_lang
     from scoring import collect_results
-    from scoring._cli_support import SAMPLE_FORMATS
+    from scoring._cli_support import SAMPLE_FORMATS, judge_calibration
     from scoring.report import render_report, save_report
 
     mapping, source = dimensions
+    human, min_kappa = checked
     with exits("report"):
+        calibration = None
+        if human is not None:
+            calibration = judge_calibration(paths, paths_or_fail([str(human)])[0], min_kappa=min_kappa)
         collected = collect_results(
-            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
+            paths,
+            dimensions=mapping,
+            samples=fmt.value in SAMPLE_FORMATS,
+            void_as_zero=verdicts.void_as_zero,
+            calibration=calibration,
         )
     for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
         typer.echo(say(f"report.{repeat.how}", lang, path=repeat.path, first=repeat.first), err=True)

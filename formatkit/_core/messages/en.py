@@ -729,6 +729,13 @@ MESSAGES.update(
         "report.note.order": "order: {above} rates above {below} (Bradley–Terry), but {below}'s overall is higher by {gap} points",
         "report.note.order_more": "order: {n} more neighbours in the ranking whose overall scores order them the other way (the JSON's order_disagreements lists them all)",
         "report.note.order_why": "why the leaderboard and the ranking can differ: the overall is the mean of the dimensions (each dimension weighs the same, whatever its number of questions); the rating counts every question of every set as one battle, so a large set weighs more; neither is wrong, they weigh the sets differently",
+        "report.note.judge_kappa": "judge {judge}: Cohen's κ with people {kappa}{ci} on {n} labelled response(s): {status}",
+        "report.note.judge_calibrated": "calibrated (κ ≥ {min_kappa})",
+        "report.note.judge_uncalibrated": "UNCALIBRATED (κ below {min_kappa}, or not defined): its datasets are left out of the ranking",
+        "report.note.judge_unchecked": "NOT CHECKED (no label met its verdicts): uncalibrated, its datasets are left out of the ranking",
+        "report.note.dataset_kappa": "{dataset}: judged by {judge}, κ {kappa}{ci} on {n} label(s){ranked}",
+        "report.note.left_out": "; left out of the ranking",
+        "report.note.ranking_without": "the ranking (ratings, tiers, pairs) leaves out the datasets of uncalibrated judges: {datasets}",
         "report.note.first_only": "paired differences: with {n} models, each model against the first ({first}) only; the pairs table holds every pair",
     }
 )

@@ -734,6 +734,13 @@ MESSAGES.update(
         "report.note.order": "顺序：按 Bradley–Terry 评分 {above} 高于 {below}，但 {below} 的总分高出 {gap} 分",
         "report.note.order_more": "顺序：排名中还有 {n} 对相邻模型的总分顺序与此相反（JSON 的 order_disagreements 全部列出）",
         "report.note.order_why": "排行榜与排名为何不同：总分是各维度的平均（每个维度权重相同，不论题目多少）；评分把每个数据集的每道题都算作一场比较，所以题多的数据集权重更大；两者都没有错，只是对数据集的加权不同",
+        "report.note.judge_kappa": "裁判 {judge}：与人工的 Cohen's κ {kappa}{ci}，基于 {n} 条有标注的回答：{status}",
+        "report.note.judge_calibrated": "已校准（κ ≥ {min_kappa}）",
+        "report.note.judge_uncalibrated": "未校准（κ 低于 {min_kappa} 或无法计算）：其数据集不计入排名",
+        "report.note.judge_unchecked": "未检验（没有标注对上其判分）：视为未校准，其数据集不计入排名",
+        "report.note.dataset_kappa": "{dataset}：由 {judge} 评判，κ {kappa}{ci}，基于 {n} 条标注{ranked}",
+        "report.note.left_out": "；不计入排名",
+        "report.note.ranking_without": "排名（评分、层级、成对比较）不含未校准裁判的数据集：{datasets}",
         "report.note.first_only": "配对差值：共有 {n} 个模型，只列出每个模型与第一个模型（{first}）的比较；模型对表包含所有模型对",
     }
 )

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 from formatkit._lazy import lazy_getattr
 
 _EXPORTS = {
-    "judge_calibration": "scoring._judge_check.calibrate",
-    "DEFAULT_MIN_KAPPA": "scoring._report.figures.calibration",
+    "judge_calibration": "scoring._judge_check.check",
     "AUTO": "scoring._metrics.registry",
     "metric_names": "scoring._metrics.registry",
     "CHARS_PER_TOKEN": "scoring._runner.estimate",
@@ -38,7 +37,6 @@ _EXPORTS = {
 __all__ = [
     "AUTO",
     "CHARS_PER_TOKEN",
-    "DEFAULT_MIN_KAPPA",
     "MESSAGE_OVERHEAD",
     "SAMPLE_FORMATS",
     "DryRunPlan",
@@ -66,11 +64,10 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from scoring._client.http import clean_api_key
     from scoring._client.url import check_base_url, public_url
-    from scoring._judge_check.calibrate import judge_calibration
+    from scoring._judge_check.check import judge_calibration
     from scoring._judges import summary_lines as judge_summary_lines
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
-    from scoring._report.figures.calibration import DEFAULT_MIN_KAPPA
     from scoring._report.render.leaderboard import terminal_width
     from scoring._runner.estimate import CHARS_PER_TOKEN, MESSAGE_OVERHEAD
     from scoring._runner.job import DryRunPlan, RunJob

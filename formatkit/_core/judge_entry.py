@@ -270,17 +270,11 @@ def disagreement(entry: Mapping[str, Any] | None) -> bool | None:
 
 
 def order_values(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:
-    """A comparison judged in both orders: its value for the model (+1 … −1) when the model's response was
-    shown first, and when it was shown second; None when either order has no value. The first above the
-    second: the judge leaned toward the first position; below: toward the second."""
-    values: dict[str, float] = {}
-    for order in judge_orders(entry):
-        value, name = order.get("value"), order.get("order")
-        if isinstance(value, int | float) and not isinstance(value, bool) and isinstance(name, str):
-            values[name] = float(value)
-    if "model_first" not in values or "model_second" not in values:
-        return None
-    return values["model_first"], values["model_second"]
+    """A comparison's value for the model (+1 … −1) shown first, and shown second (the first higher: the judge
+    leaned toward the first position); None unless both orders have a value."""
+    values = {o.get("order"): o.get("value") for o in judge_orders(entry)}
+    pair = values.get("model_first"), values.get("model_second")
+    return cast(tuple[float, float], pair) if all(isinstance(v, int | float) for v in pair) else None
 
 
 def against_of(entry: Mapping[str, Any] | None) -> str | None:

@@ -50,6 +50,9 @@ Exit codes: 0 report written; 2 bad usage, an unreadable path, or a line that is
 """
 
 
+_HUMAN = "Labels as judge-check takes: each judged dataset shows its judge's κ; an uncalibrated one's are unranked."
+
+
 class ReportFormat(str, Enum):
     text = "text"
     json = "json"
@@ -66,19 +69,8 @@ def report(
     ),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
     lang: str | None = lang_option(),
-    human: Path | None = typer.Option(
-        None,
-        "--human",
-        help="Human labels (as judge-check takes: a jsonl of labels, or a reviewed sheet): each judged dataset "
-        "shows its judge's Cohen's κ with the labels beside its score.",
-        metavar="LABELS",
-    ),
-    min_kappa: float = typer.Option(
-        0.4,
-        "--min-kappa",
-        help="With --human: a judge whose κ is below this is uncalibrated; its datasets are marked and left "
-        "out of the ranking.",
-    ),
+    human: Path | None = typer.Option(None, "--human", help=_HUMAN, metavar="LABELS"),
+    min_kappa: float = typer.Option(0.4, "--min-kappa", help="With --human: below it a judge is uncalibrated."),
     *,
     grouping: ReportArgs,
     verdicts: VerdictArgs,
@@ -140,15 +132,13 @@ def _report(
     mapping, source = dimensions
     human, min_kappa = checked
     with exits("report"):
-        calibration = None
-        if human is not None:
-            calibration = judge_calibration(paths, paths_or_fail([str(human)])[0], min_kappa=min_kappa)
+        checks = (
+            {"calibration": judge_calibration(paths, paths_or_fail([str(human)])[0], min_kappa=min_kappa)}
+            if human
+            else {}
+        )
         collected = collect_results(
-            paths,
-            dimensions=mapping,
-            samples=fmt.value in SAMPLE_FORMATS,
-            void_as_zero=verdicts.void_as_zero,
-            calibration=calibration,
+            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero, **checks
         )
     for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
         typer.echo(say(f"report.{repeat.how}", lang, path=repeat.path, first=repeat.first), err=True)

@@ -10,10 +10,8 @@ weights κ is Cohen's (1960, 1968); with two labels and unweighted, it equals th
 any statistics package gives. The 95 % interval resamples the pairs (percentile bootstrap, seeded: the
 same data give the same interval); so do the intervals of the length correlation and of position bias.
 
-Position bias (:func:`position_bias`): of the comparisons asked in both orders, the share whose two orders
-disagree (flip), and toward which side each flip leaned: the first position (the model's response scored
-higher when shown first) or the second; ``lean`` is (toward first − toward second) / pairs, from −1 (always
-the second) to +1 (always the first), 0 without a side preferred.
+Position bias: of the comparisons asked in both orders, the share that flip, and toward which side (the first
+position: the model's response did better shown first); lean = (toward first − toward second) / pairs.
 """
 
 from __future__ import annotations
@@ -21,11 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Agreement", "Label", "PositionBias", "Weights", "agreement", "cohen_kappa", "pearson", "position_bias"]
+__all__ = ["Agreement", "Label", "Weights", "agreement", "cohen_kappa", "pearson", "position_bias"]
 
 Label = float | str
 Weights = Literal["quadratic", "none"]
@@ -51,56 +49,25 @@ class Agreement:
     length_correlation_ci: tuple[float, float] | None = None
 
 
-@dataclass(frozen=True)
-class PositionBias:
-    """What :func:`position_bias` measured on ``n`` comparisons asked in both orders."""
-
-    n: int
-    flipped: int
-    toward_first: int
-    toward_second: int
-    flip_rate: float
-    flip_rate_ci: tuple[float, float] | None
-    #: (toward first − toward second) / n: +1 always the first position, −1 always the second.
-    lean: float
-    lean_ci: tuple[float, float] | None
-
-
 def _interval(values: Sequence[float]) -> tuple[float, float] | None:
-    """The 95 % percentile interval of bootstrap ``values`` (None: none)."""
-    if not values:
-        return None
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
+    return None if not len(values) else (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
 
 
-def position_bias(
-    flips: Sequence[bool], sides: Sequence[int], *, seed: int = 0, resamples: int = 1000
-) -> PositionBias | None:
-    """Position bias of comparisons asked in both orders: ``flips`` whether each one's orders disagreed,
-    ``sides`` the side it leaned to (+1 the first position, −1 the second, 0 neither or not known); the
-    flip rate and the lean with their bootstrap intervals (``resamples`` seeded with ``seed``). None
-    without a comparison asked in both orders."""
+def position_bias(flips: Sequence[bool], sides: Sequence[float], *, seed: int = 0, resamples: int = 1000) -> Any:
+    """``flips``: each comparison's orders disagreed; ``sides``: it leaned to the first position (+1) or the second
+    (−1): counts, ``flip_rate`` and ``lean`` with their bootstrap intervals, for JSON; None: no comparison."""
     n = len(flips)
     if n == 0:
         return None
     flip = np.asarray(flips, dtype=float)
-    side = np.asarray(sides, dtype=float) * flip
-    flip_ci = lean_ci = None
-    if n > 1:
-        draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-        flip_ci = _interval(list(flip[draws].mean(axis=1)))
-        lean_ci = _interval(list(side[draws].mean(axis=1)))
-    return PositionBias(
-        n=n,
-        flipped=int(flip.sum()),
-        toward_first=int((side > 0).sum()),
-        toward_second=int((side < 0).sum()),
-        flip_rate=float(flip.mean()),
-        flip_rate_ci=flip_ci,
-        lean=float(side.mean()),
-        lean_ci=lean_ci,
-    )
+    side = np.sign(np.asarray(sides, dtype=float)) * flip
+    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    out: dict[str, Any] = {"pairs": n, "flipped": int(flip.sum())}
+    out |= {"toward_first": int((side > 0).sum()), "toward_second": int((side < 0).sum())}
+    for key, values in (("flip_rate", flip), ("lean", side)):
+        ci = _interval(values[draws].mean(axis=1)) if n > 1 else None
+        out |= {key: round(float(values.mean()), 4), f"{key}_ci": None if ci is None else [round(v, 4) for v in ci]}
+    return out
 
 
 def _categories(labels: Sequence[Label]) -> list[Label]:
@@ -215,8 +182,7 @@ def agreement(
     if lengths is not None:
         errors = [_signed(x) - _signed(y) for x, y in zip(judge, human, strict=True)]
         correlation = pearson(errors, lengths)
-        if correlation is not None:
-            correlation_ci = _correlation_interval(errors, lengths, seed, resamples)
+        correlation_ci = None if correlation is None else _correlation_interval(errors, lengths, seed, resamples)
     return Agreement(
         n=n,
         agreement=sum(x == y for x, y in zip(a, b, strict=True)) / n if n else None,
@@ -229,15 +195,11 @@ def agreement(
     )
 
 
-def _correlation_interval(
-    xs: Sequence[float], ys: Sequence[int], seed: int, resamples: int
-) -> tuple[float, float] | None:
-    """The 95 % bootstrap interval of Pearson's r of ``xs`` and ``ys`` (the pairs resampled; a resample
-    where either side does not vary is left out)."""
+def _correlation_interval(xs: Sequence[float], ys: Sequence[int], seed: int, resamples: int) -> Any:
+    """The 95 % bootstrap interval of Pearson's r of ``xs`` and ``ys`` (a resample not varying: left out)."""
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
     draws = np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))
     dx = x[draws] - x[draws].mean(axis=1, keepdims=True)
     dy = y[draws] - y[draws].mean(axis=1, keepdims=True)
     den = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
-    keep = den > 0
-    return _interval(list((dx * dy).sum(axis=1)[keep] / den[keep]))
+    return _interval(list((dx * dy).sum(axis=1)[den > 0] / den[den > 0]))

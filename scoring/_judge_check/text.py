@@ -39,30 +39,17 @@ def _line(stats: Mapping[str, Any], lang: str) -> str:
         parts.append(say("judge_check.length", lang, r=r))
     bias = stats.get("position_bias")
     if bias:
-        parts.append(
-            say(
-                "judge_check.position",
-                lang,
-                flipped=bias["flipped"],
-                pairs=bias["pairs"],
-                rate=_pct(bias["flip_rate"]),
-                rate_ci=_interval(bias.get("flip_rate_ci"), "pct"),
-                first=bias["toward_first"],
-                second=bias["toward_second"],
-                lean=f"{bias['lean']:+.2f}",
-                lean_ci=_interval(bias.get("lean_ci"), "+.2f"),
-            )
-        )
+        rate, lean = _pct(bias["flip_rate"]) + _interval(bias["flip_rate_ci"], "pct"), f"{bias['lean']:+.2f}"
+        words = {"first": bias["toward_first"], "second": bias["toward_second"], "rate": rate, "rate_ci": ""}
+        words |= {"lean": lean + _interval(bias["lean_ci"], "+.2f"), "lean_ci": ""}
+        parts.append(say("judge_check.position", lang, flipped=bias["flipped"], pairs=bias["pairs"], **words))
     return say("cell.parts_sep", lang).join(parts)
 
 
 def _interval(ci: Any, spec: str) -> str:
     """`` [low, high]`` of an interval (``pct``: as percentages), or nothing without one."""
-    if not ci or ci[0] is None or ci[1] is None:
-        return ""
-    if spec == "pct":
-        return f" [{_pct(ci[0])}, {_pct(ci[1])}]"
-    return f" [{ci[0]:{spec}}, {ci[1]:{spec}}]"
+    shown = [] if not ci or None in ci else [_pct(v) if spec == "pct" else format(v, spec) for v in ci]
+    return f" [{shown[0]}, {shown[1]}]" if shown else ""
 
 
 def _left(text: str, width: int) -> str:

@@ -77,8 +77,7 @@ def collect_results(
     of models; ``samples`` keeps the per-sample rows of the HTML browser too; ``void_as_zero`` counts a
     void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean. A file
     given twice (another spelling, a link, a copy) is read once; ``repeats`` of the result lists the others.
-    ``calibration`` (``report --human``: the judges checked against people) puts each judged dataset's κ
-    beside its score and leaves an uncalibrated judge's datasets out of the ranking."""
+    ``calibration``: the judges' κ with people (``report --human``), an uncalibrated one's datasets unranked."""
     files, repeats = distinct_files([os.fspath(path) for path in paths])
     aggregator = ModelsAggregator(void_as_zero=void_as_zero)
     collector = SampleCollector() if samples else None

@@ -1,26 +1,19 @@
-"""Whether the judges of a report were checked against people (``report --human LABELS``): each judge's
-Cohen's κ with the labels (and its 95 % bootstrap interval), overall and per judged dataset, as
-``judge-check`` computes it (:mod:`scoring._judge_check`).
-
-A judge whose κ is below ``min_kappa`` (or not defined) is *uncalibrated*: its datasets keep their scores,
-marked, but are left out of the ranking (the ratings, the tiers and the pair tests); a dataset judged by
-a judge no label reached says it was not checked.
-"""
+"""``report --human``: each judge's κ with people (95 % interval), overall and per judged dataset, as ``judge-check``
+computes it. A judge below ``min_kappa``, or with no κ, is uncalibrated: its datasets leave the ranking."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_MIN_KAPPA", "Calibration", "JudgeKappa"]
+from scoring._report.words import DEFAULT_LANG, say
 
-#: ``--min-kappa``'s default: below it a judge agrees with people only "fairly" (Landis & Koch 1977).
-DEFAULT_MIN_KAPPA = 0.4
+__all__ = ["Calibration", "JudgeKappa", "calibration_notes"]
 
 
 @dataclass(frozen=True)
 class JudgeKappa:
-    """One judge's κ with the labels on ``n`` pairs (overall, or on one dataset)."""
+    """One judge's κ with the labels on ``n`` pairs (overall, or on one dataset; n 0: not checked)."""
 
     judge: str
     n: int
@@ -28,8 +21,13 @@ class JudgeKappa:
     kappa_ci: tuple[float, float] | None
 
     def to_dict(self) -> dict[str, Any]:
-        ci = None if self.kappa_ci is None else [round(self.kappa_ci[0], 4), round(self.kappa_ci[1], 4)]
+        ci = None if self.kappa_ci is None else [round(v, 4) for v in self.kappa_ci]
         return {"judge": self.judge, "n": self.n, "kappa": _round(self.kappa), "kappa_ci": ci}
+
+    def words(self) -> tuple[str, str]:
+        """κ and its interval as the notes print them (rounded as the JSON first: the same figures)."""
+        ci = "" if self.kappa_ci is None else " [{:.3f}, {:.3f}]".format(*(round(v, 4) for v in self.kappa_ci))
+        return ("–" if self.kappa is None else f"{round(self.kappa, 4):.3f}"), ci
 
 
 def _round(value: float | None) -> float | None:
@@ -38,52 +36,47 @@ def _round(value: float | None) -> float | None:
 
 @dataclass
 class Calibration:
-    """The judges' κ (overall) and each judged dataset's (its judge's κ on that dataset)."""
+    """Each judge's κ overall (``judges``) and each judged dataset's, its judge's on it (``datasets``)."""
 
     min_kappa: float
-    #: judge → its κ over every label it met.
     judges: dict[str, JudgeKappa] = field(default_factory=dict)
-    #: dataset → its judge's κ on it (the judge named; n 0: no label reached it).
     datasets: dict[str, JudgeKappa] = field(default_factory=dict)
-    #: how many labels were read, and how many could not be used (matching no record, off the scale...).
-    labels: int = 0
-    unused: int = 0
 
     def calibrated(self, judge: str) -> bool:
-        """The judge's κ is at least ``min_kappa`` (False: below it, or not defined, or never checked)."""
         found = self.judges.get(judge)
         return found is not None and found.kappa is not None and found.kappa >= self.min_kappa
 
     @property
-    def uncalibrated(self) -> list[str]:
-        """The judges below ``min_kappa`` (or with no κ), in the order named."""
-        return [name for name in self.judges if not self.calibrated(name)]
-
-    @property
-    def excluded(self) -> frozenset[str]:
-        """The datasets left out of the ranking: those an uncalibrated judge judged."""
+    def excluded(self) -> frozenset[str]:  # left out of the ranking: an uncalibrated judge's datasets
         return frozenset(name for name, found in self.datasets.items() if not self.calibrated(found.judge))
 
     def dataset_dict(self, name: str) -> dict[str, Any] | None:
-        """A dataset's ``judge_kappa`` in the JSON report: its judge's κ on it, the judge's overall κ, and
-        whether it is ``calibrated`` (and so ranked)."""
-        found = self.datasets.get(name)
-        if found is None:
+        """A dataset's ``judge_kappa``: its judge's κ on it, the judge's overall, ``calibrated`` and ``ranked``."""
+        if (found := self.datasets.get(name)) is None:
             return None
-        overall = self.judges.get(found.judge)
-        return {
-            **found.to_dict(),
-            "judge_overall": overall.to_dict() if overall is not None else None,
-            "calibrated": self.calibrated(found.judge),
-            "ranked": name not in self.excluded,
-        }
+        out = {**found.to_dict(), "judge_overall": self.judges[found.judge].to_dict()}
+        return out | {"calibrated": self.calibrated(found.judge), "ranked": name not in self.excluded}
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "min_kappa": self.min_kappa,
-            "labels": self.labels,
-            "unused_labels": self.unused,
-            "judges": {name: {**k.to_dict(), "calibrated": self.calibrated(name)} for name, k in self.judges.items()},
-            "uncalibrated": self.uncalibrated,
-            "left_out_of_ranking": sorted(self.excluded),
-        }
+        judges = {name: {**k.to_dict(), "calibrated": self.calibrated(name)} for name, k in self.judges.items()}
+        out = {"min_kappa": self.min_kappa, "judges": judges, "left_out_of_ranking": sorted(self.excluded)}
+        return out | {"uncalibrated": [name for name in self.judges if not self.calibrated(name)]}
+
+
+def calibration_notes(calibration: Calibration | None, lang: str = DEFAULT_LANG) -> list[str]:
+    """The notes (text, md, html, xlsx): each judge's κ, calibrated or not, each dataset's, those unranked."""
+    if calibration is None:
+        return []
+    out, limit, excluded = [], f"{calibration.min_kappa:g}", calibration.excluded
+    for name, found in calibration.judges.items():
+        how = "calibrated" if calibration.calibrated(name) else "unchecked" if found.n == 0 else "uncalibrated"
+        kappa, ci = found.words()
+        out.append(say(f"note.judge_{how}", lang, judge=name, kappa=kappa, ci=ci, n=found.n, min_kappa=limit))
+    for dataset, found in calibration.datasets.items():
+        kappa, ci = found.words()
+        ranked = say("note.left_out", lang) if dataset in excluded else ""
+        words = {"dataset": dataset, "judge": found.judge, "kappa": kappa, "ci": ci, "n": found.n, "ranked": ranked}
+        out.append(say("note.dataset_kappa", lang, **words))
+    if excluded:
+        out.append(say("note.ranking_without", lang, datasets=", ".join(sorted(excluded))))
+    return out

@@ -138,17 +138,12 @@ class Comparison:
         return out
 
     def _add_calibration(self, out: ComparisonSummary) -> None:
-        """``judge_calibration`` (each judge's κ, the uncalibrated ones, the datasets left out of the ranking)
-        and beside each judged dataset's scores its ``judge_kappa``."""
-        if self.calibration is None:
-            return
-        summary = cast(dict[str, Any], out)
-        summary["judge_calibration"] = self.calibration.to_dict()
-        for datasets in [summary["datasets"], *(model["datasets"] for model in summary["models"].values())]:
-            for name, stats in datasets.items():
-                found = self.calibration.dataset_dict(name)
-                if found is not None:
-                    stats["judge_kappa"] = found
+        """``judge_calibration`` and beside each judged dataset's scores its ``judge_kappa`` (``report --human``)."""
+        if self.calibration is not None:
+            cast(dict[str, Any], out)["judge_calibration"] = self.calibration.to_dict()
+            for datasets in [out["datasets"], *(model["datasets"] for model in out["models"].values())]:
+                for name, stats in datasets.items():
+                    cast(dict[str, Any], stats)["judge_kappa"] = self.calibration.dataset_dict(name)
 
     def _add_many_models(self, out: ComparisonSummary) -> None:
         """``ratings`` (model → rating and interval, on the logit scale), ``rating_anchors`` (the reference
@@ -211,31 +206,21 @@ class ModelsAggregator:
         models = {name: agg.finish(dimensions) for name, agg in self.by_model.items()}
         comparison = Comparison(models, compare(models), calibration=calibration)
         opponents = {key: resolve_opponent(label, self.files) for key, label in self.opponents.items() if label}
-        excluded = calibration.excluded if calibration is not None else frozenset()
-        add_many_models(comparison, opponents, excluded)
+        add_many_models(comparison, opponents, calibration.excluded if calibration is not None else frozenset())
         return comparison
 
 
 def _without(agg: Aggregate, excluded: frozenset[str]) -> Aggregate:
     """``agg`` without the datasets ``excluded`` (a dimension left with none dropped)."""
-    if not excluded.intersection(agg.datasets):
-        return agg
     datasets = {name: stats for name, stats in agg.datasets.items() if name not in excluded}
-    dimensions = {}
-    for name, dim in agg.dimensions.items():
-        kept = [n for n in dim.datasets if n not in excluded]
-        if kept:
-            dimensions[name] = replace(dim, datasets=kept)
-    return replace(agg, datasets=datasets, dimensions=dimensions)
+    kept = {name: [n for n in dim.datasets if n not in excluded] for name, dim in agg.dimensions.items()}
+    dimensions = {name: replace(dim, datasets=kept[name]) for name, dim in agg.dimensions.items() if kept[name]}
+    return replace(agg, datasets=datasets, dimensions=dimensions) if excluded else agg
 
 
-def add_many_models(
-    comparison: Comparison,
-    opponents: Mapping[tuple[str, str], str] | None = None,
-    excluded: frozenset[str] = frozenset(),
-) -> None:
+def add_many_models(comparison: Comparison, opponents: Any = None, excluded: frozenset[str] = frozenset()) -> None:
     """The pair tests, the ratings and each dataset's power, for two models or more, without the datasets
-    ``excluded`` (those an uncalibrated judge judged)."""
+    ``excluded`` (an uncalibrated judge's; ``opponents``: each (model, pairwise dataset)'s)."""
     if len(comparison.models) < 2:
         return
     ranked = {name: _without(agg, excluded) for name, agg in comparison.models.items()}

@@ -17,9 +17,9 @@ import orjson
 
 from formatkit._core.issue_parts import escape_controls
 from scoring._report.figures.aggregate import Aggregate, DatasetStats
+from scoring._report.figures.calibration import calibration_notes
 from scoring._report.figures.intervals import SMALL_N, Interval
 from scoring._report.figures.models import ALL_PAIRS_UP_TO, Comparison, Difference, interval_note
-from scoring._report.render.calibration import calibration_notes
 from scoring._report.render.overrides import override_note
 from scoring._report.render.panel import panel_notes
 from scoring._report.render.standings import standings_notes, standings_tables

@@ -101,7 +101,7 @@ def eval_command(
     judge.check_together()
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")
-    sets = paths_or_fail(sets)
+    sets = paths_or_fail(sets, lang=lang)
     dimensions = report.mapping()
 
     from formatkit.messages import locale_lang

@@ -84,7 +84,7 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
-    paths = paths_or_fail(paths)
+    paths = paths_or_fail(paths, lang=lang)
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))

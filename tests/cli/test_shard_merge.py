@@ -252,3 +252,37 @@ def test_parts_that_name_the_input_differently_still_merge(
         return out
 
     assert unplaced(merged) == unplaced(whole)
+
+
+def test_merge_refuses_a_part_whose_records_are_out_of_input_order(
+    split: tuple[Path, list[Path], Path], tmp_path: Path
+) -> None:
+    # #39: a part with two records swapped was merged "in input order" with them out of order; the records
+    # say where they were read (meta.source line), so the part is refused, naming both records
+    _, parts, _ = split
+    lines = parts[0].read_bytes().splitlines(keepends=True)
+    parts[0].write_bytes(b"".join([lines[0], lines[2], lines[1], *lines[3:]]))
+    result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 1, result.output
+    assert "part1.jsonl (part 1/3): record 3 (line 4 of" in result.stderr
+    assert "comes after record 2 (line 7)" in result.stderr and "not in input order" in result.stderr
+    assert not (tmp_path / "m.jsonl").exists()
+    zh = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"), "--lang", "zh")
+    assert zh.exit_code == 1 and "不是输入顺序" in zh.stderr
+
+
+def test_merge_says_when_it_could_not_check_the_order(split: tuple[Path, list[Path], Path], tmp_path: Path) -> None:
+    # records that carry no source line cannot be checked: merge does not claim "in input order" for them
+    _, parts, whole = split
+    for part in parts:
+        out = []
+        for line in part.read_bytes().splitlines():
+            record = orjson.loads(line)
+            record["meta"].pop("source")
+            out.append(orjson.dumps(record))
+        part.write_bytes(b"\n".join(out) + b"\n")
+    result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert "in input order" not in result.stderr
+    assert "11 of them carry no source line or row" in result.stderr
+    assert len(records(tmp_path / "m.jsonl")) == len(records(whole))

@@ -453,6 +453,8 @@ MESSAGES: dict[str, str] = {
     "shape_record_unfit.not_a_choice": "The reference \"{reference}\" is neither an option's letter nor an option's text; the {shape} shape needs the letter of the right option.",
     "unknown_custom_id": 'custom_id "{custom_id}" names no pending turn of {set}: the reply belongs to another set or batch. Read it into the set the batch file was written from.',
     "unknown_custom_id.twice": 'custom_id "{custom_id}" was answered on an earlier line already; a batch file has one reply per request.',
+    "batch_other_model": 'The reply names model "{model}", but the request asked for "{requested}": it is recorded under "{model}", the model that answered. Check the batch ran on the model you meant before comparing it.',
+    "batch_other_model.batch": 'The reply names model "{model}", but the reply on line {line} named "{first}": it is recorded under "{model}", the model that answered, so this batch\'s replies count as two models\' answers. Check the batch ran on one model.',
     "ui.shapes.wrote": "wrote {records} records as {shape} to {output} ({lines} lines)",
     "ui.batch.read": "{replies} replies read into {records} records; {errors} came back as errors; {pending} turn(s) still pending",
     # --- an exported sheet people sorted, filtered or trimmed (its row_key column) ---------------------

@@ -386,6 +386,8 @@ MESSAGES: dict[str, str] = {
     "shape_record_unfit.not_a_choice": "参考答案“{reference}”既不是选项字母，也不是某个选项的原文；{shape} 格式需要正确选项的字母。",
     "unknown_custom_id": "custom_id“{custom_id}”不对应 {set} 中任何待生成的轮次：这条回复属于另一个数据集或另一批次。请读入写出该批次文件的那个数据集。",
     "unknown_custom_id.twice": "custom_id“{custom_id}”在前面的行中已经有回复；批次文件中每个请求只有一条回复。",
+    "batch_other_model": "该回复写的模型是“{model}”，但请求的是“{requested}”：它按回答它的模型“{model}”记录。比较之前，请确认该批次用的是你想要的模型。",
+    "batch_other_model.batch": "该回复写的模型是“{model}”，但第 {line} 行的回复写的是“{first}”：它按回答它的模型“{model}”记录，因此这一批次的回复会算作两个模型的回答。请确认该批次只用了一个模型。",
     "ui.shapes.wrote": "已把 {records} 条记录以 {shape} 格式写入 {output}（{lines} 行）",
     "ui.batch.read": "已把 {replies} 条回复读入 {records} 条记录；其中 {errors} 条是错误；还有 {pending} 个轮次待生成",
     # --- 每个代码的一句话概要 -----------------------------------------------------------------------------
@@ -460,6 +462,7 @@ MESSAGES: dict[str, str] = {
     "summary.shape_field_lost": "另一工具的格式无法保存记录中的某个字段：该字段不会写出。",
     "summary.shape_record_unfit": "某条记录完全无法写成另一工具的格式。",
     "summary.unknown_custom_id": "一条批次回复不对应所读入数据集中的任何待生成轮次。",
+    "summary.batch_other_model": "一条批次回复所写的模型与请求或同批其他回复的模型不同。",
     # --- 被排序、筛选或删减过的导出表格（row_key 列）---------------------------------------------------
     "rows_missing": "导出时写入的 {count} 条记录不在表格中（row_key 记录 {records}）：它们的行已被删除，不会被读取。请重新导出结果，或把这些行放回，以保留它们。",
     "rows_missing.turns": "记录 {record} 的 {turns} 轮中少了 {count} 轮（row_key 轮次 {lost}；剩下第 {rows} 行）：它的对话会缺少这些轮次，已不是被评分时的对话。请把这些行放回，或重新导出结果。",

@@ -31,6 +31,7 @@ _EXPORTS = {
     "SAMPLE_FORMATS": "scoring._pipeline.report_file",
     "judge_summary_lines": "scoring._judges:summary_lines",
     "terminal_width": "scoring._report.render.leaderboard",
+    "repeated_judge": "scoring._judges.panel_file",
 }
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "metric_names",
     "plan_file",
     "public_url",
+    "repeated_judge",
     "safe_command",
     "terminal_width",
 ]
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from scoring._client.http import clean_api_key
     from scoring._client.url import check_base_url, public_url
     from scoring._judges import summary_lines as judge_summary_lines
+    from scoring._judges.panel_file import repeated_judge
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
     from scoring._report.render.leaderboard import terminal_width

@@ -14,7 +14,9 @@ order. Merge does not read the input: it places a part's i-th record at the inpu
 i-th record has (part K of N: K+(i-1)*N), so the order the parts hold their records is checked where the
 records say where they were read (``meta.source``: the same file and sheet, a line or row that must grow
 within a part); a part whose records step back is refused, naming the two records, rather than written out
-of order. Records that carry no line or row cannot be checked; the outcome counts them and the command says
+of order. That holds when another part's records do follow the order they were read in; when every part
+steps back, the input itself is not in that order (a sorted or assembled file) and nothing can be checked.
+Records that carry no line or row cannot be checked either; the outcome says both, and the command says
 so instead of "in input order". Then the output is written atomically, record by record
 from the parts in turn (memory stays flat), each line as the part holds it, so the merge of the parts of
 a run is byte for byte what one unsharded run writes. The merged file's run record lists the parts'.
@@ -79,6 +81,9 @@ class MergeOutcome:
     run_record: RunRecord = field(default_factory=RunRecord)
     #: Records whose order could not be checked: they carry no ``meta.source`` line or row.
     unchecked: int = 0
+    #: False when every part's records step back in ``meta.source``: the input is not in the order its
+    #: records were read from (a sorted or assembled file), so no order could be checked.
+    order_checked: bool = True
 
 
 def resolve_part(given: str | os.PathLike[str]) -> Part:
@@ -139,8 +144,16 @@ def _place(record: RecordDict) -> tuple[tuple[str, str], int] | None:
     return (str(source.get("file")), str(source.get("sheet", ""))), where
 
 
+@dataclass
+class Order:
+    """What a part's records say of their order: the first step back, and whether any two were compared."""
+
+    problem: Msg | None = None
+    compared: bool = False
+
+
 def _count(
-    part: Part, seen: set[bytes] | None, again: list[Again], order: list[Msg] | None = None
+    part: Part, seen: set[bytes] | None, again: list[Again], order: Order | None = None
 ) -> tuple[int, Msg | None]:
     """The part's record count, and a problem when a line is not a JSON record; with ``seen`` (the
     identities of the records read so far, one 16-byte digest each), a record met before, in this part
@@ -160,24 +173,23 @@ def _count(
                 again.append(Again(part, number, key, _session(data)))
                 continue  # said as doubled, not also as out of order
             seen.add(key)
-        if order is not None and (place := _place(data)) is not None:
+        if order is not None and order.problem is None and (place := _place(data)) is not None:
             source, where = place
             before = last.get(source)
+            order.compared = order.compared or before is not None
             if before is not None and where < before[0]:
                 assert part.shard is not None
-                order.append(
-                    Msg(
-                        "ui.merge.problem.out_of_order",
-                        part=part.name,
-                        label=part.shard.label,
-                        number=number,
-                        line=where,
-                        file=source[0],
-                        earlier=before[1],
-                        earlier_line=before[0],
-                    )
+                order.problem = Msg(
+                    "ui.merge.problem.out_of_order",
+                    part=part.name,
+                    label=part.shard.label,
+                    number=number,
+                    line=where,
+                    file=source[0],
+                    earlier=before[1],
+                    earlier_line=before[0],
                 )
-                order = None  # one per part: the rest follow from it
+                # one per part: the rest follow from it
             else:
                 last[source] = (where, number)
     return count, None
@@ -246,7 +258,7 @@ def _session(record: RecordDict) -> str:
     return orjson.dumps(record.get("session_id")).decode()
 
 
-def _check(parts: list[Part]) -> list[Msg]:
+def _check(parts: list[Part], order_unknown: list[bool]) -> list[Msg]:
     problems = [problem for part in parts if (problem := _read_shard(part)) is not None]
     if problems:
         return problems
@@ -290,13 +302,13 @@ def _check(parts: list[Part]) -> list[Msg]:
         problems.append(Msg("ui.merge.problem.missing_parts", missing=", ".join(missing), count=count))
     seen: set[bytes] = set()
     again: list[Again] = []
+    orders: dict[int, Order] = {}
     for part in parts:
         assert part.shard is not None
         # a part given twice is said above: its records are not each said again
         check = seen if by_index[part.shard.index][0] is part else None
-        order: list[Msg] = []
+        order = orders[id(part)] = Order()
         actual, problem = _count(part, check, again, order)
-        problems += order
         if problem is not None:
             problems.append(problem)
         elif actual != part.expected:
@@ -314,6 +326,14 @@ def _check(parts: list[Part]) -> list[Msg]:
                     how=how,
                 )
             )
+    # A part steps back while another holds its records in the order they were read: that part is out of
+    # input order. When every part that could be checked steps back, the input itself is not in the order
+    # its records were read (a sorted or assembled file): nothing can be checked, and merge says so.
+    stepped = [order.problem for order in orders.values() if order.problem is not None]
+    if any(order.compared and order.problem is None for order in orders.values()):
+        problems += stepped
+    elif stepped:
+        order_unknown.append(True)
     if again:
         problems += _doubled([p for p in parts if p.shard is not None and by_index[p.shard.index][0] is p], again)
     return problems
@@ -332,7 +352,8 @@ def merge_parts(
     for part in resolved:
         if part.data.exists() and out.exists() and part.data.resolve() == out.resolve():
             raise MergeError([Msg("ui.merge.problem.output_is_part", part=part.name)])
-    problems = _check(resolved)
+    order_unknown: list[bool] = []
+    problems = _check(resolved, order_unknown)
     if problems:
         raise MergeError(problems)
     refuse_special(run_record_path(out))  # before OUT is written: a pipe there would stop it half done
@@ -361,4 +382,4 @@ def merge_parts(
         if all(value == values[0] for value in values) and values[0] is not None:
             run_record[key] = first[key]  # present: values[0] is its value
     write_run_record(run_record_path(out), run_record)
-    return MergeOutcome(out, total, by_index, run_record, unchecked)
+    return MergeOutcome(out, total, by_index, run_record, unchecked, not order_unknown)

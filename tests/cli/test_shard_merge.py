@@ -286,3 +286,30 @@ def test_merge_says_when_it_could_not_check_the_order(split: tuple[Path, list[Pa
     assert "in input order" not in result.stderr
     assert "11 of them carry no source line or row" in result.stderr
     assert len(records(tmp_path / "m.jsonl")) == len(records(whole))
+
+
+def test_an_input_not_in_the_order_its_records_were_read_merges_and_says_so(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    # a canonical file sorted after it was read keeps each record's meta.source: its lines step back in the
+    # input itself, in every part; that is not a part out of order, so merge writes it and says what it checked
+    lines = []
+    for i in range(8):
+        record = {
+            "session_id": i,
+            "messages": [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "reference_response": "r"}],
+            "meta": {"source": {"file": "orig.xlsx", "sheet": "S", "rows": [20 - i]}},
+        }
+        lines.append(orjson.dumps(record))
+    src = tmp_path / "sorted.jsonl"
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    whole = tmp_path / "whole.jsonl"
+    assert run(fake_openai, src, whole).exit_code == 0
+    parts = [tmp_path / f"p{k}.jsonl" for k in (1, 2)]
+    for k, part in enumerate(parts, 1):
+        assert run(fake_openai, src, part, "--shard", f"{k}/2").exit_code == 0
+    merged = tmp_path / "m.jsonl"
+    result = invoke("merge", *map(str, parts), "-o", str(merged))
+    assert result.exit_code == 0, result.output
+    assert "in input order" not in result.stderr and "could not be checked" in result.stderr
+    assert records(merged) == records(whole)

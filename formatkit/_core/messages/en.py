@@ -566,6 +566,7 @@ MESSAGES.update(
         "ui.export.why_infer_only": " (some target turns have no reference)",
         "ui.merge.merged": "merged {parts} parts into {output}: {records} records in input order",
         "ui.merge.merged_unchecked": "merged {parts} parts into {output}: {records} records, each part's records placed in the order the part holds them ({unchecked} of them carry no source line or row, so their input order was not checked)",
+        "ui.merge.merged_unordered": "merged {parts} parts into {output}: {records} records, each part's records placed in the order the part holds them (the records' source lines do not follow the input's own order in any part, so that order could not be checked)",
         "ui.api_key_cleaned": "formatkit {command}: warning: ${env}: {warning}",
         "ui.api_key_unset": "formatkit {command}: warning: --api-key-env {env}: that variable is not set (or empty); requests are sent without an API key",
         "ui.judge_panel.twice": "{file}: judge {again} is judge {first} again ({model} at {url}): a judge counts once in a panel (--judge-repeats asks each judge more than once); remove the second entry",

@@ -572,6 +572,7 @@ MESSAGES.update(
         "ui.export.why_infer_only": "：有的目标轮没有参考答案",
         "ui.merge.merged": "已把 {parts} 个部分合并到 {output}：{records} 条记录，按输入顺序",
         "ui.merge.merged_unchecked": "已把 {parts} 个部分合并到 {output}：{records} 条记录，每个部分的记录按其在该部分中的顺序安放（其中 {unchecked} 条没有来源行号，无法核对其输入顺序）",
+        "ui.merge.merged_unordered": "已把 {parts} 个部分合并到 {output}：{records} 条记录，每个部分的记录按其在该部分中的顺序安放（各部分记录的来源行号都与输入本身的顺序不一致，无法核对该顺序）",
         "ui.api_key_cleaned": "formatkit {command}：警告：${env}：{warning}",
         "ui.api_key_unset": "formatkit {command}：警告：--api-key-env {env}：该变量没有设置（或为空）；请求将不带 API 密钥发送",
         "ui.judge_panel.twice": "{file}：第 {again} 个评审就是第 {first} 个评审（{url} 上的 {model}）：一个评审在评审组中只计一次（--judge-repeats 可让每个评审评多次）；请删除第二个条目",

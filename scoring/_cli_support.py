@@ -32,6 +32,7 @@ _EXPORTS = {
     "SAMPLE_FORMATS": "scoring._pipeline.report_file",
     "judge_summary_lines": "scoring._judges:summary_lines",
     "terminal_width": "scoring._report.render.leaderboard",
+    "repeated_judge": "scoring._judges.panel_file",
 }
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "metric_names",
     "plan_file",
     "public_url",
+    "repeated_judge",
     "safe_command",
     "terminal_width",
 ]
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     from scoring._client.url import check_base_url, public_url
     from scoring._judge_check.check import judge_calibration
     from scoring._judges import summary_lines as judge_summary_lines
+    from scoring._judges.panel_file import repeated_judge
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
     from scoring._report.render.leaderboard import terminal_width

@@ -112,7 +112,9 @@ def eval_command(
     options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
-        judge_options = judge.judge_options(concurrency=endpoint.concurrency, max_retries=endpoint.max_retries)
+        judge_options = judge.judge_options(
+            command="eval", lang=lang, concurrency=endpoint.concurrency, max_retries=endpoint.max_retries
+        )
     settings = EvalOptions(
         judge=judge_options,
         limit=limit,

@@ -148,6 +148,8 @@ def score(
     if from_shape is not None and set_path is not None:
         path = _answered(path, set_path, output, lang)
     options = judge.judge_options(
+        command="score",
+        lang=lang,
         journal_path=journal_path(Path(output)),
         against=against,
         judge_fallback=judge_fallback,

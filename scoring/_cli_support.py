@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from formatkit._lazy import lazy_getattr
 
 _EXPORTS = {
+    "judge_calibration": "scoring._judge_check.check",
     "AUTO": "scoring._metrics.registry",
     "metric_names": "scoring._metrics.registry",
     "CHARS_PER_TOKEN": "scoring._runner.estimate",
@@ -31,6 +32,7 @@ _EXPORTS = {
     "SAMPLE_FORMATS": "scoring._pipeline.report_file",
     "judge_summary_lines": "scoring._judges:summary_lines",
     "terminal_width": "scoring._report.render.leaderboard",
+    "repeated_judge": "scoring._judges.panel_file",
 }
 
 __all__ = [
@@ -43,11 +45,13 @@ __all__ = [
     "check_base_url",
     "clean_api_key",
     "journal_path",
+    "judge_calibration",
     "judge_summary_lines",
     "make_progress",
     "metric_names",
     "plan_file",
     "public_url",
+    "repeated_judge",
     "safe_command",
     "terminal_width",
 ]
@@ -62,7 +66,9 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from scoring._client.http import clean_api_key
     from scoring._client.url import check_base_url, public_url
+    from scoring._judge_check.check import judge_calibration
     from scoring._judges import summary_lines as judge_summary_lines
+    from scoring._judges.panel_file import repeated_judge
     from scoring._metrics.registry import AUTO, metric_names
     from scoring._pipeline.report_file import SAMPLE_FORMATS
     from scoring._report.render.leaderboard import terminal_width

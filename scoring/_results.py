@@ -31,6 +31,7 @@ from formatkit._core.judge_entry import (
     judge_model,
     judge_scale,
     judge_status,
+    order_values,
     outcome_of,
     panel_seats,
     rationale_of,
@@ -191,6 +192,8 @@ class JudgeVerdict:
     repeats: tuple[float | str, ...] = ()
     #: A comparison judged in both orders: whether the two orders disagreed (None: not both orders).
     orders_disagree: bool | None = None
+    #: A comparison judged in both orders: its value for the model shown first, and shown second.
+    order_values: tuple[float, float] | None = None
     #: The verdict was given on another text than the response holds (``response_edited``,
     #: ``opponent_edited``): it says nothing of the present text. None: given on this text, or not known.
     stale: str | None = None
@@ -252,6 +255,7 @@ def _one(
         scale=None if versus else (judge_scale(entry) or scale or None),
         repeats=tuple(r for r in found if r is not None),
         orders_disagree=disagreement(entry),
+        order_values=order_values(entry),
     )
 
 

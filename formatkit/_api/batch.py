@@ -7,6 +7,12 @@ written into the response its ``custom_id`` names (:mod:`formatkit._rules.shapes
 ``error``). An earlier assistant turn answered this way becomes that turn's content, so the next batch
 asks the turn after it. A reply that names no pending turn of the set (another set, another batch, a
 second reply) is an error at its line of the results file, and nothing is written.
+
+A reply is recorded under the model it names (the model that answered). One that names another model
+than its request asked for (where the set says: a set read from the batch file itself carries each
+request's ``meta.model``; a dated snapshot of it, ``gpt-4o-2024-08-06`` for ``gpt-4o``, is the same
+model) or, where the set does not say, than the first reply of the batch named, is a warning at its line
+(``batch_other_model``): the replies are still read in, as they are what came back.
 """
 
 from __future__ import annotations
@@ -104,6 +110,7 @@ def read_batch(
     runs: list[_Run] = [run]
     counts = BatchCounts()
     answered: set[tuple[int, int, int]] = set()
+    first: tuple[str, int] | None = None  # the first reply's model and line (a batch runs on one model)
     for path in results:
         replies = _ResultsRun(path)
         runs.append(replies)  # type: ignore[arg-type]
@@ -122,6 +129,8 @@ def read_batch(
                 continue
             answered.add(where)
             position, index, sample = where
+            if reply.model is not None:
+                first = _check_model(reply, records[position], first, line, replies.sink)
             message_ = records[position]["messages"][index]
             responses = message_["responses"]
             responses[sample] = _fill(responses[sample], reply)
@@ -166,3 +175,26 @@ def _place(text: str, records: list[RecordDict]) -> tuple[int, int, int] | None:
 def _open(records: list[RecordDict], where: tuple[int, int, int]) -> bool:
     position, index, sample = where
     return is_open(records[position]["messages"][index]["responses"][sample])
+
+
+def _same_model(named: str, requested: str) -> bool:
+    """``named`` is ``requested`` or a dated snapshot of it (``gpt-4o-2024-08-06`` for ``gpt-4o``)."""
+    return named == requested or (named.startswith(requested + "-") and named[len(requested) + 1 :][:1].isdigit())
+
+
+def _check_model(
+    reply: BatchReply, record: RecordDict, first: tuple[str, int] | None, line: int, sink: IssueSink
+) -> tuple[str, int]:
+    """Warn at ``line`` when the reply names another model than its request (the set's ``meta.model``)
+    or, where the set does not say, than the batch's first reply; the first reply's model and line."""
+    assert reply.model is not None
+    meta = record.get("meta")
+    requested = meta.get("model") if isinstance(meta, dict) else None
+    if isinstance(requested, str) and requested:
+        if not _same_model(reply.model, requested):
+            message = Msg("batch_other_model", model=reply.model, requested=requested)
+            sink.add("batch_other_model", message, line=line, field="response.body.model")
+    elif first is not None and reply.model != first[0]:
+        message = Msg("batch_other_model.batch", model=reply.model, first=first[0], line=first[1])
+        sink.add("batch_other_model", message, line=line, field="response.body.model")
+    return first if first is not None else (reply.model, line)

@@ -39,11 +39,11 @@ def check_path(path: StrPath) -> Path:
     """The path as a Path, or UnreadablePathError when it is not a readable file (exit code 2)."""
     p = Path(path)
     if not p.exists():
-        raise UnreadablePathError(f"{path}: no such file")
+        raise UnreadablePathError(f"{path}: no such file", "path.missing", path=str(path))
     if p.is_dir():
-        raise UnreadablePathError(f"{path}: is a directory; name the files in it")
+        raise UnreadablePathError(f"{path}: is a directory; name the files in it", "path.directory", path=str(path))
     if not os.access(p, os.R_OK):
-        raise UnreadablePathError(f"{path}: permission denied")
+        raise UnreadablePathError(f"{path}: permission denied", "path.denied", path=str(path))
     return p
 
 

@@ -89,6 +89,7 @@ Code = Literal[
     "shape_field_lost",
     "shape_record_unfit",
     "unknown_custom_id",
+    "batch_other_model",
     "rows_missing",
     "invalid_row_key",
 ]
@@ -174,6 +175,10 @@ CODES: dict[Code, tuple[Severity, str]] = {
     "shape_field_lost": ("warning", "The other tool's shape cannot hold a field of the records: it is not written."),
     "shape_record_unfit": ("error", "A record cannot be written in the other tool's shape at all."),
     "unknown_custom_id": ("error", "A batch reply answers no pending turn of the set it is read into."),
+    "batch_other_model": (
+        "warning",
+        "A batch reply names another model than the request or the batch's other replies.",
+    ),
     # --- an exported sheet people sorted, filtered or trimmed (its row_key column) ---------------------
     "rows_missing": ("warning", "Rows export wrote (their row_key says so) are no longer in the sheet."),
     "invalid_row_key": ("warning", "A row_key is not one export writes, or repeats another's: sheet order is used."),

@@ -38,7 +38,13 @@ class FormatkitError(Exception):
 
 
 class UnreadablePathError(FormatkitError):
-    """The path cannot be read at all."""
+    """The path cannot be read at all. ``template``: the catalogue's ``ui.`` key saying so in any language
+    (the command line prints it in ``--lang``), ``fields`` its fields; None: only the English text."""
+
+    def __init__(self, text: str, template: str | None = None, **fields: str) -> None:
+        super().__init__(text)
+        self.template = template
+        self.fields = fields
 
 
 class InvalidFileError(FormatkitError):

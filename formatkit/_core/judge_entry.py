@@ -67,6 +67,7 @@ __all__ = [
     "judge_scale",
     "judge_status",
     "judge_usage",
+    "order_values",
     "orders_disagree",
     "outcome_of",
     "panel_seats",
@@ -266,6 +267,14 @@ def disagreement(entry: Mapping[str, Any] | None) -> bool | None:
     assert entry is not None
     disagree = entry.get("disagree")
     return disagree if isinstance(disagree, bool) else None
+
+
+def order_values(entry: Mapping[str, Any] | None) -> tuple[float, float] | None:
+    """A comparison's value for the model (+1 … −1) shown first, and shown second (the first higher: the judge
+    leaned toward the first position); None unless both orders have a value."""
+    values = {o.get("order"): o.get("value") for o in judge_orders(entry)}
+    pair = values.get("model_first"), values.get("model_second")
+    return cast(tuple[float, float], pair) if all(isinstance(v, int | float) for v in pair) else None
 
 
 def against_of(entry: Mapping[str, Any] | None) -> str | None:

@@ -8,6 +8,10 @@
   become ``_x000D_``, ``_x0007_`` … (which Excel, LibreOffice and calamine decode back), and text that
   already looks like ``_x0041_`` gets its underscore escaped (``_x005F_x0041_``) so it is not decoded.
 - A text over Excel's 32,767-character limit is cut with a visible marker.
+- Every sheet prints readably: landscape, fitted to one page wide (as many pages tall as it takes), the
+  header row repeated on every page.
+- A column may name its number format (:attr:`Sheet.formats`, e.g. :data:`P_VALUE_FORMAT` for p-values):
+  the cell keeps its number, only its display changes.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EXCEL_MAX_TEXT", "Fill", "Sheet", "display_width", "safe_text", "write_sheet"]
+__all__ = ["EXCEL_MAX_TEXT", "P_VALUE_FORMAT", "Fill", "Sheet", "display_width", "safe_text", "write_sheet"]
 
 EXCEL_MAX_TEXT = 32_767
 TRUNCATED = "…[truncated by formatkit]"
@@ -31,6 +35,9 @@ _LINE_HEIGHT, _MAX_HEIGHT = 15.0, 409.0
 #: Cell fills for scores: right, partial, wrong (light green, yellow, red).
 Fill = str
 FILLS: dict[str, str] = {"right": "C6EFCE", "partial": "FFEB9C", "wrong": "FFC7CE"}
+
+#: A p-value as people read it: four decimals, and "<0.0001" below that (the cell stays the number).
+P_VALUE_FORMAT = '[<0.0001]"<0.0001";0.0000'
 
 
 def safe_text(value: str) -> str:
@@ -56,6 +63,8 @@ class Sheet:
     fills: list[list[Fill | None]] = field(default_factory=list)
     #: Columns whose numbers show with two decimals.
     decimals: set[str] = field(default_factory=set)
+    #: Columns whose numbers show in a number format of their own (column name: Excel format).
+    formats: dict[str, str] = field(default_factory=dict)
 
 
 def _widths(sheet: Sheet) -> list[float]:
@@ -92,6 +101,7 @@ def write_sheet(workbook: Any, sheet: Sheet) -> None:
     for j, width in enumerate(widths, start=1):
         ws.column_dimensions[get_column_letter(j)].width = width
     ws.freeze_panes = "A2"
+    _print_setup(ws)
     last = get_column_letter(max(1, len(sheet.header)))
     ws.auto_filter.ref = f"A1:{last}{len(sheet.rows) + 1}"
     bold, wrap = Font(bold=True), Alignment(wrap_text=True, vertical="top")
@@ -105,6 +115,7 @@ def write_sheet(workbook: Any, sheet: Sheet) -> None:
         header.append(cell)
     ws.append(header)
     decimals = {j for j, name in enumerate(sheet.header) if name in sheet.decimals}
+    formats = {j: sheet.formats[name] for j, name in enumerate(sheet.header) if name in sheet.formats}
     for i, row in enumerate(sheet.rows):
         height = _height(row, widths)
         if height is not None:
@@ -119,10 +130,22 @@ def write_sheet(workbook: Any, sheet: Sheet) -> None:
             else:
                 cell = WriteOnlyCell(ws, value=value)
                 cell.alignment = top
-                if j in decimals and isinstance(value, float):
+                if j in formats and isinstance(value, int | float) and not isinstance(value, bool):
+                    cell.number_format = formats[j]
+                elif j in decimals and isinstance(value, float):
                     cell.number_format = "0.00"
             fill = row_fills[j] if j < len(row_fills) else None
             if fill in fills:
                 cell.fill = fills[fill]
             out.append(cell)
         ws.append(out)
+
+
+def _print_setup(ws: Any) -> None:
+    """Landscape, one page wide (any number tall), the header row on every page: a wide sheet printed
+    with Excel's defaults runs to one page per few columns per few rows."""
+    ws.page_setup.orientation = "landscape"
+    ws.page_setup.fitToWidth = 1
+    ws.page_setup.fitToHeight = 0  # as many pages tall as the rows take
+    ws.sheet_properties.pageSetUpPr.fitToPage = True
+    ws.print_title_rows = "1:1"

@@ -11,6 +11,8 @@ import importlib
 
 import typer
 
+from formatkit.cli._usage import UsageGroup
+
 __all__ = ["app"]
 
 app = typer.Typer(
@@ -20,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=UsageGroup,
 )
 
 

@@ -119,10 +119,16 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def fail_usage(message: str) -> NoReturn:
+def fail_usage(message: str, *, lang: str | None = None) -> NoReturn:
     """Bad usage or an unreadable path: one line on stderr, exit code 2 (a SystemExit, which typer and the
-    fast path both let through as the process's exit code)."""
-    echo(f"formatkit: error: {message}", err=True)
+    fast path both let through as the process's exit code). ``lang``: the language of the line's "error"
+    (None: English, as the messages given here without a language are)."""
+    if lang is None:
+        echo(f"formatkit: error: {message}", err=True)
+    else:
+        from formatkit.messages import ui
+
+        echo(ui("usage.error", lang, message=message), err=True)
     raise SystemExit(EXIT_USAGE)
 
 
@@ -150,10 +156,10 @@ def output_or_fail(output: str | os.PathLike[str]) -> None:
         fail_usage(f"{output}: is a directory; give -o the path of the file to write, not its folder")
 
 
-def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> list[str]:
-    """The paths, or exit 2 on the first that cannot be read. ``read_twice``: the command's name when it
-    reads its input more than once (validate first, then work): a named pipe, readable once, is refused
-    with what to do instead of being found empty the second time."""
+def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None, lang: str | None = None) -> list[str]:
+    """The paths, or exit 2 on the first that cannot be read (said in ``lang``; None: the locale's).
+    ``read_twice``: the command's name when it reads its input more than once (validate first, then work):
+    a named pipe, readable once, is refused with what to do instead of being found empty the second time."""
     import stat
 
     from formatkit._cli_support import check_path
@@ -163,7 +169,13 @@ def paths_or_fail(paths: Sequence[str], *, read_twice: str | None = None) -> lis
         try:
             check_path(path)
         except UnreadablePathError as exc:
-            fail_usage(str(exc))
+            if exc.template is None:
+                fail_usage(str(exc))
+            from formatkit.messages import escape_controls, locale_lang, ui
+
+            said = lang or locale_lang()
+            fields = {name: escape_controls(value) for name, value in exc.fields.items()}
+            fail_usage(ui(exc.template, said, **fields), lang=said)
         if read_twice is not None and not stat.S_ISREG(os.stat(path).st_mode):
             fail_usage(
                 f"{path}: is a pipe, not a file; `formatkit {read_twice}` reads its input twice (it checks it "

@@ -34,7 +34,7 @@ def run_convert(
     from formatkit.messages import locale_lang, ui
 
     terminate_cleanly()
-    paths = paths_or_fail(paths)
+    paths = paths_or_fail(paths, lang=lang)
     with exits("output", lang):  # a folder, a spreadsheet's name, an input: bad usage
         check_output(output, paths)
     with exits("convert", lang):  # a full disk, a folder that cannot be written: the machine's refusal

@@ -405,10 +405,12 @@ class JudgeArgs:
         if self.judge_panel is None and (not self.judge_base_url) != (not self.judge_model):
             fail_usage("--judge-base-url and --judge-model go together")
 
-    def judge_options(self, **more: Any) -> JudgeOptions:
-        """The library's options; ``more``: the command's own (concurrency, journal path, ...)."""
+    def judge_options(self, *, command: str = "score", lang: str | None = None, **more: Any) -> JudgeOptions:
+        """The library's options; ``more``: the command's own (concurrency, journal path, ...); a panel
+        file's judge whose ``api_key_env`` is not set is said on stderr in ``lang``, as ``command``'s."""
+        from formatkit.cli._failures import say
         from scoring import JudgeOptions, PanelJudge, read_panel
-        from scoring._cli_support import clean_api_key
+        from scoring._cli_support import clean_api_key, public_url, repeated_judge
         from scoring.errors import EndpointSetupError, JudgeSetupError
 
         for url in self.judge_base_url:  # what the judge's client would refuse, before anything is bought
@@ -426,6 +428,29 @@ class JudgeArgs:
                 fail_usage(str(exc))
         elif len(self.judge_model) > 1:
             panel = tuple(PanelJudge(model) for model in self.judge_model)
+        twice = repeated_judge(panel, run_url)
+        if twice is not None:
+            first, again = twice
+            judge = panel[again - 1]
+            url = public_url(judge.base_url or run_url or "")  # without credentials
+            if self.judge_panel is not None:
+                key, named = "judge_panel.twice", str(self.judge_panel)
+            else:
+                key, named = "judge_model.twice", ""
+            fail_usage(say(key, lang, file=named, first=first, again=again, model=judge.model, url=url))
+        if self.judge_panel is not None:
+            for n, judge in enumerate(panel, 1):
+                if judge.api_key_env and not os.environ.get(judge.api_key_env):
+                    warning = say(
+                        "judge_panel.key_unset",
+                        lang,
+                        command=command,
+                        file=str(self.judge_panel),
+                        number=n,
+                        model=judge.model,
+                        env=judge.api_key_env,
+                    )
+                    typer.echo(warning, err=True)
         if self.judge_aggregate not in ("mean", "median", "majority"):
             fail_usage(f"--judge-aggregate {self.judge_aggregate!r}: expected mean, median or majority")
         # what the judges' clients would refuse, before anything is bought

@@ -88,7 +88,7 @@ def run_shapes(paths: Sequence[str], output: str, request: ShapeRequest, *, lang
     from formatkit.messages import locale_lang, ui
 
     terminate_cleanly()
-    paths = paths_or_fail(paths)
+    paths = paths_or_fail(paths, lang=lang)
     to, set_path = request.to, request.set_path
     check_shape(to, "--to", "write")
     check_shape(request.from_shape, "--from", "read")
@@ -112,7 +112,7 @@ def run_shapes(paths: Sequence[str], output: str, request: ShapeRequest, *, lang
             outcome = written
             done = ui("shapes.wrote", said, records=written.records, shape=to, output=output, lines=written.lines)
         elif set_path is not None:
-            (set_path,) = paths_or_fail([set_path])
+            (set_path,) = paths_or_fail([set_path], lang=lang)
             read = read_batch(paths, set_path, output, mode=mode, profile=profile, sheet=sheet)
             outcome, counts = read, read.counts
             done = ui(

@@ -33,7 +33,7 @@ def run_validate(
         from formatkit.cli._shapes import check_shape
 
         check_shape(from_shape, "--from", "read")
-    outcome = check_files(paths_or_fail(paths), mode=mode, profile=profile, sheet=sheet, shape=from_shape)
+    outcome = check_files(paths_or_fail(paths, lang=lang), mode=mode, profile=profile, sheet=sheet, shape=from_shape)
     if as_json:
         from formatkit.messages import locale_lang
 

@@ -77,7 +77,7 @@ def eval_command(
     profile: ProfileOption | None = typer.Option(
         None,
         "--profile",
-        help="Upload limits, or none (default: platform; none with --shard, as a part is run, not uploaded).",
+        help="Upload limits to check the sets against (default: none, as a set is run, not uploaded).",
         show_default=False,
     ),
     lang: str | None = lang_option(),
@@ -93,15 +93,15 @@ def eval_command(
 ) -> None:
     part = parse_shard(shard)
     bill.check()
-    # the platform's upload limits (1,000 rows a file) say what may be uploaded, and a shard's set is run, not
-    # uploaded: a set of any size can be split over machines without --profile none
-    limits: Profile = profile.value if profile is not None else ("none" if part is not None else "platform")
+    # the platform's upload limits (10 files, 1,000 rows a file) say what may be uploaded; an eval runs the sets,
+    # whole or sharded, and uploads nothing: no limit unless --profile platform asks to check them too (#39)
+    limits: Profile = profile.value if profile is not None else "none"
     defaults = requests.defaults()
     endpoint.check()
     judge.check_together()
     if directory.exists() and not directory.is_dir():
         fail_usage(f"-o {directory}: not a directory")
-    sets = paths_or_fail(sets)
+    sets = paths_or_fail(sets, lang=lang)
     dimensions = report.mapping()
 
     from formatkit.messages import locale_lang
@@ -112,7 +112,9 @@ def eval_command(
     options = endpoint.endpoint_options("eval", lang)
     judge_options = None
     if judge.given:
-        judge_options = judge.judge_options(concurrency=endpoint.concurrency, max_retries=endpoint.max_retries)
+        judge_options = judge.judge_options(
+            command="eval", lang=lang, concurrency=endpoint.concurrency, max_retries=endpoint.max_retries
+        )
     settings = EvalOptions(
         judge=judge_options,
         limit=limit,

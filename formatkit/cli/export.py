@@ -63,7 +63,7 @@ def export(
 
     if not output.lower().endswith(".xlsx"):
         fail_usage(f"{output}: export writes .xlsx files")
-    [source] = paths_or_fail([path], read_twice="export")
+    [source] = paths_or_fail([path], read_twice="export", lang=lang)
     output_or_fail(output)
     modes = (mode.value,) if mode is not None else _AUTO_ORDER
     for chosen in modes:

@@ -41,7 +41,7 @@ def fix(
 
     terminate_cleanly()
     language = lang or locale_lang()
-    [source] = paths_or_fail([path])
+    [source] = paths_or_fail([path], lang=lang)
     with exits("fix", language, why=lambda exc: exc.why.render(language)):
         result = fix_file(source, output, dry_run=dry_run, mode=mode.value, profile=profile.value)
     if as_json:

@@ -54,7 +54,7 @@ def judge_check(
     from scoring import judge_check as check
     from scoring.report import render_judge_check
 
-    scored, human = paths_or_fail([scored, human])
+    scored, human = paths_or_fail([scored, human], lang=lang)
     shown = lang or locale_lang()
     with exits("judge-check", lang):
         outcome = check(scored, human, seed=seed, skip_bad_labels=skip_bad_labels, raise_bad_labels=False)

@@ -14,8 +14,9 @@ _HELP = """Put the outputs of `run --shard K/N` (or `eval --shard K/N` directori
 
 Each PART is an output of `run --shard K/N` with its run record beside it (OUT.jsonl.run.json), a file
 `score` wrote from one (it carries the record along), or a directory `eval --shard K/N` wrote (its
-scored.jsonl with run.json). The records are written in the order of the input the parts were run on:
-the same records, in the same order, as one run without --shard. OUT gets its own run record
+scored.jsonl with run.json). Part K's i-th record is written at input position K+(i-1)*N: the same
+records, in the same order, as one run without --shard. A part whose records are out of input order
+(their meta.source line or row steps back while another part's do not) is refused. OUT gets its own run record
 (OUT.run.json) listing the parts'.
 
 Nothing is written unless the parts make the whole input exactly once: every part 1/N to N/N given once,
@@ -43,7 +44,9 @@ def merge(
     refused = {"count": len(parts), "problems": lambda exc: "".join(f"\n  {_said(p, lang)}" for p in exc.messages)}
     with exits("merge", lang, **refused):  # the output or its run record cannot be written: a full disk, a pipe
         outcome = merge_parts(parts, output, command=recorded_command(ctx))
-    typer.echo(say("merge.merged", lang, outcome, parts=len(outcome.parts)), err=True)
+    said = "merge.merged_unordered" if not outcome.order_checked else "merge.merged"
+    said = "merge.merged_unchecked" if outcome.order_checked and outcome.unchecked else said
+    typer.echo(say(said, lang, outcome, parts=len(outcome.parts)), err=True)
     raise typer.Exit(EXIT_OK)
 
 

@@ -50,6 +50,9 @@ Exit codes: 0 report written; 2 bad usage, an unreadable path, or a line that is
 """
 
 
+_HUMAN = "Labels as judge-check takes: each judged dataset shows its judge's κ; an uncalibrated one's are unranked."
+
+
 class ReportFormat(str, Enum):
     text = "text"
     json = "json"
@@ -66,6 +69,8 @@ def report(
     ),
     output: Path | None = typer.Option(None, "-o", "--output", help="Write the report here instead of stdout."),
     lang: str | None = lang_option(),
+    human: Path | None = typer.Option(None, "--human", help=_HUMAN, metavar="LABELS"),
+    min_kappa: float = typer.Option(0.4, "--min-kappa", help="With --human: below it a judge is uncalibrated."),
     *,
     grouping: ReportArgs,
     verdicts: VerdictArgs,
@@ -79,11 +84,11 @@ def report(
     if output is not None:
         output_or_fail(output)
     mapping = grouping.mapping()
-    paths = paths_or_fail(paths)
+    paths = paths_or_fail(paths, lang=lang)
     with contextlib.ExitStack() as stack:
         if output is not None:  # one writer per output, held while the results are read
             stack.enter_context(output_lock(output))
-        _report(paths, (mapping, grouping.dimensions), fmt, output, verdicts, lang)
+        _report(paths, (mapping, grouping.dimensions), fmt, output, verdicts, lang, (human, min_kappa))
 
 
 #: What an output's extension says it holds: ``-o compare.xlsx`` without ``--format`` is a workbook, never the
@@ -117,16 +122,23 @@ def _report(
     output: Path | None,
     verdicts: VerdictArgs,
     lang: str | None,
+    checked: tuple[Path | None, float] = (None, 0.4),
 ) -> None:
     from formatkit.messages import locale_lang
     from scoring import collect_results
-    from scoring._cli_support import SAMPLE_FORMATS
+    from scoring._cli_support import SAMPLE_FORMATS, judge_calibration
     from scoring.report import render_report, save_report
 
     mapping, source = dimensions
+    human, min_kappa = checked
     with exits("report"):
+        checks = (
+            {"calibration": judge_calibration(paths, paths_or_fail([str(human)])[0], min_kappa=min_kappa)}
+            if human
+            else {}
+        )
         collected = collect_results(
-            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero
+            paths, dimensions=mapping, samples=fmt.value in SAMPLE_FORMATS, void_as_zero=verdicts.void_as_zero, **checks
         )
     for repeat in collected.repeats:  # a file given twice is read once (scoring.distinct_files)
         typer.echo(say(f"report.{repeat.how}", lang, path=repeat.path, first=repeat.first), err=True)

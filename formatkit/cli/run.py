@@ -148,7 +148,7 @@ def run(
         fail_usage("--estimate and --dry-run each say what a run would send: give one of them")
     defaults = requests.defaults()
     endpoint.check()
-    paths_or_fail([source], read_twice="run")
+    paths_or_fail([source], read_twice="run", lang=lang)
     if Path(source).resolve() == output.resolve():
         fail_usage("OUT must not be IN: the input is read again at the end to write the output")
 

@@ -134,7 +134,7 @@ def score(
     from scoring._cli_support import journal_path, make_progress
 
     terminate_cleanly()  # SIGTERM unwinds like Ctrl-C: no temporary output is left behind
-    (path,) = paths_or_fail([path], read_twice="score")
+    (path,) = paths_or_fail([path], read_twice="score", lang=lang)
     output_or_fail(output)
     spec = METRICS.get(metric)
     if judge_fallback and (spec is None or spec.judge_fallback is None):  # the table names each rule's judge
@@ -148,6 +148,8 @@ def score(
     if from_shape is not None and set_path is not None:
         path = _answered(path, set_path, output, lang)
     options = judge.judge_options(
+        command="score",
+        lang=lang,
         journal_path=journal_path(Path(output)),
         against=against,
         judge_fallback=judge_fallback,
@@ -198,7 +200,7 @@ def _answered(results: str, set_path: str, output: Path, lang: str | None) -> st
     from formatkit import read_batch
     from formatkit.cli._printing import print_report
 
-    (set_path,) = paths_or_fail([set_path])
+    (set_path,) = paths_or_fail([set_path], lang=lang)
     answered = output.with_name(f"{output.stem}.answered.jsonl")
     with exits("convert", lang):
         read = read_batch([results], set_path, answered, mode="infer-eval", profile="none")

@@ -97,7 +97,7 @@ class _Refused(Exception):
         self.status, self.reason, self.headers, self.params = status, reason, headers, params
 
 
-_FILES_BODY: dict[str, Any] = {
+_FILES_BODY: dict[str, object] = {
     "requestBody": {
         "required": True,
         "content": {
@@ -117,15 +117,15 @@ _FILES_BODY: dict[str, Any] = {
         },
     }
 }
-_ONE_FILE_BODY: dict[str, Any] = json.loads(json.dumps(_FILES_BODY))
-_ONE_FILE_BODY["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["file"] = {
+_ONE_FILE_BODY: dict[str, object] = json.loads(json.dumps(_FILES_BODY))
+_ONE_FILE_BODY["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["file"] = {  # type: ignore[index]
     "type": "string",
     "format": "binary",
     "description": "The file to repair; its filename names it in the answer.",
 }
 
 
-def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def _errors(*statuses: int) -> dict[int | str, dict[str, object]]:
     words = {
         400: "Not a multipart upload of files, a malformed one, or a query value the API does not take.",
         401: "The server asks for a token (--token-env) and the request has no `Authorization: Bearer` with it.",

@@ -43,14 +43,21 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
 
 
-def preview_document(upload: Upload, sheet: str | None = None) -> dict[str, Any]:
+def preview_document(upload: Upload, sheet: str | None = None) -> dict[str, object]:
     """The preview of one received upload: ``kind`` ``table`` (``sheet``, ``columns``, ``rows`` of
     ``{"row", "cells"}``), ``lines`` (``rows`` of ``{"line", "text"}``) or None with the ``reason``; ``total``
     the rows or lines the file has (``rows`` holds at most :data:`MAX_ROWS` of them)."""
     from formatkit.errors import UnreadablePathError
     from formatkit.files import sheet_rows
 
-    document: dict[str, Any] = {"file": upload.name, "kind": None, "sheet": None, "columns": [], "rows": [], "total": 0}
+    document: dict[str, object] = {
+        "file": upload.name,
+        "kind": None,
+        "sheet": None,
+        "columns": [],
+        "rows": [],
+        "total": 0,
+    }
     if upload.path.suffix.lower() == ".jsonl":
         return {**document, **_lines(upload.path)}
     try:
@@ -70,7 +77,7 @@ def preview_document(upload: Upload, sheet: str | None = None) -> dict[str, Any]
     }
 
 
-def _lines(path: Path) -> dict[str, Any]:
+def _lines(path: Path) -> dict[str, object]:
     with path.open("rb") as handle:
         data = handle.read(_MAX_LINE_BYTES)
     text = data.decode("utf-8", "replace").removeprefix("\ufeff")

@@ -8,7 +8,10 @@ scale (0–2, 1–10) use quadratic weights (``w = (a − b)² / (max − min)²
 a far one); categories (pairwise win/tie/loss) are unweighted (``w = 1`` off the diagonal). With these
 weights κ is Cohen's (1960, 1968); with two labels and unweighted, it equals the two raters' Cohen's κ
 any statistics package gives. The 95 % interval resamples the pairs (percentile bootstrap, seeded: the
-same data give the same interval).
+same data give the same interval); so do the intervals of the length correlation and of position bias.
+
+Position bias: of the comparisons asked in both orders, the share that flip, and toward which side (the first
+position: the model's response did better shown first); lean = (toward first − toward second) / pairs.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-__all__ = ["Agreement", "Label", "Weights", "agreement", "cohen_kappa", "pearson"]
+__all__ = ["Agreement", "Label", "Weights", "agreement", "cohen_kappa", "pearson", "position_bias"]
 
 Label = float | str
 Weights = Literal["quadratic", "none"]
@@ -42,6 +45,29 @@ class Agreement:
     confusion: dict[str, dict[str, int]]
     #: Pearson's r of (judge − human) with the answer's length in characters (None: not defined).
     length_correlation: float | None
+    #: Its 95 % bootstrap interval (None: not defined).
+    length_correlation_ci: tuple[float, float] | None = None
+
+
+def _interval(values: Sequence[float]) -> tuple[float, float] | None:
+    return None if not len(values) else (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
+
+
+def position_bias(flips: Sequence[bool], sides: Sequence[float], *, seed: int = 0, resamples: int = 1000) -> Any:
+    """``flips``: each comparison's orders disagreed; ``sides``: it leaned to the first position (+1) or the second
+    (−1): counts, ``flip_rate`` and ``lean`` with their bootstrap intervals, for JSON; None: no comparison."""
+    n = len(flips)
+    if n == 0:
+        return None
+    flip = np.asarray(flips, dtype=float)
+    side = np.sign(np.asarray(sides, dtype=float)) * flip
+    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    out: dict[str, Any] = {"pairs": n, "flipped": int(flip.sum())}
+    out |= {"toward_first": int((side > 0).sum()), "toward_second": int((side < 0).sum())}
+    for key, values in (("flip_rate", flip), ("lean", side)):
+        ci = _interval(values[draws].mean(axis=1)) if n > 1 else None
+        out |= {key: round(float(values.mean()), 4), f"{key}_ci": None if ci is None else [round(v, 4) for v in ci]}
+    return out
 
 
 def _categories(labels: Sequence[Label]) -> list[Label]:
@@ -145,18 +171,18 @@ def agreement(
             value = _kappa_of(np.bincount(row, minlength=k * k).reshape(k, k).astype(float), w)
             if value is not None:
                 values.append(value)
-        if values:
-            low, high = np.percentile(values, [2.5, 97.5])
-            interval = (float(low), float(high))
+        interval = _interval(values)
     counts = _matrix(a, b, k)
     confusion = {
         _text(categories[i]): {_text(categories[j]): int(counts[i, j]) for j in range(k) if counts[i, j]}
         for i in range(k)
         if counts[i].any()
     }
-    correlation = None
+    correlation = correlation_ci = None
     if lengths is not None:
-        correlation = pearson([_signed(x) - _signed(y) for x, y in zip(judge, human, strict=True)], lengths)
+        errors = [_signed(x) - _signed(y) for x, y in zip(judge, human, strict=True)]
+        correlation = pearson(errors, lengths)
+        correlation_ci = None if correlation is None else _correlation_interval(errors, lengths, seed, resamples)
     return Agreement(
         n=n,
         agreement=sum(x == y for x, y in zip(a, b, strict=True)) / n if n else None,
@@ -165,4 +191,15 @@ def agreement(
         weights=weights,
         confusion=confusion,
         length_correlation=correlation,
+        length_correlation_ci=correlation_ci,
     )
+
+
+def _correlation_interval(xs: Sequence[float], ys: Sequence[int], seed: int, resamples: int) -> Any:
+    """The 95 % bootstrap interval of Pearson's r of ``xs`` and ``ys`` (a resample not varying: left out)."""
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(x), size=(resamples, len(x)))
+    dx = x[draws] - x[draws].mean(axis=1, keepdims=True)
+    dy = y[draws] - y[draws].mean(axis=1, keepdims=True)
+    den = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    return _interval(list((dx * dy).sum(axis=1)[den > 0] / den[den > 0]))

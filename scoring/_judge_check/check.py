@@ -36,11 +36,12 @@ from formatkit._core.judge_entry import stale_verdict_of
 from formatkit._core.messages import Msg
 from formatkit._core.record import RecordDict, target_responses
 from scoring._errors import BadLabelsError, ResultsFileError
-from scoring._judge_check.agreement import Agreement, Label, Weights, agreement
+from scoring._judge_check.agreement import Agreement, Label, Weights, agreement, position_bias
 from scoring._judges.scale import parse_scale
+from scoring._report.figures.calibration import Calibration, JudgeKappa
 from scoring._results import JudgeVerdict, compares, dataset_of, judge_verdicts, read_results, results_lines
 
-__all__ = ["JudgeCheck", "JudgeStats", "judge_check"]
+__all__ = ["JudgeCheck", "JudgeStats", "judge_calibration", "judge_check"]
 
 StrPath = str | os.PathLike[str]
 
@@ -57,6 +58,7 @@ class JudgeStats:
     swap_consistency: float | None
     self_consistency: float | None
     by_dataset: dict[str, JudgeStats] = field(default_factory=dict)
+    position_bias: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         a = self.overall
@@ -72,6 +74,8 @@ class JudgeStats:
             "swap_consistency": _round(self.swap_consistency),
             "self_consistency": _round(self.self_consistency),
             "length_correlation": _round(a.length_correlation),
+            "length_correlation_ci": [_round(v) for v in a.length_correlation_ci] if a.length_correlation_ci else None,
+            "position_bias": self.position_bias,
         }
         if self.by_dataset:
             out["by_dataset"] = {name: stats.to_dict() for name, stats in self.by_dataset.items()}
@@ -231,6 +235,7 @@ class _Pairs:
     lengths: list[int] = field(default_factory=list)
     void: int = 0
     swaps: list[bool] = field(default_factory=list)
+    sides: list[float] = field(default_factory=list)
     repeats: list[bool] = field(default_factory=list)
     kind: str = ""
 
@@ -244,6 +249,8 @@ class _Pairs:
         self.lengths.append(length)
         if verdict.orders_disagree is not None:
             self.swaps.append(not verdict.orders_disagree)
+            first, second = verdict.order_values or (0.0, 0.0)  # the side it leaned to: first − second
+            self.sides.append(first - second)
         if len(verdict.repeats) > 1:
             self.repeats.append(len(set(verdict.repeats)) == 1)
 
@@ -252,7 +259,8 @@ class _Pairs:
         measured = agreement(self.judge, self.human, self.lengths, weights=weights, seed=seed, resamples=resamples)
         swap = sum(self.swaps) / len(self.swaps) if self.swaps else None
         self_consistency = sum(self.repeats) / len(self.repeats) if self.repeats else None
-        return JudgeStats(name, measured, self.void, swap, self_consistency)
+        bias = position_bias([not same for same in self.swaps], self.sides, seed=seed, resamples=resamples)
+        return JudgeStats(name, measured, self.void, swap, self_consistency, position_bias=bias)
 
 
 def judge_check(
@@ -376,3 +384,27 @@ def _paired(usable: list[_Usable]) -> tuple[dict[str, _Pairs], dict[str, dict[st
             overall.setdefault(verdict.judge, _Pairs()).add(verdict, value, length)
             per_dataset.setdefault(verdict.judge, {}).setdefault(dataset, _Pairs()).add(verdict, value, length)
     return overall, per_dataset, stale
+
+
+def judge_calibration(paths: list[str], human: StrPath, *, min_kappa: float = 0.4) -> Calibration:
+    """``report --human``: each file's judges checked against ``human`` (bad labels left out), a judge's κ where
+    most labels met it, a dataset's its judge's there; a judged dataset no label reached: n 0 (not checked)."""
+    out = Calibration(min_kappa)
+    for path in paths:
+        check = judge_check(path, human, skip_bad_labels=True)
+        for name, stats in check.judges.items():
+            if name not in out.judges or stats.overall.n > out.judges[name].n:
+                out.judges[name] = _kappa(stats)
+                if stats is check.headline:
+                    out.datasets.update({dataset: _kappa(part) for dataset, part in stats.by_dataset.items()})
+        for record in read_results(path):
+            responses = target_responses(record)
+            verdicts = judge_verdicts(responses[0], record) if responses else []
+            if verdicts and dataset_of(record, Path(path).stem) not in out.datasets:
+                out.datasets[dataset_of(record, Path(path).stem)] = JudgeKappa(verdicts[-1].judge, 0, None, None)
+                out.judges.setdefault(verdicts[-1].judge, JudgeKappa(verdicts[-1].judge, 0, None, None))
+    return out
+
+
+def _kappa(stats: JudgeStats) -> JudgeKappa:
+    return JudgeKappa(stats.judge, stats.overall.n, stats.overall.kappa, stats.overall.kappa_ci)

@@ -35,8 +35,21 @@ def _line(stats: Mapping[str, Any], lang: str) -> str:
     if stats.get("self_consistency") is not None:
         parts.append(say("judge_check.self", lang, rate=_pct(stats["self_consistency"])))
     if stats.get("length_correlation") is not None:
-        parts.append(say("judge_check.length", lang, r=f"{stats['length_correlation']:+.2f}"))
+        r = f"{stats['length_correlation']:+.2f}{_interval(stats.get('length_correlation_ci'), '+.2f')}"
+        parts.append(say("judge_check.length", lang, r=r))
+    bias = stats.get("position_bias")
+    if bias:
+        rate, lean = _pct(bias["flip_rate"]) + _interval(bias["flip_rate_ci"], "pct"), f"{bias['lean']:+.2f}"
+        words = {"first": bias["toward_first"], "second": bias["toward_second"], "rate": rate, "rate_ci": ""}
+        words |= {"lean": lean + _interval(bias["lean_ci"], "+.2f"), "lean_ci": ""}
+        parts.append(say("judge_check.position", lang, flipped=bias["flipped"], pairs=bias["pairs"], **words))
     return say("cell.parts_sep", lang).join(parts)
+
+
+def _interval(ci: Any, spec: str) -> str:
+    """`` [low, high]`` of an interval (``pct``: as percentages), or nothing without one."""
+    shown = [] if not ci or None in ci else [_pct(v) if spec == "pct" else format(v, spec) for v in ci]
+    return f" [{shown[0]}, {shown[1]}]" if shown else ""
 
 
 def _left(text: str, width: int) -> str:

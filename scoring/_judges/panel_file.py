@@ -7,6 +7,13 @@ The file is JSON (an array of objects, or ``{"judges": [...]}``) or jsonl (one o
 
 ``model`` is required; ``base_url`` and ``api_key_env`` default to ``--judge-base-url`` and
 ``--judge-api-key-env``. The order is the panel's: with ``--judge-escalate`` the first judge decides.
+
+A judge is its model at its endpoint: one listed twice (the same model at the same ``base_url``, the
+default endpoint standing for a missing one) would count its verdict twice in every aggregate, so the
+panel is refused naming both entries (:func:`repeated_judge`; ``--judge-repeats`` asks a judge more
+than once, and says so). The same model at two endpoints is two judges (replicas of one judge go in
+``--judge-base-url`` instead). An ``api_key_env`` that is not set sends that judge's requests without a key;
+the command says so, naming the judge, as ``--api-key-env`` does for ``run``.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import orjson
 from scoring._errors import JudgeSetupError
 from scoring._judges.options import PanelJudge
 
-__all__ = ["read_panel"]
+__all__ = ["read_panel", "repeated_judge"]
 
 _KEYS = frozenset({"model", "base_url", "api_key_env"})
 
@@ -66,3 +73,16 @@ def _judge(where: Path, n: int, entry: Any) -> PanelJudge:
         if key in entry and not isinstance(entry[key], str):
             raise JudgeSetupError(f'{where}: judge {n}: "{key}" must be text')
     return PanelJudge(entry["model"].strip(), entry.get("base_url"), entry.get("api_key_env"))
+
+
+def repeated_judge(panel: tuple[PanelJudge, ...], default_url: str | None) -> tuple[int, int] | None:
+    """The first judge (1-based) that is an earlier one again, and that earlier one: the same model at the
+    same endpoint (a missing ``base_url`` is ``default_url``; a trailing ``/`` does not count)."""
+    seen: dict[tuple[str, str | None], int] = {}
+    for n, judge in enumerate(panel, 1):
+        url = judge.base_url or default_url
+        key = (judge.model, url.rstrip("/") if url else None)
+        if key in seen:
+            return seen[key], n
+        seen[key] = n
+    return None

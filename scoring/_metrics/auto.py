@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from formatkit.messages import Msg
 from scoring._metrics.base import Item
-from scoring._metrics.choice import choice_key
+from scoring._metrics.choice import YES_NO, choice_key
 from scoring._metrics.extract.choice import option_letters, reference_letters
 from scoring._metrics.extract.numeric import reference_number
 from scoring._metrics.normalize import DATE_OR_RANGE, normalize_text
@@ -68,8 +68,8 @@ def reference_kind(item: Item) -> str:
     if not ref:
         return "missing"
     key = choice_key(item)
-    if key is not None and key[0] == "yes-no":
-        return "yes-no"  # read as yes/no: the marker's word, "No," opening the reply, negations as such
+    if key is not None and key[0] == YES_NO:
+        return YES_NO  # read as yes/no: the marker's word, "No," opening the reply, negations as such
     if key is not None or _letter_past_the_options(item, ref):
         return "choice"
     if reference_number(ref) is not None:

@@ -18,9 +18,13 @@ from scoring._metrics.extract.choice import (
     reference_letters,
 )
 
-__all__ = ["ChoiceKey", "choice_key", "score_choice"]
+__all__ = ["YES_NO", "ChoiceKey", "choice_key", "score_choice"]
 
-# ("letters", valid letters, reference letters) or ("yes-no", "", "yes"/"no")
+#: The kind of a yes/no reference (``auto``'s ``reference_kind`` says it too): a kind of reference, not a
+#: metric's name, though a metric may be called so (CONTRIBUTING's worked judge kind is ``yes-no``).
+YES_NO = "yes-no"
+
+# ("letters", valid letters, reference letters) or (YES_NO, "", "yes"/"no")
 ChoiceKey = tuple[str, str, str]
 
 
@@ -44,7 +48,7 @@ def choice_key(item: Item) -> ChoiceKey | None:
         return ("letters", valid, letters)
     yes_no = parse_yes_no(item.reference)
     if yes_no is not None and len(item.reference.strip()) <= 12:
-        return ("yes-no", "", yes_no)
+        return (YES_NO, "", yes_no)
     return None
 
 

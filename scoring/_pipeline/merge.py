@@ -9,7 +9,15 @@ positions K-1, K-1+N, ... of an input of ``input_records`` records with a given 
 Everything is checked before anything is written, and every problem is reported (not the first): parts
 of different inputs or splits, a part given twice, a part missing, a part with a record missing or
 doubled (its record count is not its share, or a record is there twice: one of its share is then
-missing, named by the input position the second copy stands in). Then the output is written atomically, record by record
+missing, named by the input position the second copy stands in), a part whose records are not in input
+order. Merge does not read the input: it places a part's i-th record at the input position the part's
+i-th record has (part K of N: K+(i-1)*N), so the order the parts hold their records is checked where the
+records say where they were read (``meta.source``: the same file and sheet, a line or row that must grow
+within a part); a part whose records step back is refused, naming the two records, rather than written out
+of order. That holds when another part's records do follow the order they were read in; when every part
+steps back, the input itself is not in that order (a sorted or assembled file) and nothing can be checked.
+Records that carry no line or row cannot be checked either; the outcome says both, and the command says
+so instead of "in input order". Then the output is written atomically, record by record
 from the parts in turn (memory stays flat), each line as the part holds it, so the merge of the parts of
 a run is byte for byte what one unsharded run writes. The merged file's run record lists the parts'.
 """
@@ -71,6 +79,11 @@ class MergeOutcome:
     records: int
     parts: list[Part] = field(default_factory=list)
     run_record: RunRecord = field(default_factory=RunRecord)
+    #: Records whose order could not be checked: they carry no ``meta.source`` line or row.
+    unchecked: int = 0
+    #: False when every part's records step back in ``meta.source``: the input is not in the order its
+    #: records were read from (a sorted or assembled file), so no order could be checked.
+    order_checked: bool = True
 
 
 def resolve_part(given: str | os.PathLike[str]) -> Part:
@@ -116,11 +129,38 @@ def _identity(record: RecordDict) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int, Msg | None]:
+def _place(record: RecordDict) -> tuple[tuple[str, str], int] | None:
+    """Where the record was read: its file and sheet, and its line (or first row); None when it does not say."""
+    meta = record.get("meta")
+    source = meta.get("source") if isinstance(meta, dict) else None
+    if not isinstance(source, dict):
+        return None
+    where = source.get("line")
+    rows = source.get("rows")
+    if not isinstance(where, int) and isinstance(rows, list) and rows and all(isinstance(r, int) for r in rows):
+        where = min(rows)
+    if not isinstance(where, int) or isinstance(where, bool):
+        return None
+    return (str(source.get("file")), str(source.get("sheet", ""))), where
+
+
+@dataclass
+class Order:
+    """What a part's records say of their order: the first step back, and whether any two were compared."""
+
+    problem: Msg | None = None
+    compared: bool = False
+
+
+def _count(
+    part: Part, seen: set[bytes] | None, again: list[Again], order: Order | None = None
+) -> tuple[int, Msg | None]:
     """The part's record count, and a problem when a line is not a JSON record; with ``seen`` (the
     identities of the records read so far, one 16-byte digest each), a record met before, in this part
-    or another, is added to ``again``."""
+    or another, is added to ``again``; with ``order``, the first record that stands before one read
+    earlier from the same file and sheet is said there (the part is not in input order)."""
     count = 0
+    last: dict[tuple[str, str], tuple[int, int]] = {}  # file and sheet: the line, the record's number
     for number, line in enumerate(results_lines(part.data), 1):  # numbered among the part's records
         data = line.record
         if data is None:
@@ -131,8 +171,27 @@ def _count(part: Part, seen: set[bytes] | None, again: list[Again]) -> tuple[int
             key = _identity(data)
             if key in seen:
                 again.append(Again(part, number, key, _session(data)))
+                continue  # said as doubled, not also as out of order
+            seen.add(key)
+        if order is not None and order.problem is None and (place := _place(data)) is not None:
+            source, where = place
+            before = last.get(source)
+            order.compared = order.compared or before is not None
+            if before is not None and where < before[0]:
+                assert part.shard is not None
+                order.problem = Msg(
+                    "ui.merge.problem.out_of_order",
+                    part=part.name,
+                    label=part.shard.label,
+                    number=number,
+                    line=where,
+                    file=source[0],
+                    earlier=before[1],
+                    earlier_line=before[0],
+                )
+                # one per part: the rest follow from it
             else:
-                seen.add(key)
+                last[source] = (where, number)
     return count, None
 
 
@@ -199,7 +258,7 @@ def _session(record: RecordDict) -> str:
     return orjson.dumps(record.get("session_id")).decode()
 
 
-def _check(parts: list[Part]) -> list[Msg]:
+def _check(parts: list[Part], order_unknown: list[bool]) -> list[Msg]:
     problems = [problem for part in parts if (problem := _read_shard(part)) is not None]
     if problems:
         return problems
@@ -243,11 +302,13 @@ def _check(parts: list[Part]) -> list[Msg]:
         problems.append(Msg("ui.merge.problem.missing_parts", missing=", ".join(missing), count=count))
     seen: set[bytes] = set()
     again: list[Again] = []
+    orders: dict[int, Order] = {}
     for part in parts:
         assert part.shard is not None
         # a part given twice is said above: its records are not each said again
         check = seen if by_index[part.shard.index][0] is part else None
-        actual, problem = _count(part, check, again)
+        order = orders[id(part)] = Order()
+        actual, problem = _count(part, check, again, order)
         if problem is not None:
             problems.append(problem)
         elif actual != part.expected:
@@ -265,6 +326,14 @@ def _check(parts: list[Part]) -> list[Msg]:
                     how=how,
                 )
             )
+    # A part steps back while another holds its records in the order they were read: that part is out of
+    # input order. When every part that could be checked steps back, the input itself is not in the order
+    # its records were read (a sorted or assembled file): nothing can be checked, and merge says so.
+    stepped = [order.problem for order in orders.values() if order.problem is not None]
+    if any(order.compared and order.problem is None for order in orders.values()):
+        problems += stepped
+    elif stepped:
+        order_unknown.append(True)
     if again:
         problems += _doubled([p for p in parts if p.shard is not None and by_index[p.shard.index][0] is p], again)
     return problems
@@ -283,17 +352,22 @@ def merge_parts(
     for part in resolved:
         if part.data.exists() and out.exists() and part.data.resolve() == out.resolve():
             raise MergeError([Msg("ui.merge.problem.output_is_part", part=part.name)])
-    problems = _check(resolved)
+    order_unknown: list[bool] = []
+    problems = _check(resolved, order_unknown)
     if problems:
         raise MergeError(problems)
     refuse_special(run_record_path(out))  # before OUT is written: a pipe there would stop it half done
     by_index = sorted(resolved, key=lambda p: p.shard.index if p.shard else 0)
     total = by_index[0].input_records
-    readers = [results_lines(part.data, parse=False) for part in by_index]
+    readers = [results_lines(part.data) for part in by_index]
     count = len(readers)
+    unchecked = 0
     with atomic_writer(out) as handle:
         for position in range(total):
-            handle.write(next(readers[position % count]).raw)
+            line = next(readers[position % count])
+            if line.record is None or _place(line.record) is None:
+                unchecked += 1
+            handle.write(line.raw)
     run_record: RunRecord = {
         "formatkit_version": formatkit_version(),
         "merged": now_iso(),
@@ -308,4 +382,4 @@ def merge_parts(
         if all(value == values[0] for value in values) and values[0] is not None:
             run_record[key] = first[key]  # present: values[0] is its value
     write_run_record(run_record_path(out), run_record)
-    return MergeOutcome(out, total, by_index, run_record)
+    return MergeOutcome(out, total, by_index, run_record, unchecked, not order_unknown)

@@ -70,7 +70,8 @@ class EvalOptions:
     - ``judge``: the judge endpoint and options (:class:`~scoring._judges.options.JudgeOptions`); with a
       judge endpoint, the free text ``auto`` leaves for a judge is judged. None: left unscored.
     - ``limit``: only the first N records of each dataset (a smoke run that touches every set).
-    - ``mode``, ``profile``: how the sets are validated (as ``formatkit validate --mode/--profile``).
+    - ``mode``, ``profile``: how the sets are validated (as ``formatkit validate --mode/--profile``);
+      ``profile`` defaults to ``"none"``: an evaluation runs the sets, it does not upload them.
     - ``defaults``, ``restart``, ``retry_empty``: as :class:`~scoring._runner.options.RunOptions`'s.
     - ``math_timeout``, ``void_as_zero``: as :class:`ScoreOptions`'s (for the summary and the reports too).
     - ``dimensions``: dataset -> capability dimension, for the reports.
@@ -84,7 +85,7 @@ class EvalOptions:
     judge: JudgeOptions | None = None
     limit: int | None = None
     mode: Mode = "infer-eval"
-    profile: Profile = "platform"
+    profile: Profile = "none"
     defaults: Parameters | None = None
     restart: bool = False
     retry_empty: int = 0

@@ -19,6 +19,7 @@ from formatkit._core.record import RecordDict, score_entries
 from formatkit._core.writers import atomic_writer
 from scoring._errors import ResultsFileError
 from scoring._pipeline.distinct_files import Repeat, distinct_files
+from scoring._report.figures.calibration import Calibration
 from scoring._report.figures.dimensions import DimensionsCheck, check_dimensions
 from scoring._report.figures.models import ModelsAggregator
 from scoring._report.figures.shapes import ReportedRun
@@ -70,11 +71,13 @@ def collect_results(
     dimensions: Mapping[str, str] | None = None,
     samples: bool = False,
     void_as_zero: bool = False,
+    calibration: Calibration | None = None,
 ) -> CollectedResults:
     """Read scored results files (a dataset is ``meta.dataset``, else the file's name) into a comparison
     of models; ``samples`` keeps the per-sample rows of the HTML browser too; ``void_as_zero`` counts a
     void judge verdict as the lowest score (for leaderboards) instead of leaving it out of the mean. A file
-    given twice (another spelling, a link, a copy) is read once; ``repeats`` of the result lists the others."""
+    given twice (another spelling, a link, a copy) is read once; ``repeats`` of the result lists the others.
+    ``calibration``: the judges' κ with people (``report --human``), an uncalibrated one's datasets unranked."""
     files, repeats = distinct_files([os.fspath(path) for path in paths])
     aggregator = ModelsAggregator(void_as_zero=void_as_zero)
     collector = SampleCollector() if samples else None
@@ -98,7 +101,7 @@ def collect_results(
     finally:
         if enabled:
             gc.enable()
-    comparison = aggregator.finish(dict(dimensions) if dimensions is not None else None)
+    comparison = aggregator.finish(dict(dimensions) if dimensions is not None else None, calibration)
     comparison.runs = _runs(files)
     comparison.speed = speed.summary()
     check = None

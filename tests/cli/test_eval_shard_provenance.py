@@ -161,16 +161,23 @@ def test_run_json_names_the_judge_and_keeps_its_key_out(fake_openai: FakeOpenAI,
         assert secret.encode() not in written, secret
 
 
-def test_eval_shard_of_a_set_over_the_upload_limit_runs(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
-    # #30 item 3: the platform's 1,000-row upload limit says what may be uploaded; a shard's set is run, not
-    # uploaded. Unsharded, eval still checks the set as the platform would (and --profile none lifts it).
+def test_eval_runs_a_set_over_the_upload_limit_whole_or_sharded(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    # #30 item 3, #39: the platform's 1,000-row upload limit says what may be uploaded; an eval runs the set,
+    # whole or in parts, and uploads nothing. Both run it; --profile platform stops both before any request.
     big = tmp_path / "big.jsonl"
-    big.write_text("".join(f'{{"prompt": "{i}+1", "answer": "{i + 1}"}}\n' for i in range(1001)), encoding="utf-8")
+    big.write_text("".join(f'{{"prompt": "{i}+1", "answer": "{i + 1}"}}\n' for i in range(1200)), encoding="utf-8")
     args = ["eval", str(big), "--base-url", fake_openai.base_url, "--model", "m", "--limit", "2"]
     runner = CliRunner(env={"OPENAI_API_KEY": ""})
     whole = runner.invoke(app, [*args, "-o", str(tmp_path / "whole")])
-    assert whole.exit_code == 1 and "too_many_rows" in whole.output
+    assert whole.exit_code == 0, whole.output
+    assert "too_many_rows" not in whole.output
+    assert len((tmp_path / "whole" / "canonical.jsonl").read_bytes().splitlines()) == 1200
     part = runner.invoke(app, [*args, "-o", str(tmp_path / "part"), "--shard", "1/2"])
     assert part.exit_code == 0, part.output
-    explicit = runner.invoke(app, [*args, "-o", str(tmp_path / "strict"), "--shard", "1/2", "--profile", "platform"])
-    assert explicit.exit_code == 1 and "too_many_rows" in explicit.output
+    assert len((tmp_path / "part" / "canonical.jsonl").read_bytes().splitlines()) == 1200
+    fake_openai.reset()
+    for extra in ([], ["--shard", "1/2"]):
+        out = tmp_path / f"strict{len(extra)}"
+        strict = runner.invoke(app, [*args, "-o", str(out), *extra, "--profile", "platform"])
+        assert strict.exit_code == 1 and "too_many_rows" in strict.output, strict.output
+    assert fake_openai.requests == 0

@@ -252,3 +252,64 @@ def test_parts_that_name_the_input_differently_still_merge(
         return out
 
     assert unplaced(merged) == unplaced(whole)
+
+
+def test_merge_refuses_a_part_whose_records_are_out_of_input_order(
+    split: tuple[Path, list[Path], Path], tmp_path: Path
+) -> None:
+    # #39: a part with two records swapped was merged "in input order" with them out of order; the records
+    # say where they were read (meta.source line), so the part is refused, naming both records
+    _, parts, _ = split
+    lines = parts[0].read_bytes().splitlines(keepends=True)
+    parts[0].write_bytes(b"".join([lines[0], lines[2], lines[1], *lines[3:]]))
+    result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 1, result.output
+    assert "part1.jsonl (part 1/3): record 3 (line 4 of" in result.stderr
+    assert "comes after record 2 (line 7)" in result.stderr and "not in input order" in result.stderr
+    assert not (tmp_path / "m.jsonl").exists()
+    zh = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"), "--lang", "zh")
+    assert zh.exit_code == 1 and "不是输入顺序" in zh.stderr
+
+
+def test_merge_says_when_it_could_not_check_the_order(split: tuple[Path, list[Path], Path], tmp_path: Path) -> None:
+    # records that carry no source line cannot be checked: merge does not claim "in input order" for them
+    _, parts, whole = split
+    for part in parts:
+        out = []
+        for line in part.read_bytes().splitlines():
+            record = orjson.loads(line)
+            record["meta"].pop("source")
+            out.append(orjson.dumps(record))
+        part.write_bytes(b"\n".join(out) + b"\n")
+    result = invoke("merge", *map(str, parts), "-o", str(tmp_path / "m.jsonl"))
+    assert result.exit_code == 0, result.output
+    assert "in input order" not in result.stderr
+    assert "11 of them carry no source line or row" in result.stderr
+    assert len(records(tmp_path / "m.jsonl")) == len(records(whole))
+
+
+def test_an_input_not_in_the_order_its_records_were_read_merges_and_says_so(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    # a canonical file sorted after it was read keeps each record's meta.source: its lines step back in the
+    # input itself, in every part; that is not a part out of order, so merge writes it and says what it checked
+    lines = []
+    for i in range(8):
+        record = {
+            "session_id": i,
+            "messages": [{"role": "user", "content": f"q{i}"}, {"role": "assistant", "reference_response": "r"}],
+            "meta": {"source": {"file": "orig.xlsx", "sheet": "S", "rows": [20 - i]}},
+        }
+        lines.append(orjson.dumps(record))
+    src = tmp_path / "sorted.jsonl"
+    src.write_bytes(b"\n".join(lines) + b"\n")
+    whole = tmp_path / "whole.jsonl"
+    assert run(fake_openai, src, whole).exit_code == 0
+    parts = [tmp_path / f"p{k}.jsonl" for k in (1, 2)]
+    for k, part in enumerate(parts, 1):
+        assert run(fake_openai, src, part, "--shard", f"{k}/2").exit_code == 0
+    merged = tmp_path / "m.jsonl"
+    result = invoke("merge", *map(str, parts), "-o", str(merged))
+    assert result.exit_code == 0, result.output
+    assert "in input order" not in result.stderr and "could not be checked" in result.stderr
+    assert records(merged) == records(whole)

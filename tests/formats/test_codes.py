@@ -15,6 +15,8 @@ PROVEN_ELSEWHERE = {
     "_and_nothing_is_written",
     "unknown_custom_id": "tests/shapes/test_shapes.py::test_replies_that_belong_to_no_pending_turn_are_errors"
     "_at_their_line",
+    "batch_other_model": "tests/shapes/test_batch_other_model.py::test_a_reply_naming_another_model_than_the"
+    "_batchs_others_is_a_warning_at_its_line",
 }
 
 

@@ -108,3 +108,52 @@ def test_a_label_of_the_wrong_kind_is_bad_usage(tmp_path: Path, label: dict[str,
     labels = _write(tmp_path / "l.jsonl", [label])
     result = runner.invoke(app, ["judge-check", str(scored), "--human", str(labels)])
     assert result.exit_code == 2 and says in result.output and "Traceback" not in result.output
+
+
+def _both_orders(session: int, first: float, second: float) -> dict[str, Any]:
+    """A comparison asked in both orders: its value for the model shown ``first``, and shown ``second``."""
+    record = _pairwise(session, "win" if first + second > 0 else "loss" if first + second < 0 else "tie", False)
+    judge = record["messages"][1]["responses"][0]["judge"]
+    judge["orders"] = [{"order": "model_first", "value": first}, {"order": "model_second", "value": second}]
+    judge["disagree"] = (first > 0) != (second > 0)
+    return record
+
+
+def test_position_and_length_bias_with_their_intervals(tmp_path: Path) -> None:
+    """Eight comparisons in both orders: six flip, four of them toward the first position (the model won
+    when shown first, lost when second), two toward the second: flip rate 6/8, lean (4 − 2)/8 = +0.25;
+    each with a seeded bootstrap interval around it. The length correlation gets its interval too."""
+    values = [(1, 1), (-1, -1), (1, -1), (1, -1), (1, -1), (1, -1), (-1, 1), (-1, 1)]
+    scored = _write(tmp_path / "s.jsonl", [_both_orders(i, a, b) for i, (a, b) in enumerate(values)])
+    humans = ["A", "B", "A", "B", "tie", "A", "B", "tie"]
+    labels = _write(tmp_path / "l.jsonl", [{"session_id": i, "human": h} for i, h in enumerate(humans)])
+    result = runner.invoke(app, ["judge-check", str(scored), "--human", str(labels), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    bias = summary["position_bias"]
+    assert (bias["pairs"], bias["flipped"], bias["toward_first"], bias["toward_second"]) == (8, 6, 4, 2)
+    assert bias["flip_rate"] == 0.75 and bias["lean"] == 0.25
+    assert bias["flip_rate_ci"][0] < 0.75 < bias["flip_rate_ci"][1] <= 1
+    assert -1 <= bias["lean_ci"][0] < 0.25 < bias["lean_ci"][1] <= 1
+    assert summary["swap_consistency"] == 0.25
+    low, high = summary["length_correlation_ci"]
+    assert -1 <= low <= summary["length_correlation"] <= high <= 1
+    text = runner.invoke(app, ["judge-check", str(scored), "--human", str(labels), "--lang", "en"]).stdout
+    overall = text.splitlines()[1 + 1]
+    assert "position bias: 6 of 8 flipped with the order (75.0% [" in overall
+    assert "4 toward the first position, 2 toward the second (lean +0.25 [" in overall
+    assert f"r(judge − human, length) {summary['length_correlation']:+.2f} [" in overall
+    zh = runner.invoke(app, ["judge-check", str(scored), "--human", str(labels), "--lang", "zh"]).stdout
+    assert "位置偏差：8 对中 6 对随顺序翻转（75.0% [" in zh and "4 对偏向第一位，2 对偏向第二位" in zh
+
+
+def test_a_scale_judge_reports_no_position_bias() -> None:
+    result = runner.invoke(app, ["judge-check", str(SCORED), "--human", str(LABELS), "--json", "--skip-bad-labels"])
+    summary = json.loads(result.stdout)
+    assert summary["position_bias"] is None
+    assert (
+        "position bias"
+        not in runner.invoke(
+            app, ["judge-check", str(SCORED), "--human", str(LABELS), "--skip-bad-labels", "--lang", "en"]
+        ).stdout
+    )

@@ -4,13 +4,14 @@ difference between every two models on the records both answered."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import cast
+from typing import Any, cast
 
 from formatkit._core.record import RecordDict
 from scoring._report.figures.aggregate import Aggregate, Aggregator
 from scoring._report.figures.battles import battles_of, opponent_label, resolve_opponent
+from scoring._report.figures.calibration import Calibration
 from scoring._report.figures.intervals import (
     LEVEL,
     RESAMPLES,
@@ -99,6 +100,8 @@ class Comparison:
     tiers: list[Tier] = field(default_factory=list)
     #: Neighbours in the ranking whose overall scores order them the other way.
     disagreements: list[Disagreement] = field(default_factory=list)
+    #: The judges checked against people (``report --human``): their κ, and the datasets left out of the ranking.
+    calibration: Calibration | None = None
 
     def rank_of(self) -> dict[str, int]:
         return {name: tier.rank for tier in self.tiers for name in tier.models}
@@ -131,7 +134,16 @@ class Comparison:
         out["runs"] = {name: list(records) for name, records in self.runs.items()}
         out["speed"] = dict(self.speed)
         self._add_many_models(out)
+        self._add_calibration(out)
         return out
+
+    def _add_calibration(self, out: ComparisonSummary) -> None:
+        """``judge_calibration`` and beside each judged dataset's scores its ``judge_kappa`` (``report --human``)."""
+        if self.calibration is not None:
+            cast(dict[str, Any], out)["judge_calibration"] = self.calibration.to_dict()
+            for datasets in [out["datasets"], *(model["datasets"] for model in out["models"].values())]:
+                for name, stats in datasets.items():
+                    cast(dict[str, Any], stats)["judge_kappa"] = self.calibration.dataset_dict(name)
 
     def _add_many_models(self, out: ComparisonSummary) -> None:
         """``ratings`` (model → rating and interval, on the logit scale), ``rating_anchors`` (the reference
@@ -189,21 +201,32 @@ class ModelsAggregator:
     def datasets(self) -> set[str]:
         return {name for agg in self.by_model.values() for name in agg.datasets}
 
-    def finish(self, dimensions: Mapping[str, str] | None = None) -> Comparison:
+    def finish(self, dimensions: Mapping[str, str] | None = None, calibration: Calibration | None = None) -> Comparison:
+        """The comparison; ``calibration``: the judges' κ, an uncalibrated judge's datasets left out of the ranking."""
         models = {name: agg.finish(dimensions) for name, agg in self.by_model.items()}
-        comparison = Comparison(models, compare(models))
+        comparison = Comparison(models, compare(models), calibration=calibration)
         opponents = {key: resolve_opponent(label, self.files) for key, label in self.opponents.items() if label}
-        add_many_models(comparison, opponents)
+        add_many_models(comparison, opponents, calibration.excluded if calibration is not None else frozenset())
         return comparison
 
 
-def add_many_models(comparison: Comparison, opponents: Mapping[tuple[str, str], str] | None = None) -> None:
-    """The pair tests, the ratings and each dataset's power, for two models or more."""
+def _without(agg: Aggregate, excluded: frozenset[str]) -> Aggregate:
+    """``agg`` without the datasets ``excluded`` (a dimension left with none dropped)."""
+    datasets = {name: stats for name, stats in agg.datasets.items() if name not in excluded}
+    kept = {name: [n for n in dim.datasets if n not in excluded] for name, dim in agg.dimensions.items()}
+    dimensions = {name: replace(dim, datasets=kept[name]) for name, dim in agg.dimensions.items() if kept[name]}
+    return replace(agg, datasets=datasets, dimensions=dimensions) if excluded else agg
+
+
+def add_many_models(comparison: Comparison, opponents: Any = None, excluded: frozenset[str] = frozenset()) -> None:
+    """The pair tests, the ratings and each dataset's power, for two models or more, without the datasets
+    ``excluded`` (an uncalibrated judge's; ``opponents``: each (model, pairwise dataset)'s)."""
     if len(comparison.models) < 2:
         return
-    comparison.pairs = pair_tests(comparison.models)
+    ranked = {name: _without(agg, excluded) for name, agg in comparison.models.items()}
+    comparison.pairs = pair_tests(ranked)
     comparison.power = dataset_power(comparison.pairs)
-    comparison.ratings = rate(battles_of(comparison.models, opponents or {}))
+    comparison.ratings = rate(battles_of(ranked, opponents or {}))
     if comparison.ratings is not None:
         scope = ranking_scope_of(comparison.pairs)
         pairs = {frozenset((p.a, p.b)): p for p in comparison.pairs if p.scope == scope}

@@ -17,6 +17,7 @@ import orjson
 
 from formatkit._core.issue_parts import escape_controls
 from scoring._report.figures.aggregate import Aggregate, DatasetStats
+from scoring._report.figures.calibration import calibration_notes
 from scoring._report.figures.intervals import SMALL_N, Interval
 from scoring._report.figures.models import ALL_PAIRS_UP_TO, Comparison, Difference, interval_note
 from scoring._report.render.overrides import override_note
@@ -243,7 +244,7 @@ def notes(comp: Comparison, lang: str = DEFAULT_LANG) -> list[str]:
         out += panel_notes(agg, model, lang)
     if len(comp.models) > ALL_PAIRS_UP_TO:
         out.append(say("note.first_only", lang, n=len(comp.models), first=comp.names[0]))
-    return out + standings_notes(comp, lang)
+    return out + calibration_notes(comp.calibration, lang) + standings_notes(comp, lang)
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from formatkit._core.xlsx_style import Fill, Sheet
+from formatkit._core.xlsx_style import P_VALUE_FORMAT, Fill, Sheet
 from scoring._report.figures.aggregate import Aggregate
 from scoring._report.figures.battles import REFERENCE
 from scoring._report.figures.models import Comparison
@@ -273,7 +273,12 @@ def standings_sheets(comp: Comparison) -> list[Sheet]:
         sheets.append(tiers)
     head = ["a", "b", "scope", "paired records", "difference", "low", "high", "p", "p adjusted", "family"]
     head += ["distinguishable", "detectable difference", "verdict"]
-    pairs = Sheet("Pairs", head, decimals={"difference", "low", "high", "detectable difference"})
+    pairs = Sheet(
+        "Pairs",
+        head,
+        decimals={"difference", "low", "high", "detectable difference"},
+        formats={"p": P_VALUE_FORMAT, "p adjusted": P_VALUE_FORMAT},
+    )
     for p in comp.pairs:
         low, high = (p.interval.low, p.interval.high) if p.interval else (None, None)
         values: list[Any] = [p.a, p.b, p.scope, p.records, p.difference, low, high, p.p, p.p_adjusted, p.family]

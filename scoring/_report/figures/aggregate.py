@@ -370,6 +370,8 @@ class DimensionStats:
     datasets: list[str]
     score: float | None
     interval: Interval | None = None
+    #: the score unrounded (the mean of its datasets' exact scores): what differences are taken from
+    exact: float | None = None
 
     def to_dict(self) -> DimensionSummary:
         out: DimensionSummary = {"score": self.score, "datasets": self.datasets}
@@ -508,7 +510,7 @@ def finish(datasets: dict[str, DatasetStats], dimensions: Mapping[str, str] | No
         means[dim] = exact
         score = round(exact, 2) if exact is not None else None
         interval = combined_interval([(1.0, s.dimension_values(), s.name) for s in scored], score)
-        dims[dim] = DimensionStats(dim, names, score, interval)
+        dims[dim] = DimensionStats(dim, names, score, interval, exact)
     dim_scores = [m for m in means.values() if m is not None]
     overall = round(sum(dim_scores) / len(dim_scores), 2) if dim_scores else None
     agg = Aggregate(datasets, dims, overall, overall_exact=sum(dim_scores) / len(dim_scores) if dim_scores else None)

@@ -267,9 +267,11 @@ class _CellKeys(TypedDict):
 
 
 class Cell(_CellKeys, total=False):
-    """A model's score in a leaderboard row; ``best`` marks the row's best."""
+    """A model's score in a leaderboard row; ``best`` marks the row's best; ``exact``: the score unrounded,
+    what the row's differences are taken from."""
 
     best: bool
+    exact: float | None
 
 
 #: A model's difference from the first model in a row ("class": the CSS class, up or down).

@@ -228,9 +228,11 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
 
 
-def _cell(score: float | None, interval: Interval | None, suffix: str = "") -> Cell:
+def _cell(score: float | None, interval: Interval | None, suffix: str = "", exact: float | None = None) -> Cell:
     ci = "" if interval is None else f" [{interval.low:.1f}, {interval.high:.1f}]"
-    return {"value": score, "text": _num(score), "ci": ci if score is not None else "", "suffix": suffix}
+    cell: Cell = {"value": score, "text": _num(score), "ci": ci if score is not None else "", "suffix": suffix}
+    cell["exact"] = score if exact is None or score is None else exact
+    return cell
 
 
 def _void(count: int, as_zero: bool) -> str:
@@ -255,17 +257,23 @@ def _leaderboard(comp: Comparison) -> Leaderboard:
             cells = []
             for model in names:
                 d = comp.models[model].dimensions.get(dim)
-                cells.append(_cell(d.score if d else None, d.interval if d else None))
+                cells.append(_cell(d.score if d else None, d.interval if d else None, exact=d.exact if d else None))
             rows.append({"kind": "dimension", "dimension": dim, "dataset": "", "metric": "", "cells": cells})
         for dataset in datasets:
             stats = [comp.models[m].datasets.get(dataset) for m in names]
             first = next((s for s in stats if s is not None), None)
             pairwise = first is not None and first.is_pairwise
             metric = "pairwise (win rate)" if pairwise else (first.metric if first else None) or "?"
-            cells = [_cell(*_dataset_value(s), flags(s)) if s is not None else _cell(None, None) for s in stats]
+            cells = [
+                _cell(*_dataset_value(s), flags(s), exact=s.dimension_mean) if s is not None else _cell(None, None)
+                for s in stats
+            ]
             kind = "dataset" if not own else "own"
             rows.append({"kind": kind, "dimension": dim, "dataset": dataset, "metric": metric, "cells": cells})
-    cells = [_cell(a.overall, a.overall_interval, _void(a.void, a.void_as_zero)) for a in comp.models.values()]
+    cells = [
+        _cell(a.overall, a.overall_interval, _void(a.void, a.void_as_zero), exact=a.overall_exact)
+        for a in comp.models.values()
+    ]
     rows.append({"kind": "overall", "dimension": "overall", "dataset": "", "metric": "", "cells": cells})
     for row in rows:
         values = [c["value"] for c in row["cells"] if c["value"] is not None]
@@ -278,7 +286,8 @@ def _leaderboard(comp: Comparison) -> Leaderboard:
 
 
 def _delta(row: LeaderboardRow, names: list[str], i: int, paired: Mapping[tuple[str, str, str], Any]) -> Delta:
-    first, other = row["cells"][0]["value"], row["cells"][i]["value"]
+    # from the unrounded scores: 35.17 where the pairs table says 35.17, never 35.16 from rounded parts
+    first, other = row["cells"][0].get("exact"), row["cells"][i].get("exact")
     if first is None or other is None:
         return {"text": "", "class": "", "title": ""}
     value = other - first

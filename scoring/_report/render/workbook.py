@@ -47,12 +47,14 @@ def _leaderboard(comp: Comparison) -> Sheet:
     by_dim: dict[str, list[str]] = {}
     for dim, dataset in comp.dataset_names():
         by_dim.setdefault(dim, []).append(dataset)
+    exact: list[list[float | None]] = []  # each row's scores unrounded: the Δ columns are taken from them
     for dim, datasets in by_dim.items():  # each dimension, then its datasets
         row: list[Any] = [dim, "(dimension)", None]
-        for model in names:
-            d = comp.models[model].dimensions.get(dim)
+        dims = [comp.models[model].dimensions.get(dim) for model in names]
+        for d in dims:
             row += _triple(d.score, d.interval) if d else [None, None, None]
         sheet.rows.append(row)
+        exact.append([d.exact if d else None for d in dims])
         for dataset in datasets:
             row = [dim, dataset, None]
             for model in names:
@@ -60,16 +62,16 @@ def _leaderboard(comp: Comparison) -> Sheet:
                 row[2] = row[2] or metric
                 row += cells
             sheet.rows.append(row)
+            stats = [comp.models[model].datasets.get(dataset) for model in names]
+            exact.append([s.dimension_mean if s else None for s in stats])
     overall: list[Any] = ["overall", None, None]
     for agg in comp.models.values():
         overall += _triple(agg.overall, agg.overall_interval)
     sheet.rows.append(overall)
-    for row in sheet.rows:
-        first = row[3]
-        row += [
-            None if first is None or row[3 + 3 * i] is None else round(row[3 + 3 * i] - first, 4)
-            for i in range(1, len(names))
-        ]
+    exact.append([agg.overall_exact for agg in comp.models.values()])
+    for row, values in zip(sheet.rows, exact, strict=True):
+        first = values[0]
+        row += [None if first is None or v is None else round(v - first, 4) for v in values[1:]]
     _void_columns(comp, sheet)
     sheet.fills = [_best(row, len(names)) for row in sheet.rows]
     return sheet

@@ -16,7 +16,9 @@ from typing import Any
 
 import openpyxl
 import pytest
-from fakeserver import FakeOpenAI, last_user
+from fakeserver import FakeOpenAI
+from review_fakes import ok as _ok
+from review_fakes import respond as _respond
 from roundtrip import records_without_source
 from typer.testing import CliRunner
 
@@ -26,19 +28,6 @@ SEED = Path(__file__).parents[2] / "fixtures" / "seed"
 SETS = [str(SEED / n) for n in ("seed_excel_single_turn.xlsx", "seed_excel_multi_turn.xlsx",
                                  "seed_jsonl_single_turn.jsonl", "seed_jsonl_multi_turn.jsonl")]  # fmt: skip
 runner = CliRunner()
-
-
-def _respond(body: dict[str, Any]) -> str:
-    text = last_user(body)
-    if "<verdict-" in text:
-        return f'{{"analysis": "judged on {len(text)} characters", "score": {len(text) % 3}}}'
-    return f"answer: {text[:30]}"
-
-
-def _ok(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return result
 
 
 @pytest.fixture
